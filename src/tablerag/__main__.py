@@ -1,0 +1,5 @@
+"""``python -m tablerag`` runs the command line."""
+
+from tablerag.cli import main
+
+main()

@@ -1,0 +1,69 @@
+"""The ``tablerag`` command line: thin commands that parse, call the library and print."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+
+import typer
+
+from tablerag.cli._common import err_console
+from tablerag.errors import ConfigError, TableragError
+
+app = typer.Typer(
+    name="tablerag",
+    help="Answer questions over documents and tables: numbers from SQL, answers with sources.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+# Each module adds its commands with register(app); one module per concern.
+_COMMAND_MODULES = ("ingest", "browse", "sample", "search", "sql", "demo")
+
+
+def _register_all() -> None:
+    for name in _COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"tablerag.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"tablerag.cli.{name}":
+                continue  # a command package not present in this build
+            raise
+        module.register(app)
+
+
+_register_all()
+
+
+def main() -> None:
+    """Entry point: run the app and turn tablerag errors into one clear line, never a traceback."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        app(standalone_mode=False)
+    except TableragError as exc:
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        sys.exit(2 if isinstance(exc, ConfigError) else 1)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        err_console.print("aborted")
+        sys.exit(130)
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - outermost edge: one line, not a traceback
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        err_console.print(
+            f"[bold red]internal error:[/] {type(exc).__name__}: {exc}. "
+            "Please report it; run with TABLERAG_DEBUG=1 for the traceback.",
+            highlight=False,
+        )
+        if __import__("os").environ.get("TABLERAG_DEBUG"):
+            raise
+        sys.exit(70)

@@ -1,0 +1,118 @@
+"""Look around a workspace: ``sources``, ``tables``, ``schema TABLE``, ``chunks``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from tablerag.cli._common import (
+    DEFAULT_WORKSPACE,
+    JsonOpt,
+    WorkspaceOpt,
+    console,
+    open_workspace,
+    print_json,
+    short,
+)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the browsing commands."""
+    app.command()(sources)
+    app.command()(tables)
+    app.command()(schema)
+    app.command()(chunks)
+
+
+def sources(workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: JsonOpt = False) -> None:
+    """List ingested sources with their counts and problems."""
+    with open_workspace(workspace) as ws:
+        records = ws.sources()
+    if as_json:
+        print_json(records)
+        return
+    table = Table(title=f"Sources in {workspace}")
+    for col in ("source", "format", "ingested", "tables", "rows", "chunks", "problems"):
+        table.add_column(col)
+    for s in records:
+        table.add_row(short(s.location), s.format, s.ingested_at, ", ".join(s.tables),
+                      str(s.rows_stored), str(s.chunks), str(len(s.problems)))
+    console.print(table)
+
+
+def tables(workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: JsonOpt = False) -> None:
+    """List the tables: name, rows, columns, source."""
+    with open_workspace(workspace) as ws:
+        infos = ws.tables()
+    if as_json:
+        print_json([
+            {"name": t.name, "rows": t.row_count, "columns": len(t.columns),
+             "source": t.source, "origin": t.origin, "page": t.page, "stored": t.stored}
+            for t in infos
+        ])
+        return
+    table = Table(title=f"Tables in {workspace}")
+    for col in ("table", "rows", "columns", "source", "origin"):
+        table.add_column(col, justify="right" if col in ("rows", "columns") else "left")
+    for t in infos:
+        where = "" if t.stored else " (in place)"
+        table.add_row(t.name, str(t.row_count), str(len(t.columns)), short(t.source) + where,
+                      t.origin)
+    console.print(table)
+
+
+def schema(
+    name: Annotated[str, typer.Argument(help="Table name (see `tablerag tables`).")],
+    workspace: WorkspaceOpt = DEFAULT_WORKSPACE,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show one table's columns, types, units and diverse sample values."""
+    with open_workspace(workspace) as ws:
+        info = ws.table(name)
+    if as_json:
+        print_json(info)
+        return
+    console.print(f"[bold]{info.name}[/]  {info.row_count} rows  from {short(info.source)} "
+                  f"{info.origin}", highlight=False)
+    if info.description:
+        console.print(info.description, highlight=False)
+    table = Table()
+    for col in ("column", "type", "unit", "original header", "samples"):
+        table.add_column(col)
+    for c in info.columns:
+        key = " [dim](PK)[/]" if c.name in info.primary_key else ""
+        table.add_row(c.name + key, c.type, c.unit or "", c.original if c.original != c.name
+                      else "", " | ".join(c.samples))
+    console.print(table)
+    for fk in info.foreign_keys:
+        console.print(f"FK ({', '.join(fk.columns)}) → {fk.ref_table}({', '.join(fk.ref_columns)})")
+
+
+def chunks(
+    source: Annotated[str | None, typer.Option("--source", "-s", help="Only this source "
+                                                "(path, file name or id).")] = None,
+    workspace: WorkspaceOpt = DEFAULT_WORKSPACE,
+    as_json: JsonOpt = False,
+    limit: Annotated[int, typer.Option(help="Show at most this many chunks.")] = 50,
+) -> None:
+    """Show chunks with their heading path, page and table."""
+    with open_workspace(workspace) as ws:
+        found = []
+        for chunk in ws.chunks(source):
+            found.append(chunk)
+            if len(found) >= limit:
+                break
+    if as_json:
+        print_json(found)
+        return
+    if not found:
+        console.print("no chunks" + (f" for source {source!r}" if source else ""))
+        return
+    for c in found:
+        where = " > ".join(c.heading_path)
+        extra = f" p.{c.page}" if c.page else ""
+        extra += f" table={c.table}" if c.table else ""
+        console.rule(f"{short(c.source)} #{c.ordinal}{extra} {where}", align="left")
+        console.print(c.text, highlight=False, markup=False)

@@ -1,0 +1,83 @@
+"""``tablerag ingest``: files, folders and database URLs into the workspace."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from tablerag.cli._common import (
+    DEFAULT_WORKSPACE,
+    JsonOpt,
+    WorkspaceOpt,
+    console,
+    open_workspace,
+    print_json,
+    short,
+)
+from tablerag.ingest.pipeline import discover
+from tablerag.settings import load_settings
+from tablerag.types import SourceReport
+
+_STYLE = {"added": "green", "replaced": "cyan", "unchanged": "dim", "skipped": "yellow",
+          "failed": "bold red"}
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``ingest`` command."""
+    app.command()(ingest)
+
+
+def ingest(
+    targets: Annotated[list[str], typer.Argument(help="Files, folders or database URLs.")],
+    workspace: WorkspaceOpt = DEFAULT_WORKSPACE,
+    as_json: JsonOpt = False,
+    no_index: Annotated[bool, typer.Option("--no-index", help="Skip the text index.")] = False,
+) -> None:
+    """Read tables and documents into the workspace; report every source. Exit 1 if any failed."""
+    settings = load_settings(workspace, index_on_ingest=False if no_index else None)
+    found = discover(targets)
+    with open_workspace(workspace, create=True, read_only=False) as ws:
+        with Progress(
+            TextColumn("[progress.description]{task.description}"), BarColumn(),
+            MofNCompleteColumn(), TimeElapsedColumn(), console=console,
+            transient=True, disable=as_json,
+        ) as bar:
+            task = bar.add_task("ingesting", total=len(found))
+
+            def step(location: str) -> None:
+                bar.update(task, description=f"ingesting {short(location)[-50:]}")
+                bar.advance(task)
+
+            reports = ws.ingest(targets, settings=settings, progress=step)
+        summary = ws.summary()
+    if as_json:
+        print_json({"sources": reports, "workspace": summary})
+    else:
+        _print(reports, summary)
+    if any(r.status == "failed" for r in reports):
+        raise typer.Exit(1)
+
+
+def _print(reports: list[SourceReport], summary: dict[str, object]) -> None:
+    table = Table(title="Ingest report", show_lines=False)
+    for col in ("source", "status", "tables", "rows read", "rows stored", "chunks", "problems"):
+        table.add_column(col, justify="right" if col.startswith(("rows", "chunks")) else "left")
+    for r in reports:
+        table.add_row(
+            short(r.source), f"[{_STYLE[r.status]}]{r.status}[/]", ", ".join(r.tables),
+            str(r.rows_read), str(r.rows_stored), str(r.chunks), str(len(r.problems)),
+        )
+    console.print(table)
+    for r in reports:
+        if r.error:
+            console.print(f"[{_STYLE[r.status]}]{r.status}[/] {short(r.source)}: {r.error}",
+                          highlight=False)
+        for p in r.problems:
+            console.print(f"  [yellow]![/] {short(r.source)} {p.line()}", highlight=False)
+    console.print(
+        "workspace {workspace}: {sources} sources, {tables} tables, {rows} rows, "
+        "{documents} documents, {chunks} chunks".format(**summary), highlight=False
+    )

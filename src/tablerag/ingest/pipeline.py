@@ -1,0 +1,422 @@
+"""Ingest sources into a workspace: one transaction per source, a report for every source.
+
+A source is a file (table or document) or a database URL. Each source is read, stored and
+catalogued inside its own transaction: a changed source replaces its old version atomically, an
+unchanged one is left alone, and a source that fails leaves the workspace as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import duckdb
+
+from tablerag.catalog import diverse_samples, quote_ident
+from tablerag.errors import ConfigError, SourceError, TableragError
+from tablerag.ingest import chunking
+from tablerag.ingest.database import is_database_url, redact_url, reflect_database
+from tablerag.ingest.documents import DOCUMENT_SUFFIXES, load_document
+from tablerag.ingest.staging import StagedTable
+from tablerag.ingest.store import sanitize_table_name, store_table
+from tablerag.ingest.tables import TABLE_SUFFIXES, read_table_file, stage_rows
+from tablerag.settings import Settings
+from tablerag.types import Chunk, Document, Problem, SourceReport, SourceStatus, TableInfo
+
+if TYPE_CHECKING:
+    from tablerag.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Target:
+    """One thing to ingest, found from the command line."""
+
+    location: str
+    """Absolute file path, or the database URL with its password removed."""
+    path: Path | None = None
+    url: str | None = None
+    explicit: bool = True
+    """Named on the command line (an unsupported file is then a failure, not a skip)."""
+
+    @property
+    def format(self) -> str:
+        if self.url is not None:
+            return self.url.split(":", 1)[0].split("+", 1)[0]
+        assert self.path is not None
+        return self.path.suffix.lower().lstrip(".")
+
+
+def discover(targets: Sequence[str | Path]) -> list[Target]:
+    """Expand command-line targets: folders recursively (hidden entries skipped), sorted.
+
+    Raises:
+        ConfigError: a target is neither an existing path nor a database URL.
+    """
+    found: list[Target] = []
+    for raw in targets:
+        text = str(raw)
+        if is_database_url(text):
+            found.append(Target(location=redact_url(text), url=text))
+            continue
+        path = Path(text).expanduser()
+        if path.is_dir():
+            found.extend(
+                Target(location=str(p.resolve()), path=p.resolve(), explicit=False)
+                for p in sorted(_walk(path))
+            )
+        elif path.is_file():
+            found.append(Target(location=str(path.resolve()), path=path.resolve()))
+        else:
+            raise ConfigError(
+                f"{text!r} is neither an existing file or folder nor a database URL "
+                "(postgresql://…, sqlite:///…, duckdb:///…). Check the path."
+            )
+    unique: dict[str, Target] = {}
+    for t in found:
+        unique.setdefault(t.location, t)
+    return list(unique.values())
+
+
+def _walk(folder: Path) -> Iterator[Path]:
+    for entry in folder.iterdir():
+        if entry.name.startswith((".", "~$")):
+            continue
+        if entry.is_dir():
+            yield from _walk(entry)
+        elif entry.is_file():
+            yield entry
+
+
+def ingest(
+    ws: Workspace,
+    targets: Sequence[str | Path],
+    *,
+    settings: Settings | None = None,
+    progress: Progress | None = None,
+) -> list[SourceReport]:
+    """Ingest every target into ``ws`` and return one report per source.
+
+    One bad source never spoils the others or the workspace: its transaction is rolled back and
+    its report says why (``status == "failed"``).
+    """
+    settings = settings or Settings()
+    reports: list[SourceReport] = []
+    for target in discover(targets):
+        if progress:
+            progress(target.location)
+        reports.append(_ingest_one(ws, target, settings))
+    if settings.index_on_ingest and any(r.status in ("added", "replaced") for r in reports):
+        _refresh_index(ws, settings, progress)
+    return reports
+
+
+def _refresh_index(ws: Workspace, settings: Settings, progress: Progress | None) -> None:
+    try:
+        from tablerag.rag.index import refresh_index
+    except ImportError:  # the text index arrives with the retrieval package
+        return
+    refresh_index(ws, embedder_spec=settings.embedder)
+
+
+def _ingest_one(ws: Workspace, target: Target, settings: Settings) -> SourceReport:
+    kind = "database" if target.url else "file"
+    fmt = target.format
+    if target.path is not None and f".{fmt}" not in TABLE_SUFFIXES | DOCUMENT_SUFFIXES:
+        supported = ", ".join(sorted(TABLE_SUFFIXES | DOCUMENT_SUFFIXES))
+        return SourceReport(
+            source=target.location,
+            kind=kind,
+            status="failed" if target.explicit else "skipped",
+            error=f"Unsupported file type {fmt or '(none)'!r}; supported: {supported}.",
+        )
+    try:
+        fingerprint, size = _fingerprint(target)
+        old = ws.con.execute(
+            "SELECT source_id, content_hash FROM tablerag.sources WHERE location = ?",
+            [target.location],
+        ).fetchone()
+        if old is not None and old[1] == fingerprint:
+            return SourceReport(source=target.location, kind=kind, status="unchanged")
+        status: SourceStatus = "replaced" if old is not None else "added"
+        with ws.transaction() as con:
+            source_id = _source_id(target.location)
+            _forget(con, source_id)
+            report = _load(con, target, source_id, settings)
+            _record_source(con, target, source_id, kind, fingerprint, size, report)
+        return replace(report, status=status)
+    except (TableragError, duckdb.Error, OSError) as exc:
+        return _failed(target, kind, exc)
+    except Exception as exc:  # noqa: BLE001 - isolation edge: a parser bug must not stop the batch
+        log.debug("unexpected failure reading %s", target.location, exc_info=True)
+        return _failed(target, kind, exc)
+
+
+def _failed(target: Target, kind: str, exc: BaseException) -> SourceReport:
+    message = str(exc) if isinstance(exc, TableragError) else f"{type(exc).__name__}: {exc}"
+    return SourceReport(
+        source=target.location,
+        kind=kind,
+        status="failed",
+        error=f"{message} (nothing from this source was stored; a previous version is kept)",
+    )
+
+
+def _fingerprint(target: Target) -> tuple[str, int | None]:
+    if target.path is None:
+        return "", None  # databases are re-reflected every time
+    digest = hashlib.sha256()
+    size = 0
+    with target.path.open("rb") as fh:
+        while block := fh.read(1 << 20):
+            digest.update(block)
+            size += len(block)
+    return digest.hexdigest(), size
+
+
+def _source_id(location: str) -> str:
+    return hashlib.sha1(location.encode("utf-8")).hexdigest()[:12]
+
+
+def _forget(con: duckdb.DuckDBPyConnection, source_id: str) -> None:
+    """Remove everything a source stored (inside the caller's transaction)."""
+    stored = con.execute(
+        "SELECT table_name FROM tablerag.tables WHERE source_id = ? AND stored", [source_id]
+    ).fetchall()
+    for (name,) in stored:
+        con.execute(f"DROP TABLE IF EXISTS data.{quote_ident(name)}")
+    for table in ("chunks", "columns", "tables", "documents", "sources"):
+        con.execute(f"DELETE FROM tablerag.{table} WHERE source_id = ?", [source_id])
+
+
+def _load(
+    con: duckdb.DuckDBPyConnection, target: Target, source_id: str, settings: Settings
+) -> SourceReport:
+    if target.url is not None:
+        return _load_database(con, target, source_id, settings)
+    assert target.path is not None
+    if target.path.suffix.lower() in TABLE_SUFFIXES:
+        return _load_table_file(con, target, source_id, settings)
+    return _load_document(con, target, source_id, settings)
+
+
+def _load_table_file(
+    con: duckdb.DuckDBPyConnection, target: Target, source_id: str, settings: Settings
+) -> SourceReport:
+    assert target.path is not None
+    staged = read_table_file(target.path, con)
+    problems: list[Problem] = []
+    tables: list[TableInfo] = []
+    chunks: list[Chunk] = []
+    for st in staged:
+        info = _store(con, st, source_id, settings)
+        tables.append(info)
+        problems.extend(st.problems)
+        chunks.extend(
+            _table_chunks(con, info, target.location, settings, start_ordinal=len(chunks))
+        )
+    _insert_chunks(con, source_id, chunks)
+    return _report(target, tables, staged, chunks, problems)
+
+
+def _load_document(
+    con: duckdb.DuckDBPyConnection, target: Target, source_id: str, settings: Settings
+) -> SourceReport:
+    assert target.path is not None
+    doc = load_document(target.path)
+    doc = Document(source=target.location, title=doc.title, blocks=doc.blocks,
+                   problems=doc.problems)
+    problems = list(doc.problems)
+    staged: list[StagedTable] = []
+    tables: list[TableInfo] = []
+    names: dict[int, str] = {}
+    stem = target.path.stem
+    for idx, block in enumerate(doc.blocks):
+        if block.kind != "table" or len(block.rows) < 2:
+            continue
+        n = len(staged) + 1
+        origin = f"table {n}" + (f" on page {block.page}" if block.page else "")
+        st = stage_rows(con, f"{stem}_table_{n}", block.rows[0], block.rows[1:],
+                        origin=origin, page=block.page)
+        if block.text:
+            st.origin = f"{origin}: {block.text}"
+        staged.append(st)
+        info = _store(con, st, source_id, settings, description=block.text)
+        tables.append(info)
+        names[idx] = info.name
+        problems.extend(st.problems)
+    chunks = chunking.chunk_document(doc, table_names=names, max_tokens=settings.chunk_size_tokens)
+    pages = [b.page for b in doc.blocks if b.page is not None]
+    con.execute(
+        "INSERT INTO tablerag.documents VALUES (?, ?, ?, ?)",
+        [source_id, doc.title, len(doc.blocks), max(pages) if pages else None],
+    )
+    _insert_chunks(con, source_id, chunks)
+    return _report(target, tables, staged, chunks, problems)
+
+
+def _load_database(
+    con: duckdb.DuckDBPyConnection, target: Target, source_id: str, settings: Settings
+) -> SourceReport:
+    assert target.url is not None
+    tables = reflect_database(target.url, sample_values=settings.sample_values)
+    chunks: list[Chunk] = []
+    for info in tables:
+        _record_table(con, info, source_id, stored=False, rows_read=None)
+        chunks.extend(
+            chunking.table_chunks(
+                info.name, target.location, [c.name for c in info.columns], [],
+                title=info.description, max_tokens=settings.chunk_size_tokens,
+                start_ordinal=len(chunks),
+            )
+        )
+    _insert_chunks(con, source_id, chunks)
+    return SourceReport(
+        source=target.location,
+        kind="database",
+        status="added",
+        tables=tuple(t.name for t in tables),
+        chunks=len(chunks),
+    )
+
+
+def _store(
+    con: duckdb.DuckDBPyConnection,
+    staged: StagedTable,
+    source_id: str,
+    settings: Settings,
+    description: str = "",
+) -> TableInfo:
+    taken = {
+        r[0]
+        for r in con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'data' "
+            "AND database_name = current_database()"
+        ).fetchall()
+    }
+    name = sanitize_table_name(staged.name, taken)
+    info = store_table(con, staged, name)
+    con.execute(f"DROP TABLE IF EXISTS {quote_ident(staged.relation)}")
+    samples = diverse_samples(con, f"data.{quote_ident(info.name)}", info.columns,
+                              settings.sample_values)
+    info = replace(
+        info,
+        description=description or info.description,
+        columns=tuple(replace(c, samples=s) for c, s in zip(info.columns, samples, strict=True)),
+    )
+    _record_table(con, info, source_id, stored=True, rows_read=staged.rows_read)
+    return info
+
+
+def _record_table(
+    con: duckdb.DuckDBPyConnection,
+    info: TableInfo,
+    source_id: str,
+    *,
+    stored: bool,
+    rows_read: int | None,
+) -> None:
+    con.execute(
+        "INSERT INTO tablerag.tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            info.name, source_id, stored, info.origin, info.page, info.row_count, rows_read,
+            info.description, list(info.primary_key),
+            json.dumps([asdict(fk) for fk in info.foreign_keys], ensure_ascii=False),
+        ],
+    )
+    con.executemany(
+        "INSERT INTO tablerag.columns VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            [source_id, info.name, i, c.name, c.type, c.original, c.unit, list(c.samples),
+             c.description]
+            for i, c in enumerate(info.columns)
+        ],
+    )
+
+
+def _table_chunks(
+    con: duckdb.DuckDBPyConnection,
+    info: TableInfo,
+    location: str,
+    settings: Settings,
+    *,
+    start_ordinal: int,
+) -> list[Chunk]:
+    rows: list[list[str]] = []
+    if settings.table_chunk_rows:
+        fetched = con.execute(
+            f"SELECT * FROM data.{quote_ident(info.name)} LIMIT {settings.table_chunk_rows}"
+        ).fetchall()
+        rows = [["" if v is None else str(v) for v in r] for r in fetched]
+    title = info.description or info.origin
+    return chunking.table_chunks(
+        info.name, location, [c.name for c in info.columns], rows, title=title,
+        page=info.page, max_tokens=settings.chunk_size_tokens, start_ordinal=start_ordinal,
+    )
+
+
+def _insert_chunks(con: duckdb.DuckDBPyConnection, source_id: str, chunks: Iterable[Chunk]) -> None:
+    con.executemany(
+        "INSERT INTO tablerag.chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            [c.chunk_id, source_id, c.source, c.ordinal, c.text, list(c.heading_path), c.page,
+             c.table, hashlib.sha256(c.text.encode("utf-8")).hexdigest()]
+            for c in chunks
+        ],
+    )
+
+
+def _report(
+    target: Target,
+    tables: Sequence[TableInfo],
+    staged: Sequence[StagedTable],
+    chunks: Sequence[Chunk],
+    problems: Sequence[Problem],
+) -> SourceReport:
+    rows_read = sum(s.rows_read for s in staged)
+    rows_stored = sum(t.row_count for t in tables)
+    problems = list(problems)
+    if rows_read != rows_stored:
+        raise SourceError(
+            target.location,
+            f"Read {rows_read} rows but stored {rows_stored}; nothing was kept. "
+            "Please report this file.",
+        )
+    return SourceReport(
+        source=target.location,
+        kind="file",
+        status="added",
+        tables=tuple(t.name for t in tables),
+        rows_read=rows_read,
+        rows_stored=rows_stored,
+        chunks=len(chunks),
+        problems=tuple(problems),
+    )
+
+
+def _record_source(
+    con: duckdb.DuckDBPyConnection,
+    target: Target,
+    source_id: str,
+    kind: str,
+    fingerprint: str,
+    size: int | None,
+    report: SourceReport,
+) -> None:
+    con.execute(
+        "INSERT INTO tablerag.sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            source_id, target.location, kind, target.format, fingerprint or None, size,
+            datetime.now(UTC).replace(tzinfo=None), report.rows_read, report.rows_stored,
+            report.chunks, json.dumps([asdict(p) for p in report.problems], ensure_ascii=False),
+        ],
+    )

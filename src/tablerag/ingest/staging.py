@@ -1,0 +1,32 @@
+"""The hand-off between a table reader and the store: rows staged in DuckDB, not yet typed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tablerag.types import Problem
+
+
+@dataclass
+class StagedTable:
+    """Rows of one table read from a source, held in a DuckDB temp table until stored.
+
+    Attributes:
+        name: suggested SQL name (file stem, sheet name, ``<stem>_table_<n>`` for a table found in
+            a document); the store sanitises it and makes it unique.
+        relation: the DuckDB temp table (same connection) that holds the rows, in source order.
+        originals: the original header text of each column, in order; the relation's own column
+            names are already cleaned and unique.
+        rows_read: data rows found in the source (header excluded), for reconciliation.
+        typed: False when every column is VARCHAR and types must still be inferred;
+            True when the source already carried types (Parquet, JSON).
+    """
+
+    name: str
+    relation: str
+    originals: tuple[str, ...]
+    rows_read: int
+    origin: str = ""
+    page: int | None = None
+    problems: list[Problem] = field(default_factory=list)
+    typed: bool = False

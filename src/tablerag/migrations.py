@@ -1,0 +1,69 @@
+"""Schema of tablerag's own tables, as an ordered list of migrations.
+
+The workspace records the number of migrations applied in ``tablerag.meta``; opening a workspace
+applies the missing ones in one transaction. Never edit a released migration: append a new one.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: sources, catalog, documents, chunks
+    """
+    CREATE SCHEMA IF NOT EXISTS data;
+    CREATE TABLE tablerag.sources (
+        source_id    VARCHAR PRIMARY KEY,
+        location     VARCHAR NOT NULL UNIQUE,
+        kind         VARCHAR NOT NULL,          -- 'file' | 'database'
+        format       VARCHAR NOT NULL,          -- 'csv', 'xlsx', 'pdf', 'postgresql', ...
+        content_hash VARCHAR,                   -- sha256 of the file bytes; NULL for databases
+        size_bytes   BIGINT,
+        ingested_at  TIMESTAMP NOT NULL,
+        rows_read    BIGINT NOT NULL DEFAULT 0,
+        rows_stored  BIGINT NOT NULL DEFAULT 0,
+        chunks       INTEGER NOT NULL DEFAULT 0,
+        problems     JSON NOT NULL DEFAULT '[]'
+    );
+    CREATE TABLE tablerag.tables (
+        table_name   VARCHAR NOT NULL,
+        source_id    VARCHAR NOT NULL,
+        stored       BOOLEAN NOT NULL,          -- true: in schema data; false: queried in place
+        origin       VARCHAR NOT NULL DEFAULT '',
+        page         INTEGER,
+        row_count    BIGINT NOT NULL,
+        rows_read    BIGINT,
+        description  VARCHAR NOT NULL DEFAULT '',
+        primary_key  VARCHAR[] NOT NULL DEFAULT [],
+        foreign_keys JSON NOT NULL DEFAULT '[]',
+        PRIMARY KEY (source_id, table_name)
+    );
+    CREATE TABLE tablerag.columns (
+        source_id    VARCHAR NOT NULL,
+        table_name   VARCHAR NOT NULL,
+        ordinal      INTEGER NOT NULL,
+        column_name  VARCHAR NOT NULL,
+        type         VARCHAR NOT NULL,
+        original     VARCHAR NOT NULL DEFAULT '',
+        unit         VARCHAR,
+        samples      VARCHAR[] NOT NULL DEFAULT [],
+        description  VARCHAR NOT NULL DEFAULT '',
+        PRIMARY KEY (source_id, table_name, ordinal)
+    );
+    CREATE TABLE tablerag.documents (
+        source_id    VARCHAR PRIMARY KEY,
+        title        VARCHAR NOT NULL,
+        blocks       INTEGER NOT NULL,
+        pages        INTEGER
+    );
+    CREATE TABLE tablerag.chunks (
+        chunk_id     VARCHAR PRIMARY KEY,
+        source_id    VARCHAR NOT NULL,
+        source       VARCHAR NOT NULL,
+        ordinal      INTEGER NOT NULL,
+        text         VARCHAR NOT NULL,
+        heading_path VARCHAR[] NOT NULL DEFAULT [],
+        page         INTEGER,
+        table_name   VARCHAR,
+        content_hash VARCHAR NOT NULL
+    );
+    """,
+)

