@@ -19,7 +19,7 @@ from tablerag.types import Chunk, ColumnInfo, ForeignKey, Problem, TableInfo
 if TYPE_CHECKING:
     from tablerag.types import SourceReport
 
-DB_FILE = "tablerag.duckdb"
+DB_FILE = "workspace.duckdb"
 DEFAULT_PATH = Path(".tablerag")
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -1,0 +1,1 @@
+"""Reading sources (files and databases) into a workspace."""

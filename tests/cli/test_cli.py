@@ -1,0 +1,76 @@
+"""The CLI as a user meets it: exit codes, JSON output, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from tablerag.cli import app
+
+runner = CliRunner()
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "TABLERAG_INDEX_ON_INGEST": "false"}
+
+
+def test_ingest_then_browse(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (tmp_path / "t.csv").write_text("name,qty\napple,3\npear,5\n", encoding="utf-8")
+    (tmp_path / "doc.md").write_text("# Title\n\nSome text about apples.\n", encoding="utf-8")
+    res = runner.invoke(app, ["ingest", str(tmp_path / "t.csv"), str(tmp_path / "doc.md"),
+                              "-w", str(ws), "--json"], env=_env())
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert [s["status"] for s in out["sources"]] == ["added", "added"]
+    assert out["workspace"]["tables"] == 1
+
+    res = runner.invoke(app, ["tables", "-w", str(ws), "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout) == [
+        {"name": "t", "rows": 2, "columns": 2, "source": str((tmp_path / "t.csv").resolve()),
+         "origin": "", "page": None, "stored": True}
+    ]
+    res = runner.invoke(app, ["schema", "t", "-w", str(ws), "--json"])
+    cols = json.loads(res.stdout)["columns"]
+    assert [(c["name"], c["type"]) for c in cols] == [("name", "VARCHAR"), ("qty", "BIGINT")]
+    assert set(cols[0]["samples"]) == {"apple", "pear"}
+
+    res = runner.invoke(app, ["chunks", "-w", str(ws), "--source", "doc.md", "--json"])
+    chunks = json.loads(res.stdout)
+    assert chunks and chunks[0]["heading_path"] == ["Title"]
+
+    res = runner.invoke(app, ["sources", "-w", str(ws), "--json"])
+    assert {Path(s["location"]).name for s in json.loads(res.stdout)} == {"t.csv", "doc.md"}
+
+    res = runner.invoke(app, ["tables", "-w", str(ws)])
+    assert "t" in res.stdout and res.exit_code == 0
+
+
+def test_ingest_failure_exits_1(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.xlsx"
+    bad.write_bytes(b"not a zip")
+    res = runner.invoke(app, ["ingest", str(bad), "-w", str(tmp_path / "ws")], env=_env())
+    assert res.exit_code == 1
+    assert "failed" in res.stdout
+
+
+def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tablerag", *args], cwd=cwd, env=_env(),
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_errors_are_one_line_not_tracebacks(tmp_path: Path) -> None:
+    res = _run("tables", "-w", str(tmp_path / "none"), cwd=tmp_path)
+    assert res.returncode == 1
+    assert "No workspace" in res.stderr and "Traceback" not in res.stderr
+    res = _run("ingest", str(tmp_path / "missing.csv"), "-w", str(tmp_path / "ws"), cwd=tmp_path)
+    assert res.returncode == 2
+    assert "neither an existing file" in res.stderr and "Traceback" not in res.stderr
+    res = _run("schema", "nope", "-w", str(tmp_path / "ws"), cwd=tmp_path)
+    assert res.returncode in (1, 2) and "Traceback" not in res.stderr
