@@ -18,8 +18,8 @@ def quote_ident(name: str) -> str:
     """Quote an identifier for DuckDB/PostgreSQL.
 
     Example:
-        >>> quote_ident('order "id"')
-        '"order ""id"""'
+        >>> print(quote_ident('say "hi" now'))
+        "say ""hi"" now"
     """
     return '"' + name.replace('"', '""') + '"'
 
@@ -61,24 +61,27 @@ def diverse_samples(
     for col in columns:
         q = quote_ident(col.name)
         ordered = _is_ordered(col.type)
-        extremes = f", CAST(min({q}) AS VARCHAR), CAST(max({q}) AS VARCHAR)" if ordered else ""
+        extremes = (
+            f", (SELECT CAST(min({q}) AS VARCHAR) FROM {source}),"
+            f" (SELECT CAST(max({q}) AS VARCHAR) FROM {source})"
+            if ordered
+            else ""
+        )
         row = con.execute(
             f"""
             WITH d AS (
                 SELECT CAST({q} AS VARCHAR) AS v, count(*) AS n
                 FROM {source} WHERE {q} IS NOT NULL GROUP BY 1
             )
-            SELECT (SELECT list(v ORDER BY n DESC, v LIMIT 1) FROM d),
-                   (SELECT list(v ORDER BY hash(v), v) FROM (SELECT v FROM d ORDER BY hash(v), v
-                                                            LIMIT {k}))
+            SELECT (SELECT v FROM d ORDER BY n DESC, v LIMIT 1),
+                   (SELECT list(v ORDER BY hash(v), v)
+                    FROM (SELECT v FROM d ORDER BY hash(v), v LIMIT {k}))
                    {extremes}
-            FROM (SELECT 1)
             """
         ).fetchone()
         assert row is not None
         picked: list[str] = []
-        candidates: list[str | None] = [*(row[0] or []), *(row[2:] if ordered else ()),
-                                        *(row[1] or [])]
+        candidates: list[str | None] = [row[0], *row[2:], *(row[1] or [])]
         for value in candidates:
             if value is None or value.strip() == "":
                 continue

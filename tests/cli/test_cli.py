@@ -34,7 +34,7 @@ def test_ingest_then_browse(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout) == [
         {"name": "t", "rows": 2, "columns": 2, "source": str((tmp_path / "t.csv").resolve()),
-         "origin": "", "page": None, "stored": True}
+         "origin": "t.csv", "page": None, "stored": True}
     ]
     res = runner.invoke(app, ["schema", "t", "-w", str(ws), "--json"])
     cols = json.loads(res.stdout)["columns"]

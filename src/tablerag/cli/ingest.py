@@ -38,7 +38,7 @@ def ingest(
 ) -> None:
     """Read tables and documents into the workspace; report every source. Exit 1 if any failed."""
     settings = load_settings(workspace, index_on_ingest=False if no_index else None)
-    found = discover(targets)
+    found = discover(targets, exclude=workspace)
     with open_workspace(workspace, create=True, read_only=False) as ws:
         with Progress(
             TextColumn("[progress.description]{task.description}"), BarColumn(),

@@ -56,8 +56,11 @@ class Target:
         return self.path.suffix.lower().lstrip(".")
 
 
-def discover(targets: Sequence[str | Path]) -> list[Target]:
+def discover(targets: Sequence[str | Path], *, exclude: Path | None = None) -> list[Target]:
     """Expand command-line targets: folders recursively (hidden entries skipped), sorted.
+
+    ``exclude`` is a folder never walked into (the workspace itself, when it lies inside a
+    folder being ingested).
 
     Raises:
         ConfigError: a target is neither an existing path nor a database URL.
@@ -72,7 +75,7 @@ def discover(targets: Sequence[str | Path]) -> list[Target]:
         if path.is_dir():
             found.extend(
                 Target(location=str(p.resolve()), path=p.resolve(), explicit=False)
-                for p in sorted(_walk(path))
+                for p in sorted(_walk(path, exclude.resolve() if exclude else None))
             )
         elif path.is_file():
             found.append(Target(location=str(path.resolve()), path=path.resolve()))
@@ -87,12 +90,13 @@ def discover(targets: Sequence[str | Path]) -> list[Target]:
     return list(unique.values())
 
 
-def _walk(folder: Path) -> Iterator[Path]:
+def _walk(folder: Path, exclude: Path | None) -> Iterator[Path]:
     for entry in folder.iterdir():
         if entry.name.startswith((".", "~$")):
             continue
         if entry.is_dir():
-            yield from _walk(entry)
+            if exclude is None or entry.resolve() != exclude:
+                yield from _walk(entry, exclude)
         elif entry.is_file():
             yield entry
 
@@ -111,7 +115,7 @@ def ingest(
     """
     settings = settings or Settings()
     reports: list[SourceReport] = []
-    for target in discover(targets):
+    for target in discover(targets, exclude=ws.path):
         if progress:
             progress(target.location)
         reports.append(_ingest_one(ws, target, settings))
@@ -276,7 +280,7 @@ def _load_database(
             chunking.table_chunks(
                 info.name, target.location, [c.name for c in info.columns], [],
                 title=info.description, max_tokens=settings.chunk_size_tokens,
-                start_ordinal=len(chunks),
+                start_ordinal=len(chunks), row_count=info.row_count,
             )
         )
     _insert_chunks(con, source_id, chunks)
@@ -361,6 +365,7 @@ def _table_chunks(
     return chunking.table_chunks(
         info.name, location, [c.name for c in info.columns], rows, title=title,
         page=info.page, max_tokens=settings.chunk_size_tokens, start_ordinal=start_ordinal,
+        row_count=info.row_count,
     )
 
 
