@@ -1,0 +1,362 @@
+"""Structure-aware chunking: documents and tables to retrievable chunks, never cutting a clause.
+
+Rules (pure functions, no I/O):
+
+* A heading closes the current chunk; every chunk keeps the path of headings above it.
+* Consecutive paragraphs under the same heading are packed up to ``max_tokens``
+  (``tablerag.tokens.count_tokens``). A paragraph or numbered clause is never cut unless it alone
+  is over the limit; then it is split between sentences (``。！？；`` and ``.!?``) and, for a
+  sentence still too long, between words or CJK characters.
+* A table becomes Markdown chunks (context line, header, rows) split between rows, the header
+  repeated in every part; a single row too long for the limit stays whole in its own chunk.
+* Prose chunk text holds the paragraphs only; the heading path is in ``Chunk.heading_path`` so
+  the index can add it to what it embeds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from tablerag.errors import ConfigError
+from tablerag.tokens import count_tokens
+from tablerag.types import Block, Chunk, Document
+
+_SENTENCE_END = re.compile(r"[。！？；]+[”’」』）)\"']*|[.!?;]+[”’\"')\]]*(?=\s|$)|\n+")
+_CUT_UNIT = re.compile(
+    r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]"
+    r"\s*|\S+?(?=[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+    r"\uff00-\uffef]|\s|$)\s*|\s+"
+)
+_PARAGRAPH_SEP = "\n\n"
+
+
+def chunk_id(source: str, ordinal: int, text: str) -> str:
+    """The deterministic id of a chunk: 16 hex characters of SHA-1 over source, ordinal and text.
+
+    Example:
+        >>> chunk_id("policy.md", 0, "第一条 适用范围。")
+        'a493d75b67dae90f'
+        >>> chunk_id("policy.md", 1, "第一条 适用范围。")
+        'bb6ba2bf0337810a'
+    """
+    digest = hashlib.sha1(f"{source}\x1f{ordinal}\x1f{text}".encode())
+    return digest.hexdigest()[:16]
+
+
+def sentences(text: str) -> list[str]:
+    """Split text after sentence ends (``。！？；`` and ``.!?;`` before a space) and line breaks.
+
+    Pieces keep their trailing whitespace, so ``"".join(sentences(t)) == t``.
+
+    Example:
+        >>> sentences("住宿费按标准报销。超支自理！Meals are paid. Taxis too.")
+        ['住宿费按标准报销。', '超支自理！', 'Meals are paid. ', 'Taxis too.']
+        >>> sentences("Growth was 3.5% in 2024")
+        ['Growth was 3.5% in 2024']
+    """
+    out: list[str] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        end = match.end()
+        while end < len(text) and text[end] in " \t":
+            end += 1
+        if end > start:
+            out.append(text[start:end])
+            start = end
+    if start < len(text):
+        out.append(text[start:])
+    return out
+
+
+def _pack(units: Sequence[str], max_tokens: int) -> list[str]:
+    """Greedily concatenate consecutive text units while the result fits ``max_tokens``."""
+    out: list[str] = []
+    current = ""
+    for unit in units:
+        if current and count_tokens(current + unit) > max_tokens:
+            out.append(current)
+            current = unit
+        else:
+            current += unit
+    if current:
+        out.append(current)
+    return out
+
+
+def split_long(text: str, max_tokens: int) -> list[str]:
+    """Split one over-long paragraph into pieces of at most ``max_tokens``, sentences first.
+
+    Text that fits comes back whole. Otherwise sentences are packed greedily; a sentence still
+    over the limit is cut between words (English) or characters (CJK) as a last resort.
+    Whitespace at cut points is dropped, nothing else.
+
+    Args:
+        text: The paragraph.
+        max_tokens: The size limit (``count_tokens``), at least 1.
+
+    Returns:
+        The pieces, in order, none empty.
+
+    Example:
+        >>> split_long("第一句很长很长。第二句也很长。第三句。", 11)
+        ['第一句很长很长。', '第二句也很长。第三句。']
+        >>> split_long("一二三四五六七八九十", 4)
+        ['一二三四', '五六七八', '九十']
+        >>> split_long("short text", 100)
+        ['short text']
+    """
+    if count_tokens(text) <= max_tokens:
+        return [text.strip()] if text.strip() else []
+    units: list[str] = []
+    for sentence in sentences(text):
+        if count_tokens(sentence) <= max_tokens:
+            units.append(sentence)
+        else:
+            units.extend(_pack(_CUT_UNIT.findall(sentence), max_tokens))
+    return [piece.strip() for piece in _pack(units, max_tokens) if piece.strip()]
+
+
+def _tail(text: str, overlap_tokens: int) -> str:
+    """The trailing whole sentences of ``text`` that fit in ``overlap_tokens`` (maybe empty)."""
+    kept = ""
+    for sentence in reversed(sentences(text)):
+        candidate = sentence + kept
+        if count_tokens(candidate) > overlap_tokens:
+            break
+        kept = candidate
+    return kept.strip()
+
+
+def _cell(value: object) -> str:
+    text = "" if value is None else str(value)
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _md_row(cells: Sequence[object]) -> str:
+    return "| " + " | ".join(_cell(c) for c in cells) + " |"
+
+
+def _table_texts(
+    header: Sequence[str], rows: Sequence[Sequence[object]], context: str, max_tokens: int
+) -> list[str]:
+    """Markdown parts of a table, split between rows, each with context line and header."""
+    head = _md_row(header) + "\n" + _md_row(["---"] * len(header))
+    if context:
+        head = context + "\n" + head
+    parts: list[str] = []
+    current: list[str] = []
+    for row in rows:
+        line = _md_row(row)
+        if current and count_tokens("\n".join([head, *current, line])) > max_tokens:
+            parts.append("\n".join([head, *current]))
+            current = []
+        current.append(line)
+    if current or not parts:
+        parts.append("\n".join([head, *current]))
+    return parts
+
+
+def _check_sizes(max_tokens: int, overlap_tokens: int) -> None:
+    if max_tokens < 1:
+        raise ConfigError(f"max_tokens is {max_tokens!r}; set a chunk size of at least 1 token.")
+    if not 0 <= overlap_tokens < max_tokens:
+        raise ConfigError(
+            f"overlap_tokens is {overlap_tokens!r}; set it from 0 to less than max_tokens "
+            f"({max_tokens})."
+        )
+
+
+@dataclass(frozen=True)
+class _Piece:
+    text: str
+    heading_path: tuple[str, ...]
+    page: int | None
+    table: str | None = None
+
+
+@dataclass
+class _Packer:
+    """Packs paragraph units of one section; emits pieces when full or when the section ends."""
+
+    max_tokens: int
+    overlap_tokens: int
+    out: list[_Piece] = field(default_factory=list)
+    units: list[str] = field(default_factory=list)
+    page: int | None = None
+    path: tuple[str, ...] = ()
+
+    def add(self, unit: str, page: int | None, path: tuple[str, ...]) -> None:
+        if self.units and count_tokens(
+            _PARAGRAPH_SEP.join([*self.units, unit])
+        ) > self.max_tokens:
+            last = self.units[-1]
+            self.flush()
+            tail = _tail(last, self.overlap_tokens) if self.overlap_tokens else ""
+            if tail and count_tokens(tail + _PARAGRAPH_SEP + unit) <= self.max_tokens:
+                self.units, self.page = [tail], page
+        if not self.units:
+            self.page, self.path = page, path
+        self.units.append(unit)
+
+    def flush(self) -> None:
+        if self.units:
+            text = _PARAGRAPH_SEP.join(self.units)
+            self.out.append(_Piece(text, self.path, self.page))
+        self.units = []
+
+
+def _heading_path(stack: list[tuple[int, str]], block: Block) -> None:
+    while stack and stack[-1][0] >= block.level:
+        stack.pop()
+    stack.append((block.level, block.text))
+
+
+def _context_line(table: str | None, caption: str, path: tuple[str, ...]) -> str:
+    parts = [f"Table {table}" if table else "", caption, " > ".join(path)]
+    return " — ".join(p for p in parts if p)
+
+
+def _number(source: str, pieces: Sequence[_Piece], start: int = 0) -> list[Chunk]:
+    return [
+        Chunk(
+            chunk_id=chunk_id(source, start + i, p.text),
+            source=source,
+            ordinal=start + i,
+            text=p.text,
+            heading_path=p.heading_path,
+            page=p.page,
+            table=p.table,
+        )
+        for i, p in enumerate(pieces)
+    ]
+
+
+def chunk_document(
+    doc: Document,
+    *,
+    table_names: Mapping[int, str],
+    max_tokens: int = 400,
+    overlap_tokens: int = 0,
+) -> list[Chunk]:
+    """Cut a document into chunks that follow its headings, paragraphs, clauses and tables.
+
+    Args:
+        doc: The loaded document.
+        table_names: For each table block, its index in ``doc.blocks`` -> the SQL table the
+            pipeline stored it as; the table's chunks point to it (``Chunk.table``). A table
+            block missing from the mapping is still chunked, with ``table=None``.
+        max_tokens: Chunk size limit (``count_tokens``). Only a single paragraph piece or table
+            row that cannot be split further may exceed it.
+        overlap_tokens: When a section runs over several chunks, each later chunk starts with
+            the last whole sentences (up to this many tokens) of the chunk before. 0 = none.
+
+    Returns:
+        Chunks in reading order, ordinals ``0..n-1``, ids from ``chunk_id``.
+
+    Raises:
+        ConfigError: ``max_tokens`` < 1, or ``overlap_tokens`` negative or not below it.
+
+    Example:
+        >>> doc = Document("p.md", "P", (
+        ...     Block("heading", "总则", level=1),
+        ...     Block("paragraph", "第一条 适用全体员工。"),
+        ...     Block("paragraph", "第二条 按标准报销。"),
+        ...     Block("heading", "标准", level=1),
+        ...     Block("table", "住宿", rows=(("城市", "元"), ("北京", "600"))),
+        ... ))
+        >>> for c in chunk_document(doc, table_names={4: "p_table_1"}):
+        ...     print(c.ordinal, c.heading_path, c.table, c.text, sep="; ")
+        0; ('总则',); None; 第一条 适用全体员工。
+        <BLANKLINE>
+        第二条 按标准报销。
+        1; ('标准',); p_table_1; Table p_table_1 — 住宿 — 标准
+        | 城市 | 元 |
+        | --- | --- |
+        | 北京 | 600 |
+    """
+    _check_sizes(max_tokens, overlap_tokens)
+    packer = _Packer(max_tokens, overlap_tokens)
+    stack: list[tuple[int, str]] = []
+    for index, block in enumerate(doc.blocks):
+        path = tuple(text for _, text in stack)
+        if block.kind == "heading":
+            if block.text.strip():
+                packer.flush()
+                _heading_path(stack, block)
+        elif block.kind == "paragraph":
+            for unit in split_long(block.text, max_tokens):
+                packer.add(unit, block.page, path)
+        elif block.rows:
+            packer.flush()
+            table = table_names.get(index)
+            context = _context_line(table, block.text, path)
+            for text in _table_texts(block.rows[0], block.rows[1:], context, max_tokens):
+                packer.out.append(_Piece(text, path, block.page, table))
+    packer.flush()
+    return _number(doc.source, packer.out)
+
+
+def table_chunks(
+    table: str,
+    source: str,
+    header: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    *,
+    title: str = "",
+    heading_path: tuple[str, ...] = (),
+    page: int | None = None,
+    max_tokens: int = 400,
+    start_ordinal: int = 0,
+    row_count: int | None = None,
+) -> list[Chunk]:
+    """Chunks for a stand-alone table (CSV, Excel sheet): a table card, then its rows.
+
+    The first chunk is the card: table name, title, source, columns and, if given, the row
+    count. Then the given rows follow as Markdown, split between rows with the header repeated.
+
+    Args:
+        table: The SQL table name (every chunk's ``table``).
+        source: The source file or database the table came from.
+        header: Column names (original headers read better than SQL names).
+        rows: The rows to linearise (all, or a sample chosen by the caller); None -> empty cell.
+        title: A human title (sheet name, caption), shown on the card and every part.
+        heading_path: Stored on every chunk.
+        page: Stored on every chunk.
+        max_tokens: Size limit per chunk; a single row over it stays whole.
+        start_ordinal: Ordinal of the card; the row chunks follow.
+        row_count: Rows in the full table, shown on the card when given.
+
+    Returns:
+        The card chunk followed by the row chunks.
+
+    Raises:
+        ConfigError: ``max_tokens`` < 1.
+
+    Example:
+        >>> chunks = table_chunks("sales", "sales.csv", ["region", "amount"],
+        ...                       [["华东", 10], ["华北", 20]], title="Sales 2024", row_count=2)
+        >>> print(chunks[0].text)
+        Table sales: Sales 2024
+        Source: sales.csv
+        Columns: region, amount
+        Rows: 2
+        >>> print(chunks[1].text)
+        Table sales: Sales 2024
+        | region | amount |
+        | --- | --- |
+        | 华东 | 10 |
+        | 华北 | 20 |
+    """
+    _check_sizes(max_tokens, 0)
+    context = f"Table {table}: {title}" if title else f"Table {table}"
+    card = [context, f"Source: {source}", "Columns: " + ", ".join(str(h) for h in header)]
+    if row_count is not None:
+        card.append(f"Rows: {row_count}")
+    texts = ["\n".join(card)]
+    if rows:
+        texts.extend(_table_texts(header, rows, context, max_tokens))
+    pieces = [_Piece(text, heading_path, page, table) for text in texts]
+    return _number(source, pieces, start_ordinal)

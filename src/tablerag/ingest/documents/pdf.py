@@ -1,0 +1,275 @@
+"""PDF to blocks with pdfplumber: prose by line gaps, headings by font size, ruled tables."""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pdfplumber
+from pdfminer.pdfdocument import PDFEncryptionError
+from pdfminer.psexceptions import PSException
+from pdfplumber.utils.exceptions import MalformedPDFException, PdfminerException
+
+from tablerag.errors import SourceError
+from tablerag.ingest.documents._blocks import (
+    empty_problem,
+    first_heading,
+    is_caption,
+    is_clause_start,
+    join_lines,
+    table_block,
+)
+from tablerag.types import Block, Document, Problem
+
+_HEADING_RATIO = 1.15
+_MAX_HEADING_CHARS = 120
+_SENTENCE_END = (".", "。", "!", "！", "?", "？", ":", "：", ";", "；")
+_PAGE_NUMBER = re.compile(
+    r"^\s*(?:第\s*\d+\s*页(?:\s*共\s*\d+\s*页)?|[-–—]?\s*\d+\s*[-–—]?|page\s+\d+(?:\s+of\s+\d+)?"
+    r"|\d+\s*/\s*\d+)\s*$",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class _Line:
+    top: float
+    bottom: float
+    x1: float
+    size: float
+    text: str
+
+
+@dataclass(frozen=True)
+class _Table:
+    top: float
+    rows: list[list[str | None]]
+
+
+@dataclass(frozen=True)
+class _Page:
+    number: int
+    lines: list[_Line]
+    tables: list[_Table]
+    images: int
+
+
+def _outside(bboxes: Sequence[tuple[float, float, float, float]]) -> Any:
+    def keep(obj: dict[str, Any]) -> bool:
+        x = (float(obj.get("x0", 0)) + float(obj.get("x1", 0))) / 2
+        y = (float(obj.get("top", 0)) + float(obj.get("bottom", 0))) / 2
+        return not any(x0 <= x <= x1 and top <= y <= bottom for x0, top, x1, bottom in bboxes)
+
+    return keep
+
+
+def _read_page(page: Any) -> _Page:
+    found = page.find_tables()
+    tables = [_Table(float(t.bbox[1]), t.extract()) for t in found]
+    text_page = page.filter(_outside([t.bbox for t in found])) if found else page
+    lines = []
+    for raw in text_page.extract_text_lines(return_chars=True, strip=True):
+        text = str(raw["text"]).strip()
+        if not text:
+            continue
+        sizes = [round(float(c["size"]) * 2) / 2 for c in raw["chars"] if str(c["text"]).strip()]
+        size = statistics.median(sizes) if sizes else 0.0
+        lines.append(_Line(float(raw["top"]), float(raw["bottom"]), float(raw["x1"]), size, text))
+    return _Page(int(page.page_number), lines, tables, len(page.images))
+
+
+def _drop_running_text(pages: list[_Page]) -> list[_Page]:
+    """Remove page numbers and running headers/footers repeated on most pages."""
+    edge_texts: Counter[str] = Counter()
+    for page in pages:
+        for line in {page.lines[0].text, page.lines[-1].text} if page.lines else ():
+            edge_texts[line] += 1
+    running = {t for t, n in edge_texts.items() if len(pages) >= 3 and n >= max(3, len(pages) / 2)}
+    out = []
+    for page in pages:
+        lines = [
+            line
+            for i, line in enumerate(page.lines)
+            if not (
+                i in (0, len(page.lines) - 1)
+                and (line.text in running or _PAGE_NUMBER.match(line.text))
+            )
+        ]
+        out.append(_Page(page.number, lines, page.tables, page.images))
+    return out
+
+
+@dataclass(frozen=True)
+class _Layout:
+    body: float
+    heading_levels: dict[float, int]
+    para_gap: float
+    right_edge: float
+
+
+def _layout(pages: list[_Page]) -> _Layout:
+    """Body font size (most characters), heading sizes by rank, paragraph gap and right margin."""
+    weights: Counter[float] = Counter()
+    for page in pages:
+        for line in page.lines:
+            weights[line.size] += len(line.text)
+    body = weights.most_common(1)[0][0] if weights else 0.0
+    sizes = {
+        line.size
+        for page in pages
+        for line in page.lines
+        if line.size > body * _HEADING_RATIO and len(line.text) <= _MAX_HEADING_CHARS
+    }
+    levels = {size: i + 1 for i, size in enumerate(sorted(sizes, reverse=True))}
+    gaps: list[float] = []
+    edges: list[float] = []
+    for page in pages:
+        body_lines = [line for line in page.lines if line.size == body]
+        edges.extend(line.x1 for line in body_lines)
+        gaps.extend(
+            b.top - a.bottom for a, b in zip(body_lines, body_lines[1:], strict=False)
+            if b.top > a.bottom
+        )
+    line_gap = statistics.median(gaps) if gaps else 0.0
+    return _Layout(body, levels, line_gap + 0.4 * body, max(edges, default=0.0))
+
+
+def _page_blocks(
+    page: _Page, layout: _Layout, first_table: int
+) -> tuple[list[Block], list[Problem]]:
+    blocks: list[Block] = []
+    problems: list[Problem] = []
+    para: list[str] = []
+    prev: _Line | None = None
+
+    def flush() -> None:
+        if para:
+            blocks.append(Block("paragraph", join_lines(para), page=page.number))
+            para.clear()
+
+    items: list[_Line | _Table] = [*page.lines, *page.tables]
+    items.sort(key=lambda item: item.top)
+    n_table = first_table
+    for item in items:
+        if isinstance(item, _Table):
+            flush()
+            n_table += 1
+            caption = ""
+            if blocks and blocks[-1].kind == "paragraph" and is_caption(blocks[-1].text):
+                caption = blocks.pop().text
+            where = f"table {n_table} (page {page.number})"
+            block, found = table_block(item.rows, where=where, caption=caption, page=page.number)
+            problems.extend(found)
+            if block is not None:
+                blocks.append(block)
+            prev = None
+            continue
+        level = layout.heading_levels.get(item.size)
+        if level is not None:
+            flush()
+            last = blocks[-1] if blocks else None
+            joined = (
+                last is not None and last.kind == "heading" and last.level == level
+                and prev is not None and prev.size == item.size
+                and item.top - prev.bottom < item.size * 0.6
+            )
+            if joined and last is not None:
+                text = join_lines([last.text, item.text])
+                blocks[-1] = Block("heading", text, level=level, page=page.number)
+            else:
+                blocks.append(Block("heading", item.text, level=level, page=page.number))
+        else:
+            if prev is not None and para and _breaks(prev, item, layout):
+                flush()
+            if is_clause_start(item.text):
+                flush()
+            para.append(item.text)
+        prev = item
+    flush()
+    return blocks, problems
+
+
+def _breaks(prev: _Line, line: _Line, layout: _Layout) -> bool:
+    """A new paragraph starts after a wide gap, a size change or a short sentence-final line."""
+    if line.top - prev.bottom > layout.para_gap or abs(line.size - prev.size) > 0.5:
+        return True
+    short = prev.x1 < layout.right_edge - 3 * max(layout.body, 1.0)
+    return short and prev.text.endswith(_SENTENCE_END)
+
+
+def _no_text_problems(pages: list[_Page]) -> list[Problem]:
+    blank = [p.number for p in pages if not p.lines and not p.tables]
+    if not blank:
+        return []
+    action = "skipped; OCR is not supported: run OCR (e.g. ocrmypdf) and ingest the result"
+    if len(blank) == len(pages):
+        return [Problem("", "the PDF has no text layer (scanned images?)", action)]
+    return [
+        Problem(f"page {n}", "no text layer (scanned image or blank page)", action) for n in blank
+    ]
+
+
+def _open_error(source: str, exc: Exception) -> SourceError:
+    cause = exc.args[0] if isinstance(exc, PdfminerException) and exc.args else exc
+    if isinstance(cause, PDFEncryptionError):
+        return SourceError(
+            source,
+            f"{source} is encrypted with a password; save an unprotected copy (print to PDF or "
+            "qpdf --decrypt) and ingest that.",
+        )
+    return SourceError(
+        source,
+        f"{source} is not a readable PDF ({type(cause).__name__}: {cause}); check that the file is "
+        "complete and really a PDF, or re-export it from the original program.",
+    )
+
+
+def load_pdf(path: Path) -> Document:
+    """Read a PDF's text layer and ruled tables, page by page.
+
+    Prose is split into paragraphs by line gaps and clause markers; lines set in a font larger than
+    the body text become headings (levels by size); tables found by pdfplumber become ``table``
+    blocks and their text is kept out of the prose. Page numbers and running headers are dropped.
+
+    Args:
+        path: The PDF file.
+
+    Returns:
+        The document; every block carries its 1-based page number. Pages without text are reported
+        in ``problems`` (OCR is not supported).
+
+    Raises:
+        SourceError: The file is not a PDF, is damaged, or is password-protected.
+        OSError: The file cannot be read (the dispatcher maps it to ``SourceError``).
+    """
+    source = str(path)
+    try:
+        with pdfplumber.open(path) as pdf:
+            pages = []
+            for pdf_page in pdf.pages:
+                pages.append(_read_page(pdf_page))
+                pdf_page.close()  # free the page's parsed objects: big PDFs stay small in memory
+    except (PdfminerException, MalformedPDFException, PSException) as exc:
+        raise _open_error(source, exc) from exc
+    problems = _no_text_problems(pages)
+    pages = _drop_running_text(pages)
+    layout = _layout(pages)
+    blocks: list[Block] = []
+    for page in pages:
+        tables_before = sum(1 for b in blocks if b.kind == "table")
+        page_blocks, page_problems = _page_blocks(page, layout, tables_before)
+        blocks.extend(page_blocks)
+        problems.extend(page_problems)
+    if blocks or not problems:
+        problems.extend(empty_problem(blocks))
+    return Document(
+        source=source,
+        title=first_heading(blocks, path.stem),
+        blocks=tuple(blocks),
+        problems=tuple(problems),
+    )
