@@ -13,9 +13,12 @@ def test_open_creates_folder_with_schema_version(tmp_path: Path) -> None:
     with Workspace.open(tmp_path / "ws") as ws:
         assert ws.db_path == tmp_path / "ws" / DB_FILE
         assert ws.schema_version() == SCHEMA_VERSION
-        schemas = {r[0] for r in ws.con.execute(
-            "SELECT schema_name FROM duckdb_schemas() WHERE database_name = current_database()"
-        ).fetchall()}
+        schemas = {
+            r[0]
+            for r in ws.con.execute(
+                "SELECT schema_name FROM duckdb_schemas() WHERE database_name = current_database()"
+            ).fetchall()
+        }
         assert {"data", "tablerag"} <= schemas
         assert ws.summary()["tables"] == 0
 

@@ -98,6 +98,20 @@ def _is_ordered(sql_type: str) -> bool:
     t = sql_type.upper()
     return any(
         t.startswith(p)
-        for p in ("INT", "BIGINT", "SMALLINT", "TINYINT", "HUGEINT", "DOUBLE", "FLOAT", "DECIMAL",
-                  "REAL", "DATE", "TIMESTAMP", "TIME", "UBIGINT", "UINTEGER")
+        for p in (
+            "INT",
+            "BIGINT",
+            "SMALLINT",
+            "TINYINT",
+            "HUGEINT",
+            "DOUBLE",
+            "FLOAT",
+            "DECIMAL",
+            "REAL",
+            "DATE",
+            "TIMESTAMP",
+            "TIME",
+            "UBIGINT",
+            "UINTEGER",
+        )
     )

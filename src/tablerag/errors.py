@@ -83,8 +83,9 @@ class EngineError(TableragError):
 class QueryTimeout(EngineError):
     """A query ran past ``sql_time_limit_ms`` and was stopped by the engine."""
 
-    def __init__(self, message: str, *, engine: str = "", sql: str | None = None,
-                 time_limit_ms: int = 0) -> None:
+    def __init__(
+        self, message: str, *, engine: str = "", sql: str | None = None, time_limit_ms: int = 0
+    ) -> None:
         super().__init__(message, engine=engine, sql=sql)
         self.time_limit_ms = time_limit_ms
 

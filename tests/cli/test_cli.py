@@ -23,8 +23,11 @@ def test_ingest_then_browse(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     (tmp_path / "t.csv").write_text("name,qty\napple,3\npear,5\n", encoding="utf-8")
     (tmp_path / "doc.md").write_text("# Title\n\nSome text about apples.\n", encoding="utf-8")
-    res = runner.invoke(app, ["ingest", str(tmp_path / "t.csv"), str(tmp_path / "doc.md"),
-                              "-w", str(ws), "--json"], env=_env())
+    res = runner.invoke(
+        app,
+        ["ingest", str(tmp_path / "t.csv"), str(tmp_path / "doc.md"), "-w", str(ws), "--json"],
+        env=_env(),
+    )
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert [s["status"] for s in out["sources"]] == ["added", "added"]
@@ -33,8 +36,15 @@ def test_ingest_then_browse(tmp_path: Path) -> None:
     res = runner.invoke(app, ["tables", "-w", str(ws), "--json"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout) == [
-        {"name": "t", "rows": 2, "columns": 2, "source": str((tmp_path / "t.csv").resolve()),
-         "origin": "t.csv", "page": None, "stored": True}
+        {
+            "name": "t",
+            "rows": 2,
+            "columns": 2,
+            "source": str((tmp_path / "t.csv").resolve()),
+            "origin": "t.csv",
+            "page": None,
+            "stored": True,
+        }
     ]
     res = runner.invoke(app, ["schema", "t", "-w", str(ws), "--json"])
     cols = json.loads(res.stdout)["columns"]
@@ -61,8 +71,14 @@ def test_ingest_failure_exits_1(tmp_path: Path) -> None:
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tablerag", *args], cwd=cwd, env=_env(),
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "tablerag", *args],
+        cwd=cwd,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_errors_are_one_line_not_tracebacks(tmp_path: Path) -> None:

@@ -15,10 +15,19 @@ from tablerag.ingest.chunking import chunk_document, split_long, table_chunks
 from tablerag.tokens import count_tokens
 from tablerag.types import Block, Chunk, Document
 
-_ZH = ["差旅费按标准报销", "超出部分由个人承担", "住宿费凭发票报销", "出差须事先审批",
-       "市内交通费包干使用"]
-_EN = ["Travel must be approved in advance", "Hotels are paid up to the city limit",
-       "Receipts are required for every claim", "Taxis are allowed after ten at night"]
+_ZH = [
+    "差旅费按标准报销",
+    "超出部分由个人承担",
+    "住宿费凭发票报销",
+    "出差须事先审批",
+    "市内交通费包干使用",
+]
+_EN = [
+    "Travel must be approved in advance",
+    "Hotels are paid up to the city limit",
+    "Receipts are required for every claim",
+    "Taxis are allowed after ten at night",
+]
 
 
 def _sentence(rng: random.Random, n: int) -> str:
@@ -76,8 +85,11 @@ def _squash(text: str) -> str:
 
 
 def _prose(chunks: list[Chunk]) -> list[Chunk]:
-    return [c for c in chunks if not c.text.startswith(("Table ", "表 标准"))
-            and "| --- |" not in c.text]
+    return [
+        c
+        for c in chunks
+        if not c.text.startswith(("Table ", "表 标准")) and "| --- |" not in c.text
+    ]
 
 
 SEEDS = range(12)
@@ -179,17 +191,21 @@ def test_id_changes_with_text_source_or_ordinal() -> None:
 
 
 def test_paragraphs_packed_under_one_heading_and_split_at_headings() -> None:
-    doc = Document("p.md", "P", (
-        Block("heading", "第一章 总则", level=1),
-        Block("paragraph", "第一条 适用全体员工。", page=1),
-        Block("paragraph", "第二条 按标准报销。", page=2),
-        Block("heading", "第一节 住宿", level=3),
-        Block("paragraph", "第三条 住宿凭发票。", page=2),
-        Block("heading", "第二节 交通", level=2),
-        Block("paragraph", "第四条 交通包干。", page=3),
-        Block("heading", "第二章 附则", level=1),
-        Block("paragraph", "第五条 自发布之日起施行。", page=3),
-    ))
+    doc = Document(
+        "p.md",
+        "P",
+        (
+            Block("heading", "第一章 总则", level=1),
+            Block("paragraph", "第一条 适用全体员工。", page=1),
+            Block("paragraph", "第二条 按标准报销。", page=2),
+            Block("heading", "第一节 住宿", level=3),
+            Block("paragraph", "第三条 住宿凭发票。", page=2),
+            Block("heading", "第二节 交通", level=2),
+            Block("paragraph", "第四条 交通包干。", page=3),
+            Block("heading", "第二章 附则", level=1),
+            Block("paragraph", "第五条 自发布之日起施行。", page=3),
+        ),
+    )
     chunks = chunk_document(doc, table_names={})
     assert [(c.text, c.heading_path, c.page) for c in chunks] == [
         ("第一条 适用全体员工。\n\n第二条 按标准报销。", ("第一章 总则",), 1),
@@ -252,11 +268,23 @@ def test_bad_sizes_raise_config_error(size: int, overlap: int) -> None:
 def test_table_chunks_card_then_rows_split_between_rows() -> None:
     header = ["地区", "amount"]
     rows = [[f"区域{i}", i * 10] for i in range(40)]
-    chunks = table_chunks("sales", "sales.csv", header, rows, title="2024 sales",
-                          max_tokens=50, start_ordinal=7, row_count=40, page=3)
+    chunks = table_chunks(
+        "sales",
+        "sales.csv",
+        header,
+        rows,
+        title="2024 sales",
+        max_tokens=50,
+        start_ordinal=7,
+        row_count=40,
+        page=3,
+    )
     card, parts = chunks[0], chunks[1:]
     assert card.text.splitlines() == [
-        "Table sales: 2024 sales", "Source: sales.csv", "Columns: 地区, amount", "Rows: 40",
+        "Table sales: 2024 sales",
+        "Source: sales.csv",
+        "Columns: 地区, amount",
+        "Rows: 40",
     ]
     assert [c.ordinal for c in chunks] == list(range(7, 7 + len(chunks)))
     assert len(parts) > 1
@@ -272,12 +300,12 @@ def test_table_chunks_card_then_rows_split_between_rows() -> None:
 
 def test_table_chunks_oversized_row_stays_whole() -> None:
     long_cell = "很长的备注" * 40
-    chunks = table_chunks("t", "t.csv", ["k", "note"], [["1", "短"], ["2", long_cell], ["3", "短"]],
-                          max_tokens=30)
+    chunks = table_chunks(
+        "t", "t.csv", ["k", "note"], [["1", "短"], ["2", long_cell], ["3", "短"]], max_tokens=30
+    )
     rows = [line for c in chunks[1:] for line in c.text.splitlines()[3:]]
     assert rows == ["| 1 | 短 |", f"| 2 | {long_cell} |", "| 3 | 短 |"]
-    assert any(c.text.endswith(f"| 2 | {long_cell} |") and c.text.count("\n") == 3
-               for c in chunks)
+    assert any(c.text.endswith(f"| 2 | {long_cell} |") and c.text.count("\n") == 3 for c in chunks)
 
 
 def test_table_chunks_without_rows_is_just_the_card() -> None:

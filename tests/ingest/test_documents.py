@@ -94,8 +94,14 @@ def test_markdown_structure(tmp_path: Path) -> None:
         ("paragraph", "2. Hotels are paid up to the city limit."),
         ("paragraph", "Receipts are required."),
         ("paragraph", "3.2 Taxis after 22:00 are allowed."),
-        ("table", (("城市", "标准（元/晚）", "备注"), ("北京", "600", "一线 | 含税"),
-                   ("上海", "550", ""))),
+        (
+            "table",
+            (
+                ("城市", "标准（元/晚）", "备注"),
+                ("北京", "600", "一线 | 含税"),
+                ("上海", "550", ""),
+            ),
+        ),
         ("paragraph", "SELECT * FROM limits;"),
         ("heading", "Setext two"),
         ("paragraph", "Last paragraph."),
@@ -220,8 +226,15 @@ def test_html_structure_and_drops(tmp_path: Path) -> None:
         ("paragraph", "nested rule"),
         ("paragraph", "Hotels"),
         ("paragraph", "limit = 600\n  per night"),
-        ("table", (("城市", "标准", "标准"), ("北京", "600", "一线"), ("北京", "650", "旺季"),
-                   ("上海", "550", ""))),
+        (
+            "table",
+            (
+                ("城市", "标准", "标准"),
+                ("北京", "600", "一线"),
+                ("北京", "650", "旺季"),
+                ("上海", "550", ""),
+            ),
+        ),
         ("paragraph", "Closing text second line"),
     ]
     assert next(b for b in doc.blocks if b.kind == "table").text == "表1 住宿标准"
@@ -232,6 +245,7 @@ def test_html_structure_and_drops(tmp_path: Path) -> None:
 
 
 # --- PDF --------------------------------------------------------------------------------------
+
 
 def _register_cjk_font() -> str:
     pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
@@ -274,8 +288,14 @@ def test_pdf_headings_pages_tables_and_chinese(tmp_path: Path) -> None:
     assert doc.problems == ()
     kinds = [(b.kind, b.level, b.page) for b in doc.blocks]
     assert kinds == [
-        ("heading", 1, 1), ("paragraph", 0, 1), ("paragraph", 0, 1), ("paragraph", 0, 1),
-        ("heading", 2, 1), ("table", 0, 1), ("paragraph", 0, 1), ("paragraph", 0, 2),
+        ("heading", 1, 1),
+        ("paragraph", 0, 1),
+        ("paragraph", 0, 1),
+        ("paragraph", 0, 1),
+        ("heading", 2, 1),
+        ("table", 0, 1),
+        ("paragraph", 0, 1),
+        ("paragraph", 0, 2),
     ]
     texts = [b.text for b in doc.blocks]
     assert texts[1].startswith("Staff travel must be approved") and texts[1].count("Staff") == 6
@@ -361,6 +381,7 @@ def test_pdf_page_without_text_among_text_pages(tmp_path: Path) -> None:
 
 # --- Word -------------------------------------------------------------------------------------
 
+
 def _make_docx(path: Path) -> None:
     d = docx.Document()
     d.core_properties.title = ""
@@ -373,8 +394,9 @@ def _make_docx(path: Path) -> None:
     d.add_paragraph("住宿标准", style=zh_heading)
     d.add_paragraph("表1 住宿标准")
     t = d.add_table(rows=4, cols=3)
-    for i, row in enumerate([["城市", "级别", "标准"], ["北京", "A", "600"], ["", "B", "500"],
-                             ["上海", "A", "550"]]):
+    for i, row in enumerate(
+        [["城市", "级别", "标准"], ["北京", "A", "600"], ["", "B", "500"], ["上海", "A", "550"]]
+    ):
         for j, value in enumerate(row):
             t.cell(i, j).text = value
     t.cell(1, 0).merge(t.cell(2, 0)).text = "北京"  # vertical merge
@@ -431,6 +453,7 @@ def test_spreadsheet_renamed_docx_is_a_source_error(tmp_path: Path) -> None:
 
 
 # --- Dispatch ---------------------------------------------------------------------------------
+
 
 def test_dispatch_is_case_insensitive_and_covers_all_suffixes(tmp_path: Path) -> None:
     expected = [".docx", ".htm", ".html", ".markdown", ".md", ".pdf", ".txt"]

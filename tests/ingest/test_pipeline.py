@@ -16,7 +16,7 @@ SETTINGS = Settings(index_on_ingest=False)
 
 def _write_corpus(root: Path) -> None:
     (root / "sales.csv").write_text(
-        "region,amount,share\n华东,\"1,200.50\",12.5%\n华南,300,7%\n华北,\"2,000\",80.5%\n",
+        'region,amount,share\n华东,"1,200.50",12.5%\n华南,300,7%\n华北,"2,000",80.5%\n',
         encoding="utf-8",
     )
     (root / "gbk.csv").write_bytes("城市,人口\n上海,2487\n北京,2189\n".encode("gbk"))
@@ -34,8 +34,9 @@ def _status(reports: list, name: str) -> str:  # type: ignore[type-arg]
     return next(r.status for r in reports if r.source.endswith(name))
 
 
-def test_folder_ingest_stores_tables_chunks_and_reports(workspace: Workspace, tmp_path: Path
-                                                       ) -> None:
+def test_folder_ingest_stores_tables_chunks_and_reports(
+    workspace: Workspace, tmp_path: Path
+) -> None:
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     _write_corpus(corpus)
@@ -64,8 +65,9 @@ def test_folder_ingest_stores_tables_chunks_and_reports(workspace: Workspace, tm
         assert r.rows_read == r.rows_stored
 
 
-def test_reingest_unchanged_does_nothing_and_changed_replaces(workspace: Workspace,
-                                                              tmp_path: Path) -> None:
+def test_reingest_unchanged_does_nothing_and_changed_replaces(
+    workspace: Workspace, tmp_path: Path
+) -> None:
     f = tmp_path / "t.csv"
     f.write_text("a,b\n1,x\n2,y\n", encoding="utf-8")
     assert workspace.ingest([f], settings=SETTINGS)[0].status == "added"
@@ -78,8 +80,9 @@ def test_reingest_unchanged_does_nothing_and_changed_replaces(workspace: Workspa
     assert len(workspace.sources()) == 1
 
 
-def test_bad_file_is_reported_and_keeps_previous_version(workspace: Workspace, tmp_path: Path
-                                                         ) -> None:
+def test_bad_file_is_reported_and_keeps_previous_version(
+    workspace: Workspace, tmp_path: Path
+) -> None:
     good = tmp_path / "good.csv"
     good.write_text("a\n1\n", encoding="utf-8")
     doc = tmp_path / "report.pdf"
@@ -97,14 +100,17 @@ def test_bad_file_is_reported_and_keeps_previous_version(workspace: Workspace, t
     assert [s.location.endswith("good.csv") for s in workspace.sources()] == [True]
 
 
-def test_unsupported_files_skipped_in_folders_failed_when_named(workspace: Workspace,
-                                                                tmp_path: Path) -> None:
+def test_unsupported_files_skipped_in_folders_failed_when_named(
+    workspace: Workspace, tmp_path: Path
+) -> None:
     (tmp_path / "img.png").write_bytes(b"\x89PNG")
     (tmp_path / ".hidden.csv").write_text("a\n1\n")
     (tmp_path / "ok.csv").write_text("a\n1\n")
     reports = workspace.ingest([tmp_path], settings=SETTINGS)
-    assert {Path(r.source).name: r.status for r in reports} == {"img.png": "skipped",
-                                                                "ok.csv": "added"}
+    assert {Path(r.source).name: r.status for r in reports} == {
+        "img.png": "skipped",
+        "ok.csv": "added",
+    }
     named = workspace.ingest([tmp_path / "img.png"], settings=SETTINGS)
     assert named[0].status == "failed" and "Unsupported file type" in (named[0].error or "")
 

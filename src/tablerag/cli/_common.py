@@ -52,8 +52,9 @@ def print_json(value: Any) -> None:
 
 
 @contextmanager
-def open_workspace(path: Path, *, create: bool = False, read_only: bool = True
-                   ) -> Iterator[Workspace]:
+def open_workspace(
+    path: Path, *, create: bool = False, read_only: bool = True
+) -> Iterator[Workspace]:
     """Open the workspace for one command and close it afterwards."""
     ws = Workspace.open(path, create=create, read_only=read_only)
     try:

@@ -37,8 +37,15 @@ def sources(workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: JsonOpt = Fals
     for col in ("source", "format", "ingested", "tables", "rows", "chunks", "problems"):
         table.add_column(col)
     for s in records:
-        table.add_row(short(s.location), s.format, s.ingested_at, ", ".join(s.tables),
-                      str(s.rows_stored), str(s.chunks), str(len(s.problems)))
+        table.add_row(
+            short(s.location),
+            s.format,
+            s.ingested_at,
+            ", ".join(s.tables),
+            str(s.rows_stored),
+            str(s.chunks),
+            str(len(s.problems)),
+        )
     console.print(table)
 
 
@@ -47,19 +54,29 @@ def tables(workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: JsonOpt = False
     with open_workspace(workspace) as ws:
         infos = ws.tables()
     if as_json:
-        print_json([
-            {"name": t.name, "rows": t.row_count, "columns": len(t.columns),
-             "source": t.source, "origin": t.origin, "page": t.page, "stored": t.stored}
-            for t in infos
-        ])
+        print_json(
+            [
+                {
+                    "name": t.name,
+                    "rows": t.row_count,
+                    "columns": len(t.columns),
+                    "source": t.source,
+                    "origin": t.origin,
+                    "page": t.page,
+                    "stored": t.stored,
+                }
+                for t in infos
+            ]
+        )
         return
     table = Table(title=f"Tables in {workspace}")
     for col in ("table", "rows", "columns", "source", "origin"):
         table.add_column(col, justify="right" if col in ("rows", "columns") else "left")
     for t in infos:
         where = "" if t.stored else " (in place)"
-        table.add_row(t.name, str(t.row_count), str(len(t.columns)), short(t.source) + where,
-                      t.origin)
+        table.add_row(
+            t.name, str(t.row_count), str(len(t.columns)), short(t.source) + where, t.origin
+        )
     console.print(table)
 
 
@@ -74,8 +91,10 @@ def schema(
     if as_json:
         print_json(info)
         return
-    console.print(f"[bold]{info.name}[/]  {info.row_count} rows  from {short(info.source)} "
-                  f"{info.origin}", highlight=False)
+    console.print(
+        f"[bold]{info.name}[/]  {info.row_count} rows  from {short(info.source)} {info.origin}",
+        highlight=False,
+    )
     if info.description:
         console.print(info.description, highlight=False)
     table = Table()
@@ -83,16 +102,22 @@ def schema(
         table.add_column(col)
     for c in info.columns:
         key = " [dim](PK)[/]" if c.name in info.primary_key else ""
-        table.add_row(c.name + key, c.type, c.unit or "", c.original if c.original != c.name
-                      else "", " | ".join(c.samples))
+        table.add_row(
+            c.name + key,
+            c.type,
+            c.unit or "",
+            c.original if c.original != c.name else "",
+            " | ".join(c.samples),
+        )
     console.print(table)
     for fk in info.foreign_keys:
         console.print(f"FK ({', '.join(fk.columns)}) → {fk.ref_table}({', '.join(fk.ref_columns)})")
 
 
 def chunks(
-    source: Annotated[str | None, typer.Option("--source", "-s", help="Only this source "
-                                                "(path, file name or id).")] = None,
+    source: Annotated[
+        str | None, typer.Option("--source", "-s", help="Only this source (path, file name or id).")
+    ] = None,
     workspace: WorkspaceOpt = DEFAULT_WORKSPACE,
     as_json: JsonOpt = False,
     limit: Annotated[int, typer.Option(help="Show at most this many chunks.")] = 50,

@@ -20,8 +20,9 @@ def register(app: typer.Typer) -> None:
 
 
 def demo(
-    workspace: Annotated[Path, typer.Option("--workspace", "-w", help="Demo workspace folder.")]
-    = DEMO_WORKSPACE,
+    workspace: Annotated[
+        Path, typer.Option("--workspace", "-w", help="Demo workspace folder.")
+    ] = DEMO_WORKSPACE,
 ) -> None:
     """Build the sample workspace (once) and show its tables, chunks and a few lookups."""
     from tablerag.sample import write_sample
@@ -48,11 +49,17 @@ def demo(
         for col in ("table", "rows", "columns", "from"):
             table.add_column(col)
         for t in ws.tables():
-            table.add_row(t.name, str(t.row_count), str(len(t.columns)),
-                          f"{Path(t.source).name} {t.origin}".strip())
+            table.add_row(
+                t.name,
+                str(t.row_count),
+                str(len(t.columns)),
+                f"{Path(t.source).name} {t.origin}".strip(),
+            )
         console.print(table)
     if failed:
         raise typer.Exit(1)
-    console.print(f"Next: `tablerag tables -w {workspace}`, `tablerag schema fact_sales -w "
-                  f"{workspace}`, `tablerag chunks -w {workspace} --source 退货政策.md`",
-                  highlight=False)
+    console.print(
+        f"Next: `tablerag tables -w {workspace}`, `tablerag schema fact_sales -w "
+        f"{workspace}`, `tablerag chunks -w {workspace} --source 退货政策.md`",
+        highlight=False,
+    )

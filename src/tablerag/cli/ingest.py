@@ -21,8 +21,13 @@ from tablerag.ingest.pipeline import discover
 from tablerag.settings import load_settings
 from tablerag.types import SourceReport
 
-_STYLE = {"added": "green", "replaced": "cyan", "unchanged": "dim", "skipped": "yellow",
-          "failed": "bold red"}
+_STYLE = {
+    "added": "green",
+    "replaced": "cyan",
+    "unchanged": "dim",
+    "skipped": "yellow",
+    "failed": "bold red",
+}
 
 
 def register(app: typer.Typer) -> None:
@@ -41,9 +46,13 @@ def ingest(
     found = discover(targets, exclude=workspace)
     with open_workspace(workspace, create=True, read_only=False) as ws:
         with Progress(
-            TextColumn("[progress.description]{task.description}"), BarColumn(),
-            MofNCompleteColumn(), TimeElapsedColumn(), console=console,
-            transient=True, disable=as_json,
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+            disable=as_json,
         ) as bar:
             task = bar.add_task("ingesting", total=len(found))
 
@@ -67,17 +76,24 @@ def _print(reports: list[SourceReport], summary: dict[str, object]) -> None:
         table.add_column(col, justify="right" if col.startswith(("rows", "chunks")) else "left")
     for r in reports:
         table.add_row(
-            short(r.source), f"[{_STYLE[r.status]}]{r.status}[/]", ", ".join(r.tables),
-            str(r.rows_read), str(r.rows_stored), str(r.chunks), str(len(r.problems)),
+            short(r.source),
+            f"[{_STYLE[r.status]}]{r.status}[/]",
+            ", ".join(r.tables),
+            str(r.rows_read),
+            str(r.rows_stored),
+            str(r.chunks),
+            str(len(r.problems)),
         )
     console.print(table)
     for r in reports:
         if r.error:
-            console.print(f"[{_STYLE[r.status]}]{r.status}[/] {short(r.source)}: {r.error}",
-                          highlight=False)
+            console.print(
+                f"[{_STYLE[r.status]}]{r.status}[/] {short(r.source)}: {r.error}", highlight=False
+            )
         for p in r.problems:
             console.print(f"  [yellow]![/] {short(r.source)} {p.line()}", highlight=False)
     console.print(
         "workspace {workspace}: {sources} sources, {tables} tables, {rows} rows, "
-        "{documents} documents, {chunks} chunks".format(**summary), highlight=False
+        "{documents} documents, {chunks} chunks".format(**summary),
+        highlight=False,
     )

@@ -189,9 +189,7 @@ class _Packer:
     path: tuple[str, ...] = ()
 
     def add(self, unit: str, page: int | None, path: tuple[str, ...]) -> None:
-        if self.units and count_tokens(
-            _PARAGRAPH_SEP.join([*self.units, unit])
-        ) > self.max_tokens:
+        if self.units and count_tokens(_PARAGRAPH_SEP.join([*self.units, unit])) > self.max_tokens:
             last = self.units[-1]
             self.flush()
             tail = _tail(last, self.overlap_tokens) if self.overlap_tokens else ""

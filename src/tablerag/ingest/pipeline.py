@@ -237,8 +237,9 @@ def _load_document(
 ) -> SourceReport:
     assert target.path is not None
     doc = load_document(target.path)
-    doc = Document(source=target.location, title=doc.title, blocks=doc.blocks,
-                   problems=doc.problems)
+    doc = Document(
+        source=target.location, title=doc.title, blocks=doc.blocks, problems=doc.problems
+    )
     problems = list(doc.problems)
     staged: list[StagedTable] = []
     tables: list[TableInfo] = []
@@ -249,8 +250,9 @@ def _load_document(
             continue
         n = len(staged) + 1
         origin = f"table {n}" + (f" on page {block.page}" if block.page else "")
-        st = stage_rows(con, f"{stem}_table_{n}", block.rows[0], block.rows[1:],
-                        origin=origin, page=block.page)
+        st = stage_rows(
+            con, f"{stem}_table_{n}", block.rows[0], block.rows[1:], origin=origin, page=block.page
+        )
         if block.text:
             st.origin = f"{origin}: {block.text}"
         staged.append(st)
@@ -278,9 +280,14 @@ def _load_database(
         _record_table(con, info, source_id, stored=False, rows_read=None)
         chunks.extend(
             chunking.table_chunks(
-                info.name, target.location, [c.name for c in info.columns], [],
-                title=info.description, max_tokens=settings.chunk_size_tokens,
-                start_ordinal=len(chunks), row_count=info.row_count,
+                info.name,
+                target.location,
+                [c.name for c in info.columns],
+                [],
+                title=info.description,
+                max_tokens=settings.chunk_size_tokens,
+                start_ordinal=len(chunks),
+                row_count=info.row_count,
             )
         )
     _insert_chunks(con, source_id, chunks)
@@ -310,8 +317,9 @@ def _store(
     name = sanitize_table_name(staged.name, taken)
     info = store_table(con, staged, name)
     con.execute(f"DROP TABLE IF EXISTS {quote_ident(staged.relation)}")
-    samples = diverse_samples(con, f"data.{quote_ident(info.name)}", info.columns,
-                              settings.sample_values)
+    samples = diverse_samples(
+        con, f"data.{quote_ident(info.name)}", info.columns, settings.sample_values
+    )
     info = replace(
         info,
         description=description or info.description,
@@ -332,16 +340,32 @@ def _record_table(
     con.execute(
         "INSERT INTO tablerag.tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
-            info.name, source_id, stored, info.origin, info.page, info.row_count, rows_read,
-            info.description, list(info.primary_key),
+            info.name,
+            source_id,
+            stored,
+            info.origin,
+            info.page,
+            info.row_count,
+            rows_read,
+            info.description,
+            list(info.primary_key),
             json.dumps([asdict(fk) for fk in info.foreign_keys], ensure_ascii=False),
         ],
     )
     con.executemany(
         "INSERT INTO tablerag.columns VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
-            [source_id, info.name, i, c.name, c.type, c.original, c.unit, list(c.samples),
-             c.description]
+            [
+                source_id,
+                info.name,
+                i,
+                c.name,
+                c.type,
+                c.original,
+                c.unit,
+                list(c.samples),
+                c.description,
+            ]
             for i, c in enumerate(info.columns)
         ],
     )
@@ -363,8 +387,14 @@ def _table_chunks(
         rows = [["" if v is None else str(v) for v in r] for r in fetched]
     title = info.description or info.origin
     return chunking.table_chunks(
-        info.name, location, [c.name for c in info.columns], rows, title=title,
-        page=info.page, max_tokens=settings.chunk_size_tokens, start_ordinal=start_ordinal,
+        info.name,
+        location,
+        [c.name for c in info.columns],
+        rows,
+        title=title,
+        page=info.page,
+        max_tokens=settings.chunk_size_tokens,
+        start_ordinal=start_ordinal,
         row_count=info.row_count,
     )
 
@@ -373,8 +403,17 @@ def _insert_chunks(con: duckdb.DuckDBPyConnection, source_id: str, chunks: Itera
     con.executemany(
         "INSERT INTO tablerag.chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
-            [c.chunk_id, source_id, c.source, c.ordinal, c.text, list(c.heading_path), c.page,
-             c.table, hashlib.sha256(c.text.encode("utf-8")).hexdigest()]
+            [
+                c.chunk_id,
+                source_id,
+                c.source,
+                c.ordinal,
+                c.text,
+                list(c.heading_path),
+                c.page,
+                c.table,
+                hashlib.sha256(c.text.encode("utf-8")).hexdigest(),
+            ]
             for c in chunks
         ],
     )
@@ -420,8 +459,16 @@ def _record_source(
     con.execute(
         "INSERT INTO tablerag.sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
-            source_id, target.location, kind, target.format, fingerprint or None, size,
-            datetime.now(UTC).replace(tzinfo=None), report.rows_read, report.rows_stored,
-            report.chunks, json.dumps([asdict(p) for p in report.problems], ensure_ascii=False),
+            source_id,
+            target.location,
+            kind,
+            target.format,
+            fingerprint or None,
+            size,
+            datetime.now(UTC).replace(tzinfo=None),
+            report.rows_read,
+            report.rows_stored,
+            report.chunks,
+            json.dumps([asdict(p) for p in report.problems], ensure_ascii=False),
         ],
     )

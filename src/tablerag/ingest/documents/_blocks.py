@@ -14,9 +14,15 @@ CLAUSE_START = re.compile(
         [-*+•·●▪◦]\s                                  # bullets
       | \d{1,3}(?:\.\d{1,3})+\s                        # 3.2 Limits
       | \d{1,3}(?:[.．](?!\d)|[)、])                    # 1.  1)  1、
-      | [（(](?:[""" + _CN_NUM + r"""]+|\d+)[）)]      # （一） (1)
-      | 第[""" + _CN_NUM + r"""\d]+条                   # 第三条
-      | [""" + _CN_NUM + r"""]+、                       # 一、
+      | [（(](?:["""
+    + _CN_NUM
+    + r"""]+|\d+)[）)]      # （一） (1)
+      | 第["""
+    + _CN_NUM
+    + r"""\d]+条                   # 第三条
+      | ["""
+    + _CN_NUM
+    + r"""]+、                       # 一、
       | [①-⑳]                                          # circled numbers
       | [a-z][.)]\s                                    # a) b.
     )""",
@@ -105,8 +111,9 @@ def table_block(
     short = sum(1 for row in kept[1:] if len(row) < head)
     if width > head:
         problems.append(
-            Problem(where, f"some rows have {width} cells, the header {head}",
-                    "added unnamed columns")
+            Problem(
+                where, f"some rows have {width} cells, the header {head}", "added unnamed columns"
+            )
         )
     if short:
         verb = "rows have" if short > 1 else "row has"

@@ -81,8 +81,11 @@ def _blocks(document: Any) -> tuple[list[Block], list[Problem]]:
         if isinstance(item, Table):
             tables += 1
             caption = pending_caption
-            if not caption and blocks and blocks[-1].kind == "paragraph" and is_caption(
-                blocks[-1].text
+            if (
+                not caption
+                and blocks
+                and blocks[-1].kind == "paragraph"
+                and is_caption(blocks[-1].text)
             ):
                 caption = blocks.pop().text
             block, found = table_block(_table_rows(item), where=f"table {tables}", caption=caption)

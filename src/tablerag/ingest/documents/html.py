@@ -26,9 +26,40 @@ _DROP = frozenset(
 )
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _INLINE = frozenset(
-    {"a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font", "i", "kbd",
-     "label", "mark", "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time",
-     "u", "var", "wbr", "img", "input", "ins", "del"}
+    {
+        "a",
+        "abbr",
+        "b",
+        "bdi",
+        "bdo",
+        "cite",
+        "code",
+        "data",
+        "dfn",
+        "em",
+        "font",
+        "i",
+        "kbd",
+        "label",
+        "mark",
+        "q",
+        "s",
+        "samp",
+        "small",
+        "span",
+        "strike",
+        "strong",
+        "sub",
+        "sup",
+        "time",
+        "u",
+        "var",
+        "wbr",
+        "img",
+        "input",
+        "ins",
+        "del",
+    }
 )
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_\-]+)""", re.I)
 _MAX_SPAN = 1000

@@ -141,11 +141,7 @@ class _Parser:
         self.tables += 1
         caption = ""
         last = self.blocks[-1] if self.blocks else None
-        if (
-            last is not None
-            and last.kind == "paragraph"
-            and is_caption(last.text)
-        ):
+        if last is not None and last.kind == "paragraph" and is_caption(last.text):
             caption = last.text
             self.blocks.pop()
         block, problems = table_block(rows, where=f"table {self.tables}", caption=caption)

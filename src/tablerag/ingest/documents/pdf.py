@@ -132,7 +132,8 @@ def _layout(pages: list[_Page]) -> _Layout:
         body_lines = [line for line in page.lines if line.size == body]
         edges.extend(line.x1 for line in body_lines)
         gaps.extend(
-            b.top - a.bottom for a, b in zip(body_lines, body_lines[1:], strict=False)
+            b.top - a.bottom
+            for a, b in zip(body_lines, body_lines[1:], strict=False)
             if b.top > a.bottom
         )
     line_gap = statistics.median(gaps) if gaps else 0.0
@@ -174,8 +175,11 @@ def _page_blocks(
             flush()
             last = blocks[-1] if blocks else None
             joined = (
-                last is not None and last.kind == "heading" and last.level == level
-                and prev is not None and prev.size == item.size
+                last is not None
+                and last.kind == "heading"
+                and last.level == level
+                and prev is not None
+                and prev.size == item.size
                 and item.top - prev.bottom < item.size * 0.6
             )
             if joined and last is not None:
