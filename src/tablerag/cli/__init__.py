@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import sys
 
 import typer
@@ -38,32 +39,23 @@ _register_all()
 
 
 def main() -> None:
-    """Entry point: run the app and turn tablerag errors into one clear line, never a traceback."""
+    """Entry point: run the app and turn tablerag errors into one clear line, never a traceback.
+
+    Usage errors, ``--help`` and exit codes are handled by typer's standalone mode; everything
+    else that escapes a command ends here.
+    """
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        app(standalone_mode=False)
+        app()
     except TableragError as exc:
         err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
         sys.exit(2 if isinstance(exc, ConfigError) else 1)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        err_console.print("aborted")
-        sys.exit(130)
-    except KeyboardInterrupt:
-        err_console.print("interrupted")
-        sys.exit(130)
     except Exception as exc:  # noqa: BLE001 - outermost edge: one line, not a traceback
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
+        if os.environ.get("TABLERAG_DEBUG"):
+            raise
         err_console.print(
             f"[bold red]internal error:[/] {type(exc).__name__}: {exc}. "
             "Please report it; run with TABLERAG_DEBUG=1 for the traceback.",
             highlight=False,
         )
-        if __import__("os").environ.get("TABLERAG_DEBUG"):
-            raise
         sys.exit(70)

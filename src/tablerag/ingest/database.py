@@ -1,0 +1,868 @@
+"""Reflect an external database so its tables can be queried in place; no data is copied.
+
+Supported URLs: ``postgresql://`` (also ``postgres://`` and ``postgresql+psycopg://``),
+``sqlite:///path`` and ``duckdb:///path`` (``sqlite:////abs/path`` for an absolute path, as in
+SQLAlchemy). Connections are read-only wherever the driver allows it: PostgreSQL sessions run with
+``default_transaction_read_only=on`` and a ``statement_timeout``; SQLite files are opened with
+``mode=ro``; DuckDB files with ``read_only=True`` and external access off.
+
+For every table and view: columns with their native types, primary key, declared foreign keys,
+table and column comments, the row count and a few *diverse* sample values per column.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+import sqlite3
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import duckdb
+import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import ObjectKind
+from sqlalchemy.engine.interfaces import ReflectedColumn, ReflectedForeignKeyConstraint
+from sqlalchemy.pool import NullPool
+from sqlalchemy.sql import sqltypes
+
+from tablerag.errors import ConfigError, SourceError
+from tablerag.types import ColumnInfo, ForeignKey, Problem, TableInfo
+
+SUPPORTED_URLS = (
+    "postgresql://",
+    "postgres://",
+    "postgresql+psycopg://",
+    "sqlite:///",
+    "duckdb:///",
+)
+"""URL forms :func:`reflect_database` accepts."""
+
+MAX_SAMPLE_CHARS = 80
+"""Longer sample values are cut to this many characters (the last one is "…")."""
+
+SAMPLE_SCAN_ROWS = 200_000
+"""Sample values of larger tables are picked from a sample of about this many rows."""
+
+# Schemes recognised as "a database URL", so that an unsupported one gets a clear ConfigError
+# instead of "file not found".
+_DATABASE_SCHEMES = frozenset(
+    ("postgresql", "postgres", "sqlite", "duckdb", "mysql", "mariadb", "mssql", "oracle")
+    + ("snowflake", "redshift", "bigquery", "clickhouse", "trino", "presto", "db2")
+)
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9]*)(?:\+([A-Za-z0-9_]+))?://")
+_PG_SYSTEM_SCHEMAS = ("pg_", "information_schema")
+
+Family = Literal["ordered", "binary", "other"]
+
+
+@dataclass(frozen=True)
+class DatabaseReflection:
+    """What :func:`reflect_database_report` found: the tables and anything worth reporting."""
+
+    tables: tuple[TableInfo, ...]
+    problems: tuple[Problem, ...] = field(default=())
+
+
+def is_database_url(target: str) -> bool:
+    """Tell whether ``target`` names a database (``scheme://…``) rather than a file path.
+
+    Unsupported databases (``mysql://``…) count as database URLs too, so that
+    :func:`reflect_database` can say what is missing.
+
+    Example:
+        >>> [is_database_url(t) for t in ("postgresql://h/db", "sqlite:///a.db", "data/a.db")]
+        [True, True, False]
+        >>> is_database_url("mysql+pymysql://u@h/db"), is_database_url("https://example.com/")
+        (True, False)
+    """
+    m = _SCHEME.match(target.strip())
+    return m is not None and m.group(1).lower() in _DATABASE_SCHEMES
+
+
+def redact_url(url: str) -> str:
+    """Hide the password of a database URL, for reports and messages.
+
+    Example:
+        >>> redact_url("postgresql://bob:s3cret@db.example.com:5432/sales")
+        'postgresql://bob:***@db.example.com:5432/sales'
+        >>> redact_url("postgresql://db/sales?user=bob&password=s3cret&sslmode=require")
+        'postgresql://db/sales?user=bob&password=***&sslmode=require'
+        >>> redact_url("sqlite:///data/shop.db")
+        'sqlite:///data/shop.db'
+    """
+    head, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    end = len(rest)
+    for ch in "/?#":
+        idx = rest.find(ch, rest.rfind("@") + 1 if "@" in rest else 0)
+        if idx != -1:
+            end = min(end, idx)
+    authority, tail = rest[:end], rest[end:]
+    if "@" in authority:
+        userinfo, host = authority.rsplit("@", 1)
+        if ":" in userinfo:
+            authority = f"{userinfo.split(':', 1)[0]}:***@{host}"
+    tail = re.sub(r"(?i)([?&](?:password|passwd|pwd)=)[^&#]*", r"\1***", tail)
+    return f"{head}://{authority}{tail}"
+
+
+def reflect_database(url: str, *, sample_values: int = 5, timeout_s: float = 10) -> list[TableInfo]:
+    """Read the catalog of an external database: tables, views, columns, keys, comments, samples.
+
+    Args:
+        url: ``postgresql://user:pw@host:port/db``, ``sqlite:///path`` or ``duckdb:///path``.
+        sample_values: diverse sample values to keep per column (binary columns get none).
+        timeout_s: limit for connecting and for each query; an exact row count that runs
+            longer falls back to the planner estimate (PostgreSQL) or the stored estimate (DuckDB).
+
+    Returns:
+        One :class:`TableInfo` per table or view, sorted by name; ``name`` is ``schema.table``
+        outside the default schema (``public``/``main``); ``origin`` is ``"table"``, ``"view"``
+        or ``"materialized view"``; ``source`` is the URL without its password; ``row_count`` is
+        -1 when unknown.
+
+    Raises:
+        ConfigError: the URL's scheme is not supported or the URL is malformed.
+        SourceError: the database cannot be reached or read (down, refused, wrong password,
+            missing file, not a database).
+    """
+    return list(
+        reflect_database_report(url, sample_values=sample_values, timeout_s=timeout_s).tables
+    )
+
+
+def reflect_database_report(
+    url: str, *, sample_values: int = 5, timeout_s: float = 10
+) -> DatabaseReflection:
+    """Like :func:`reflect_database`, also returning problems (estimated counts, skipped samples).
+
+    Raises:
+        ConfigError: the URL's scheme is not supported or the URL is malformed.
+        SourceError: the database cannot be reached or read.
+    """
+    source = redact_url(url)
+    problems: list[Problem] = []
+    with _open_backend(url, timeout_s) as backend:
+        tables = [
+            _describe(backend, rel, sample_values, timeout_s, problems)
+            for rel in backend.relations()
+        ]
+        problems[:0] = backend.problems
+    tables.sort(key=lambda t: t.name)
+    if not tables:
+        problems.append(Problem("", "the database has no tables or views", "nothing to query"))
+    return DatabaseReflection(tuple(replace(t, source=source) for t in tables), tuple(problems))
+
+
+# --------------------------------------------------------------------------- backends
+
+
+def quote_ident(name: str) -> str:
+    """Quote an identifier the standard SQL way (DuckDB, PostgreSQL, SQLite).
+
+    Example:
+        >>> print(quote_ident('a"b'))
+        "a""b"
+    """
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _truncate(value: str) -> str:
+    """Cut a sample value to MAX_SAMPLE_CHARS, marking the cut.
+
+    Example:
+        >>> len(_truncate("x" * 200)), _truncate("short")
+        (80, 'short')
+    """
+    return value if len(value) <= MAX_SAMPLE_CHARS else value[: MAX_SAMPLE_CHARS - 1] + "…"
+
+
+class _TimedOut(Exception):
+    """A query ran past the time limit (internal; never leaves this module)."""
+
+
+@dataclass(frozen=True)
+class _Relation:
+    schema: str
+    name: str
+    kind: str
+    comment: str
+
+
+@dataclass(frozen=True)
+class _Column:
+    name: str
+    type: str
+    comment: str
+    family: Family
+
+
+@dataclass(frozen=True)
+class _Keys:
+    primary: tuple[str, ...]
+    foreign: tuple[ForeignKey, ...]
+
+
+class _Backend(ABC):
+    """The few things :func:`_describe` needs from one kind of database."""
+
+    default_schema: str = "main"
+    problems: list[Problem]
+    text_type: str = "VARCHAR"
+    hash_function: str = "md5"
+    estimate_label: str = "stored estimate"
+
+    @abstractmethod
+    def relations(self) -> list[_Relation]:
+        """Tables and views outside the system schemas."""
+
+    @abstractmethod
+    def columns(self, rel: _Relation) -> list[_Column]:
+        """Columns in table order."""
+
+    @abstractmethod
+    def keys(self, rel: _Relation) -> _Keys:
+        """Primary key and declared foreign keys."""
+
+    @abstractmethod
+    def query(self, sql: str) -> list[tuple[Any, ...]]:
+        """Run ``sql`` within the time limit; raise ``_TimedOut`` past it."""
+
+    def estimate_rows(self, rel: _Relation) -> int | None:
+        """A cheap row estimate, or None."""
+        return None
+
+    def sample_source(self, rel: _Relation, row_count: int) -> str:
+        """FROM-clause text that reads at most about SAMPLE_SCAN_ROWS rows of ``rel``."""
+        if 0 <= row_count <= SAMPLE_SCAN_ROWS:
+            return self.qualified(rel)
+        return f"(SELECT * FROM {self.qualified(rel)} LIMIT {SAMPLE_SCAN_ROWS}) AS s"
+
+    def quote(self, name: str) -> str:
+        """Quote one identifier."""
+        return quote_ident(name)
+
+    def qualified(self, rel: _Relation) -> str:
+        return f"{self.quote(rel.schema)}.{self.quote(rel.name)}"
+
+    def not_binary(self, quoted: str) -> str:
+        """Extra WHERE condition that drops binary values of a column typed loosely."""
+        return ""
+
+    def display(self, schema: str | None, name: str) -> str:
+        return name if schema in (None, "", self.default_schema) else f"{schema}.{name}"
+
+
+class _SQLAlchemyBackend(_Backend):
+    """PostgreSQL and SQLite through SQLAlchemy's inspector."""
+
+    def __init__(self, conn: sa.Connection, timeout_s: float) -> None:
+        self.conn = conn
+        self.timeout_s = timeout_s
+        self.problems = []
+        self.dialect = conn.dialect.name
+        self.inspector = sa.inspect(conn)
+        self.default_schema = self.inspector.default_schema_name or "main"
+        if self.dialect == "postgresql":
+            self.text_type, self.estimate_label = "text", "planner estimate"
+        else:
+            self.text_type, self.hash_function = "TEXT", "tablerag_md5"
+        self._columns: dict[tuple[str, str], list[ReflectedColumn]] = {}
+        self._pks: dict[tuple[str, str], tuple[str, ...]] = {}
+        self._fks: dict[tuple[str, str], list[ReflectedForeignKeyConstraint]] = {}
+        self._deadline = math.inf
+
+    def relations(self) -> list[_Relation]:
+        out: list[_Relation] = []
+        for schema in self.inspector.get_schema_names():
+            if schema.startswith(_PG_SYSTEM_SCHEMAS):
+                continue
+            kinds = {n: "table" for n in self.inspector.get_table_names(schema)}
+            kinds |= {n: "view" for n in self.inspector.get_view_names(schema)}
+            if self.dialect == "postgresql":
+                kinds |= {
+                    n: "materialized view"
+                    for n in self.inspector.get_materialized_view_names(schema)
+                }
+            comments = self._comments(schema)
+            self._read_columns(schema, list(kinds))
+            for (_, name), pk in self.inspector.get_multi_pk_constraint(schema=schema).items():
+                self._pks[(schema, name)] = tuple(pk.get("constrained_columns") or ())
+            for (_, name), fks in self.inspector.get_multi_foreign_keys(schema=schema).items():
+                self._fks[(schema, name)] = list(fks)
+            out += [
+                _Relation(schema, name, kind, comments.get(name, ""))
+                for name, kind in kinds.items()
+                if (schema, name) in self._columns
+            ]
+        return out
+
+    def _read_columns(self, schema: str, names: list[str]) -> None:
+        try:
+            found = self.inspector.get_multi_columns(schema=schema, kind=ObjectKind.ANY)
+            self._columns |= {(schema, name): list(cols) for (_, name), cols in found.items()}
+            return
+        except sa_exc.DBAPIError as exc:  # one broken view (SQLite) fails the whole schema
+            _raise_if_disconnected(exc)
+        for name in names:
+            try:
+                self._columns[(schema, name)] = self.inspector.get_columns(name, schema)
+            except sa_exc.DBAPIError as exc:
+                _raise_if_disconnected(exc)
+                self.problems.append(
+                    Problem(
+                        self.display(schema, name),
+                        f"its columns cannot be read: {_first_line(exc)}",
+                        "skipped",
+                    )
+                )
+
+    def _comments(self, schema: str) -> dict[str, str]:
+        try:
+            found = self.inspector.get_multi_table_comment(schema=schema, kind=ObjectKind.ANY)
+        except NotImplementedError:  # SQLite has no table comments
+            return {}
+        return {name: (c or {}).get("text") or "" for (_, name), c in found.items()}
+
+    def columns(self, rel: _Relation) -> list[_Column]:
+        out: list[_Column] = []
+        for col in self._columns.get((rel.schema, rel.name), []):
+            col_type = col["type"]
+            out.append(
+                _Column(
+                    col["name"],
+                    self._type_name(col_type),
+                    col.get("comment") or "",
+                    _sa_family(col_type),
+                )
+            )
+        return out
+
+    def _type_name(self, col_type: sa.types.TypeEngine[Any]) -> str:
+        if isinstance(col_type, sqltypes.NullType):
+            return "ANY"  # SQLite column without a declared type
+        try:
+            return str(col_type.compile(dialect=self.conn.dialect))
+        except sa_exc.CompileError:
+            return type(col_type).__name__.upper()
+
+    def keys(self, rel: _Relation) -> _Keys:
+        fks = tuple(
+            ForeignKey(
+                tuple(fk["constrained_columns"]),
+                # SQLAlchemy leaves referred_schema empty for the default schema
+                self.display(fk.get("referred_schema"), fk["referred_table"]),
+                tuple(fk["referred_columns"]),
+            )
+            for fk in self._fks.get((rel.schema, rel.name), [])
+        )
+        return _Keys(self._pks.get((rel.schema, rel.name), ()), fks)
+
+    def quote(self, name: str) -> str:
+        return str(self.conn.dialect.identifier_preparer.quote_identifier(name))
+
+    def not_binary(self, quoted: str) -> str:
+        # SQLite columns are typed per value: a TEXT column may still hold blobs.
+        return f" AND typeof({quoted}) <> 'blob'" if self.dialect == "sqlite" else ""
+
+    def query(self, sql: str) -> list[tuple[Any, ...]]:
+        self._deadline = time.monotonic() + self.timeout_s
+        try:
+            return [tuple(r) for r in self.conn.exec_driver_sql(sql).fetchall()]
+        except sa_exc.OperationalError as exc:
+            if _is_timeout(exc.orig):
+                raise _TimedOut from exc
+            raise
+        finally:
+            self._deadline = math.inf
+
+    def progress(self) -> int:
+        """SQLite progress handler: a non-zero return interrupts the running query."""
+        return int(time.monotonic() > self._deadline)
+
+    def estimate_rows(self, rel: _Relation) -> int | None:
+        if self.dialect != "postgresql":
+            return None
+        row = self.conn.exec_driver_sql(
+            "SELECT CASE WHEN c.reltuples >= 0 THEN c.reltuples::bigint END, s.n_live_tup "
+            "FROM pg_class c LEFT JOIN pg_stat_all_tables s ON s.relid = c.oid "
+            "WHERE c.oid = to_regclass(%(name)s)",
+            {"name": self.qualified(rel)},
+        ).fetchone()
+        if row is None:
+            return None
+        return next((int(v) for v in row if v is not None), None)
+
+    def sample_source(self, rel: _Relation, row_count: int) -> str:
+        if self.dialect == "postgresql" and rel.kind != "view" and row_count > SAMPLE_SCAN_ROWS:
+            pct = max(0.01, 100.0 * SAMPLE_SCAN_ROWS / row_count)
+            return f"{self.qualified(rel)} TABLESAMPLE SYSTEM ({pct:.4f}) REPEATABLE (42)"
+        return super().sample_source(rel, row_count)
+
+
+class _DuckDBBackend(_Backend):
+    """A DuckDB file through its own catalog functions."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, timeout_s: float) -> None:
+        self.con = con
+        self.timeout_s = timeout_s
+        self.problems = []
+
+    def _catalog(self, sql: str) -> list[tuple[Any, ...]]:
+        return self.con.execute(sql).fetchall()
+
+    def relations(self) -> list[_Relation]:
+        where = "WHERE NOT internal AND NOT temporary AND database_name = current_database()"
+        tables = self._catalog(
+            f"SELECT schema_name, table_name, comment FROM duckdb_tables() {where}"
+        )
+        views = self._catalog(f"SELECT schema_name, view_name, comment FROM duckdb_views() {where}")
+        return [_Relation(s, n, "table", c or "") for s, n, c in tables] + [
+            _Relation(s, n, "view", c or "") for s, n, c in views
+        ]
+
+    def columns(self, rel: _Relation) -> list[_Column]:
+        rows = self.con.execute(
+            "SELECT column_name, data_type, comment FROM duckdb_columns() "
+            "WHERE database_name = current_database() AND schema_name = ? AND table_name = ? "
+            "ORDER BY column_index",
+            [rel.schema, rel.name],
+        ).fetchall()
+        return [_Column(n, t, c or "", _duckdb_family(t)) for n, t, c in rows]
+
+    def keys(self, rel: _Relation) -> _Keys:
+        rows = self.con.execute(
+            "SELECT constraint_type, constraint_column_names, referenced_table, "
+            "referenced_column_names FROM duckdb_constraints() "
+            "WHERE database_name = current_database() AND schema_name = ? AND table_name = ? "
+            "AND constraint_type IN ('PRIMARY KEY', 'FOREIGN KEY') ORDER BY constraint_index",
+            [rel.schema, rel.name],
+        ).fetchall()
+        primary: tuple[str, ...] = ()
+        foreign: list[ForeignKey] = []
+        for kind, cols, ref_table, ref_cols in rows:
+            if kind == "PRIMARY KEY":
+                primary = tuple(cols)
+            else:  # DuckDB foreign keys never cross schemas
+                foreign.append(
+                    ForeignKey(tuple(cols), self.display(rel.schema, ref_table), tuple(ref_cols))
+                )
+        return _Keys(primary, tuple(foreign))
+
+    def query(self, sql: str) -> list[tuple[Any, ...]]:
+        timer = threading.Timer(self.timeout_s, self.con.interrupt)
+        timer.start()
+        try:
+            return self.con.execute(sql).fetchall()
+        except duckdb.InterruptException as exc:
+            raise _TimedOut from exc
+        finally:
+            timer.cancel()
+
+    def estimate_rows(self, rel: _Relation) -> int | None:
+        row = self.con.execute(
+            "SELECT estimated_size FROM duckdb_tables() WHERE database_name = current_database() "
+            "AND schema_name = ? AND table_name = ?",
+            [rel.schema, rel.name],
+        ).fetchone()
+        return int(row[0]) if row and row[0] is not None else None
+
+
+def _sa_family(col_type: sa.types.TypeEngine[Any]) -> Family:
+    if isinstance(col_type, sqltypes.LargeBinary | sqltypes.BINARY | sqltypes.VARBINARY):
+        return "binary"
+    if isinstance(
+        col_type,
+        sqltypes.Numeric
+        | sqltypes.Float
+        | sqltypes.Integer
+        | sqltypes.Date
+        | sqltypes.DateTime
+        | sqltypes.Time
+        | sqltypes.Interval,
+    ):
+        return "ordered"
+    return "other"
+
+
+_DUCKDB_ORDERED = re.compile(
+    r"^(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|REAL|DECIMAL|NUMERIC|DATE|TIME"
+    r"|TIMESTAMP|INTERVAL)\b"
+)
+
+
+def _duckdb_family(type_name: str) -> Family:
+    t = type_name.upper()
+    if t in ("BLOB", "BYTEA", "BINARY", "VARBINARY", "BIT", "BITSTRING"):
+        return "binary"
+    return "ordered" if _DUCKDB_ORDERED.match(t) else "other"
+
+
+# --------------------------------------------------------------------------- describing
+
+
+def _describe(
+    b: _Backend, rel: _Relation, k: int, timeout_s: float, problems: list[Problem]
+) -> TableInfo:
+    """Build the TableInfo of one relation: keys, comments, row count and samples."""
+    name = b.display(rel.schema, rel.name)
+    keys = _Keys((), ()) if rel.kind == "view" else b.keys(rel)
+    row_count = _row_count(b, rel, name, timeout_s, problems)
+    columns: list[ColumnInfo] = []
+    sampling = k > 0
+    for col in b.columns(rel):
+        samples: tuple[str, ...] = ()
+        if sampling and col.family != "binary":
+            try:
+                samples = _samples(b, rel, col, k, row_count)
+            except _TimedOut:
+                sampling = False
+                problems.append(
+                    Problem(
+                        name,
+                        f"sample values took longer than {timeout_s:g} s",
+                        f"no samples from column {col.name!r} on",
+                    )
+                )
+            except (sa_exc.DBAPIError, duckdb.Error) as exc:
+                _raise_if_disconnected(exc)
+                problems.append(
+                    Problem(
+                        f"{name}.{col.name}", _first_line(exc), "no sample values for this column"
+                    )
+                )
+        columns.append(
+            ColumnInfo(
+                col.name, col.type, original=col.name, samples=samples, description=col.comment
+            )
+        )
+    return TableInfo(
+        name=name,
+        source="",
+        columns=tuple(columns),
+        row_count=row_count,
+        origin=rel.kind,
+        description=rel.comment,
+        primary_key=keys.primary,
+        foreign_keys=keys.foreign,
+        stored=False,
+    )
+
+
+def _row_count(
+    b: _Backend, rel: _Relation, name: str, timeout_s: float, problems: list[Problem]
+) -> int:
+    try:
+        rows = b.query(f"SELECT count(*) FROM {b.qualified(rel)}")
+        return int(rows[0][0])
+    except (sa_exc.DBAPIError, duckdb.Error) as exc:
+        # e.g. a view over a dropped table, or one whose functions try to write
+        _raise_if_disconnected(exc)
+        problems.append(
+            Problem(name, f"counting rows failed: {_first_line(exc)}", "row count unknown (-1)")
+        )
+        return -1
+    except _TimedOut:
+        estimate = b.estimate_rows(rel)
+        if estimate is None:
+            problems.append(
+                Problem(
+                    name,
+                    f"counting rows took longer than {timeout_s:g} s",
+                    "row count unknown (-1)",
+                )
+            )
+            return -1
+        problems.append(
+            Problem(
+                name,
+                f"counting rows took longer than {timeout_s:g} s",
+                f"used the {b.estimate_label} of {estimate:,} rows",
+            )
+        )
+        return estimate
+
+
+def _samples(b: _Backend, rel: _Relation, col: _Column, k: int, row_count: int) -> tuple[str, ...]:
+    """Diverse values: the most frequent, the extremes of ordered types, then hash-spread ones."""
+    q = b.quote(col.name)
+    src = b.sample_source(rel, row_count)
+    values = (
+        f"SELECT CAST({q} AS {b.text_type}) AS v FROM {src} WHERE {q} IS NOT NULL{b.not_binary(q)}"
+    )
+    grouped = f"SELECT v, count(*) AS n FROM ({values}) AS x WHERE v <> '' GROUP BY v"
+    # One scan: part 0 is the most frequent value, part 1 the values spread by a hash.
+    found = b.query(
+        f"WITH g AS ({grouped}) "
+        f"SELECT * FROM (SELECT 0 AS part, '' AS h, v FROM g ORDER BY n DESC, v LIMIT 1) AS t "
+        f"UNION ALL SELECT * FROM (SELECT 1 AS part, {b.hash_function}(v) AS h, v FROM g "
+        f"ORDER BY h, v LIMIT {k}) AS s ORDER BY 1, 2, 3"
+    )
+    top = [r[2] for r in found if r[0] == 0]
+    spread = [r[2] for r in found if r[0] == 1]
+    extremes: list[Any] = []
+    if col.family == "ordered":
+        row = b.query(
+            f"SELECT CAST(min({q}) AS {b.text_type}), CAST(max({q}) AS {b.text_type}) FROM {src}"
+        )
+        extremes = list(row[0]) if row else []
+    picked: list[str] = []
+    for value in [*top, *extremes, *spread]:
+        if value is None or str(value).strip() == "":
+            continue
+        text = _truncate(str(value))
+        if text not in picked:
+            picked.append(text)
+        if len(picked) == k:
+            break
+    return tuple(picked)
+
+
+def _raise_if_disconnected(exc: Exception) -> None:
+    """A lost connection ends the reflection; a failing query on one relation does not."""
+    if isinstance(exc, sa_exc.DBAPIError) and exc.connection_invalidated:
+        raise exc
+
+
+def _first_line(exc: BaseException) -> str:
+    orig = getattr(exc, "orig", None) or exc
+    return (str(orig).strip().splitlines() or [type(orig).__name__])[0]
+
+
+def _is_timeout(orig: BaseException | None) -> bool:
+    text = str(orig).lower()
+    return "statement timeout" in text or "interrupted" in text or "canceling statement" in text
+
+
+# --------------------------------------------------------------------------- connecting
+
+
+@contextmanager
+def _open_backend(url: str, timeout_s: float) -> Iterator[_Backend]:
+    m = _SCHEME.match(url.strip())
+    scheme = m.group(1).lower() if m else ""
+    driver = (m.group(2) or "").lower() if m else ""
+    source = redact_url(url)
+    if scheme in ("postgresql", "postgres") and driver in ("", "psycopg"):
+        with _postgres(url, source, timeout_s) as backend:
+            yield backend
+    elif scheme == "sqlite" and not driver:
+        with _sqlite(_file_path(url, "sqlite"), source, timeout_s) as backend:
+            yield backend
+    elif scheme == "duckdb" and not driver:
+        with _duckdb(_file_path(url, "duckdb"), source, timeout_s) as backend:
+            yield backend
+    elif scheme in ("mysql", "mariadb"):
+        raise ConfigError(
+            f"MySQL/MariaDB source {source!r} needs the extra driver PyMySQL "
+            "(`pip install pymysql`), which tablerag does not bundle and does not support yet; "
+            "meanwhile export the tables to CSV or Parquet and ingest those files."
+        )
+    else:
+        raise ConfigError(
+            f"Unsupported database URL {source!r}; use one of: {', '.join(SUPPORTED_URLS)} "
+            "(e.g. postgresql://user:password@host:5432/db or sqlite:///path/to/file.db)."
+        )
+
+
+def _file_path(url: str, kind: str) -> Path:
+    rest = url.strip().split("://", 1)[1]
+    path = rest[1:].split("?", 1)[0] if rest.startswith("/") else ""
+    if not path or path == ":memory:":
+        raise ConfigError(
+            f"{url!r} names no file; write {kind}:///relative/path.db or "
+            f"{kind}:////absolute/path.db."
+        )
+    return Path(path).expanduser()
+
+
+def _check_file(path: Path, source: str, scheme: str) -> None:
+    kind = {"sqlite": "SQLite", "duckdb": "DuckDB"}[scheme]
+    if not path.exists():
+        raise SourceError(
+            source,
+            f"The {kind} file {str(path)!r} does not exist; check the path "
+            f"in the URL ({scheme}:////absolute/path or {scheme}:///relative).",
+        )
+    if not path.is_file():
+        raise SourceError(
+            source, f"{str(path)!r} is not a file; give the path of a {kind} database file."
+        )
+
+
+@contextmanager
+def _postgres(url: str, source: str, timeout_s: float) -> Iterator[_Backend]:
+    try:
+        parsed = sa.make_url(url.strip()).set(drivername="postgresql+psycopg")
+    except (sa_exc.ArgumentError, ValueError) as exc:  # ValueError: non-numeric port
+        raise ConfigError(
+            f"Malformed database URL {source!r} ({exc}); write "
+            "postgresql://user:password@host:5432/dbname."
+        ) from exc
+    ms = max(1, int(timeout_s * 1000))
+    engine = sa.create_engine(
+        parsed,
+        poolclass=NullPool,
+        isolation_level="AUTOCOMMIT",
+        connect_args={
+            "connect_timeout": max(2, math.ceil(timeout_s)),
+            "application_name": "tablerag",
+            "options": f"-c default_transaction_read_only=on -c statement_timeout={ms}",
+        },
+    )
+    try:
+        with _map_errors(source, parsed.password), engine.connect() as conn:
+            yield _SQLAlchemyBackend(conn, timeout_s)
+    finally:
+        engine.dispose()
+
+
+@contextmanager
+def _sqlite(path: Path, source: str, timeout_s: float) -> Iterator[_Backend]:
+    _check_file(path, source, "sqlite")
+    uri = path.resolve().as_uri() + "?mode=ro"
+    holder: list[_SQLAlchemyBackend] = []
+
+    def connect() -> sqlite3.Connection:
+        con = sqlite3.connect(uri, uri=True, timeout=timeout_s, check_same_thread=False)
+        con.create_function("tablerag_md5", 1, _md5_text, deterministic=True)
+        con.set_progress_handler(lambda: holder[0].progress() if holder else 0, 10_000)
+        return con
+
+    engine = sa.create_engine("sqlite://", creator=connect, poolclass=NullPool)
+    try:
+        with _map_errors(source, None, sqlite_path=path), engine.connect() as conn:
+            holder.append(_SQLAlchemyBackend(conn, timeout_s))
+            yield holder[0]
+    finally:
+        engine.dispose()
+
+
+def _md5_text(value: object) -> str:
+    return hashlib.md5(str(value).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@contextmanager
+def _duckdb(path: Path, source: str, timeout_s: float) -> Iterator[_Backend]:
+    _check_file(path, source, "duckdb")
+    try:
+        con = duckdb.connect(str(path), read_only=True, config={"enable_external_access": False})
+    except duckdb.Error as exc:
+        raise SourceError(source, _duckdb_open_message(path, exc)) from exc
+    try:
+        with _map_errors(source, None):
+            yield _DuckDBBackend(con, timeout_s)
+    finally:
+        con.close()
+
+
+def _duckdb_open_message(path: Path, exc: duckdb.Error) -> str:
+    text = str(exc)
+    if "lock" in text.lower():
+        return (
+            f"The DuckDB file {str(path)!r} is open for writing in another process; close "
+            "that process (or copy the file) and try again."
+        )
+    if "version" in text.lower():
+        return (
+            f"The DuckDB file {str(path)!r} was written by an incompatible DuckDB version "
+            f"({_first_line(exc)}); export it with that version or upgrade duckdb."
+        )
+    return (
+        f"{str(path)!r} is not a readable DuckDB database ({_first_line(exc)}); check that "
+        "the URL points to a .duckdb file."
+    )
+
+
+@contextmanager
+def _map_errors(
+    source: str, password: str | None, *, sqlite_path: Path | None = None
+) -> Iterator[None]:
+    """Turn driver errors into one SourceError sentence without the password."""
+    try:
+        yield
+    except (sa_exc.DBAPIError, duckdb.Error) as exc:
+        if sqlite_path is not None:
+            message = _sqlite_message(sqlite_path, exc)
+        elif isinstance(exc, duckdb.Error):
+            message = (
+                f"Reading the DuckDB catalog of {source!r} failed ({_first_line(exc)}); "
+                "check the file with the duckdb CLI."
+            )
+        else:
+            message = _postgres_message(source, exc)
+        if password:
+            message = message.replace(password, "***")
+        raise SourceError(source, message) from exc
+
+
+def _sqlite_message(path: Path, exc: BaseException) -> str:
+    text = _first_line(exc)
+    if "not a database" in text or "malformed" in text:
+        return (
+            f"{str(path)!r} is not a SQLite database ({text}); check that the URL points "
+            "to a SQLite file."
+        )
+    return f"Reading the SQLite file {str(path)!r} failed ({text}); check the file."
+
+
+def _postgres_message(source: str, exc: sa_exc.DBAPIError) -> str:
+    text = str(exc.orig)
+    low = text.lower()
+    url = sa.make_url(source)
+    where = f"{url.host or 'localhost'}:{url.port or 5432}"
+    if "connection refused" in low or "no such file or directory" in low:
+        return (
+            f"Cannot connect to PostgreSQL at {where}: the connection was refused; check that "
+            "the server is running and that host and port in the URL are right."
+        )
+    if "timeout expired" in low or "timed out" in low:
+        return (
+            f"Connecting to PostgreSQL at {where} timed out; check the host, the port and "
+            "any firewall in between."
+        )
+    if "could not translate host name" in low or "failed to resolve host" in low:
+        return f"Host {url.host!r} was not found; check the host name in the URL."
+    m = re.search(r'database "([^"]+)" does not exist', text)
+    if m:
+        return (
+            f"Database {m.group(1)!r} does not exist on {where}; check the database name in "
+            "the URL."
+        )
+    if "password authentication failed" in low or "no password supplied" in low:
+        return (
+            f"PostgreSQL at {where} rejected the login of user {url.username!r}; check the "
+            "user name and password in the URL."
+        )
+    m = re.search(r'role "([^"]+)" does not exist', text)
+    if m:
+        return f"PostgreSQL user {m.group(1)!r} does not exist on {where}; check the URL."
+    if _is_timeout(exc.orig):
+        return (
+            f"Reading the catalog of {source!r} took longer than the time limit; retry with a "
+            "larger timeout."
+        )
+    return (
+        f"Reading PostgreSQL at {where} failed ({_first_line(exc)}); check the URL and the "
+        "user's permissions."
+    )
+
+
+__all__ = [
+    "SAMPLE_SCAN_ROWS",
+    "SUPPORTED_URLS",
+    "DatabaseReflection",
+    "is_database_url",
+    "redact_url",
+    "reflect_database",
+    "reflect_database_report",
+]
