@@ -66,4 +66,17 @@ MIGRATIONS: tuple[str, ...] = (
         content_hash VARCHAR NOT NULL
     );
     """,
+    # 2: descriptions people supplied (merged into the catalog on read)
+    """
+    CREATE TABLE tablerag.annotations (
+        source_id    VARCHAR NOT NULL,
+        table_name   VARCHAR NOT NULL,
+        column_name  VARCHAR,                   -- NULL: the annotation is about the table
+        description  VARCHAR NOT NULL DEFAULT '',
+        unit         VARCHAR,
+        sensitive    BOOLEAN NOT NULL DEFAULT false,
+        primary_key  VARCHAR[] NOT NULL DEFAULT [],
+        foreign_keys JSON NOT NULL DEFAULT '[]'
+    );
+    """,
 )

@@ -80,6 +80,8 @@ class ColumnInfo:
     unit: str | None = None
     samples: tuple[str, ...] = ()
     description: str = ""
+    sensitive: bool = False
+    """Marked sensitive (by a person or a rule): never shown to a model, masked in results."""
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from tablerag.errors import ConfigError, WorkspaceError
+from tablerag.ingest.annotations import Annotation
 from tablerag.migrations import MIGRATIONS
 from tablerag.types import Chunk, ColumnInfo, ForeignKey, Problem, TableInfo
 
@@ -229,7 +230,8 @@ class Workspace:
             params,
         ).fetchall()
         columns = self._columns({r[8] for r in rows})
-        return [
+        notes = self._annotations()
+        infos = [
             TableInfo(
                 name=r[0],
                 source=r[1],
@@ -247,6 +249,24 @@ class Workspace:
             )
             for r in rows
         ]
+        return [_annotate(t, notes) for t in infos] if notes else infos
+
+    def _annotations(self) -> dict[tuple[str, str | None], Annotation]:
+        rows = self.con.execute(
+            "SELECT table_name, column_name, description, unit, sensitive, primary_key, "
+            "foreign_keys FROM tablerag.annotations ORDER BY source_id"
+        ).fetchall()
+        return {
+            (r[0], r[1]): Annotation(
+                table=r[0], column=r[1], description=r[2], unit=r[3], sensitive=r[4],
+                primary_key=tuple(r[5]),
+                foreign_keys=tuple(
+                    ForeignKey(tuple(fk["columns"]), fk["ref_table"], tuple(fk["ref_columns"]))
+                    for fk in json.loads(r[6])
+                ),
+            )
+            for r in rows
+        }
 
     def _columns(self, source_ids: set[str]) -> dict[tuple[str, str], list[ColumnInfo]]:
         out: dict[tuple[str, str], list[ColumnInfo]] = {}
@@ -326,6 +346,32 @@ class Workspace:
         from tablerag.ingest.pipeline import ingest
 
         return ingest(self, targets, **options)
+
+
+def _annotate(info: TableInfo, notes: dict[tuple[str, str | None], Annotation]) -> TableInfo:
+    """Merge what people said about a table into what ingestion found (ingestion wins on facts,
+    people win on descriptions)."""
+    table_note = notes.get((info.name, None))
+    columns = []
+    for c in info.columns:
+        note = notes.get((info.name, c.name))
+        if note is not None:
+            c = replace(
+                c,
+                description=c.description or note.description,
+                unit=c.unit or note.unit,
+                sensitive=c.sensitive or note.sensitive,
+            )
+        columns.append(c)
+    if table_note is None:
+        return replace(info, columns=tuple(columns))
+    return replace(
+        info,
+        description=info.description or table_note.description,
+        primary_key=info.primary_key or table_note.primary_key,
+        foreign_keys=info.foreign_keys or table_note.foreign_keys,
+        columns=tuple(columns),
+    )
 
 
 def _open_failure(db: Path, exc: duckdb.IOException) -> str:

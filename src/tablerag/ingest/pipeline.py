@@ -21,7 +21,8 @@ import duckdb
 from tablerag.catalog import diverse_samples, quote_ident
 from tablerag.errors import ConfigError, SourceError, TableragError
 from tablerag.ingest import chunking
-from tablerag.ingest.database import is_database_url, redact_url, reflect_database
+from tablerag.ingest.annotations import is_descriptions_file, read_descriptions
+from tablerag.ingest.database import is_database_url, redact_url, reflect_database_report
 from tablerag.ingest.documents import DOCUMENT_SUFFIXES, load_document
 from tablerag.ingest.staging import StagedTable
 from tablerag.ingest.store import sanitize_table_name, store_table
@@ -198,7 +199,7 @@ def _forget(con: duckdb.DuckDBPyConnection, source_id: str) -> None:
     ).fetchall()
     for (name,) in stored:
         con.execute(f"DROP TABLE IF EXISTS data.{quote_ident(name)}")
-    for table in ("chunks", "columns", "tables", "documents", "sources"):
+    for table in ("chunks", "columns", "tables", "documents", "annotations", "sources"):
         con.execute(f"DELETE FROM tablerag.{table} WHERE source_id = ?", [source_id])
 
 
@@ -208,6 +209,8 @@ def _load(
     if target.url is not None:
         return _load_database(con, target, source_id, settings)
     assert target.path is not None
+    if is_descriptions_file(target.path):
+        return _load_descriptions(con, target, source_id)
     if target.path.suffix.lower() in TABLE_SUFFIXES:
         return _load_table_file(con, target, source_id, settings)
     return _load_document(con, target, source_id, settings)
@@ -270,11 +273,39 @@ def _load_document(
     return _report(target, tables, staged, chunks, problems)
 
 
+def _load_descriptions(
+    con: duckdb.DuckDBPyConnection, target: Target, source_id: str
+) -> SourceReport:
+    assert target.path is not None
+    notes = read_descriptions(target.path)
+    con.executemany(
+        "INSERT INTO tablerag.annotations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            [source_id, a.table, a.column, a.description, a.unit, a.sensitive,
+             list(a.primary_key),
+             json.dumps([asdict(fk) for fk in a.foreign_keys], ensure_ascii=False)]
+            for a in notes
+        ],
+    )
+    described = sorted({a.table for a in notes})
+    return SourceReport(
+        source=target.location,
+        kind="file",
+        status="added",
+        problems=(Problem("", f"descriptions of {len(described)} tables", "merged into the "
+                          "catalog"),),
+    )
+
+
 def _load_database(
     con: duckdb.DuckDBPyConnection, target: Target, source_id: str, settings: Settings
 ) -> SourceReport:
     assert target.url is not None
-    tables = reflect_database(target.url, sample_values=settings.sample_values)
+    reflection = reflect_database_report(
+        target.url, sample_values=settings.sample_values,
+        timeout_s=settings.sql_time_limit_ms / 1000,
+    )
+    tables = reflection.tables
     chunks: list[Chunk] = []
     for info in tables:
         _record_table(con, info, source_id, stored=False, rows_read=None)
@@ -297,6 +328,7 @@ def _load_database(
         status="added",
         tables=tuple(t.name for t in tables),
         chunks=len(chunks),
+        problems=tuple(reflection.problems),
     )
 
 
