@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -130,7 +131,7 @@ def test_ragged_rows_kept_and_reported(workspace: Workspace, tmp_path: Path) -> 
     stored = json.loads(
         workspace.con.execute("SELECT problems FROM tablerag.sources").fetchone()[0]  # type: ignore[index]
     )
-    assert stored and stored[0]["where"]
+    assert any(p["where"] == "line 3" for p in stored)
 
 
 def test_same_stem_in_two_folders_gets_two_tables(workspace: Workspace, tmp_path: Path) -> None:
@@ -139,3 +140,31 @@ def test_same_stem_in_two_folders_gets_two_tables(workspace: Workspace, tmp_path
         (tmp_path / sub / "orders.csv").write_text("x\n1\n")
     workspace.ingest([tmp_path], settings=SETTINGS)
     assert sorted(t.name for t in workspace.tables()) == ["orders", "orders_2"]
+
+
+def test_sample_corpus_ingests_whole_with_descriptions(workspace: Workspace, sample_dir: Path
+                                                       ) -> None:
+    reports = workspace.ingest([sample_dir], settings=SETTINGS)
+    assert [r.error for r in reports if r.status != "added"] == []
+    names = {t.name for t in workspace.tables()}
+    mart = {"fact_sales", "fact_refund", "dim_date", "dim_product", "dim_category", "dim_region",
+            "dim_channel", "dim_employee", "dim_refund_reason"}
+    assert mart <= names
+    # every table of the PDF and the Word file became a SQL table
+    assert any(n.startswith("sales_handbook_table") for n in names)
+    assert any(n.startswith("区域销售制度_table") for n in names)
+    sales = workspace.table("fact_sales")
+    with (sample_dir / "fact_sales.csv").open(encoding="utf-8", newline="") as fh:
+        assert sales.row_count == sum(1 for _ in csv.reader(fh)) - 1
+    assert sales.primary_key == ("order_id", "line_no")
+    assert {fk.ref_table for fk in sales.foreign_keys} >= {"dim_product", "dim_region"}
+    cost = next(c for c in sales.columns if c.name == "cost_amt")
+    assert cost.unit and "分" in cost.unit
+    status = next(c for c in sales.columns if c.name == "status")
+    assert set(status.samples) == {"PAID", "REFUND", "UNPAID"}
+    assert "PAID=" in status.description
+    mobile = next(c for c in workspace.table("dim_employee").columns if c.name == "mobile")
+    assert mobile.sensitive
+    # nothing is read twice
+    again = workspace.ingest([sample_dir], settings=SETTINGS)
+    assert {r.status for r in again} == {"unchanged"}
