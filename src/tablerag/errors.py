@@ -15,6 +15,7 @@ TableragError
 ├── EngineError              database failed at runtime (.engine, .sql)
 │   ├── QueryTimeout         (.time_limit_ms)
 │   └── QueryFailed
+│       └── ResourceLimitExceeded  memory or temporary-disk limit
 ├── SQLRejected              our gate refused the SQL (.sql, .issues); feedback, not a crash
 ├── RetrievalError           index missing or stale, dimension mismatch, empty query
 └── AgentError
@@ -92,6 +93,10 @@ class QueryTimeout(EngineError):
 
 class QueryFailed(EngineError):
     """The engine refused or failed to run a query (syntax, missing table, type error...)."""
+
+
+class ResourceLimitExceeded(QueryFailed):
+    """The engine stopped a query at a resource limit (memory, temporary disk)."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,119 @@
+"""``tablerag sql``: run one SELECT through the same gate and read-only engine as NL2SQL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from tablerag.cli._common import (
+    DEFAULT_WORKSPACE,
+    JsonOpt,
+    WorkspaceOpt,
+    console,
+    err_console,
+    open_workspace,
+    print_json,
+)
+from tablerag.errors import EngineError, QueryTimeout, SQLRejected, TableragError
+from tablerag.sql.engines import ResourceLimitExceeded, SQLEngine, open_engine
+from tablerag.sql.policy import ExecutionPolicy
+from tablerag.sql.result import ResultSet
+
+EXIT_OK, EXIT_ERROR, EXIT_REJECTED, EXIT_LIMIT = 0, 1, 3, 4
+
+
+def _engine(workspace: Path, db: str | None, policy: ExecutionPolicy) -> SQLEngine:
+    if db:
+        return open_engine(db, policy=policy)
+    with open_workspace(workspace) as ws:  # read the catalog (with samples), then release the file
+        tables = ws.tables()
+        path = ws.path
+    return open_engine(path, catalog=tables, policy=policy)
+
+
+def _fail(exc: TableragError, as_json: bool) -> int:
+    code = EXIT_ERROR
+    if isinstance(exc, SQLRejected):
+        code = EXIT_REJECTED
+    elif isinstance(exc, QueryTimeout | ResourceLimitExceeded):
+        code = EXIT_LIMIT
+    if as_json:
+        issues = [vars(i) for i in exc.issues] if isinstance(exc, SQLRejected) else []
+        sql = exc.sql if isinstance(exc, SQLRejected | EngineError) else None
+        print_json(
+            {
+                "error": {
+                    "type": type(exc).__name__,
+                    "message": str(exc),
+                    "sql": sql,
+                    "issues": issues,
+                }
+            }
+        )
+    elif isinstance(exc, SQLRejected):
+        err_console.print("[bold red]rejected:[/] the SQL gate refused this query", highlight=False)
+        for issue in exc.issues:
+            where = f" at {issue.span[0]}" if issue.span else ""
+            err_console.print(f"  {issue.code}{where}: {issue.message}", highlight=False)
+    else:
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+    return code
+
+
+def _show(result: ResultSet, as_json: bool, max_rows: int) -> None:
+    if as_json:
+        print_json(
+            {
+                "columns": result.columns,
+                "rows": result.rows,
+                "truncated": result.truncated,
+                "elapsed_ms": result.elapsed_ms,
+                "sql": result.sql_executed,
+                "masked_columns": result.masked_columns,
+            }
+        )
+        return
+    table = Table(*result.columns)
+    for row in result.rows:
+        table.add_row(*("NULL" if v is None else str(v) for v in row))
+    console.print(table)
+    console.print(f"[dim]{escape(result.sql_executed)}[/]", highlight=False)
+    if result.truncated:
+        err_console.print(
+            f"[yellow]truncated:[/] more than {max_rows} rows; showing the first "
+            f"{max_rows} (raise --max-rows or aggregate).",
+            highlight=False,
+        )
+
+
+def sql(
+    query: Annotated[str, typer.Argument(help="One SELECT statement.")],
+    workspace: WorkspaceOpt = DEFAULT_WORKSPACE,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db", help="Query this database instead: postgresql://, sqlite:///, duckdb:/// URL."
+        ),
+    ] = None,
+    as_json: JsonOpt = False,
+    max_rows: Annotated[int, typer.Option("--max-rows", min=1, help="Row cap.")] = 1000,
+    timeout_ms: Annotated[int, typer.Option("--timeout-ms", min=1, help="Time limit.")] = 10_000,
+) -> None:
+    """Run one read-only SELECT. Exit 0 rows, 3 rejected by the gate, 4 stopped by a limit."""
+    policy = ExecutionPolicy(max_rows=max_rows, time_limit_ms=timeout_ms)
+    try:
+        with _engine(workspace, db, policy) as engine:
+            result = engine.execute(query, policy)
+    except TableragError as exc:
+        raise typer.Exit(_fail(exc, as_json)) from exc
+    _show(result, as_json, max_rows)
+    raise typer.Exit(EXIT_LIMIT if result.truncated else EXIT_OK)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``tablerag sql`` to ``app``."""
+    app.command("sql")(sql)

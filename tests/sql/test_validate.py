@@ -1,0 +1,145 @@
+"""The AST gate through its public functions: structured issues, rewrites, scoping rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from tablerag.errors import SQLRejected
+from tablerag.sql.exposed import ExposedCatalog
+from tablerag.sql.policy import ExecutionPolicy
+from tablerag.sql.validate import check, validate
+
+CAT = ExposedCatalog.from_mapping(
+    {"orders": ["id", "amount", "region"], "customers": ["id", "name", "phone"]},
+    schema="data",
+    hidden={"customers": ["phone"]},
+)
+
+
+def codes(sql: str, dialect: str = "duckdb", policy: ExecutionPolicy | None = None) -> list[str]:
+    return [i.code for i in validate(sql, dialect=dialect, catalog=CAT, policy=policy)]
+
+
+def test_unknown_column_has_span_and_suggestion() -> None:
+    sql = "SELECT amont FROM orders"
+    (issue,) = validate(sql, dialect="duckdb", catalog=CAT)
+    assert issue.code == "unknown_column"
+    assert issue.span is not None and sql[issue.span[0] : issue.span[1]] == "amont"
+    assert issue.detail["suggestion"] == ["amount"]
+    assert "Did you mean 'amount'?" in issue.message
+
+
+def test_unknown_table_suggests_closest() -> None:
+    (issue,) = validate("SELECT id FROM order_s", dialect="duckdb", catalog=CAT)
+    assert issue.code == "unknown_table" and "'orders'" in issue.message
+
+
+def test_all_issues_are_collected() -> None:
+    assert codes("SELECT pg_sleep(1), version() FROM orders", "postgres") == [
+        "function_not_allowed",
+        "function_not_allowed",
+    ]
+
+
+def test_check_qualifies_tables_clamps_limit_and_drops_comments() -> None:
+    sql = "SELECT id FROM orders /* ; DROP TABLE orders */ LIMIT 100000"
+    out = check(sql, dialect="duckdb", catalog=CAT, policy=ExecutionPolicy(max_rows=20))
+    assert out == "SELECT id FROM data.orders LIMIT 21"
+
+
+@pytest.mark.parametrize(
+    ("sql", "limit"),
+    [
+        pytest.param("SELECT id FROM orders LIMIT 5", "LIMIT 5", id="small-kept"),
+        pytest.param("SELECT id FROM orders LIMIT -1", "LIMIT 11", id="negative"),
+        pytest.param("SELECT id FROM orders LIMIT ALL", "LIMIT 11", id="all"),
+        pytest.param(
+            "SELECT id FROM orders UNION SELECT id FROM customers", "LIMIT 11", id="union"
+        ),
+        pytest.param("SELECT id FROM orders LIMIT 3 OFFSET 2", "LIMIT 3 OFFSET 2", id="offset"),
+    ],
+)
+def test_outer_limit_is_enforced(sql: str, limit: str) -> None:
+    out = check(sql, dialect="postgres", catalog=CAT, policy=ExecutionPolicy(max_rows=10))
+    assert out.endswith(limit)
+
+
+def test_rejection_raises_with_issues() -> None:
+    with pytest.raises(SQLRejected) as info:
+        check("DROP TABLE orders", dialect="sqlite", catalog=CAT)
+    assert info.value.issues[0].code == "statement_not_allowed"
+    assert info.value.sql == "DROP TABLE orders"
+
+
+def test_parse_error_points_near_the_problem() -> None:
+    sql = "SELECT id FROM WHERE"
+    (issue,) = validate(sql, dialect="duckdb", catalog=CAT)
+    assert issue.code == "parse_error" and issue.span is not None
+    assert sql[issue.span[0] : issue.span[1]] == "WHERE"
+
+
+def test_sqlite_double_quoted_unknown_word_becomes_a_string() -> None:
+    out = check('SELECT id FROM orders WHERE region = "north"', dialect="sqlite", catalog=CAT)
+    assert "'north'" in out
+
+
+def test_hidden_column_is_never_read_even_quoted_in_sqlite() -> None:
+    assert codes('SELECT "phone" FROM customers', "sqlite") == ["sensitive_column"]
+
+
+def test_cte_named_like_a_table_does_not_leak_into_other_scopes() -> None:
+    ok = "WITH secrets AS (SELECT id FROM orders) SELECT id FROM secrets"
+    assert codes(ok) == []
+    bad = (
+        "SELECT t.id FROM (WITH secrets AS (SELECT id FROM orders) SELECT id FROM secrets) t, "
+        "secrets"
+    )
+    assert codes(bad) == ["unknown_table"]
+
+
+def test_cte_reference_is_case_insensitive() -> None:
+    assert codes("WITH Recent AS (SELECT id FROM orders) SELECT id FROM recent") == []
+
+
+def test_recursive_cte_only_when_policy_allows() -> None:
+    sql = (
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) "
+        "SELECT n FROM r"
+    )
+    assert codes(sql) == ["recursive_cte"]
+    assert codes(sql, policy=ExecutionPolicy(allow_recursive=True)) == []
+
+
+def test_star_is_fine_without_hidden_columns_and_count_star_always() -> None:
+    assert codes("SELECT * FROM orders") == []
+    assert codes("SELECT count(*) FROM customers") == []
+    assert codes("SELECT * FROM customers") == ["star_over_sensitive"]
+    assert codes("SELECT o.* FROM orders o JOIN customers c ON c.id = o.id") == []
+
+
+def test_derived_table_columns_are_checked() -> None:
+    assert codes("SELECT x FROM (SELECT id AS x FROM orders) t") == []
+    assert codes("SELECT y FROM (SELECT id AS x FROM orders) t") == ["unknown_column"]
+    assert codes("SELECT t.region FROM (SELECT * FROM orders) t") == []
+    assert codes("SELECT t.nope FROM (SELECT * FROM orders) t") == ["unknown_column"]
+
+
+def test_schema_qualified_catalog_for_external_databases() -> None:
+    cat = ExposedCatalog.from_mapping({"sales.orders": ["id"], "hr.staff": ["name"]})
+    assert validate("SELECT id FROM sales.orders", dialect="postgres", catalog=cat) == []
+    assert check("SELECT name FROM staff", dialect="postgres", catalog=cat).startswith(
+        "SELECT name FROM hr.staff"
+    )
+    issues = validate("SELECT id FROM other.orders", dialect="postgres", catalog=cat)
+    assert [i.code for i in issues] == ["unknown_table"]
+    issues = validate("SELECT id FROM db.sales.orders", dialect="postgres", catalog=cat)
+    assert [i.code for i in issues] == ["unknown_table"]
+
+
+def test_too_long_sql_is_refused_before_parsing() -> None:
+    sql = "SELECT id FROM orders WHERE " + " OR ".join(["id = 1"] * 5000)
+    assert codes(sql) == ["too_long"]
+
+
+def test_empty_sql() -> None:
+    assert codes("  ;  ") == ["empty"]
