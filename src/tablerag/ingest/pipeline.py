@@ -27,7 +27,7 @@ from tablerag.ingest.documents import DOCUMENT_SUFFIXES, load_document
 from tablerag.ingest.staging import StagedTable
 from tablerag.ingest.store import sanitize_table_name, store_table
 from tablerag.ingest.tables import TABLE_SUFFIXES, read_table_file, stage_rows
-from tablerag.settings import Settings
+from tablerag.settings import Settings, load_settings
 from tablerag.types import Chunk, Document, Problem, SourceReport, SourceStatus, TableInfo
 
 if TYPE_CHECKING:
@@ -114,7 +114,7 @@ def ingest(
     One bad source never spoils the others or the workspace: its transaction is rolled back and
     its report says why (``status == "failed"``).
     """
-    settings = settings or Settings()
+    settings = settings or load_settings(ws.path)
     reports: list[SourceReport] = []
     for target in discover(targets, exclude=ws.path):
         if progress:
@@ -281,9 +281,16 @@ def _load_descriptions(
     con.executemany(
         "INSERT INTO tablerag.annotations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         [
-            [source_id, a.table, a.column, a.description, a.unit, a.sensitive,
-             list(a.primary_key),
-             json.dumps([asdict(fk) for fk in a.foreign_keys], ensure_ascii=False)]
+            [
+                source_id,
+                a.table,
+                a.column,
+                a.description,
+                a.unit,
+                a.sensitive,
+                list(a.primary_key),
+                json.dumps([asdict(fk) for fk in a.foreign_keys], ensure_ascii=False),
+            ]
             for a in notes
         ],
     )
@@ -292,8 +299,9 @@ def _load_descriptions(
         source=target.location,
         kind="file",
         status="added",
-        problems=(Problem("", f"descriptions of {len(described)} tables", "merged into the "
-                          "catalog"),),
+        problems=(
+            Problem("", f"descriptions of {len(described)} tables", "merged into the catalog"),
+        ),
     )
 
 
@@ -302,7 +310,8 @@ def _load_database(
 ) -> SourceReport:
     assert target.url is not None
     reflection = reflect_database_report(
-        target.url, sample_values=settings.sample_values,
+        target.url,
+        sample_values=settings.sample_values,
         timeout_s=settings.sql_time_limit_ms / 1000,
     )
     tables = reflection.tables

@@ -1,0 +1,172 @@
+"""The one answer envelope every answering path returns (and ``tablerag ask --json`` prints).
+
+All models are frozen pydantic v2 models that forbid unknown fields, so a typo in a path's
+code fails loudly instead of silently dropping a field.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Language = Literal["zh", "en"]
+AnswerPath = Literal["rag", "nl2sql", "hybrid", "loop", "chitchat", "clarify", "none"]
+AnswerStatus = Literal["ok", "no_data", "not_found", "clarify", "error", "degraded"]
+RouteIntent = Literal["knowledge", "data", "hybrid", "chitchat", "ambiguous"]
+FactSource = Literal["sql", "document"]
+#: The stages ``timings_ms`` knows, in pipeline order.
+STAGES: tuple[str, ...] = (
+    "routing",
+    "retrieval",
+    "schema",
+    "llm",
+    "validation",
+    "execution",
+    "total",
+)
+
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN = re.compile(r"[A-Za-z]+")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class RouteInfo(_Model):
+    """The router's decision as the answer reports it."""
+
+    intent: RouteIntent
+    confidence: float = Field(ge=0, le=1)
+    reasons: list[str] = Field(default_factory=list)
+
+
+class ResultTable(_Model):
+    """Rows of the executed SQL (or of the table the answer shows), possibly cut short."""
+
+    columns: list[str]
+    rows: list[list[Any]]
+    row_count: int = Field(ge=0, description="Rows the query returned before truncation.")
+    truncated: bool = False
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ResultTable:
+        width = len(self.columns)
+        if any(len(r) != width for r in self.rows):
+            raise ValueError(f"every row must have {width} values, one per column")
+        if self.row_count < len(self.rows):
+            raise ValueError("row_count must be at least the number of rows shown")
+        return self
+
+
+class SQLAttempt(_Model):
+    """One SQL the path tried: what the gate or the engine said about it (None = it ran)."""
+
+    sql: str
+    error: str | None = None
+    issues: list[str] = Field(default_factory=list)
+
+
+class Citation(_Model):
+    """One numbered source passage ([1], [2] ... in the answer text)."""
+
+    n: int = Field(ge=1)
+    chunk_id: str
+    source: str
+    page: int | None = None
+    heading_path: list[str] = Field(default_factory=list)
+    snippet: str = ""
+    table: str | None = None
+
+
+class Fact(_Model):
+    """One statement of the answer with where it comes from."""
+
+    text: str
+    source: FactSource
+    citation: int | None = Field(default=None, description="Citation number, for documents.")
+
+
+class Clarification(_Model):
+    """One option offered when the question is ambiguous."""
+
+    label: str
+    question: str = Field(description="The rewritten question to ask if this option is picked.")
+
+
+class LLMUsage(_Model):
+    """LLM calls and tokens spent on the answer."""
+
+    calls: int = Field(default=0, ge=0)
+    prompt_tokens: int = Field(default=0, ge=0)
+    completion_tokens: int = Field(default=0, ge=0)
+
+
+class Step(_Model):
+    """One step of the iterative loop (thought, action, observation)."""
+
+    n: int = Field(ge=1)
+    action: str
+    input: str = ""
+    observation: str = ""
+    ms: float = Field(default=0.0, ge=0)
+
+
+class Answer(_Model):
+    """The envelope: the answer and everything needed to check it."""
+
+    question: str
+    answer: str
+    language: Language
+    path: AnswerPath
+    route: RouteInfo | None = None
+    table: ResultTable | None = None
+    sql: str | None = Field(default=None, description="The SQL executed, or the last one tried.")
+    sql_attempts: list[SQLAttempt] = Field(default_factory=list)
+    citations: list[Citation] = Field(default_factory=list)
+    facts: list[Fact] = Field(default_factory=list)
+    confidence: float = Field(default=0.0, ge=0, le=1)
+    status: AnswerStatus = "ok"
+    error: str | None = None
+    clarifications: list[Clarification] = Field(default_factory=list)
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    llm: LLMUsage = Field(default_factory=LLMUsage)
+    steps: list[Step] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Answer:
+        unknown = sorted(set(self.timings_ms) - set(STAGES))
+        if unknown:
+            raise ValueError(f"unknown timing stages {unknown}; use {', '.join(STAGES)}")
+        if any(v < 0 for v in self.timings_ms.values()):
+            raise ValueError("timings must not be negative")
+        if self.status == "error" and not self.error:
+            raise ValueError("status 'error' needs an error message")
+        numbers = [c.n for c in self.citations]
+        if len(set(numbers)) != len(numbers):
+            raise ValueError("citation numbers must be unique")
+        cited = {f.citation for f in self.facts if f.citation is not None}
+        if not cited <= set(numbers):
+            raise ValueError(f"facts cite {sorted(cited - set(numbers))} but no such citation")
+        return self
+
+
+def detect_language(text: str) -> Language:
+    """``zh`` when Han characters carry the text, else ``en``.
+
+    One Han character weighs like one English word, so a Chinese question with a few table
+    or product names in Latin letters is still Chinese.
+
+    Example:
+        >>> detect_language("上月华东的毛利是多少？"), detect_language("What is the refund policy?")
+        ('zh', 'en')
+        >>> detect_language("fact_sales 表里 PAID 的订单有多少"), detect_language("")
+        ('zh', 'en')
+        >>> detect_language("What does 毛利 mean in the report?")
+        'en'
+    """
+    han = len(_HAN.findall(text))
+    words = len(_LATIN.findall(text))
+    return "zh" if han > 0 and han >= words else "en"

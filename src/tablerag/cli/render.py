@@ -1,0 +1,132 @@
+"""Rich rendering of an :class:`~tablerag.answer.Answer`: text, table, SQL, sources, path, time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console, Group, RenderableType
+from rich.markup import escape
+from rich.panel import Panel
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+from tablerag.answer import Answer
+
+#: Rows shown in the terminal; the JSON output has them all.
+MAX_ROWS_SHOWN = 20
+SNIPPET_CHARS = 160
+_STATUS_STYLE = {
+    "ok": "green",
+    "no_data": "yellow",
+    "not_found": "yellow",
+    "clarify": "cyan",
+    "degraded": "yellow",
+    "error": "red",
+}
+
+
+def render_answer(answer: Answer, console: Console, *, show_sql: bool = True) -> None:
+    """Print ``answer`` for a person: answer, result table, SQL, citations and a footer line.
+
+    The SQL block is a titled panel below the answer ("SQL ▸"), so it reads as a detail the
+    eye can skip; ``show_sql=False`` leaves it out.
+    """
+    console.print(_answer_panel(answer))
+    if answer.clarifications:
+        console.print(_clarifications(answer))
+    if answer.table is not None:
+        console.print(_result_table(answer))
+    if show_sql and answer.sql:
+        console.print(_sql_block(answer))
+    if answer.citations:
+        console.print(_citations(answer))
+    console.print(_footer(answer))
+
+
+def _answer_panel(answer: Answer) -> Panel:
+    style = _STATUS_STYLE.get(answer.status, "white")
+    body: list[RenderableType] = [Text(answer.answer or "(no answer)")]
+    if answer.error:
+        body.append(Text(f"error: {answer.error}", style="red"))
+    for fact in answer.facts:
+        label = "SQL" if fact.source == "sql" else "doc"
+        cite = f" [{fact.citation}]" if fact.citation is not None else ""
+        body.append(Text(f"• [{label}] {fact.text}{cite}", style="dim"))
+    title = f"[bold]{escape(answer.question)}[/]"
+    subtitle = f"[{style}]{answer.status}[/]"
+    return Panel(Group(*body), title=title, subtitle=subtitle, border_style=style)
+
+
+def _clarifications(answer: Answer) -> Table:
+    table = Table(title="Did you mean", show_header=False, box=None)
+    for n, option in enumerate(answer.clarifications, start=1):
+        table.add_row(f"{n}.", escape(option.label), f"[dim]{escape(option.question)}[/]")
+    return table
+
+
+def _result_table(answer: Answer) -> Group:
+    result = answer.table
+    assert result is not None
+    shown = result.rows[:MAX_ROWS_SHOWN]
+    more = result.row_count - len(shown)
+    caption = f"{result.row_count} row{'s' if result.row_count != 1 else ''}"
+    if more > 0:
+        caption += f", first {len(shown)} shown"
+    if result.truncated:
+        caption += " (result capped)"
+    table = Table(show_lines=False)
+    for column in result.columns:
+        table.add_column(escape(column), overflow="fold")
+    for row in shown:
+        table.add_row(*(escape(_cell(v)) for v in row))
+    return Group(table, Text(caption, style="dim"))
+
+
+def _sql_block(answer: Answer) -> Panel:
+    tries = len(answer.sql_attempts)
+    title = "SQL ▸" if tries <= 1 else f"SQL ▸ (attempt {tries} of {tries})"
+    last = answer.sql_attempts[-1] if answer.sql_attempts else None
+    parts: list[RenderableType] = [
+        Syntax(answer.sql or "", "sql", word_wrap=True, background_color="default")
+    ]
+    if last is not None and (last.error or last.issues):
+        problem = last.error or "; ".join(last.issues)
+        parts.append(Text(f"last attempt failed: {problem}", style="red"))
+    return Panel(Group(*parts), title=title, title_align="left", border_style="dim")
+
+
+def _citations(answer: Answer) -> Table:
+    table = Table(title="Sources", show_header=False, box=None, title_justify="left")
+    table.add_column("n", style="bold")
+    table.add_column("where", overflow="fold")
+    for c in answer.citations:
+        where = c.source
+        if c.page is not None:
+            where += f", p. {c.page}"
+        if c.heading_path:
+            where += " › " + " › ".join(c.heading_path)
+        if c.table:
+            where += f" [table {c.table}]"
+        snippet = c.snippet if len(c.snippet) <= SNIPPET_CHARS else c.snippet[:SNIPPET_CHARS] + "…"
+        table.add_row(f"[{c.n}]", f"{escape(where)}\n[dim]{escape(snippet)}[/]")
+    return table
+
+
+def _footer(answer: Answer) -> Text:
+    parts = [f"path {answer.path}"]
+    if answer.route is not None:
+        parts.append(f"route {answer.route.intent} ({answer.route.confidence:.2f})")
+    parts.append(f"confidence {answer.confidence:.2f}")
+    total = answer.timings_ms.get("total")
+    if total is not None:
+        parts.append(f"{total / 1000:.2f} s" if total >= 1000 else f"{total:.0f} ms")
+    if answer.llm.calls:
+        tokens = answer.llm.prompt_tokens + answer.llm.completion_tokens
+        parts.append(f"{answer.llm.calls} LLM call{'s' if answer.llm.calls > 1 else ''}")
+        parts.append(f"{tokens} tokens")
+    return Text(" · ".join(parts), style="dim")
+
+
+def _cell(value: Any) -> str:
+    return "NULL" if value is None else str(value)
