@@ -19,7 +19,9 @@ class StagedTable:
             names are already cleaned and unique.
         rows_read: data rows found in the source (header excluded), for reconciliation.
         typed: False when every column is VARCHAR and types must still be inferred;
-            True when the source already carried types (Parquet, JSON).
+            True when the source already carried types (Parquet, JSON) or the reader typed
+            the rows itself (the CSV fast path).
+        units: column name -> unit (``%``, ``¥``...) for columns a reader typed itself.
     """
 
     name: str
@@ -30,3 +32,4 @@ class StagedTable:
     page: int | None = None
     problems: list[Problem] = field(default_factory=list)
     typed: bool = False
+    units: dict[str, str] = field(default_factory=dict)
