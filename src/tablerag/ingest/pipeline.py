@@ -160,20 +160,20 @@ def _ingest_one(ws: Workspace, target: Target, settings: Settings) -> SourceRepo
             _record_source(con, target, source_id, kind, fingerprint, size, report)
         return replace(report, status=status)
     except (TableragError, duckdb.Error, OSError) as exc:
-        return _failed(target, kind, exc)
+        return _failed(ws, target, kind, exc)
     except Exception as exc:  # noqa: BLE001 - isolation edge: a parser bug must not stop the batch
         log.debug("unexpected failure reading %s", target.location, exc_info=True)
-        return _failed(target, kind, exc)
+        return _failed(ws, target, kind, exc)
 
 
-def _failed(target: Target, kind: str, exc: BaseException) -> SourceReport:
+def _failed(ws: Workspace, target: Target, kind: str, exc: BaseException) -> SourceReport:
     message = str(exc) if isinstance(exc, TableragError) else f"{type(exc).__name__}: {exc}"
-    return SourceReport(
-        source=target.location,
-        kind=kind,
-        status="failed",
-        error=f"{message} (nothing from this source was stored; a previous version is kept)",
-    )
+    kept = ws.con.execute(
+        "SELECT count(*) FROM tablerag.sources WHERE location = ?", [target.location]
+    ).fetchone()
+    tail = "the previous version is kept" if kept and kept[0] else "nothing was stored"
+    return SourceReport(source=target.location, kind=kind, status="failed",
+                        error=f"{message} ({tail})")
 
 
 def _fingerprint(target: Target) -> tuple[str, int | None]:
