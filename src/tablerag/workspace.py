@@ -18,6 +18,8 @@ from tablerag.migrations import MIGRATIONS
 from tablerag.types import Chunk, ColumnInfo, ForeignKey, Problem, TableInfo
 
 if TYPE_CHECKING:
+    from tablerag.answer import Answer
+    from tablerag.rag.retrieve import Hit
     from tablerag.types import SourceReport
 
 DB_FILE = "workspace.duckdb"
@@ -258,7 +260,11 @@ class Workspace:
         ).fetchall()
         return {
             (r[0], r[1]): Annotation(
-                table=r[0], column=r[1], description=r[2], unit=r[3], sensitive=r[4],
+                table=r[0],
+                column=r[1],
+                description=r[2],
+                unit=r[3],
+                sensitive=r[4],
                 primary_key=tuple(r[5]),
                 foreign_keys=tuple(
                     ForeignKey(tuple(fk["columns"]), fk["ref_table"], tuple(fk["ref_columns"]))
@@ -346,6 +352,27 @@ class Workspace:
         from tablerag.ingest.pipeline import ingest
 
         return ingest(self, targets, **options)
+
+    def search(self, query: str, *, k: int = 5, mode: str = "hybrid") -> list[Hit]:
+        """The ``k`` chunks most relevant to ``query``; see :func:`tablerag.rag.retrieve.search`."""
+        from tablerag.rag.retrieve import search
+
+        return search(self, query, k=k, mode=mode)
+
+    def ask(self, question: str, **options: Any) -> Answer:
+        """Answer ``question``; see :class:`tablerag.service.QA` (``settings=``, ``llm=``).
+
+        The SQL engine needs the file to itself, so this connection is closed while the
+        question is answered and opened again afterwards.
+        """
+        from tablerag.service import QA
+
+        self.close()
+        try:
+            with QA.open(self.path, **options) as qa:
+                return qa.ask(question)
+        finally:
+            self.con = duckdb.connect(str(self.db_path), read_only=self.read_only)
 
 
 def _annotate(info: TableInfo, notes: dict[tuple[str, str | None], Annotation]) -> TableInfo:

@@ -60,7 +60,18 @@ def ingest(
                 bar.update(task, description=f"ingesting {short(location)[-50:]}")
                 bar.advance(task)
 
-            reports = ws.ingest(targets, settings=settings, progress=step)
+            embed_task = bar.add_task("embedding", total=None, visible=False)
+
+            def embedded(done: int, total: int) -> None:
+                bar.update(
+                    embed_task,
+                    completed=done,
+                    total=total,
+                    visible=True,
+                    description=f"embedding with {settings.embedder}",
+                )
+
+            reports = ws.ingest(targets, settings=settings, progress=step, embed_progress=embedded)
         summary = ws.summary()
     if as_json:
         print_json({"sources": reports, "workspace": summary})

@@ -27,6 +27,7 @@ from tablerag.ingest.documents import DOCUMENT_SUFFIXES, load_document
 from tablerag.ingest.staging import StagedTable
 from tablerag.ingest.store import sanitize_table_name, store_table
 from tablerag.ingest.tables import TABLE_SUFFIXES, read_table_file, stage_rows
+from tablerag.rag.index import refresh_index
 from tablerag.settings import Settings, load_settings
 from tablerag.types import Chunk, Document, Problem, SourceReport, SourceStatus, TableInfo
 
@@ -108,11 +109,13 @@ def ingest(
     *,
     settings: Settings | None = None,
     progress: Progress | None = None,
+    embed_progress: Callable[[int, int], None] | None = None,
 ) -> list[SourceReport]:
     """Ingest every target into ``ws`` and return one report per source.
 
     One bad source never spoils the others or the workspace: its transaction is rolled back and
-    its report says why (``status == "failed"``).
+    its report says why (``status == "failed"``). Then the text index is brought up to date
+    (only new or changed chunks are embedded; ``embed_progress(done, total)`` reports it).
     """
     settings = settings or load_settings(ws.path)
     reports: list[SourceReport] = []
@@ -120,17 +123,11 @@ def ingest(
         if progress:
             progress(target.location)
         reports.append(_ingest_one(ws, target, settings))
-    if settings.index_on_ingest and any(r.status in ("added", "replaced") for r in reports):
-        _refresh_index(ws, settings, progress)
+    if settings.index_on_ingest:
+        # Always: it returns at once when nothing changed, and it repairs a stale index or
+        # applies a changed embedder setting.
+        refresh_index(ws, embedder_spec=settings.embedder, progress=embed_progress)
     return reports
-
-
-def _refresh_index(ws: Workspace, settings: Settings, progress: Progress | None) -> None:
-    try:
-        from tablerag.rag.index import refresh_index
-    except ImportError:  # the text index arrives with the retrieval package
-        return
-    refresh_index(ws, embedder_spec=settings.embedder)
 
 
 def _ingest_one(ws: Workspace, target: Target, settings: Settings) -> SourceReport:
@@ -172,8 +169,9 @@ def _failed(ws: Workspace, target: Target, kind: str, exc: BaseException) -> Sou
         "SELECT count(*) FROM tablerag.sources WHERE location = ?", [target.location]
     ).fetchone()
     tail = "the previous version is kept" if kept and kept[0] else "nothing was stored"
-    return SourceReport(source=target.location, kind=kind, status="failed",
-                        error=f"{message} ({tail})")
+    return SourceReport(
+        source=target.location, kind=kind, status="failed", error=f"{message} ({tail})"
+    )
 
 
 def _fingerprint(target: Target) -> tuple[str, int | None]:

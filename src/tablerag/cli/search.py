@@ -1,0 +1,62 @@
+"""``tablerag search``: the most relevant chunks of documents and tables for a question."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from tablerag.cli._common import (
+    DEFAULT_WORKSPACE,
+    JsonOpt,
+    WorkspaceOpt,
+    console,
+    open_workspace,
+    print_json,
+    short,
+)
+from tablerag.rag.retrieve import Hit
+from tablerag.rag.retrieve import search as run_search
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``search`` command."""
+    app.command()(search)
+
+
+def search(
+    query: Annotated[str, typer.Argument(help="A question or keywords, Chinese or English.")],
+    k: Annotated[int, typer.Option("--k", "-k", help="Number of hits.", min=1, max=1000)] = 5,
+    mode: Annotated[
+        str, typer.Option("--mode", "-m", help="hybrid (BM25 + dense, RRF), bm25 or dense.")
+    ] = "hybrid",
+    workspace: WorkspaceOpt = DEFAULT_WORKSPACE,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show the chunks that best match QUERY, with source, headings, page and table."""
+    with open_workspace(workspace) as ws:
+        hits = run_search(ws, query, k=k, mode=mode)
+    if as_json:
+        print_json([h.to_dict() for h in hits])
+        return
+    _print(query, mode, hits)
+
+
+def _print(query: str, mode: str, hits: list[Hit]) -> None:
+    if not hits:
+        console.print(f"No chunk matches {query!r} ({mode}).", highlight=False)
+        return
+    table = Table(title=f"{mode} search: {query}", show_lines=True)
+    for col in ("#", "score", "source", "where", "text"):
+        table.add_column(col, overflow="fold")
+    for h in hits:
+        where = escape(" > ".join(h.heading_path))
+        if h.page is not None:
+            where += f" (p. {h.page})"
+        if h.table:
+            where += f"\n[cyan]table {escape(h.table)}[/]"
+        text = h.text if len(h.text) <= 300 else h.text[:297] + "..."
+        table.add_row(str(h.rank), f"{h.score:.4f}", escape(short(h.source)), where, escape(text))
+    console.print(table)
