@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 import numpy as np
 
-from tablerag.embed._http import post_json
 from tablerag.embed.base import Embedder, Matrix, Role, role_prefix
 from tablerag.errors import ConfigError, ProviderError
-
-OPENAI_URL = "https://api.openai.com/v1"
+from tablerag.llm._http import post_json
+from tablerag.llm._urls import OPENAI_URL as OPENAI_URL
+from tablerag.llm._urls import openai_endpoint
 
 
 class OpenAIEmbedder(Embedder):
@@ -42,15 +41,7 @@ class OpenAIEmbedder(Embedder):
             raise ConfigError(
                 "The openai embedder needs a model name, e.g. 'openai:text-embedding-3-small'."
             )
-        self.base_url = (
-            base_url
-            or os.environ.get("TABLERAG_OPENAI_BASE_URL")
-            or os.environ.get("OPENAI_BASE_URL")
-            or OPENAI_URL
-        ).rstrip("/")
-        self._api_key = (
-            api_key or os.environ.get("TABLERAG_OPENAI_API_KEY") or os.environ.get("OPENAI_API_KEY")
-        )
+        self.base_url, self._api_key = openai_endpoint(base_url, api_key)
         if self.base_url == OPENAI_URL and not self._api_key:
             raise ConfigError(
                 "No OpenAI API key: set TABLERAG_OPENAI_API_KEY (or OPENAI_API_KEY), or set "

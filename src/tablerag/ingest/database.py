@@ -33,6 +33,9 @@ from sqlalchemy.engine.interfaces import ReflectedColumn, ReflectedForeignKeyCon
 from sqlalchemy.pool import NullPool
 from sqlalchemy.sql import sqltypes
 
+from tablerag.catalog import MAX_SAMPLE_CHARS as MAX_SAMPLE_CHARS
+from tablerag.catalog import quote_ident as quote_ident
+from tablerag.catalog import truncate
 from tablerag.errors import ConfigError, SourceError
 from tablerag.types import ColumnInfo, ForeignKey, Problem, TableInfo
 
@@ -44,9 +47,6 @@ SUPPORTED_URLS = (
     "duckdb:///",
 )
 """URL forms :func:`reflect_database` accepts."""
-
-MAX_SAMPLE_CHARS = 80
-"""Longer sample values are cut to this many characters (the last one is "…")."""
 
 SAMPLE_SCAN_ROWS = 200_000
 """Sample values of larger tables are picked from a sample of about this many rows."""
@@ -164,26 +164,6 @@ def reflect_database_report(
 
 
 # --------------------------------------------------------------------------- backends
-
-
-def quote_ident(name: str) -> str:
-    """Quote an identifier the standard SQL way (DuckDB, PostgreSQL, SQLite).
-
-    Example:
-        >>> print(quote_ident('a"b'))
-        "a""b"
-    """
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _truncate(value: str) -> str:
-    """Cut a sample value to MAX_SAMPLE_CHARS, marking the cut.
-
-    Example:
-        >>> len(_truncate("x" * 200)), _truncate("short")
-        (80, 'short')
-    """
-    return value if len(value) <= MAX_SAMPLE_CHARS else value[: MAX_SAMPLE_CHARS - 1] + "…"
 
 
 class _TimedOut(Exception):
@@ -619,7 +599,7 @@ def _samples(b: _Backend, rel: _Relation, col: _Column, k: int, row_count: int) 
     for value in [*top, *extremes, *spread]:
         if value is None or str(value).strip() == "":
             continue
-        text = _truncate(str(value))
+        text = truncate(str(value))
         if text not in picked:
             picked.append(text)
         if len(picked) == k:

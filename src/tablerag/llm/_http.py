@@ -1,7 +1,9 @@
-"""JSON and server-sent-event POSTs for the HTTP providers: retries, backoff, error mapping.
+"""JSON and server-sent-event POSTs for every HTTP provider: retries, backoff, error mapping.
 
-Nothing above this module sees an ``httpx`` exception: timeouts become ``ProviderTimeout``,
-everything else ``ProviderError`` (with ``status_code`` when the server answered).
+The LLM providers keep one :class:`HTTPChat` each; the embedder and the reranker use
+:func:`post_json`. Nothing above this module sees an ``httpx`` exception: timeouts become
+``ProviderTimeout``, everything else ``ProviderError`` (with ``status_code`` when the server
+answered).
 """
 
 from __future__ import annotations
@@ -147,8 +149,8 @@ class HTTPChat:
                 return response.json()
             except ValueError as exc:
                 raise ProviderError(
-                    f"{self.provider} at {url!r} answered with malformed JSON "
-                    f"({response.text[:80]!r}); check that the base URL is the API's "
+                    f"{self.provider} at {url!r} did not answer with JSON (malformed JSON "
+                    f"{response.text[:80]!r}); check that the base URL is the API's "
                     "(usually ending in /v1).",
                     provider=self.provider,
                     status_code=response.status_code,
@@ -226,6 +228,40 @@ class HTTPChat:
 
     def _map_errors(self, url: str, timeout_s: float) -> _ErrorMap:
         return _ErrorMap(self.provider, url, timeout_s)
+
+
+def post_json(
+    url: str,
+    payload: dict[str, Any],
+    *,
+    api_key: str | None,
+    timeout_s: float,
+    provider: str,
+    retry: RetryPolicy | None = None,
+) -> Any:
+    """POST ``payload`` as JSON to ``url`` with a bearer key and return the decoded JSON reply.
+
+    Args:
+        url: The full endpoint URL.
+        payload: The JSON body.
+        api_key: Sent as ``Authorization: Bearer``; None sends no key.
+        timeout_s: Wall-clock limit of one attempt.
+        provider: Backend name used in error messages.
+        retry: The retry policy; by default the request is not repeated.
+
+    Raises:
+        ProviderTimeout: no reply within ``timeout_s``.
+        ProviderError: the server could not be reached, answered with an HTTP error or with
+            something that is not JSON.
+    """
+    headers = {"Accept": "application/json"}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    chat = HTTPChat(provider, url, headers, retry or RetryPolicy(max_retries=0))
+    try:
+        return chat.post("", payload, timeout_s=timeout_s)
+    finally:
+        chat.close()
 
 
 class _ErrorMap:

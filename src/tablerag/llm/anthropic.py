@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from tablerag.errors import ConfigError, ProviderError
 from tablerag.llm._http import HTTPChat, RetryPolicy, loads_event
-from tablerag.llm._urls import is_loopback_url
+from tablerag.llm._urls import is_loopback_url, setting
 from tablerag.llm.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S, LLM, Completion, Message
 from tablerag.llm.structured import json_instruction
 
@@ -76,17 +75,9 @@ class AnthropicLLM(LLM):
                 "The anthropic LLM needs a model name; write the spec as 'anthropic:MODEL', "
                 "e.g. TABLERAG_LLM=anthropic:claude-sonnet-4-5."
             )
-        self.base_url = (
-            base_url
-            or os.environ.get("TABLERAG_ANTHROPIC_BASE_URL")
-            or os.environ.get("ANTHROPIC_BASE_URL")
-            or ANTHROPIC_URL
-        ).rstrip("/")
-        key = (
-            api_key
-            or os.environ.get("TABLERAG_ANTHROPIC_API_KEY")
-            or os.environ.get("ANTHROPIC_API_KEY")
-        )
+        base = setting(base_url, "TABLERAG_ANTHROPIC_BASE_URL", "ANTHROPIC_BASE_URL")
+        self.base_url = (base or ANTHROPIC_URL).rstrip("/")
+        key = setting(api_key, "TABLERAG_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY")
         if not key and not is_loopback_url(self.base_url):
             raise ConfigError(
                 "No Anthropic API key: set ANTHROPIC_API_KEY (or TABLERAG_ANTHROPIC_API_KEY), "

@@ -6,18 +6,17 @@ LM Studio: they all speak ``POST {base_url}/chat/completions``.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from tablerag.errors import ConfigError, ProviderError
 from tablerag.llm._http import HTTPChat, RetryPolicy, loads_event
-from tablerag.llm._urls import is_loopback_url
+from tablerag.llm._urls import OPENAI_URL as OPENAI_URL
+from tablerag.llm._urls import is_loopback_url, openai_endpoint
 from tablerag.llm.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S, LLM, Completion, Message
 from tablerag.llm.structured import json_instruction
 
-OPENAI_URL = "https://api.openai.com/v1"
 _FINISH = {"stop": "stop", "length": "length", "eos": "stop", "content_filter": "content_filter"}
 
 
@@ -59,15 +58,7 @@ class OpenAILLM(LLM):
                 "The openai LLM needs a model name; write the spec as 'openai:MODEL', "
                 "e.g. TABLERAG_LLM=openai:gpt-4o-mini."
             )
-        self.base_url = (
-            base_url
-            or os.environ.get("TABLERAG_OPENAI_BASE_URL")
-            or os.environ.get("OPENAI_BASE_URL")
-            or OPENAI_URL
-        ).rstrip("/")
-        key = (
-            api_key or os.environ.get("TABLERAG_OPENAI_API_KEY") or os.environ.get("OPENAI_API_KEY")
-        )
+        self.base_url, key = openai_endpoint(base_url, api_key)
         if not key and not is_loopback_url(self.base_url):
             raise ConfigError(
                 f"No API key for {self.base_url!r}: set TABLERAG_OPENAI_API_KEY (or "

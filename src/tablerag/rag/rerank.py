@@ -8,13 +8,13 @@ llama.cpp's ``/rerank`` endpoint.
 from __future__ import annotations
 
 import dataclasses
-import os
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
-from tablerag.embed._http import post_json
 from tablerag.errors import ConfigError, ProviderError
+from tablerag.llm._http import post_json
+from tablerag.llm._urls import setting
 
 if TYPE_CHECKING:
     from tablerag.rag.retrieve import Hit
@@ -94,14 +94,14 @@ class APIReranker(Reranker):
         timeout_s: float = 30.0,
     ) -> None:
         super().__init__(model)
-        url = base_url or os.environ.get("TABLERAG_RERANK_BASE_URL")
+        url = setting(base_url, "TABLERAG_RERANK_BASE_URL")
         if not url:
             raise ConfigError(
                 "The api reranker needs a server: set TABLERAG_RERANK_BASE_URL, e.g. "
                 "http://localhost:8000/v1."
             )
         self.base_url = url.rstrip("/")
-        self._api_key = api_key or os.environ.get("TABLERAG_RERANK_API_KEY")
+        self._api_key = setting(api_key, "TABLERAG_RERANK_API_KEY")
         self.timeout_s = timeout_s
 
     def score(self, query: str, texts: Sequence[str]) -> list[float]:

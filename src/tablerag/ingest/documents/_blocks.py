@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Protocol
 
-from tablerag.types import Block, Problem
+from tablerag.ingest.encoding import decode
+from tablerag.types import Block, Document, Problem
 
 _CN_NUM = "一二三四五六七八九十百千零〇两"
 
@@ -176,3 +179,55 @@ def empty_problem(blocks: Sequence[Block]) -> list[Problem]:
     if any(b.text or b.rows for b in blocks):
         return []
     return [Problem("", "the document has no text", "nothing indexed; check the file's content")]
+
+
+def build_document(
+    source: str,
+    blocks: Sequence[Block],
+    problems: Sequence[Problem] = (),
+    *,
+    title: str = "",
+    default_title: str = "",
+) -> Document:
+    """Assemble a loader's result: title from metadata, else first heading, else the default.
+
+    A document without any text also gets the :func:`empty_problem` problem.
+
+    Example:
+        >>> doc = build_document("a.md", [Block("heading", "Policy", level=1)], default_title="a")
+        >>> doc.title, doc.problems
+        ('Policy', ())
+        >>> [p.what for p in build_document("b.md", [], default_title="b").problems]
+        ['the document has no text']
+    """
+    final = tuple(blocks)
+    return Document(
+        source=source,
+        title=title or first_heading(final, default_title),
+        blocks=final,
+        problems=(*problems, *empty_problem(final)),
+    )
+
+
+class TextParser(Protocol):
+    """A ``parse_*`` function: decoded text and its source name to a document."""
+
+    def __call__(self, text: str, source: str, *, default_title: str = "") -> Document: ...
+
+
+def load_text_file(path: Path, parse: TextParser) -> Document:
+    """Decode a text file (UTF-8, UTF-16 or GB18030) and parse it; the title defaults to the stem.
+
+    Args:
+        path: The file to read.
+        parse: The format's parser, e.g. ``parse_markdown``.
+
+    Returns:
+        The parsed document; ``source`` is ``str(path)``.
+
+    Raises:
+        SourceError: The bytes are not text in any encoding tablerag recognises.
+        OSError: The file cannot be read (the dispatcher maps it to ``SourceError``).
+    """
+    text, _ = decode(path.read_bytes(), str(path))
+    return parse(text, str(path), default_title=path.stem)

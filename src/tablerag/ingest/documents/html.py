@@ -12,8 +12,7 @@ from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, XMLParsedAsHTMLWar
 from bs4.element import Comment, Declaration, Doctype, NavigableString, ProcessingInstruction, Tag
 
 from tablerag.ingest.documents._blocks import (
-    empty_problem,
-    first_heading,
+    build_document,
     join_lines,
     squash,
     table_block,
@@ -179,12 +178,8 @@ def parse_html(html: str, source: str, *, default_title: str = "") -> Document:
     body = soup.find("body")
     walker.walk(body if isinstance(body, Tag) else soup)
     walker.flush()
-    blocks = tuple(walker.blocks)
-    return Document(
-        source=source,
-        title=title or first_heading(blocks, default_title),
-        blocks=blocks,
-        problems=tuple(walker.problems + empty_problem(blocks)),
+    return build_document(
+        source, walker.blocks, walker.problems, title=title, default_title=default_title
     )
 
 

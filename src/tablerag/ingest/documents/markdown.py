@@ -7,14 +7,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tablerag.ingest.documents._blocks import (
-    empty_problem,
-    first_heading,
+    build_document,
     is_caption,
     is_clause_start,
     join_lines,
+    load_text_file,
     table_block,
 )
-from tablerag.ingest.encoding import decode
 from tablerag.types import Block, Document, Problem
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
@@ -189,28 +188,11 @@ def parse_markdown(text: str, source: str, *, default_title: str = "") -> Docume
     lines, title = _front_matter(_HTML_COMMENT.sub("", text).splitlines())
     parser = _Parser(lines)
     parser.run()
-    blocks = tuple(parser.blocks)
-    problems = parser.problems + empty_problem(blocks)
-    return Document(
-        source=source,
-        title=title or first_heading(blocks, default_title),
-        blocks=blocks,
-        problems=tuple(problems),
+    return build_document(
+        source, parser.blocks, parser.problems, title=title, default_title=default_title
     )
 
 
 def load_markdown(path: Path) -> Document:
-    """Read a ``.md``/``.markdown`` file (UTF-8, UTF-16 or GB18030) into a document.
-
-    Args:
-        path: The file to read.
-
-    Returns:
-        The parsed document; ``source`` is ``str(path)``.
-
-    Raises:
-        SourceError: The bytes are not text in any encoding tablerag recognises.
-        OSError: The file cannot be read (the dispatcher maps it to ``SourceError``).
-    """
-    text, _ = decode(path.read_bytes(), str(path))
-    return parse_markdown(text, str(path), default_title=path.stem)
+    """Read a ``.md``/``.markdown`` file into a document; see :func:`load_text_file`."""
+    return load_text_file(path, parse_markdown)

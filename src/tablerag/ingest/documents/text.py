@@ -7,13 +7,12 @@ from pathlib import Path
 
 from tablerag.ingest.documents._blocks import (
     _CN_NUM,
-    empty_problem,
-    first_heading,
+    build_document,
     is_clause_start,
     join_lines,
+    load_text_file,
     normalise_levels,
 )
-from tablerag.ingest.encoding import decode
 from tablerag.types import Block, Document
 
 # (pattern, level before normalisation); the first match wins. 第三条 is a clause, not a heading.
@@ -134,27 +133,9 @@ def parse_text(text: str, source: str, *, default_title: str = "") -> Document:
                 flush()
             para.append(line)
         flush()
-    final = normalise_levels(blocks)
-    return Document(
-        source=source,
-        title=first_heading(final, default_title),
-        blocks=final,
-        problems=tuple(empty_problem(final)),
-    )
+    return build_document(source, normalise_levels(blocks), default_title=default_title)
 
 
 def load_text(path: Path) -> Document:
-    """Read a ``.txt`` file (UTF-8, UTF-16 or GB18030) into a document.
-
-    Args:
-        path: The file to read.
-
-    Returns:
-        The parsed document; ``source`` is ``str(path)``.
-
-    Raises:
-        SourceError: The bytes are not text in any encoding tablerag recognises.
-        OSError: The file cannot be read (the dispatcher maps it to ``SourceError``).
-    """
-    text, _ = decode(path.read_bytes(), str(path))
-    return parse_text(text, str(path), default_title=path.stem)
+    """Read a ``.txt`` file into a document; see :func:`load_text_file`."""
+    return load_text_file(path, parse_text)
