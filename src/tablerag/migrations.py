@@ -79,4 +79,16 @@ MIGRATIONS: tuple[str, ...] = (
         foreign_keys JSON NOT NULL DEFAULT '[]'
     );
     """,
+    # 3: column profiles for schema linking (cache; rebuilt when the table changes)
+    """
+    CREATE TABLE tablerag.profiles (
+        table_name   VARCHAR NOT NULL,
+        source       VARCHAR NOT NULL,
+        fingerprint  VARCHAR NOT NULL,          -- source content hash + row count + columns
+        profiled_at  TIMESTAMP NOT NULL,
+        profiles     JSON NOT NULL,             -- one object per column (ColumnProfile)
+        distinct_values JSON NOT NULL,          -- {distinct: {column: [values]}, composite_key}
+        PRIMARY KEY (table_name, source)
+    );
+    """,
 )

@@ -15,7 +15,9 @@ from tablerag.cli._common import (
     open_workspace,
     print_json,
     short,
+    to_jsonable,
 )
+from tablerag.linking.cache import table_profiles
 
 
 def register(app: typer.Typer) -> None:
@@ -88,8 +90,9 @@ def schema(
     """Show one table's columns, types, units and diverse sample values."""
     with open_workspace(workspace) as ws:
         info = ws.table(name)
+        profiles = {p.column: p for p in table_profiles(ws, info.name)} if info.stored else {}
     if as_json:
-        print_json(info)
+        print_json({**to_jsonable(info), "profiles": list(profiles.values())})
         return
     console.print(
         f"[bold]{info.name}[/]  {info.row_count} rows  from {short(info.source)} {info.origin}",
@@ -98,16 +101,27 @@ def schema(
     if info.description:
         console.print(info.description, highlight=False)
     table = Table()
-    for col in ("column", "type", "unit", "original header", "samples"):
+    for col in ("column", "type", "unit", "distinct", "nulls", "values / samples", "notes"):
         table.add_column(col)
     for c in info.columns:
         key = " [dim](PK)[/]" if c.name in info.primary_key else ""
+        p = profiles.get(c.name)
+        values = p.enum_values if p and p.enum_values else c.samples
+        notes = [f"header {c.original!r}"] if c.original and c.original != c.name else []
+        if c.sensitive:
+            notes.append("[red]sensitive[/]")
+        if p and p.time_grain:
+            notes.append(f"grain: {p.time_grain}")
+        if p and p.format_warning:
+            notes.append(f"[yellow]{p.format_warning}[/]")
         table.add_row(
             c.name + key,
             c.type,
-            c.unit or "",
-            c.original if c.original != c.name else "",
-            " | ".join(c.samples),
+            c.unit or (p.unit if p else None) or "",
+            str(p.distinct_count) if p else "",
+            f"{p.null_ratio:.0%}" if p else "",
+            " | ".join(values),
+            "; ".join(notes),
         )
     console.print(table)
     for fk in info.foreign_keys:

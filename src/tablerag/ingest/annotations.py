@@ -87,8 +87,9 @@ def _annotations(doc: dict[str, Any]) -> list[Annotation]:
             for fk in spec.get("foreign_keys", [])
         )
         out.append(
-            Annotation(table, None, desc, primary_key=tuple(spec.get("primary_key", [])),
-                       foreign_keys=fks)
+            Annotation(
+                table, None, desc, primary_key=tuple(spec.get("primary_key", [])), foreign_keys=fks
+            )
         )
         for column, col in spec.get("columns", {}).items():
             text = text_of({k: v for k, v in col.items() if k in ("zh", "en")})
@@ -100,7 +101,12 @@ def _annotations(doc: dict[str, Any]) -> list[Annotation]:
             if col.get("formats"):
                 text = f"{text}. Formats: {', '.join(col['formats'])}"
             out.append(
-                Annotation(table, column, text, unit=col.get("unit"),
-                           sensitive=bool(col.get("sensitive", False)))
+                Annotation(
+                    table,
+                    column,
+                    text,
+                    unit=col.get("unit"),
+                    sensitive=bool(col.get("sensitive", False)),
+                )
             )
     return out

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from tablerag.catalog import diverse_samples, quote_ident
-from tablerag.errors import ConfigError, SourceError, TableragError
+from tablerag.errors import ConfigError, EngineError, SourceError, TableragError
 from tablerag.ingest import chunking
 from tablerag.ingest.annotations import is_descriptions_file, read_descriptions
 from tablerag.ingest.database import is_database_url, redact_url, reflect_database_report
@@ -123,11 +123,23 @@ def ingest(
         if progress:
             progress(target.location)
         reports.append(_ingest_one(ws, target, settings))
+    if any(r.status in ("added", "replaced") for r in reports):
+        _profile(ws)
     if settings.index_on_ingest:
         # Always: it returns at once when nothing changed, and it repairs a stale index or
         # applies a changed embedder setting.
         refresh_index(ws, embedder_spec=settings.embedder, progress=embed_progress)
     return reports
+
+
+def _profile(ws: Workspace) -> None:
+    """Profile new and changed tables now, so later reads (often read-only) find them cached."""
+    from tablerag.linking.cache import workspace_samples
+
+    try:
+        workspace_samples(ws)
+    except EngineError as exc:  # the data is stored; profiles are rebuilt on the next read
+        log.warning("column profiling failed: %s", exc)
 
 
 def _ingest_one(ws: Workspace, target: Target, settings: Settings) -> SourceReport:
@@ -197,6 +209,11 @@ def _forget(con: duckdb.DuckDBPyConnection, source_id: str) -> None:
     ).fetchall()
     for (name,) in stored:
         con.execute(f"DROP TABLE IF EXISTS data.{quote_ident(name)}")
+    con.execute(
+        "DELETE FROM tablerag.profiles WHERE source IN "
+        "(SELECT location FROM tablerag.sources WHERE source_id = ?)",
+        [source_id],
+    )
     for table in ("chunks", "columns", "tables", "documents", "annotations", "sources"):
         con.execute(f"DELETE FROM tablerag.{table} WHERE source_id = ?", [source_id])
 

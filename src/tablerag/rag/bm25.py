@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -9,6 +10,9 @@ import bm25s
 import numpy as np
 
 from tablerag.rag.vector import top_k
+
+# bm25s sets its own logger to DEBUG at import; its progress chatter is not for our users.
+logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 
 class BM25Index:

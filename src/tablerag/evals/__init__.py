@@ -1,0 +1,1 @@
+"""Evaluations on public datasets read in their original formats (see ``tablerag eval``)."""

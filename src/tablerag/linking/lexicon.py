@@ -1,0 +1,71 @@
+"""Built-in words the linker knows without any catalog: time expressions and business terms.
+
+A workspace glossary (term → words) is merged on top of :data:`BUSINESS_TERMS`; both only add
+words to the question before matching, so they can never invent a table or a column.
+"""
+
+from __future__ import annotations
+
+import re
+
+BUSINESS_TERMS: dict[str, tuple[str, ...]] = {
+    "毛利": ("净额", "成本", "net", "cost", "profit"),
+    "毛利率": ("净额", "成本", "net", "cost", "margin"),
+    "利润": ("净额", "成本", "profit", "cost"),
+    "销售额": ("净额", "金额", "sales", "amount"),
+    "营收": ("净额", "金额", "revenue", "amount"),
+    "收入": ("净额", "金额", "revenue", "income"),
+    "客单价": ("订单", "净额", "order", "net"),
+    "退货率": ("退款", "订单", "refund", "order"),
+    "销量": ("数量", "qty", "quantity"),
+    "gross profit": ("net", "cost", "净额", "成本"),
+    "margin": ("net", "cost", "净额", "成本"),
+    "revenue": ("net", "amount", "净额", "金额"),
+    "sales": ("amount", "net", "净额", "金额"),
+}
+
+_MONTH = re.compile(r"上月|本月|上个月|这个月|每月|月份|月度|\d{1,2}月|\bmonth(ly|s)?\b", re.I)
+_YEAR = re.compile(
+    r"去年|今年|明年|年度|年份|每年|(?<!\d)(19|20)\d{2}(?!\d)|\byear(ly|s)?\b|\bannual", re.I
+)
+_QUARTER = re.compile(r"季度|\bquarter(ly|s)?\b|\bq[1-4]\b", re.I)
+_DAY = re.compile(
+    r"昨天|今天|日期|每天|什么时候|何时|哪天|\bwhen\b|\bday|\bdate|\bdaily\b|\bweek", re.I
+)
+
+
+def time_grains(question: str) -> tuple[str, ...]:
+    """The time grains a question talks about, most specific first.
+
+    Example:
+        >>> time_grains("上月华东的毛利是多少")
+        ('month',)
+        >>> time_grains("How many concerts are there in year 2014 or 2015?")
+        ('year',)
+        >>> time_grains("各品类的退款金额排名"), time_grains("2013年共有多少位获胜者？")
+        ((), ('year',))
+    """
+    found = []
+    for grain, pattern in (
+        ("day", _DAY),
+        ("month", _MONTH),
+        ("quarter", _QUARTER),
+        ("year", _YEAR),
+    ):
+        if pattern.search(question):
+            found.append(grain)
+    return tuple(found)
+
+
+def expand(question: str, glossary: dict[str, tuple[str, ...]]) -> tuple[str, list[str]]:
+    """Append the words of every glossary term found in ``question``; also say which matched.
+
+    Example:
+        >>> expand("上月华东的毛利是多少", BUSINESS_TERMS)[1]
+        ['毛利']
+    """
+    hits = [term for term in glossary if term.lower() in question.lower()]
+    # A longer term shadows the shorter one it contains (毛利率 over 毛利).
+    hits = [t for t in hits if not any(t != o and t in o for o in hits)]
+    extra = " ".join(w for t in hits for w in glossary[t])
+    return (f"{question} {extra}" if extra else question), hits

@@ -1,0 +1,375 @@
+"""Schema linking: question → seeds → join tree on the key graph → ranked, pruned schema.
+
+1. **Seeds.** Every table and column is scored against the question: names (English words,
+   Chinese characters), descriptions, glossary terms, values from the value index ("华东" →
+   ``dim_region.region_name``) and time words against columns' time grain. Column evidence counts
+   for its table weighted by how rare the column name is in the catalog (``name`` in every table
+   says little).
+2. **Recall.** The seed tables are joined by a Steiner tree approximation on the key graph
+   (bounded hops), which brings in the bridge tables nobody names (``dim_product`` between
+   ``fact_refund`` and ``dim_category``). The table count follows from the tree, not a fixed k.
+3. **Pruning.** Each table keeps its matched columns, its primary key and the keys its joins
+   need; narrow tables are kept whole.
+
+No LLM call anywhere; the same catalog serves many questions.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from tablerag.linking.catalog import SchemaCatalog
+from tablerag.linking.fkgraph import MAX_HOPS, JoinEdge
+from tablerag.linking.lexicon import BUSINESS_TERMS, expand, time_grains
+from tablerag.linking.text import (
+    QueryText,
+    content_words,
+    han_score,
+    han_text,
+    name_words,
+    table_word_score,
+    word_score,
+)
+from tablerag.linking.values import ValueMatch
+from tablerag.rag.tokenize import tokenize
+
+
+@dataclass(frozen=True)
+class LinkOptions:
+    """Knobs of :func:`link`; the defaults are the measured ones (see bench/RESULTS.md)."""
+
+    use_values: bool = True
+    seed_ratio: float = 0.6
+    """A table is a seed when its score reaches this share of the best table's score..."""
+    min_seed_score: float = 0.3
+    """...and at least this absolute score."""
+    max_hops: int = MAX_HOPS
+    keep_all_columns_up_to: int = 5
+    """Tables with at most this many columns are kept whole."""
+    min_column_score: float = 0.34
+    keep_label_column: bool = True
+    """Keep each linked table's name/title column: questions about an entity show it."""
+    column_to_table: float = 0.75
+    """How much a column's match counts for its table (times the column name's rarity)."""
+    history_weight: float = 0.8
+    """Evidence from earlier turns of a conversation counts this much."""
+    history_seeds: bool = True
+    """The previous turn's own seed tables stay seeds (a follow-up rarely names them again)."""
+    other_part_ratio: float = 0.6
+    """A part of the key graph not joined to the best table's part (another database of a
+    merged catalog, or a table without keys) gives seeds only when its best table reaches
+    this share of the overall best; within each part, ``seed_ratio`` applies to its own
+    best."""
+
+
+@dataclass(frozen=True)
+class LinkedColumn:
+    """A column kept for the prompt, with why."""
+
+    name: str
+    score: float
+    reasons: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LinkedTable:
+    """A table kept for the prompt: its score, why, and the columns kept."""
+
+    name: str
+    score: float
+    reasons: tuple[str, ...]
+    columns: tuple[LinkedColumn, ...]
+    is_seed: bool = True
+    """False for a table only on the join path (a bridge)."""
+
+
+@dataclass(frozen=True)
+class LinkedSchema:
+    """The linker's answer: the pruned schema, the joins, and the evidence behind each item."""
+
+    question: str
+    tables: tuple[LinkedTable, ...]
+    joins: tuple[JoinEdge, ...]
+    values: tuple[ValueMatch, ...] = ()
+    glossary_terms: tuple[str, ...] = ()
+    time_grains: tuple[str, ...] = ()
+    elapsed_ms: float = 0.0
+
+    @property
+    def table_names(self) -> tuple[str, ...]:
+        """Names of the linked tables, best first."""
+        return tuple(t.name for t in self.tables)
+
+    @property
+    def column_pairs(self) -> set[tuple[str, str]]:
+        """Every kept (table, column)."""
+        return {(t.name, c.name) for t in self.tables for c in t.columns}
+
+    def table(self, name: str) -> LinkedTable | None:
+        """The linked table called ``name``, if linked."""
+        return next((t for t in self.tables if t.name == name), None)
+
+
+@dataclass
+class _Features:
+    table_words: dict[str, tuple[str, ...]]
+    table_han: dict[str, str]
+    table_desc: dict[str, tuple[str, ...]]
+    col_words: dict[tuple[str, str], tuple[str, ...]]
+    col_han: dict[tuple[str, str], str]
+    col_desc: dict[tuple[str, str], tuple[str, ...]]
+    col_weight: dict[tuple[str, str], float]
+    keys: dict[str, set[str]] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+    """Table → its label column (the first name/title column), shown with any linked table."""
+    common: frozenset[str] = frozenset()
+    """Description words too frequent in this catalog to say anything (金额, code...)."""
+
+
+def _features(catalog: SchemaCatalog) -> _Features:
+    cached = catalog.memo.get("link_features")
+    if isinstance(cached, _Features):
+        return cached
+    # How common a column name is, counted within its part of the key graph (its database):
+    # in a merged catalog, "name" in another database says nothing about this one.
+    part = catalog.graph.component
+    names = Counter(
+        (part[t.name], c.name.lower()) for t in catalog.tables.values() for c in t.columns
+    )
+    f = _Features({}, {}, {}, {}, {}, {}, {})
+    for t in catalog.tables.values():
+        bare = t.name.rsplit(".", 1)[-1]  # "db.table" or "schema.table": match the table part
+        f.table_words[t.name] = name_words(bare)
+        f.table_han[t.name] = han_text(bare)
+        f.table_desc[t.name] = content_words(t.description)
+        keys = set(t.primary_key)
+        for c in t.columns:
+            k = (t.name, c.name)
+            shown = c.name if not c.original or c.original == c.name else f"{c.name} {c.original}"
+            f.col_words[k] = name_words(shown)
+            f.col_han[k] = han_text(shown)
+            f.col_desc[k] = content_words(c.description)
+            f.col_weight[k] = 1.0 / math.sqrt(names[(part[t.name], c.name.lower())])
+        f.keys[t.name] = keys
+        label = next((c.name for c in t.columns if _is_label(c.name, c.type)), None)
+        if label is not None:
+            f.labels[t.name] = label
+    for e in catalog.edges:
+        f.keys.setdefault(e.table, set()).update(e.columns)
+        f.keys.setdefault(e.ref_table, set()).update(e.ref_columns)
+    df = Counter(w for words in f.col_desc.values() for w in set(words))
+    cap = max(3, len(f.col_desc) // 5)
+    f.common = frozenset(w for w, n in df.items() if n > cap)
+    catalog.memo["link_features"] = f
+    return f
+
+
+@dataclass
+class _Scores:
+    tables: dict[str, float] = field(default_factory=dict)
+    table_why: dict[str, list[str]] = field(default_factory=dict)
+    columns: dict[tuple[str, str], float] = field(default_factory=dict)
+    column_why: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+
+    def table(self, name: str, score: float, why: str) -> None:
+        if score > 0:
+            self.tables[name] = max(self.tables.get(name, 0.0), score)
+            self.table_why.setdefault(name, []).append(why)
+
+    def column(self, key: tuple[str, str], score: float, why: str) -> None:
+        if score > 0:
+            self.columns[key] = max(self.columns.get(key, 0.0), score)
+            self.column_why.setdefault(key, []).append(why)
+
+
+def _score(
+    catalog: SchemaCatalog,
+    question: str,
+    options: LinkOptions,
+    weight: float = 1.0,
+    into: _Scores | None = None,
+) -> tuple[_Scores, list[ValueMatch], list[str], tuple[str, ...]]:
+    f = _features(catalog)
+    glossary = {**BUSINESS_TERMS, **catalog.glossary}
+    expanded, terms = expand(question, glossary)
+    q = QueryText.of(expanded)
+    grains = time_grains(question)
+    s = into or _Scores()
+    for name in catalog.tables:
+        named = max(table_word_score(f.table_words[name], q), han_score(f.table_han[name], q))
+        s.table(name, weight * named, "name")
+        s.table(name, weight * _description(f.table_desc[name], q, f.common), "description")
+    meant = {w for t in terms for w in tokenize(" ".join(glossary[t]))}
+    for key, words in f.col_words.items():
+        named = max(word_score(words, q), han_score(f.col_han[key], q))
+        s.column(key, weight * named, "name")
+        s.column(key, weight * _description(f.col_desc[key], q, f.common), "description")
+        if meant and meant & (set(f.col_desc[key]) | set(words)):
+            s.column(key, weight * 0.8, "glossary " + "/".join(terms))
+        if grains:
+            p = catalog.profiles.get(key)
+            if p is not None and p.time_grain is not None:
+                bonus = 0.6 if p.time_grain == grains[0] else 0.35
+                s.column(key, weight * bonus, f"time grain {p.time_grain}")
+    matches: list[ValueMatch] = []
+    if options.use_values and catalog.values is not None:
+        matches = catalog.values.search(question, limit=100)
+        for m in matches:
+            s.column((m.table, m.column), weight * 0.9 * m.score, f"value {m.value!r} ({m.how})")
+    per_table: dict[str, list[tuple[float, str]]] = {}
+    for key, score in s.columns.items():
+        col_weight = f.col_weight[key]
+        if any(w.startswith(("value", "glossary")) for w in s.column_why.get(key, ())):
+            col_weight = 1.0
+        per_table.setdefault(key[0], []).append((score * col_weight, key[1]))
+    for table, found in per_table.items():
+        found.sort(reverse=True)
+        total = found[0][0] + (0.2 * found[1][0] if len(found) > 1 else 0.0)
+        why = ", ".join(c for _, c in found[:3])
+        s.table(table, total * options.column_to_table, f"columns {why}")
+    return s, matches, terms, grains
+
+
+def _description(words: tuple[str, ...], q: QueryText, common: frozenset[str]) -> float:
+    """Description evidence: the share of its words in the question, or a saturating count of
+    its informative words found there (long descriptions are not penalised for their length)."""
+    if not words:
+        return 0.0
+    hits = [w for w in words if w in q.words or (len(w) > 1 and w in q.han)]
+    informative = [w for w in hits if w not in common]
+    share = len(hits) / len(words)
+    return max(0.6 * share, 0.85 * (1 - 0.5 ** len(informative)))
+
+
+def link(
+    question: str,
+    catalog: SchemaCatalog,
+    *,
+    history: Sequence[str] = (),
+    options: LinkOptions | None = None,
+) -> LinkedSchema:
+    """Link a question to the few tables and columns needed to answer it in SQL.
+
+    Args:
+        question: the question, Chinese or English.
+        catalog: the catalog (see :func:`tablerag.linking.catalog.build_catalog`).
+        history: earlier questions of the same conversation (their evidence counts less).
+        options: tuning knobs.
+
+    Returns:
+        The linked schema: tables best first (seeds, then bridges), kept columns with reasons,
+        the join edges of the tree, the value matches and the time grains asked about.
+    """
+    started = time.perf_counter()
+    opts = options or LinkOptions()
+    scores = _Scores()
+    for earlier in history:
+        _score(catalog, earlier, opts, opts.history_weight, scores)
+    scores, matches, terms, grains = _score(catalog, question, opts, 1.0, scores)
+    ranked = sorted(scores.tables.items(), key=lambda kv: (-kv[1], kv[0]))
+    seeds = _seeds(ranked, opts, catalog)
+    if history and opts.history_seeds:
+        # The previous turn's own seeds stay in the conversation ("它的评分呢？").
+        before, _, _, _ = _score(catalog, history[-1], opts)
+        previous = sorted(before.tables.items(), key=lambda kv: (-kv[1], kv[0]))
+        seeds += [t for t in _seeds(previous, opts, catalog) if t not in seeds]
+    nodes, pairs = catalog.graph.join_tree(seeds, max_hops=opts.max_hops)
+    joins = _joins(catalog, pairs)
+    f = _features(catalog)
+    join_cols: dict[str, set[str]] = {}
+    for e in joins:
+        join_cols.setdefault(e.table, set()).update(e.columns)
+        join_cols.setdefault(e.ref_table, set()).update(e.ref_columns)
+    tables = []
+    for name in nodes:
+        info = catalog.tables[name]
+        kept = []
+        whole = len(info.columns) <= opts.keep_all_columns_up_to and name in seeds
+        for c in info.columns:
+            key = (name, c.name)
+            score = scores.columns.get(key, 0.0)
+            why = list(dict.fromkeys(scores.column_why.get(key, [])))
+            if c.name in info.primary_key:
+                why.append("primary key")
+            if c.name in join_cols.get(name, set()):
+                why.append("join key")
+            if f.labels.get(name) == c.name and opts.keep_label_column:
+                why.append("label column")
+            if (
+                whole
+                or score >= opts.min_column_score
+                or "primary key" in why
+                or ("join key" in why)
+                or ("label column" in why)
+            ):
+                kept.append(LinkedColumn(c.name, round(score, 3), tuple(why)))
+        if not kept and info.columns:
+            kept.append(LinkedColumn(info.columns[0].name, 0.0, ("first column",)))
+        tables.append(
+            LinkedTable(
+                name=name,
+                score=round(scores.tables.get(name, 0.0), 3),
+                reasons=tuple(dict.fromkeys(scores.table_why.get(name, ["join path"]))),
+                columns=tuple(kept),
+                is_seed=name in seeds,
+            )
+        )
+    return LinkedSchema(
+        question=question,
+        tables=tuple(tables),
+        joins=tuple(joins),
+        values=tuple(matches),
+        glossary_terms=tuple(terms),
+        time_grains=grains,
+        elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
+    )
+
+
+def _is_label(name: str, sql_type: str) -> bool:
+    """A column that names the row: ``name``, ``title``, ``*_name``, ``名称``, ``书名``.
+
+    Example:
+        >>> _is_label("product_name", "VARCHAR"), _is_label("书名", "text"), _is_label("id", "")
+        (True, True, False)
+    """
+    if sql_type and not sql_type.upper().startswith(("VARCHAR", "TEXT", "CHAR", "STRING")):
+        return False
+    words = name_words(name)
+    return bool(words and words[-1] in ("name", "title")) or (
+        "名" in name and "编号" not in name and "id" not in name.lower()
+    )
+
+
+def _seeds(ranked: list[tuple[str, float]], opts: LinkOptions, catalog: SchemaCatalog) -> list[str]:
+    """Seed tables: per connected part of the key graph (a database, in a merged catalog), the
+    tables scoring ``seed_ratio`` of that part's best, in parts whose best reaches
+    ``other_part_ratio`` of the overall best."""
+    if not ranked:
+        # Nothing matched: the best-connected table is the least bad guess.
+        hub = max(catalog.tables, key=lambda t: (catalog.graph.graph.degree(t), t), default=None)
+        return [hub] if hub is not None else []
+    part = catalog.graph.component
+    best_in: dict[int, float] = {}
+    for name, score in ranked:
+        best_in.setdefault(part[name], score)
+    top = ranked[0][1]
+    seeds = [
+        name
+        for name, score in ranked
+        if best_in[part[name]] >= opts.other_part_ratio * top
+        and score >= max(opts.min_seed_score, opts.seed_ratio * best_in[part[name]])
+    ]
+    return seeds or [ranked[0][0]]
+
+
+def _joins(catalog: SchemaCatalog, pairs: Sequence[tuple[str, str]]) -> list[JoinEdge]:
+    out: list[JoinEdge] = []
+    for a, b in pairs:
+        keys = sorted(catalog.graph.edges_between(a, b), key=lambda e: -e.confidence)
+        if keys:
+            out.append(keys[0])
+    return out

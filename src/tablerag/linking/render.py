@@ -1,0 +1,152 @@
+"""The compact schema text an NL2SQL prompt carries: DDL with keys, comments and value hints.
+
+One ``CREATE TABLE`` per table; each column line carries, as a SQL comment, what a model needs
+and cannot see: the description, unit, time grain, enum values or a few sample values, and a
+warning when the column mixes value formats. Foreign keys (declared or inferred, with the
+confidence of inferred ones) close each table. Sensitive columns never reach this text: the
+catalog dropped them before anything was profiled.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from tablerag.linking.catalog import SchemaCatalog
+from tablerag.linking.fkgraph import JoinEdge
+from tablerag.linking.linker import LinkedSchema
+from tablerag.sql.sensitive import sanitize_sample
+from tablerag.tokens import count_tokens
+
+_PLAIN = re.compile(r"^[A-Za-z_\u3400-\u4dbf\u4e00-\u9fff][\w\u3400-\u4dbf\u4e00-\u9fff]*$")
+MAX_DESCRIPTION_CHARS = 80
+
+
+@dataclass(frozen=True)
+class SchemaText:
+    """Rendered schema text and its estimated token count."""
+
+    text: str
+    tokens: int
+
+
+def ident(name: str) -> str:
+    """Quote an identifier only when it needs it.
+
+    Example:
+        >>> ident("fact_sales"), ident("电视频道"), ident("order date")
+        ('fact_sales', '电视频道', '"order date"')
+    """
+    return name if _PLAIN.match(name) else '"' + name.replace('"', '""') + '"'
+
+
+def _lit(value: str) -> str:
+    return "'" + sanitize_sample(value, limit=30).replace("'", "''") + "'"
+
+
+def _column_note(catalog: SchemaCatalog, table: str, column: str, samples: bool) -> str:
+    info = next(c for c in catalog.tables[table].columns if c.name == column)
+    p = catalog.profile(table, column)
+    parts: list[str] = []
+    if info.description:
+        text = " ".join(info.description.split())
+        cut = text[:MAX_DESCRIPTION_CHARS]
+        parts.append(cut + ("…" if len(text) > MAX_DESCRIPTION_CHARS else ""))
+    if p is not None:
+        if p.unit:
+            parts.append(f"unit: {p.unit}")
+        if p.time_grain:
+            parts.append(f"grain: {p.time_grain}")
+        if p.format_warning:
+            parts.append(f"WARNING {p.format_warning}")
+        if samples and p.enum_values:
+            parts.append("values: " + ", ".join(_lit(v) for v in p.enum_values[:12]))
+        elif samples and p.samples and not _numeric(p.type):
+            parts.append("e.g. " + ", ".join(_lit(v) for v in p.samples))
+    return "; ".join(parts)
+
+
+def _numeric(sql_type: str) -> bool:
+    return sql_type.upper().startswith(
+        ("INT", "BIGINT", "SMALLINT", "DOUBLE", "FLOAT", "DECIMAL", "REAL", "NUMBER", "NUMERIC")
+    )
+
+
+def render_table(
+    catalog: SchemaCatalog,
+    table: str,
+    columns: Iterable[str] | None = None,
+    edges: Iterable[JoinEdge] = (),
+    *,
+    samples: bool = True,
+) -> str:
+    """``CREATE TABLE`` text for one table (all columns, or only ``columns``).
+
+    Args:
+        catalog: the catalog holding the table.
+        table: its name.
+        columns: the columns to show, None for all.
+        edges: foreign keys of this table to print (those whose columns are shown).
+        samples: add sample or enum values to the column comments.
+    """
+    info = catalog.tables[table]
+    wanted = set(columns) if columns is not None else None
+    shown = [c for c in info.columns if wanted is None or c.name in wanted]
+    head = f"CREATE TABLE {ident(table)} ("
+    notes = [f"{info.row_count} rows"] if info.row_count else []
+    if info.description:
+        notes.insert(0, " ".join(info.description.split())[:MAX_DESCRIPTION_CHARS])
+    if notes:
+        head += "  -- " + "; ".join(notes)
+    lines: list[tuple[str, str]] = []
+    for c in shown:
+        note = _column_note(catalog, table, c.name, samples)
+        lines.append((f"  {ident(c.name)} {c.type or 'TEXT'}", note))
+    names = {c.name for c in shown}
+    pk = [k for k in info.primary_key if k in names]
+    if pk and len(pk) == len(info.primary_key):
+        lines.append((f"  PRIMARY KEY ({', '.join(ident(k) for k in pk)})", ""))
+    for e in edges:
+        if e.table != table or not set(e.columns) <= names:
+            continue
+        code = (
+            f"  FOREIGN KEY ({', '.join(ident(c) for c in e.columns)}) REFERENCES "
+            f"{ident(e.ref_table)}({', '.join(ident(c) for c in e.ref_columns)})"
+        )
+        lines.append((code, "" if e.declared else f"inferred, confidence {e.confidence:.2f}"))
+    last = len(lines) - 1
+    body = "\n".join(
+        code + ("," if i < last else "") + (f"  -- {note}" if note else "")
+        for i, (code, note) in enumerate(lines)
+    )
+    return f"{head}\n{body}\n);"
+
+
+def render_full(catalog: SchemaCatalog, *, samples: bool = True) -> SchemaText:
+    """The whole catalog as schema text (the baseline the linked text is compared with)."""
+    parts = [
+        render_table(catalog, name, None, catalog.edges, samples=samples) for name in catalog.tables
+    ]
+    text = "\n\n".join(parts)
+    return SchemaText(text, count_tokens(text))
+
+
+def render_linked(
+    catalog: SchemaCatalog, linked: LinkedSchema, *, samples: bool = True
+) -> SchemaText:
+    """The linked tables and columns as schema text, with their keys and join hints.
+
+    Foreign keys between linked tables (and self-references) are printed when their columns
+    were kept; the joins of the tree are listed at the end as ready-made conditions.
+    """
+    selected = set(linked.table_names)
+    edges = [e for e in catalog.edges if e.table in selected and e.ref_table in selected]
+    parts = [
+        render_table(catalog, t.name, [c.name for c in t.columns], edges, samples=samples)
+        for t in linked.tables
+    ]
+    if linked.joins:
+        parts.append("-- joins: " + "; ".join(e.condition() for e in linked.joins))
+    text = "\n\n".join(parts)
+    return SchemaText(text, count_tokens(text))

@@ -1,0 +1,152 @@
+"""Key inference, join trees, the value index and profiles on small hand-made catalogs."""
+
+from __future__ import annotations
+
+import time
+
+from tablerag.linking.catalog import TableSample, build_catalog
+from tablerag.linking.fkgraph import FKGraph, JoinEdge, infer_edges
+from tablerag.linking.linker import LinkOptions, link
+from tablerag.linking.profile import format_mix, profile_column, unit_of
+from tablerag.linking.render import render_linked
+from tablerag.linking.values import ValueIndex
+from tablerag.types import ColumnInfo, TableInfo
+
+
+def table(name: str, *cols: tuple[str, str], pk: tuple[str, ...] = ()) -> TableInfo:
+    return TableInfo(name, "test", tuple(ColumnInfo(c, t) for c, t in cols), 10, primary_key=pk)
+
+
+SINGER = table("singer", ("singer_id", "INTEGER"), ("name", "VARCHAR"), ("country", "VARCHAR"))
+CONCERT = table("concert", ("concert_id", "INTEGER"), ("concert_name", "VARCHAR"))
+SIC = table("singer_in_concert", ("concert_id", "INTEGER"), ("singer_id", "INTEGER"))
+
+
+def test_keys_are_inferred_from_names_types_and_containment() -> None:
+    values = {
+        ("singer", "singer_id"): frozenset({"1", "2", "3"}),
+        ("concert", "concert_id"): frozenset({"1", "2"}),
+        ("singer_in_concert", "singer_id"): frozenset({"1", "3"}),
+        ("singer_in_concert", "concert_id"): frozenset({"1", "2"}),
+    }
+    unique = {("singer", "singer_id"): True, ("concert", "concert_id"): True}
+    edges = infer_edges([SINGER, CONCERT, SIC], unique=unique, values=values)
+    got = {(e.table, e.columns[0], e.ref_table) for e in edges}
+    assert got == {
+        ("singer_in_concert", "singer_id", "singer"),
+        ("singer_in_concert", "concert_id", "concert"),
+    }
+
+
+def test_values_outside_the_key_veto_a_name_match() -> None:
+    values = {
+        ("singer", "singer_id"): frozenset({"1", "2"}),
+        ("singer_in_concert", "singer_id"): frozenset({"7", "8", "9"}),
+    }
+    edges = infer_edges([SINGER, SIC], unique={("singer", "singer_id"): True}, values=values)
+    assert not any(e.ref_table == "singer" for e in edges)
+
+
+def test_chinese_column_naming_its_table_is_a_key() -> None:
+    channel = table("电视频道", ("id", "text"), ("系列名", "text"), pk=("id",))
+    series = table("电视连续剧", ("id", "number"), ("剧名", "text"), ("频道", "text"), pk=("id",))
+    edges = infer_edges([channel, series])
+    assert [(e.table, e.columns, e.ref_table, e.ref_columns) for e in edges] == [
+        ("电视连续剧", ("频道",), "电视频道", ("id",))
+    ]
+
+
+def test_join_tree_takes_the_bridge_and_respects_max_hops() -> None:
+    chain = ["a", "b", "c", "d", "e"]
+    edges = [JoinEdge(x, ("k",), y, ("k",)) for x, y in zip(chain, chain[1:], strict=False)]
+    graph = FKGraph(chain, edges)
+    nodes, pairs = graph.join_tree(["a", "c"])
+    assert nodes == ["a", "b", "c"] and len(pairs) == 2
+    nodes, pairs = graph.join_tree(["a", "e"], max_hops=3)
+    assert set(nodes) == {"a", "e"} and pairs == []
+
+
+def test_value_index_matches_words_not_fragments() -> None:
+    ix = ValueIndex()
+    ix.add("pets", "pet_type", ["cat", "dog"])
+    ix.add("region", "name", ["华东", "华北"])
+    ix.freeze()
+    assert [m.value for m in ix.search("Which students own cats?")] == ["cat"]
+    assert ix.search("students in education") == []
+    assert [(m.table, m.value) for m in ix.search("华东大区")] == [("region", "华东")]
+
+
+def test_value_index_stays_fast_on_many_values() -> None:
+    ix = ValueIndex()
+    for t in range(200):
+        ix.add(f"t{t}", "name", [f"item {t} {i} alpha" for i in range(300)])
+    ix.add("airlines", "airline", ["JetBlue Airways"])
+    ix.freeze()
+    started = time.perf_counter()
+    found = ix.search("which flights does jetblue airways operate")
+    assert (time.perf_counter() - started) < 0.2
+    assert found[0].table == "airlines" and found[0].how == "exact"
+
+
+def test_profile_flags_mixed_months_and_units() -> None:
+    shares, warning = format_mix(["2026-09"] * 9 + ["202609"])
+    assert shares[0] == ("YYYY-MM", 0.9) and warning is not None
+    assert format_mix(["2026-09", "2026-10"])[1] is None
+    assert unit_of("price_fen") is not None and "cent" in str(unit_of("price_fen"))
+    p = profile_column("t", ColumnInfo("status", "VARCHAR"), ["A", "B", "A", None, "A"], 5)
+    assert p.enum_values == ("A", "B") and p.null_ratio == 0.2 and p.samples[0] == "A"
+
+
+def test_linker_uses_values_and_keeps_join_keys() -> None:
+    samples = {
+        "singer": TableSample(
+            (),
+            {
+                "singer_id": ("1", "2"),
+                "name": ("Joe Sharp", "Rose White"),
+                "country": ("France", "Netherlands"),
+            },
+        ),
+        "concert": TableSample((), {"concert_id": ("1",), "concert_name": ("Auditions",)}),
+        "singer_in_concert": TableSample((), {"singer_id": ("1",), "concert_id": ("1",)}),
+    }
+    catalog = build_catalog(
+        [replace_pk(SINGER, "singer_id"), replace_pk(CONCERT, "concert_id"), SIC],
+        samples=samples,
+    )
+    linked = link("Which concerts had performers from the Netherlands?", catalog)
+    assert set(linked.table_names) == {"concert", "singer", "singer_in_concert"}
+    assert ("singer", "country") in linked.column_pairs
+    assert ("singer_in_concert", "singer_id") in linked.column_pairs
+    assert linked.values[0].value == "netherlands"
+    no_values = link(
+        "Which concerts had performers from the Netherlands?",
+        catalog,
+        options=LinkOptions(use_values=False),
+    )
+    assert "singer" not in no_values.table_names
+    text = render_linked(catalog, linked).text
+    assert "REFERENCES singer(singer_id)" in text and "-- joins:" in text
+
+
+def replace_pk(t: TableInfo, pk: str) -> TableInfo:
+    from dataclasses import replace
+
+    return replace(t, primary_key=(pk,))
+
+
+def test_follow_up_question_keeps_the_previous_turns_tables() -> None:
+    catalog = build_catalog(
+        [replace_pk(SINGER, "singer_id"), replace_pk(CONCERT, "concert_id"), SIC]
+    )
+    alone = link("Which ones are older than 30?", catalog)
+    assert "singer" not in alone.table_names
+    follow = link("Which ones are older than 30?", catalog, history=("List all singers",))
+    assert "singer" in follow.table_names
+    no_carry = link(
+        "Which ones are older than 30?",
+        catalog,
+        history=("List all singers",),
+        options=LinkOptions(history_seeds=False, history_weight=0.0),
+    )
+    assert "singer" not in no_carry.table_names
