@@ -300,7 +300,7 @@ class Workspace:
         return out
 
     def chunks(self, source: str | None = None) -> Iterator[Chunk]:
-        """Chunks in source and reading order; ``source`` filters by location (or a suffix of it)."""
+        """Chunks in source and reading order; ``source`` filters by location or its suffix."""
         sql = (
             "SELECT chunk_id, source, ordinal, text, heading_path, page, table_name "
             "FROM tablerag.chunks"

@@ -143,13 +143,23 @@ def test_same_stem_in_two_folders_gets_two_tables(workspace: Workspace, tmp_path
     assert sorted(t.name for t in workspace.tables()) == ["orders", "orders_2"]
 
 
-def test_sample_corpus_ingests_whole_with_descriptions(workspace: Workspace, sample_dir: Path
-                                                       ) -> None:
+def test_sample_corpus_ingests_whole_with_descriptions(
+    workspace: Workspace, sample_dir: Path
+) -> None:
     reports = workspace.ingest([sample_dir], settings=SETTINGS)
     assert [r.error for r in reports if r.status != "added"] == []
     names = {t.name for t in workspace.tables()}
-    mart = {"fact_sales", "fact_refund", "dim_date", "dim_product", "dim_category", "dim_region",
-            "dim_channel", "dim_employee", "dim_refund_reason"}
+    mart = {
+        "fact_sales",
+        "fact_refund",
+        "dim_date",
+        "dim_product",
+        "dim_category",
+        "dim_region",
+        "dim_channel",
+        "dim_employee",
+        "dim_refund_reason",
+    }
     assert mart <= names
     # every table of the PDF and the Word file became a SQL table
     assert any(n.startswith("sales_handbook_table") for n in names)
