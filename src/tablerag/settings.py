@@ -57,6 +57,23 @@ class Settings(BaseModel):
     max_returned_rows: int = Field(
         1000, ge=1, description="Most rows one SQL query may return; more are cut and flagged."
     )
+    answer_k: int = Field(
+        4, ge=1, le=20, description="Passages retrieved and shown to the model for an answer."
+    )
+    rag_min_score: float = Field(
+        2.0,
+        ge=0,
+        description="Least BM25 score of the best passage for the documents to count as "
+        "relevant; below it the answer is 'not found in the documents'.",
+    )
+    nl2sql_max_repairs: int = Field(
+        2, ge=0, le=5, description="Extra LLM calls to repair a rejected or failing SQL query."
+    )
+    schema_max_tokens: int = Field(
+        700,
+        ge=50,
+        description="Budget of the schema text in an NL2SQL prompt, in approximate tokens.",
+    )
 
 
 def load_settings(workspace: str | Path | None = None, **overrides: Any) -> Settings:

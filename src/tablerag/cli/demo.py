@@ -6,12 +6,31 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
+from rich.rule import Rule
 from rich.table import Table
 
-from tablerag.cli._common import console, open_workspace, short
+from tablerag.cli._common import console, err_console, open_workspace, short
+from tablerag.cli.render import render_answer
+from tablerag.errors import ConfigError
 from tablerag.workspace import DB_FILE
 
 DEMO_WORKSPACE = Path(".tablerag-demo")
+#: (what the question shows, the question): one per kind of question tablerag handles.
+DEMO_QUESTIONS: tuple[tuple[str, str], ...] = (
+    ("data", "上月华东的毛利是多少？"),
+    ("data", "How many orders were paid in 2026-09?"),
+    ("documents", "What is the refund policy for damaged goods?"),
+    ("hybrid", "退货率超过10%的商品根据退货政策应该怎么处理"),
+    ("meta-question", "毛利是怎么定义的？"),
+    ("ambiguous", "那个呢"),
+    ("unanswerable", "火星上的天气怎么样？"),
+)
+GET_MODEL = (
+    "The demo workspace is built; answering needs a model. Get the local one with "
+    '`pip install "tablerag[local]"` (see DEVELOPERS.md), or point --llm / TABLERAG_LLM at '
+    "an endpoint, e.g. openai:MODEL with TABLERAG_OPENAI_BASE_URL."
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -23,8 +42,14 @@ def demo(
     workspace: Annotated[
         Path, typer.Option("--workspace", "-w", help="Demo workspace folder.")
     ] = DEMO_WORKSPACE,
+    llm: Annotated[
+        str | None, typer.Option("--llm", help="LLM spec (default: the setting, `local`).")
+    ] = None,
+    ask: Annotated[
+        bool, typer.Option("--ask/--no-ask", help="Ask the demo questions after building.")
+    ] = True,
 ) -> None:
-    """Build the sample workspace (once) and show its tables, chunks and a few lookups."""
+    """Build the sample workspace (once), then answer a few questions of every kind."""
     from tablerag.sample import write_sample
     from tablerag.settings import load_settings
 
@@ -58,8 +83,28 @@ def demo(
         console.print(table)
     if failed:
         raise typer.Exit(1)
+    if ask:
+        _ask_questions(workspace, llm)
     console.print(
-        f"Next: `tablerag tables -w {workspace}`, `tablerag schema fact_sales -w "
-        f"{workspace}`, `tablerag chunks -w {workspace} --source 退货政策.md`",
+        f"Next: `tablerag ask QUESTION -w {workspace}`, `tablerag tables -w {workspace}`, "
+        f"`tablerag schema fact_sales -w {workspace}`, "
+        f"`tablerag chunks -w {workspace} --source 退货政策.md`",
         highlight=False,
     )
+
+
+def _ask_questions(workspace: Path, llm: str | None) -> None:
+    """Answer :data:`DEMO_QUESTIONS` and render each answer; a missing model ends it early."""
+    from tablerag.service import QA
+    from tablerag.settings import load_settings
+
+    try:
+        qa = QA.open(workspace, settings=load_settings(workspace, llm=llm))
+    except ConfigError as exc:
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+        err_console.print(escape(GET_MODEL), highlight=False)
+        raise typer.Exit(2) from exc
+    with qa:
+        for n, (kind, question) in enumerate(DEMO_QUESTIONS, start=1):
+            console.print(Rule(f"{n}/{len(DEMO_QUESTIONS)} · {kind}"))
+            render_answer(qa.ask(question), console)

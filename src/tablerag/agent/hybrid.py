@@ -1,0 +1,84 @@
+"""Hybrid path: run the SQL and the document paths side by side and fuse their answers.
+
+Fusion is deterministic (no extra LLM call, which would cost seconds on a local model): each
+side's answer becomes a labelled part of the text, each fact keeps its source (``sql`` or
+``document``), the table and SQL come from the SQL side and the citations from the documents.
+A side that found nothing or failed is said so in one line; the other side still answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+
+from tablerag.answer import Answer, AnswerStatus, Language
+
+LABELS = {"zh": ("【数据】", "【文档】"), "en": ("[data] ", "[documents] ")}
+_GOOD: tuple[AnswerStatus, ...] = ("ok", "degraded")
+
+
+def run_both(
+    sql_path: Callable[[], Answer], doc_path: Callable[[], Answer]
+) -> tuple[Answer, Answer]:
+    """Run both paths in two threads; returns (SQL answer, document answer).
+
+    Exceptions of either path propagate (the paths turn their expected failures into answers).
+    """
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="tablerag-hybrid") as pool:
+        sql_future = pool.submit(sql_path)
+        doc_future = pool.submit(doc_path)
+        return sql_future.result(), doc_future.result()
+
+
+def fuse(question: str, language: Language, sql: Answer, doc: Answer) -> Answer:
+    """One answer from the SQL side and the document side, every fact labelled by source.
+
+    Args:
+        question: the user's question.
+        language: language of the answer.
+        sql: the NL2SQL path's answer.
+        doc: the RAG path's answer.
+
+    Returns:
+        An answer on path ``hybrid``: ``ok`` when a side answered, otherwise the more
+        informative of the two failures (``no_data`` before ``not_found`` before ``error``).
+    """
+    data_label, doc_label = LABELS[language]
+    parts = [data_label + sql.answer, doc_label + doc.answer]
+    good = [a for a in (sql, doc) if a.status in _GOOD]
+    if good:
+        status: AnswerStatus = "ok" if any(a.status == "ok" for a in good) else "degraded"
+        confidence = max(a.confidence for a in good)
+    else:
+        status = next(s for s in ("no_data", "not_found", "error") if s in (sql.status, doc.status))
+        confidence = min(sql.confidence, doc.confidence)
+    errors = [f"{name}: {a.error}" for name, a in (("sql", sql), ("documents", doc)) if a.error]
+    return Answer(
+        question=question,
+        answer="\n".join(parts),
+        language=language,
+        path="hybrid",
+        table=sql.table,
+        sql=sql.sql,
+        sql_attempts=sql.sql_attempts,
+        citations=doc.citations,
+        facts=[*sql.facts, *doc.facts],
+        confidence=confidence,
+        status=status,
+        error="; ".join(errors) or None,
+        timings_ms=merge_timings(sql.timings_ms, doc.timings_ms),
+    )
+
+
+def merge_timings(*timings: Mapping[str, float]) -> dict[str, float]:
+    """Add up stage timings of several paths (parallel paths: the sum is CPU-ish time).
+
+    Example:
+        >>> merge_timings({"llm": 10.0, "execution": 2.0}, {"llm": 5.5, "retrieval": 1.0})
+        {'llm': 15.5, 'execution': 2.0, 'retrieval': 1.0}
+    """
+    out: dict[str, float] = {}
+    for part in timings:
+        for stage, ms in part.items():
+            out[stage] = round(out.get(stage, 0.0) + ms, 3)
+    return out

@@ -1,0 +1,342 @@
+"""NL2SQL path v1: schema → one LLM call → extract → gate + read-only run → repair → explain.
+
+The model sees the linked schema and the question and answers with one ```sql block. The query
+goes through :meth:`SQLEngine.execute` (the sqlglot gate, a read-only connection, a row cap, a
+time limit, masking). A rejected or failing query goes back to the model with the error, at
+most ``max_repairs`` times. The rows are then explained in the question's language; an
+explanation with a number that is not in the rows is replaced by a template built from the rows.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from tablerag.agent.grounding import ungrounded_numbers
+from tablerag.agent.prompts import render
+from tablerag.agent.schema_context import SchemaContext
+from tablerag.agent.sqltext import extract_sql
+from tablerag.answer import Answer, Fact, Language, ResultTable, SQLAttempt
+from tablerag.errors import EngineError, ProviderError, QueryTimeout, SQLRejected
+from tablerag.llm.base import LLM, Message
+from tablerag.sql.engines.base import SQLEngine
+from tablerag.sql.policy import ExecutionPolicy
+from tablerag.sql.result import ResultSet
+
+SQL_MAX_TOKENS = 320
+EXPLAIN_MAX_TOKENS = 120
+#: Result rows shown to the model for the explanation, and cells per row.
+EXPLAIN_ROWS = 10
+MAX_FEEDBACK_CHARS = 300
+LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
+NO_DATA = {"zh": "没有找到匹配的数据。", "en": "No matching data was found."}
+NO_SQL = {
+    "zh": "无法为这个问题生成可执行的 SQL 查询（共尝试 {n} 次）。",
+    "en": "Could not write a SQL query that runs for this question ({n} attempts).",
+}
+LLM_FAILED = {
+    "zh": "语言模型没有给出回答，无法生成 SQL。",
+    "en": "The language model did not answer, so no SQL was written.",
+}
+
+
+@dataclass(frozen=True)
+class NL2SQLOptions:
+    """Knobs of the path (the service fills them from Settings)."""
+
+    max_repairs: int = 2
+    """Extra LLM calls after a rejected or failing query."""
+    timeout_s: float = 120.0
+    """Time limit of one LLM call."""
+    explain: bool = True
+    """Ask the model to explain the rows (else the template explanation is used)."""
+    today: dt.date | None = None
+    """The date relative time words ("last month") refer to; None means today."""
+    policy: ExecutionPolicy | None = None
+    """Limits of each query; None uses the engine's."""
+
+
+def answer_with_sql(
+    question: str,
+    *,
+    llm: LLM,
+    engine: SQLEngine,
+    schema: SchemaContext,
+    language: Language,
+    options: NL2SQLOptions | None = None,
+) -> Answer:
+    """Answer ``question`` with SQL over the tables in ``schema``.
+
+    Never raises for model or SQL failures: they become an answer with status ``error`` and
+    every attempt listed.
+
+    Args:
+        question: the user's question.
+        llm: the model that writes and explains the SQL.
+        engine: the read-only engine (gate, limits, masking).
+        schema: the schema text the model sees.
+        language: language of the answer.
+        options: repairs, time limits, today's date.
+
+    Returns:
+        An answer on path ``nl2sql``: status ``ok`` (with table, SQL and explanation),
+        ``no_data`` (the query ran and found nothing) or ``error`` (with the attempts).
+    """
+    opts = options or NL2SQLOptions()
+    timings: dict[str, float] = {}
+    today = opts.today or dt.date.today()
+    chat = render(
+        "nl2sql",
+        today=today.isoformat(),
+        this_month=f"{today:%Y-%m}",
+        last_month=f"{today.replace(day=1) - dt.timedelta(days=1):%Y-%m}",
+        schema=schema.text or "(no tables)",
+        question=question,
+    )
+    attempts: list[SQLAttempt] = []
+    result: ResultSet | None = None
+    for _ in range(opts.max_repairs + 1):
+        try:
+            reply = llm.complete(
+                chat, temperature=0.0, max_tokens=SQL_MAX_TOKENS, timeout_s=opts.timeout_s
+            )
+        except ProviderError as exc:
+            return _failed(question, language, attempts, timings, LLM_FAILED[language], exc)
+        _add(timings, "llm", reply.latency_ms)
+        sql = extract_sql(reply.text, dialect=engine.dialect)
+        attempt, result = _run(engine, sql, opts.policy, timings)
+        attempts.append(attempt)
+        if result is not None:
+            break
+        feedback = (attempt.error or "") + (
+            ": " + "; ".join(attempt.issues) if attempt.issues else ""
+        )
+        chat = [
+            *chat,
+            {"role": "assistant", "content": reply.text},
+            *render("nl2sql_repair", error=feedback[:MAX_FEEDBACK_CHARS]),
+        ]
+    if result is None:
+        text = NO_SQL[language].format(n=len(attempts))
+        last = attempts[-1]
+        problem = f"The SQL failed {len(attempts)} times; last problem: {last.error}"
+        detail = "; ".join(last.issues)
+        return _failed(
+            question,
+            language,
+            attempts,
+            timings,
+            text,
+            problem
+            + (f" ({detail})" if detail else "")
+            + ". Rephrase the question or name the table and columns.",
+        )
+    return _explained(question, language, llm, result, attempts, timings, opts)
+
+
+def _run(
+    engine: SQLEngine,
+    sql: str | None,
+    policy: ExecutionPolicy | None,
+    timings: dict[str, float],
+) -> tuple[SQLAttempt, ResultSet | None]:
+    """Gate and run one query; the attempt records what the gate or the engine said."""
+    if sql is None:
+        return SQLAttempt(
+            sql="", error="no SQL query found in the reply; answer with one ```sql block"
+        ), None
+    started = time.perf_counter()
+    try:
+        result = engine.execute(sql, policy)
+    except SQLRejected as exc:
+        _add(timings, "validation", _ms(started))
+        return SQLAttempt(
+            sql=sql, error="rejected by the SQL gate", issues=[i.message for i in exc.issues]
+        ), None
+    except QueryTimeout as exc:
+        _add(timings, "execution", _ms(started))
+        return SQLAttempt(
+            sql=sql, error=f"too slow, stopped after {exc.time_limit_ms} ms; write a simpler query"
+        ), None
+    except EngineError as exc:
+        _add(timings, "execution", _ms(started))
+        return SQLAttempt(sql=sql, error=f"the database refused it: {exc}"), None
+    total = _ms(started)
+    _add(timings, "execution", result.elapsed_ms)
+    _add(timings, "validation", max(0.0, total - result.elapsed_ms))
+    return SQLAttempt(sql=result.sql_executed), result
+
+
+def _explained(
+    question: str,
+    language: Language,
+    llm: LLM,
+    result: ResultSet,
+    attempts: list[SQLAttempt],
+    timings: dict[str, float],
+    opts: NL2SQLOptions,
+) -> Answer:
+    rows = [[jsonable(v) for v in row] for row in result.rows]
+    table = ResultTable(
+        columns=list(result.columns),
+        rows=rows,
+        row_count=len(rows),
+        truncated=result.truncated,
+    )
+    common: dict[str, Any] = {
+        "question": question,
+        "language": language,
+        "path": "nl2sql",
+        "table": table,
+        "sql": result.sql_executed,
+        "sql_attempts": attempts,
+        "timings_ms": timings,
+    }
+    if not rows or all(v is None for row in rows for v in row):
+        return Answer(answer=NO_DATA[language], status="no_data", confidence=0.6, **common)
+    # One value needs no model: the template says it exactly, and saves a call (seconds locally).
+    single = len(rows) == 1 and len(result.columns) == 1
+    text = (
+        explain(question, language, llm, result, timings, opts)
+        if opts.explain and not single
+        else None
+    )
+    if text is None:
+        text = template_explanation(result.columns, rows, language, truncated=result.truncated)
+    confidence = max(0.3, 0.85 - 0.2 * (len(attempts) - 1))
+    fact = Fact(text=text, source="sql")
+    return Answer(answer=text, status="ok", confidence=confidence, facts=[fact], **common)
+
+
+def explain(
+    question: str,
+    language: Language,
+    llm: LLM,
+    result: ResultSet,
+    timings: dict[str, float],
+    opts: NL2SQLOptions,
+) -> str | None:
+    """The model's explanation of the rows, or None when it failed or used a foreign number."""
+    shown = result.rows[:EXPLAIN_ROWS]
+    lines = [" | ".join(result.columns)]
+    lines += [" | ".join(_fmt(v) for v in row) for row in shown]
+    chat: list[Message] = render(
+        "explain",
+        language=LANGUAGE_NAMES[language],
+        question=question,
+        rows=str(len(result.rows)),
+        result="\n".join(lines),
+    )
+    try:
+        reply = llm.complete(
+            chat, temperature=0.0, max_tokens=EXPLAIN_MAX_TOKENS, timeout_s=opts.timeout_s
+        )
+    except ProviderError:
+        return None
+    _add(timings, "llm", reply.latency_ms)
+    text = reply.text.strip()
+    cells = [v for row in shown for v in row]
+    # The row count may be quoted ("3 regions"), but 1 would excuse any stray "1".
+    counts = [len(result.rows)] if len(result.rows) > 1 else []
+    if (
+        sum(ch.isalpha() for ch in text) < 2
+        or "```" in text
+        or ungrounded_numbers(text, [*cells, question, *counts])
+    ):
+        return None
+    return text
+
+
+def template_explanation(
+    columns: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    language: Language,
+    *,
+    truncated: bool = False,
+) -> str:
+    """A plain explanation built from the rows alone (so every number in it is grounded).
+
+    Example:
+        >>> template_explanation(["毛利"], [[1234.5678]], "zh")
+        '查询结果：毛利 = 1234.57。'
+        >>> template_explanation(["region", "n"], [["East", 3], ["North", 2]], "en")
+        'The query returned 2 rows: region = East, n = 3; region = North, n = 2.'
+    """
+
+    def row_text(row: Sequence[Any]) -> str:
+        sep = "，" if language == "zh" else ", "
+        return sep.join(f"{c} = {_fmt(v)}" for c, v in zip(columns, row, strict=True))
+
+    if len(rows) == 1:
+        head = "查询结果：" if language == "zh" else "Result: "
+        return head + row_text(rows[0]) + ("。" if language == "zh" else ".")
+    shown = "; ".join(row_text(r) for r in rows[:3])
+    more = len(rows) > 3 or truncated
+    if language == "zh":
+        tail = "；更多行见结果表。" if more else "。"
+        return f"查询返回 {len(rows)} 行：{shown}{tail}"
+    tail = "; more rows in the table." if more else "."
+    return f"The query returned {len(rows)} rows: {shown}{tail}"
+
+
+def jsonable(value: Any) -> Any:
+    """A result cell as JSON can carry it: decimals as numbers, dates as ISO text.
+
+    Example:
+        >>> jsonable(Decimal("12.50")), jsonable(Decimal("3")), jsonable(dt.date(2026, 10, 1))
+        (12.5, 3, '2026-10-01')
+    """
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dt.date | dt.datetime | dt.time):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return value.hex()
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
+
+
+def _fmt(value: Any) -> str:
+    value = jsonable(value)
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return str(value)
+
+
+def _failed(
+    question: str,
+    language: Language,
+    attempts: list[SQLAttempt],
+    timings: dict[str, float],
+    text: str,
+    error: ProviderError | str,
+) -> Answer:
+    message = str(error)
+    return Answer(
+        question=question,
+        answer=text,
+        language=language,
+        path="nl2sql",
+        status="error",
+        error=message or type(error).__name__,
+        sql=next((a.sql for a in reversed(attempts) if a.sql), None),
+        sql_attempts=attempts,
+        timings_ms=timings,
+    )
+
+
+def _add(timings: dict[str, float], stage: str, ms: float) -> None:
+    timings[stage] = round(timings.get(stage, 0.0) + ms, 3)
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000.0

@@ -1,0 +1,73 @@
+"""The schema an NL2SQL prompt carries for one question: the linker's tables, cut to a budget.
+
+The graph linker (:mod:`tablerag.linking`) picks the tables and columns and renders them as
+compact DDL. A small local model reads about 60 prompt tokens a second, so the text is then fitted
+to ``max_tokens``: first without sample values, then by dropping the lowest-ranked tables (joins
+that lose an end are dropped with them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from tablerag.linking.catalog import SchemaCatalog
+from tablerag.linking.linker import LinkedSchema, link
+from tablerag.linking.render import SchemaText, render_linked
+
+DEFAULT_MAX_TOKENS = 700
+
+
+@dataclass(frozen=True)
+class SchemaContext:
+    """Schema text for the prompt, the tables in it, and its estimated size."""
+
+    text: str
+    tables: tuple[str, ...]
+    tokens: int
+    samples: bool = True
+    """False when sample values were left out to fit the budget."""
+    dropped: tuple[str, ...] = ()
+    """Linked tables left out to fit the budget, lowest-ranked first."""
+
+
+def schema_context(
+    question: str, catalog: SchemaCatalog, *, max_tokens: int = DEFAULT_MAX_TOKENS
+) -> SchemaContext:
+    """Link ``question`` to ``catalog`` and render the linked schema within ``max_tokens``.
+
+    Args:
+        question: the user's question.
+        catalog: the linking catalog (sensitive columns already hidden).
+        max_tokens: budget of the schema text, in estimated tokens; at least one table is
+            always kept, even if it alone is over the budget.
+
+    Returns:
+        The schema text and the tables it describes (empty when the catalog has no tables).
+    """
+    linked = link(question, catalog)
+    if not linked.tables:
+        return SchemaContext("", (), 0)
+    for samples in (True, False):
+        text = render_linked(catalog, linked, samples=samples)
+        if text.tokens <= max_tokens:
+            return _context(linked, text, samples, ())
+    for keep in range(len(linked.tables) - 1, 0, -1):
+        cut = _first_tables(linked, keep)
+        text = render_linked(catalog, cut, samples=False)
+        if text.tokens <= max_tokens or keep == 1:
+            dropped = tuple(t.name for t in reversed(linked.tables[keep:]))
+            return _context(cut, text, False, dropped)
+    return _context(linked, render_linked(catalog, linked, samples=False), False, ())
+
+
+def _first_tables(linked: LinkedSchema, keep: int) -> LinkedSchema:
+    tables = linked.tables[:keep]
+    names = {t.name for t in tables}
+    joins = tuple(j for j in linked.joins if j.table in names and j.ref_table in names)
+    return replace(linked, tables=tables, joins=joins)
+
+
+def _context(
+    linked: LinkedSchema, text: SchemaText, samples: bool, dropped: tuple[str, ...]
+) -> SchemaContext:
+    return SchemaContext(text.text, linked.table_names, text.tokens, samples, dropped)

@@ -1,0 +1,132 @@
+"""Find the SQL query in a model's reply: fenced blocks first, then the reply's own text.
+
+Models wrap SQL in prose, fences, numbered steps or several alternatives. Candidates are cut from
+the reply (fenced blocks, then everything from the first line that starts like a query) and each
+is parsed with sqlglot; the first that parses into a query wins. Trailing prose after a query is
+dropped line by line until the rest parses. What is returned is the model's text (stripped of
+its final semicolon), not a re-rendering: the SQL gate parses and rewrites it again anyway.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+
+FENCE = "```"
+_SQLGLOT_LOG = logging.getLogger("sqlglot")
+#: First words of a line that starts a statement; not only queries: a DELETE must reach the gate,
+#: whose refusal tells the model precisely what is not allowed.
+_STATEMENT_STARTS = (
+    "select", "with", "(select", "from", "insert", "update", "delete", "merge", "drop", "create",
+    "alter", "truncate", "attach", "detach", "copy", "pragma", "install", "load", "call", "set",
+    "export", "import",
+)  # fmt: skip
+#: Lines dropped from the end of a candidate, at most, to get rid of trailing prose.
+MAX_TRIM_LINES = 12
+
+
+def extract_sql(reply: str, *, dialect: str = "duckdb") -> str | None:
+    """The first statement in ``reply`` that sqlglot can parse, or None.
+
+    Args:
+        reply: the model's whole answer.
+        dialect: sqlglot dialect to parse with.
+
+    Returns:
+        The statement text without a trailing semicolon, or None when the reply holds none.
+        Statements other than queries are returned too: the SQL gate refuses them with a
+        reason the model can act on.
+
+    Example:
+        >>> extract_sql("Here it is:\\n```sql\\nSELECT count(*) FROM t;\\n```\\nDone.")
+        'SELECT count(*) FROM t'
+        >>> extract_sql("SELECT a FROM t WHERE b > 1\\nThis counts the rows.")
+        'SELECT a FROM t WHERE b > 1'
+        >>> extract_sql("I cannot answer that.") is None
+        True
+        >>> extract_sql("```sql\\nDELETE FROM t\\n```")
+        'DELETE FROM t'
+    """
+    for candidate in _candidates(reply):
+        found = _parse_prefix(candidate, dialect)
+        if found is not None:
+            return found
+    return None
+
+
+def _candidates(reply: str) -> Iterator[str]:
+    """Fenced blocks (any language tag), then the text from each line that starts a query."""
+    parts = reply.split(FENCE)
+    for block in parts[1::2]:
+        first, _, rest = block.partition("\n")
+        tag = first.strip().lower()
+        yield rest if tag.isalpha() or not tag else block
+    lines = reply.replace(FENCE, "\n").split("\n")
+    for i, line in enumerate(lines):
+        if line.strip().lower().startswith(_STATEMENT_STARTS):
+            yield "\n".join(lines[i:])
+
+
+def _parse_prefix(text: str, dialect: str) -> str | None:
+    lines = text.strip().split("\n")
+    for drop in range(min(MAX_TRIM_LINES, len(lines) - 1) + 1):
+        candidate = "\n".join(lines[: len(lines) - drop]).strip()
+        statement = _first_statement(candidate, dialect)
+        if statement is not None:
+            return statement
+    return None
+
+
+def _is_statement(tree: exp.Expr) -> bool:
+    """A whole statement (query, DML, DDL), not prose parsed as an expression or a Command.
+
+    sqlglot parses any text it does not know ("Load the data first.") as a ``Command``, so
+    commands are not statements here.
+    """
+    if isinstance(tree, exp.Command):
+        return False
+    if isinstance(tree, exp.Query | exp.DML | exp.DDL):
+        return True
+    return type(tree).__module__.endswith((".ddl", ".dml"))
+
+
+def _first_statement(text: str, dialect: str) -> str | None:
+    """The first statement of ``text`` when it is a query; None when it does not parse."""
+    if not text:
+        return None
+    try:
+        tokens = sqlglot.tokenize(text, read=dialect)
+        # Prose often parses as a Command, and sqlglot logs a warning about it each time.
+        with _quiet(_SQLGLOT_LOG):
+            trees = sqlglot.parse(text, read=dialect)
+    except (ParseError, TokenError):
+        return None
+    if not trees or trees[0] is None or not _is_statement(trees[0]):
+        return None
+    if len(trees) == 1:
+        return text.rstrip().rstrip(";").rstrip()
+    # Several statements: keep the text up to the first top-level semicolon.
+    semicolons = [t for t in tokens if t.token_type == sqlglot.TokenType.SEMICOLON]
+    end = semicolons[0].start if semicolons else len(text)
+    return text[:end].strip()
+
+
+class _quiet:  # noqa: N801 - used like a function, as contextlib helpers are
+    """Drop a logger's records below ERROR inside the block (a filter, so thread-safe enough:
+    other threads lose at most sqlglot's own warnings for a few microseconds)."""
+
+    def __init__(self, logger: logging.Logger) -> None:
+        self.logger = logger
+
+    def _filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.ERROR
+
+    def __enter__(self) -> None:
+        self.logger.addFilter(self._filter)
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.logger.removeFilter(self._filter)

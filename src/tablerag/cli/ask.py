@@ -1,0 +1,52 @@
+"""``tablerag ask``: answer one question from the workspace's tables and documents."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from tablerag.cli._common import (
+    DEFAULT_WORKSPACE,
+    JsonOpt,
+    WorkspaceOpt,
+    console,
+    err_console,
+    print_json,
+)
+from tablerag.cli.render import render_answer
+from tablerag.errors import ConfigError, TableragError
+from tablerag.service import QA
+from tablerag.settings import load_settings
+
+EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``ask`` command."""
+    app.command()(ask)
+
+
+def ask(
+    question: Annotated[str, typer.Argument(help="A question, Chinese or English.")],
+    workspace: WorkspaceOpt = DEFAULT_WORKSPACE,
+    as_json: JsonOpt = False,
+    llm: Annotated[
+        str | None,
+        typer.Option("--llm", help="LLM spec: local, openai:MODEL, anthropic:MODEL, ..."),
+    ] = None,
+) -> None:
+    """Answer QUESTION with SQL over the tables, the documents, or both; show the sources."""
+    try:
+        settings = load_settings(workspace, llm=llm)
+        with QA.open(workspace, settings=settings) as qa:
+            answer = qa.ask(question)
+    except TableragError as exc:
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(EXIT_CONFIG if isinstance(exc, ConfigError) else EXIT_ERROR) from exc
+    if as_json:
+        print_json(answer.model_dump(mode="json"))
+    else:
+        render_answer(answer, console)
+    raise typer.Exit(EXIT_ERROR if answer.status == "error" else EXIT_OK)

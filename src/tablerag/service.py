@@ -1,0 +1,354 @@
+"""The QA facade: builds the answering components from Settings and answers questions.
+
+``QA.open(path)`` reads what it needs from the workspace with one short-lived connection (the
+catalog, the router's vocabulary, the linking catalog, the text index in memory), closes it,
+then opens the read-only SQL engine on the same file (DuckDB refuses a second connection with
+other settings in one process). ``ask()`` routes the question and runs the NL2SQL path, the RAG
+path, both (hybrid) or neither (small talk, ask back), and returns one :class:`Answer`.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+import duckdb
+
+from tablerag.agent.hybrid import fuse, run_both
+from tablerag.agent.nl2sql import NL2SQLOptions, answer_with_sql
+from tablerag.agent.rag import RAGOptions, answer_from_documents
+from tablerag.agent.router import PROBE_K, RouterContext, route
+from tablerag.agent.schema_context import schema_context
+from tablerag.answer import Answer, Clarification, Language, LLMUsage, RouteInfo, detect_language
+from tablerag.errors import ProviderError, RetrievalError
+from tablerag.linking.cache import workspace_catalog
+from tablerag.linking.catalog import SchemaCatalog
+from tablerag.llm import LLM, load_llm
+from tablerag.rag.index import LoadedIndex, load_index
+from tablerag.rag.retrieve import Hit, search
+from tablerag.settings import Settings, load_settings
+from tablerag.sql.engines import SQLEngine, open_engine
+from tablerag.sql.policy import ExecutionPolicy
+from tablerag.types import TableInfo
+from tablerag.workspace import Workspace
+
+MAX_REASONS = 6
+_CLAUSE = re.compile(r"[，,（(：:；;。.]")
+CHITCHAT = {
+    "zh": "你好！我可以回答关于你的文档和数据表的问题，例如指标、政策和规定。",
+    "en": "Hello! Ask me about your documents and tables: figures, policies, rules.",
+}
+CLARIFY = {
+    "zh": "这个问题不够具体。请说明要查的数据（指标、时间、地区）或文档主题。",
+    "en": "The question is not specific enough. Say which figure (measure, period, region) "
+    "or which document topic you mean.",
+}
+EMPTY_QUESTION = "The question is empty; type a question in Chinese or English."
+NO_TABLES = (
+    "The workspace has no tables; ingest CSV, Excel or a database with `tablerag ingest` first."
+)
+
+
+class _IndexView:
+    """The index's folder without a database connection, for :func:`search` after ``open``.
+
+    :func:`load_index` keeps the loaded index in memory, so searches need no SQL; if the index
+    changed on disk since ``QA.open`` the connection would be needed and the search fails with
+    a clear message instead.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        raise RetrievalError(
+            "The text index changed since this QA session was opened; open it again "
+            "(QA.open or a new `tablerag ask`)."
+        )
+
+
+class QA:
+    """Answers questions over one workspace. Use :meth:`open`; close it (or use ``with``).
+
+    Args:
+        path: the workspace folder.
+        settings: the settings in force.
+        llm: the model of every path.
+        engine: the read-only SQL engine, None when the workspace has no tables.
+        catalog: the linking catalog, None when the workspace has no tables.
+        router: the router's context.
+        index: the text index in memory, None when there is none (``index_problem`` says why).
+        owns_llm: close the LLM on :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        *,
+        path: Path,
+        settings: Settings,
+        llm: LLM,
+        engine: SQLEngine | None,
+        catalog: SchemaCatalog | None,
+        router: RouterContext,
+        index: LoadedIndex | None,
+        index_problem: str = "",
+        owns_llm: bool = False,
+    ) -> None:
+        self.path, self.settings, self.llm = path, settings, llm
+        self.engine, self.catalog, self.router = engine, catalog, router
+        self.index, self.index_problem = index, index_problem
+        self._view = _IndexView(path)
+        self._owns_llm = owns_llm
+
+    @classmethod
+    def open(
+        cls,
+        workspace_path: str | Path,
+        *,
+        settings: Settings | None = None,
+        llm: LLM | str | None = None,
+    ) -> QA:
+        """Load a workspace for answering.
+
+        Args:
+            workspace_path: the workspace folder (it must exist).
+            settings: settings; default: :func:`load_settings` of the workspace.
+            llm: an LLM object (the caller keeps ownership) or a spec; default
+                ``settings.llm``.
+
+        Raises:
+            ConfigError: the model is not available (the message says how to get it) or a
+                setting is wrong.
+            WorkspaceError: no workspace at the path, or it is locked.
+        """
+        path = Path(workspace_path).expanduser()
+        settings = settings or load_settings(path)
+        tables, catalog, router, index, problem = _read_workspace(path)
+        model = load_llm(llm if llm is not None else settings.llm)
+        engine = None
+        if tables:
+            policy = ExecutionPolicy(
+                max_rows=settings.max_returned_rows, time_limit_ms=settings.sql_time_limit_ms
+            )
+            try:
+                engine = open_engine(path, catalog=tables, policy=policy)
+            except BaseException:
+                if not isinstance(llm, LLM):
+                    model.close()
+                raise
+        qa = cls(
+            path=path,
+            settings=settings,
+            llm=model,
+            engine=engine,
+            catalog=catalog,
+            router=router,
+            index=index,
+            index_problem=problem,
+            owns_llm=not isinstance(llm, LLM),
+        )
+        if index is not None:
+            qa.router = replace(router, probe=qa._probe)
+        return qa
+
+    def ask(self, question: str) -> Answer:
+        """Answer one question; failures of the model or the SQL become the answer's status.
+
+        Raises:
+            ConfigError: the model is not available (raised by the first call of a lazily
+                loaded model).
+        """
+        started = time.perf_counter()
+        text = question.strip()
+        language = detect_language(text)
+        before = self.llm.usage.snapshot()
+        if not text:
+            return Answer(
+                question=question,
+                answer=EMPTY_QUESTION,
+                language=language,
+                path="none",
+                status="error",
+                error=EMPTY_QUESTION,
+            )
+        decision = route(text, self.router)
+        routing_ms = (time.perf_counter() - started) * 1000
+        if decision.intent == "data":
+            answer = self._sql(text, language)
+        elif decision.intent == "knowledge":
+            answer = self._docs(text, language)
+        elif decision.intent == "hybrid":
+            sql, doc = run_both(
+                lambda: self._sql(text, language), lambda: self._docs(text, language)
+            )
+            answer = fuse(text, language, sql, doc)
+        elif decision.intent == "chitchat":
+            answer = Answer(
+                question=text, answer=CHITCHAT[language], language=language, path="chitchat"
+            )
+        else:
+            answer = self._clarify(text, language)
+        after = self.llm.usage.snapshot()
+        timings = dict(answer.timings_ms)
+        timings["routing"] = round(routing_ms, 3)
+        timings["total"] = round((time.perf_counter() - started) * 1000, 3)
+        info = RouteInfo(
+            intent=decision.intent,
+            confidence=decision.confidence,
+            reasons=list(decision.reasons[:MAX_REASONS]),
+        )
+        usage = LLMUsage(
+            calls=int(after["calls"] - before["calls"]),
+            prompt_tokens=int(after["prompt_tokens"] - before["prompt_tokens"]),
+            completion_tokens=int(after["completion_tokens"] - before["completion_tokens"]),
+        )
+        return answer.model_copy(
+            update={"question": question, "route": info, "timings_ms": timings, "llm": usage}
+        )
+
+    def close(self) -> None:
+        """Close the SQL engine (and the LLM when this session built it)."""
+        if self.engine is not None:
+            self.engine.close()
+        if self._owns_llm:
+            self.llm.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def search(self, query: str, k: int, mode: str = "hybrid") -> Sequence[Hit]:
+        """Search the text index loaded at :meth:`open`.
+
+        Raises:
+            RetrievalError: there is no index, or the query cannot be searched.
+        """
+        if self.index is None:
+            raise RetrievalError(self.index_problem or "The workspace has no text index.")
+        return search(self._view, query, k=k, mode=mode)
+
+    def _search_docs(self, query: str, k: int) -> Sequence[Hit]:
+        """Hybrid search; lexical only when the query embedder fails (e.g. an endpoint is down)."""
+        try:
+            return self.search(query, k)
+        except ProviderError:
+            return self.search(query, k, mode="bm25")
+
+    def _probe(self, question: str) -> Sequence[Hit]:
+        return self.search(question, PROBE_K, mode="bm25")
+
+    def _sql(self, question: str, language: Language) -> Answer:
+        if self.engine is None or self.catalog is None:
+            return Answer(
+                question=question,
+                answer=NO_TABLES,
+                language=language,
+                path="nl2sql",
+                status="error",
+                error=NO_TABLES,
+            )
+        started = time.perf_counter()
+        schema = schema_context(question, self.catalog, max_tokens=self.settings.schema_max_tokens)
+        schema_ms = (time.perf_counter() - started) * 1000
+        options = NL2SQLOptions(
+            max_repairs=self.settings.nl2sql_max_repairs, timeout_s=self.settings.llm_timeout_s
+        )
+        answer = answer_with_sql(
+            question,
+            llm=self.llm,
+            engine=self.engine,
+            schema=schema,
+            language=language,
+            options=options,
+        )
+        timings = {**answer.timings_ms, "schema": round(schema_ms, 3)}
+        return answer.model_copy(update={"timings_ms": timings})
+
+    def _docs(self, question: str, language: Language) -> Answer:
+        options = RAGOptions(
+            k=self.settings.answer_k,
+            min_score=self.settings.rag_min_score,
+            timeout_s=self.settings.llm_timeout_s,
+        )
+        return answer_from_documents(
+            question,
+            llm=self.llm,
+            search=self._search_docs,
+            language=language,
+            options=options,
+        )
+
+    def _clarify(self, question: str, language: Language) -> Answer:
+        options = [
+            Clarification(label=label, question=text)
+            for label, text in _suggestions(self.catalog, self.index, language)
+        ]
+        return Answer(
+            question=question,
+            answer=CLARIFY[language],
+            language=language,
+            path="clarify",
+            status="clarify",
+            clarifications=options,
+        )
+
+
+def _read_workspace(
+    path: Path,
+) -> tuple[list[TableInfo], SchemaCatalog | None, RouterContext, LoadedIndex | None, str]:
+    """Everything ``ask`` needs from the workspace, read with one connection that is closed."""
+    with Workspace.open(path, create=False) as ws:
+        tables = ws.tables()
+        catalog = workspace_catalog(ws) if tables else None
+        router = RouterContext.from_workspace(ws, probe=False)
+        try:
+            index: LoadedIndex | None = load_index(ws)
+            problem = ""
+        except RetrievalError as exc:
+            index, problem = None, str(exc)
+    return tables, catalog, router, index, problem
+
+
+def _suggestions(
+    catalog: SchemaCatalog | None, index: LoadedIndex | None, language: Language
+) -> list[tuple[str, str]]:
+    """Two example questions built from the workspace: its largest table and its main document."""
+    out: list[tuple[str, str]] = []
+    if catalog is not None and catalog.tables:
+        table = max(catalog.tables.values(), key=lambda t: t.row_count)
+        head = _CLAUSE.split(table.description.split(" / ")[0], maxsplit=1)[0].strip()
+        if language == "zh":
+            head = head or table.name
+            out.append((f"查数据：{head}", f"{head}按月汇总是多少？"))
+        else:
+            out.append((f"Data: {table.name}", f"What are the monthly totals of {table.name}?"))
+    if index is not None:
+        headings = Counter(
+            c.heading_path[0] for c in index.chunks if c.heading_path and not c.table
+        )
+        same = Counter({h: n for h, n in headings.items() if detect_language(h) == language})
+        if headings:
+            heading = (same or headings).most_common(1)[0][0]
+            if language == "zh":
+                out.append((f"查文档：{heading}", f"{heading}是怎么规定的？"))
+            else:
+                out.append((f"Documents: {heading}", f"What does '{heading}' say?"))
+    return out

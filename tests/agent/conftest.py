@@ -1,0 +1,59 @@
+"""Fixtures of the answering tests: the sample workspace, and golden files for prompts.
+
+Golden files live in ``tests/golden/``. After an intended prompt change, rewrite them with
+``pytest tests/agent --update-goldens`` and review the diff (the option is defined here, so
+pass it with ``tests/agent`` on the command line).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tablerag.settings import Settings
+from tablerag.workspace import Workspace
+
+GOLDEN = Path(__file__).resolve().parent.parent / "golden"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-goldens",
+        action="store_true",
+        default=False,
+        help="Rewrite tests/golden files from the current output instead of comparing.",
+    )
+
+
+def build_sample_workspace(sample: Path, root: Path) -> Path:
+    """Ingest the sample corpus into ``root`` with the hashing embedder; returns ``root``."""
+    with Workspace.open(root) as ws:
+        reports = ws.ingest([sample], settings=Settings(index_on_ingest=True, embedder="hashing"))
+    assert not [r for r in reports if r.status == "failed"]
+    return root
+
+
+@pytest.fixture(scope="session")
+def sample_ws(sample_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample corpus ingested once per session; tests only read it."""
+    return build_sample_workspace(sample_dir, tmp_path_factory.mktemp("answer") / "ws")
+
+
+@pytest.fixture
+def golden(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    """``golden("prompts/x.txt", text)`` compares with (or rewrites) a golden file."""
+    update = bool(request.config.getoption("--update-goldens", default=False))
+
+    def check(name: str, text: str) -> None:
+        path = GOLDEN / name
+        if update or not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            if not update:
+                pytest.fail(f"golden file {name} was missing and has been written; rerun")
+        assert text == path.read_text(encoding="utf-8"), (
+            f"{name} differs; if the change is intended run pytest tests/agent --update-goldens"
+        )
+
+    return check

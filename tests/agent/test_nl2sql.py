@@ -1,0 +1,190 @@
+"""NL2SQL path: one call, gate + read-only run, repair loop, empty results, explanation check."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tablerag.agent.nl2sql import NL2SQLOptions, answer_with_sql, template_explanation
+from tablerag.agent.prompts import render
+from tablerag.agent.schema_context import SchemaContext, schema_context
+from tablerag.errors import ProviderError, ProviderTimeout
+from tablerag.linking.cache import workspace_catalog
+from tablerag.linking.catalog import SchemaCatalog
+from tablerag.llm.testing import ScriptedLLM
+from tablerag.sql.engines import SQLEngine, open_engine
+from tablerag.workspace import Workspace
+
+COUNT_REFUNDS = "```sql\nSELECT count(*) AS refunds FROM fact_refund\n```"
+REFUND_TOTALS = (
+    "```sql\nSELECT count(*) AS refunds, sum(refund_amt) AS amount FROM fact_refund\n```"
+)
+TODAY = dt.date(2026, 11, 30)
+
+
+@pytest.fixture
+def parts(sample_ws: Path) -> Iterator[tuple[SQLEngine, SchemaCatalog]]:
+    with Workspace.open(sample_ws, create=False) as ws:
+        tables = ws.tables()
+        catalog = workspace_catalog(ws)
+    with open_engine(sample_ws, catalog=tables) as engine:
+        yield engine, catalog
+
+
+def _ask(
+    question: str, llm: ScriptedLLM, parts: tuple[SQLEngine, SchemaCatalog], **options: object
+):  # type: ignore[no-untyped-def]
+    engine, catalog = parts
+    schema = schema_context(question, catalog)
+    opts = NL2SQLOptions(today=TODAY, **options)  # type: ignore[arg-type]
+    lang = "zh" if any("\u4e00" <= c <= "\u9fff" for c in question) else "en"
+    return answer_with_sql(
+        question, llm=llm, engine=engine, schema=schema, language=lang, options=opts
+    )
+
+
+def test_happy_path_runs_the_sql_and_explains_with_result_numbers(parts) -> None:  # type: ignore[no-untyped-def]
+    llm = ScriptedLLM(replies=[REFUND_TOTALS, "152 refunds, 89,761.90 yuan in all."])
+    answer = _ask("How many refunds are there, for how much?", llm, parts)
+    assert answer.status == "ok" and answer.path == "nl2sql"
+    assert answer.table is not None and answer.table.rows == [[152, 89761.9]]
+    assert answer.answer == "152 refunds, 89,761.90 yuan in all."
+    assert "fact_refund" in (answer.sql or "") and len(answer.sql_attempts) == 1
+    assert [f.source for f in answer.facts] == ["sql"]
+    first = llm.history[0]
+    assert first.temperature == 0.0
+    assert "CREATE TABLE fact_refund" in first.messages[-1]["content"]
+    assert "this month is 2026-11, last month 2026-10." in first.messages[-1]["content"]
+    assert first.messages[-1]["content"].endswith(
+        "Question: How many refunds are there, for how much?"
+    )
+    assert set(answer.timings_ms) >= {"llm", "validation", "execution"}
+
+
+def test_gate_rejection_is_fed_back_and_the_repair_runs(parts) -> None:  # type: ignore[no-untyped-def]
+    llm = ScriptedLLM(replies=["```sql\nDELETE FROM fact_refund\n```", COUNT_REFUNDS])
+    answer = _ask("一共有多少笔退款？", llm, parts)
+    assert answer.status == "ok" and answer.answer == "查询结果：refunds = 152。"
+    rejected, ok = answer.sql_attempts
+    assert rejected.error == "rejected by the SQL gate" and rejected.issues
+    assert ok.error is None
+    repair = llm.history[1].messages
+    assert repair[-2] == {"role": "assistant", "content": "```sql\nDELETE FROM fact_refund\n```"}
+    assert rejected.issues[0] in repair[-1]["content"]
+
+
+def test_engine_error_is_fed_back_and_the_repair_runs(parts) -> None:  # type: ignore[no-untyped-def]
+    bad = "```sql\nSELECT CAST(region_name AS INTEGER) AS n FROM dim_region\n```"
+    llm = ScriptedLLM(replies=[bad, COUNT_REFUNDS])
+    answer = _ask("How many refunds are there?", llm, parts)
+    assert answer.status == "ok"
+    assert answer.sql_attempts[0].error is not None
+    assert answer.sql_attempts[0].error.startswith("the database refused it")
+    assert "refused" in llm.history[1].messages[-1]["content"]
+
+
+def test_three_failures_end_in_an_error_envelope_with_every_attempt(parts) -> None:  # type: ignore[no-untyped-def]
+    replies = [
+        "```sql\nSELECT nope FROM fact_refund\n```",
+        "I am not sure which table to use.",
+        "```sql\nDROP TABLE fact_refund\n```",
+    ]
+    llm = ScriptedLLM(replies=replies)
+    answer = _ask("How many refunds are there?", llm, parts)
+    assert answer.status == "error" and len(llm.history) == 3
+    assert [bool(a.error) for a in answer.sql_attempts] == [True, True, True]
+    assert answer.sql_attempts[1].error is not None
+    assert "no SQL query found" in answer.sql_attempts[1].error
+    assert answer.sql == "DROP TABLE fact_refund"
+    assert answer.error is not None and "3 times" in answer.error
+    assert "3 attempts" in answer.answer
+
+
+def test_max_repairs_bounds_the_llm_calls(parts) -> None:  # type: ignore[no-untyped-def]
+    llm = ScriptedLLM(replies=["no sql"] * 5)
+    answer = _ask("How many refunds are there?", llm, parts, max_repairs=0)
+    assert answer.status == "error" and len(llm.history) == 1
+
+
+def test_empty_result_says_no_matching_data_in_the_question_language(parts) -> None:  # type: ignore[no-untyped-def]
+    sql = "```sql\nSELECT region_code FROM dim_region WHERE region_name = '火星'\n```"
+    answer = _ask("火星大区的编码是什么？", ScriptedLLM(replies=[sql]), parts)
+    assert answer.status == "no_data" and answer.answer == "没有找到匹配的数据。"
+    assert answer.table is not None and answer.table.rows == []
+
+
+def test_an_aggregate_over_nothing_is_no_data(parts) -> None:  # type: ignore[no-untyped-def]
+    sql = "```sql\nSELECT sum(refund_amt) AS total FROM fact_refund WHERE reason_code = 'R99'\n```"
+    answer = _ask("What is the refund total for reason R99?", ScriptedLLM(replies=[sql]), parts)
+    assert answer.status == "no_data" and answer.answer == "No matching data was found."
+
+
+def test_explanation_with_a_foreign_number_falls_back_to_the_template(parts) -> None:  # type: ignore[no-untyped-def]
+    llm = ScriptedLLM(replies=[REFUND_TOTALS, "There are about 200 refunds."])
+    answer = _ask("How many refunds are there, for how much?", llm, parts)
+    assert answer.status == "ok" and len(llm.history) == 2
+    assert answer.answer == "Result: refunds = 152, amount = 89761.90."
+
+
+def test_explanation_failure_falls_back_to_the_template(parts) -> None:  # type: ignore[no-untyped-def]
+    llm = ScriptedLLM(replies=[REFUND_TOTALS, ProviderTimeout("slow", provider="scripted")])
+    answer = _ask("How many refunds are there, for how much?", llm, parts)
+    assert answer.status == "ok" and answer.answer == "Result: refunds = 152, amount = 89761.90."
+
+
+def test_a_single_value_is_explained_by_the_template_without_a_call(parts) -> None:  # type: ignore[no-untyped-def]
+    llm = ScriptedLLM(replies=[COUNT_REFUNDS])
+    answer = _ask("How many refunds are there?", llm, parts)
+    assert answer.answer == "Result: refunds = 152." and len(llm.history) == 1
+
+
+@pytest.mark.parametrize("failure", [ProviderTimeout("timed out"), ProviderError("HTTP 503")])
+def test_llm_failure_gives_an_error_envelope_not_an_exception(parts, failure) -> None:  # type: ignore[no-untyped-def]
+    answer = _ask("How many refunds are there?", ScriptedLLM(replies=[failure]), parts)
+    assert answer.status == "error" and answer.error == str(failure)
+    assert answer.sql_attempts == [] and answer.sql is None
+
+
+def test_rows_are_capped_by_the_policy_and_flagged(parts) -> None:  # type: ignore[no-untyped-def]
+    from tablerag.sql.policy import ExecutionPolicy
+
+    sql = "```sql\nSELECT order_id FROM fact_sales\n```"
+    llm = ScriptedLLM(replies=[sql, "x"])
+    answer = _ask("List the order ids", llm, parts, policy=ExecutionPolicy(max_rows=5))
+    assert answer.table is not None and answer.table.truncated and len(answer.table.rows) == 5
+
+
+def test_template_explanation_lists_the_first_rows() -> None:
+    text = template_explanation(["m", "n"], [["a", 1], ["b", 2], ["c", 3], ["d", 4]], "zh")
+    assert text == "查询返回 4 行：m = a，n = 1; m = b，n = 2; m = c，n = 3；更多行见结果表。"
+
+
+def test_nl2sql_prompts_match_the_golden_files(golden) -> None:  # type: ignore[no-untyped-def]
+    schema = "CREATE TABLE t (\n  n BIGINT  -- count\n);"
+    chat = render(
+        "nl2sql",
+        today="2026-11-30",
+        this_month="2026-11",
+        last_month="2026-10",
+        schema=schema,
+        question="How many rows?",
+    )
+    repair = render("nl2sql_repair", error="rejected by the SQL gate: unknown column x")
+    explain = render("explain", language="Chinese", question="有多少行？", rows="1", result="n\n3")
+    for name, messages in (("nl2sql", chat), ("nl2sql_repair", repair), ("explain", explain)):
+        text = "\n".join(f"## {m['role']}\n{m['content']}" for m in messages) + "\n"
+        golden(f"prompts/{name}.txt", text)
+
+
+def test_schema_context_fits_the_budget_and_keeps_the_fact_table(parts) -> None:  # type: ignore[no-untyped-def]
+    _, catalog = parts
+    full = schema_context("每个商品的退款金额合计是多少？", catalog, max_tokens=100_000)
+    small = schema_context("每个商品的退款金额合计是多少？", catalog, max_tokens=150)
+    assert "fact_refund" in full.tables and full.samples
+    assert isinstance(small, SchemaContext) and not small.samples
+    assert small.tables == full.tables[: len(small.tables)] and small.tables
+    assert small.tokens <= max(150, small.tokens if len(small.tables) == 1 else 150)
+    assert set(small.dropped) == set(full.tables) - set(small.tables)

@@ -1,0 +1,115 @@
+"""``tablerag ask``: the JSON envelope, the rich rendering, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tablerag.answer import Answer
+from tablerag.cli import app
+from tablerag.llm.base import Message
+from tablerag.llm.testing import FunctionLLM
+from tests.agent.conftest import build_sample_workspace
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def ws(sample_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_sample_workspace(sample_dir, tmp_path_factory.mktemp("ask") / "ws")
+
+
+def _reply(messages: Sequence[Message]) -> str:
+    system = messages[0]["content"]
+    if "SELECT" in system:
+        return "```sql\nSELECT count(*) AS refunds FROM fact_refund\n```"
+    if "numbered passages" in system:
+        return "Damaged goods are refunded in part or in full [1]."
+    return "There are 152 refunds."
+
+
+@pytest.fixture
+def scripted(monkeypatch: pytest.MonkeyPatch) -> FunctionLLM:
+    llm = FunctionLLM(_reply)
+    monkeypatch.setattr("tablerag.service.load_llm", lambda spec=None, **kw: llm)
+    return llm
+
+
+def test_ask_json_is_the_answer_envelope(ws: Path, scripted: FunctionLLM) -> None:
+    res = runner.invoke(
+        app, ["ask", "How many refunds are there in total?", "-w", str(ws), "--json"]
+    )
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert set(data) == set(Answer.model_fields)
+    Answer.model_validate(data)  # the JSON reads back into the envelope
+    assert data["path"] == "nl2sql" and data["status"] == "ok"
+    assert data["route"]["intent"] == "data" and 0 <= data["route"]["confidence"] <= 1
+    assert data["table"] == {
+        "columns": ["refunds"],
+        "rows": [[152]],
+        "row_count": 1,
+        "truncated": False,
+    }
+    assert data["answer"] == "Result: refunds = 152."
+    assert data["sql"].startswith("SELECT") and data["sql_attempts"][0]["error"] is None
+    assert data["llm"]["calls"] == 1 and data["timings_ms"]["total"] > 0
+
+
+def test_ask_json_for_documents_has_citations(ws: Path, scripted: FunctionLLM) -> None:
+    res = runner.invoke(
+        app, ["ask", "What is the refund policy for damaged goods?", "-w", str(ws), "--json"]
+    )
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["path"] == "rag"
+    first = data["citations"][0]
+    assert set(first) == {"n", "chunk_id", "source", "page", "heading_path", "snippet", "table"}
+    assert data["facts"][0] == {
+        "text": "Damaged goods are refunded in part or in full [1].",
+        "source": "document",
+        "citation": 1,
+    }
+
+
+def test_ask_renders_answer_table_and_sql(ws: Path, scripted: FunctionLLM) -> None:
+    res = runner.invoke(app, ["ask", "How many refunds are there in total?", "-w", str(ws)])
+    assert res.exit_code == 0, res.output
+    assert "Result: refunds = 152." in res.stdout and "fact_refund" in res.stdout
+    assert "nl2sql" in res.stdout
+
+
+def test_unknown_llm_backend_is_one_line_with_a_suggestion(ws: Path) -> None:
+    res = runner.invoke(app, ["ask", "How many refunds?", "-w", str(ws), "--llm", "opnai:gpt"])
+    assert res.exit_code == 2
+    assert "Did you mean 'openai'?" in res.stderr and "Traceback" not in res.output
+
+
+def test_missing_workspace_is_one_line(tmp_path: Path) -> None:
+    res = runner.invoke(app, ["ask", "How many refunds?", "-w", str(tmp_path / "none")])
+    assert res.exit_code == 1 and "No workspace" in res.stderr
+
+
+def test_demo_builds_the_workspace_and_answers_every_kind_of_question(
+    tmp_path: Path, scripted: FunctionLLM
+) -> None:
+    from tablerag.cli.demo import DEMO_QUESTIONS
+
+    res = runner.invoke(app, ["demo", "-w", str(tmp_path / "demo")])
+    assert res.exit_code == 0, res.output
+    for n, (kind, question) in enumerate(DEMO_QUESTIONS, start=1):
+        assert f"{n}/{len(DEMO_QUESTIONS)} · {kind}" in res.stdout
+        assert question in res.stdout
+    assert {"not_found", "clarify", "hybrid", "nl2sql", "rag"} <= set(res.stdout.split())
+
+
+def test_demo_without_a_model_says_how_to_get_one(tmp_path: Path) -> None:
+    res = runner.invoke(
+        app, ["demo", "-w", str(tmp_path / "demo"), "--llm", "llamacpp:/no/such/model.gguf"]
+    )
+    assert res.exit_code == 2
+    assert "does not exist" in res.stderr and 'pip install "tablerag[local]"' in res.stderr
