@@ -15,6 +15,7 @@ from tablerag.errors import (
     UnknownBackendError,
     WorkspaceError,
 )
+from tablerag.service import QA, ask
 from tablerag.settings import Settings, load_settings
 from tablerag.types import Chunk, ColumnInfo, Document, Problem, SourceReport, TableInfo
 from tablerag.workspace import Workspace
@@ -27,6 +28,7 @@ __all__ = [
     "EngineError",
     "Problem",
     "ProviderError",
+    "QA",
     "QueryFailed",
     "QueryTimeout",
     "RetrievalError",
@@ -39,6 +41,7 @@ __all__ = [
     "UnknownBackendError",
     "Workspace",
     "WorkspaceError",
+    "ask",
     "load_settings",
 ]
 __version__ = "0.1.0"

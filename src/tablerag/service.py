@@ -352,3 +352,19 @@ def _suggestions(
             else:
                 out.append((f"Documents: {heading}", f"What does '{heading}' say?"))
     return out
+
+
+def ask(
+    question: str,
+    workspace: str | Path = ".tablerag",
+    *,
+    settings: Settings | None = None,
+    llm: LLM | str | None = None,
+) -> Answer:
+    """Answer one question over a workspace (opens and closes a :class:`QA` around it).
+
+    For many questions, keep one ``QA.open(...)`` instead: it loads the catalog, the index and
+    the model once.
+    """
+    with QA.open(workspace, settings=settings, llm=llm) as qa:
+        return qa.ask(question)

@@ -49,9 +49,11 @@ def _answer_panel(answer: Answer) -> Panel:
     body: list[RenderableType] = [Text(answer.answer or "(no answer)")]
     if answer.error:
         body.append(Text(f"error: {answer.error}", style="red"))
-    for fact in answer.facts:
+    # Facts label each part of a fused answer by its source; a one-path answer is its own fact.
+    for fact in answer.facts if answer.path == "hybrid" else ():
         label = "SQL" if fact.source == "sql" else "doc"
-        cite = f" [{fact.citation}]" if fact.citation is not None else ""
+        marker = f"[{fact.citation}]"
+        cite = f" {marker}" if fact.citation is not None and marker not in fact.text else ""
         body.append(Text(f"• [{label}] {fact.text}{cite}", style="dim"))
     title = f"[bold]{escape(answer.question)}[/]"
     subtitle = f"[{style}]{answer.status}[/]"

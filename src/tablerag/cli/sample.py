@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from tablerag.cli._common import console, err_console, print_json
@@ -50,5 +51,5 @@ def sample(
 
 
 def _refuse(message: str) -> NoReturn:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
     raise typer.Exit(2)

@@ -58,9 +58,9 @@ def _fail(exc: TableragError, as_json: bool) -> int:
         err_console.print("[bold red]rejected:[/] the SQL gate refused this query", highlight=False)
         for issue in exc.issues:
             where = f" at {issue.span[0]}" if issue.span else ""
-            err_console.print(f"  {issue.code}{where}: {issue.message}", highlight=False)
+            err_console.print(f"  {issue.code}{where}: {escape(issue.message)}", highlight=False)
     else:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
     return code
 
 
