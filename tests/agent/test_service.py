@@ -149,3 +149,26 @@ def test_real_local_model_answers_a_data_and_a_document_question(sample_ws: Path
     assert data.table is not None and 152 in data.table.rows[0]
     assert docs.path == "rag" and docs.status == "ok" and docs.citations
     assert docs.llm.calls == 1 and docs.llm.prompt_tokens < 800
+
+
+def test_mixed_month_formats_are_read_as_one(sample_ws: Path) -> None:
+    """'2026-09' and '202609' rows both count: the executed SQL canonicalises stat_month."""
+    sql = (
+        "```sql\nSELECT count(DISTINCT order_id) FROM fact_sales "
+        "WHERE stat_month = '2026-09' AND status = 'PAID'\n```"
+    )
+    with Workspace.open(sample_ws, read_only=True) as ws:
+        truth = ws.con.execute(
+            "SELECT count(DISTINCT order_id) FROM data.fact_sales "
+            "WHERE replace(stat_month, '-', '') = '202609' AND status = 'PAID'"
+        ).fetchone()
+        dashed_only = ws.con.execute(
+            "SELECT count(DISTINCT order_id) FROM data.fact_sales "
+            "WHERE stat_month = '2026-09' AND status = 'PAID'"
+        ).fetchone()
+    assert truth is not None and dashed_only is not None and truth[0] > dashed_only[0]
+    with QA.open(sample_ws, llm=ScriptedLLM(replies=[sql])) as qa:
+        answer = qa.ask("How many orders were paid in 2026-09?")
+    assert answer.status == "ok" and answer.table is not None
+    assert answer.table.rows[0][0] == truth[0]
+    assert answer.sql is not None and "LENGTH(" in answer.sql.upper()

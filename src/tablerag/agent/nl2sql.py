@@ -23,6 +23,7 @@ from tablerag.agent.sqltext import extract_sql
 from tablerag.answer import Answer, Fact, Language, ResultTable, SQLAttempt
 from tablerag.errors import EngineError, ProviderError, QueryTimeout, SQLRejected
 from tablerag.llm.base import LLM, Message
+from tablerag.sql.canonical import canonicalize_formats
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.sql.result import ResultSet
@@ -108,6 +109,8 @@ def answer_with_sql(
             return _failed(question, language, attempts, timings, LLM_FAILED[language], exc)
         _add(timings, "llm", reply.latency_ms)
         sql = extract_sql(reply.text, dialect=engine.dialect)
+        if sql is not None:
+            sql = canonicalize_formats(sql, schema.canonical, dialect=engine.dialect)
         attempt, result = _run(engine, sql, opts.policy, timings)
         attempts.append(attempt)
         if result is not None:

@@ -8,11 +8,12 @@ that lose an end are dropped with them).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.linking.linker import LinkedSchema, link
 from tablerag.linking.render import SchemaText, render_linked
+from tablerag.sql.canonical import canonical_format
 
 DEFAULT_MAX_TOKENS = 700
 
@@ -28,6 +29,8 @@ class SchemaContext:
     """False when sample values were left out to fit the budget."""
     dropped: tuple[str, ...] = ()
     """Linked tables left out to fit the budget, lowest-ranked first."""
+    canonical: dict[tuple[str, str], str] = field(default_factory=dict)
+    """(table, column) -> the one format generated SQL reads a mixed-format column in."""
 
 
 def schema_context(
@@ -47,6 +50,25 @@ def schema_context(
     linked = link(question, catalog)
     if not linked.tables:
         return SchemaContext("", (), 0)
+    context = _fit(catalog, linked, max_tokens)
+    return replace(context, canonical=mixed_format_columns(catalog, context.tables))
+
+
+def mixed_format_columns(
+    catalog: SchemaCatalog, tables: tuple[str, ...]
+) -> dict[tuple[str, str], str]:
+    """Columns of ``tables`` whose values mix a dashed and a compact date form, and the form
+    to read them in (see :mod:`tablerag.sql.canonical`)."""
+    out: dict[tuple[str, str], str] = {}
+    for (table, column), profile in catalog.profiles.items():
+        if table in tables:
+            fmt = canonical_format(tuple(f for f, _ in profile.formats))
+            if fmt is not None:
+                out[(table, column)] = fmt
+    return out
+
+
+def _fit(catalog: SchemaCatalog, linked: LinkedSchema, max_tokens: int) -> SchemaContext:
     for samples in (True, False):
         text = render_linked(catalog, linked, samples=samples)
         if text.tokens <= max_tokens:
