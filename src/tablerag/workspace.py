@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -19,6 +20,7 @@ from tablerag.types import Chunk, ColumnInfo, ForeignKey, Problem, TableInfo
 
 if TYPE_CHECKING:
     from tablerag.answer import Answer
+    from tablerag.ingest.pipeline import Target
     from tablerag.rag.retrieve import Hit
     from tablerag.types import SourceReport
 
@@ -208,8 +210,6 @@ class Workspace:
         """
         found = self._tables(name)
         if not found:
-            import difflib
-
             names = [t.name for t in self._tables()]
             close = difflib.get_close_matches(name, names, n=3)
             hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
@@ -347,7 +347,7 @@ class Workspace:
 
     # -- work --------------------------------------------------------------------------------
 
-    def ingest(self, targets: Sequence[str | Path], **options: Any) -> list[SourceReport]:
+    def ingest(self, targets: Sequence[str | Path | Target], **options: Any) -> list[SourceReport]:
         """Ingest files, folders and database URLs; see :func:`tablerag.ingest.pipeline.ingest`."""
         from tablerag.ingest.pipeline import ingest
 

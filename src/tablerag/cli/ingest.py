@@ -71,7 +71,7 @@ def ingest(
                     description=f"embedding with {settings.embedder}",
                 )
 
-            reports = ws.ingest(targets, settings=settings, progress=step, embed_progress=embedded)
+            reports = ws.ingest(found, settings=settings, progress=step, embed_progress=embedded)
         summary = ws.summary()
     if as_json:
         print_json({"sources": reports, "workspace": summary})

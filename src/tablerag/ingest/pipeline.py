@@ -58,7 +58,9 @@ class Target:
         return self.path.suffix.lower().lstrip(".")
 
 
-def discover(targets: Sequence[str | Path], *, exclude: Path | None = None) -> list[Target]:
+def discover(
+    targets: Sequence[str | Path | Target], *, exclude: Path | None = None
+) -> list[Target]:
     """Expand command-line targets: folders recursively (hidden entries skipped), sorted.
 
     ``exclude`` is a folder never walked into (the workspace itself, when it lies inside a
@@ -69,6 +71,9 @@ def discover(targets: Sequence[str | Path], *, exclude: Path | None = None) -> l
     """
     found: list[Target] = []
     for raw in targets:
+        if isinstance(raw, Target):  # already discovered (e.g. by the CLI for its progress bar)
+            found.append(raw)
+            continue
         text = str(raw)
         if is_database_url(text):
             found.append(Target(location=redact_url(text), url=text))
@@ -105,7 +110,7 @@ def _walk(folder: Path, exclude: Path | None) -> Iterator[Path]:
 
 def ingest(
     ws: Workspace,
-    targets: Sequence[str | Path],
+    targets: Sequence[str | Path | Target],
     *,
     settings: Settings | None = None,
     progress: Progress | None = None,
@@ -371,8 +376,7 @@ def _store(
         ).fetchall()
     }
     name = sanitize_table_name(staged.name, taken)
-    info = store_table(con, staged, name)
-    con.execute(f"DROP TABLE IF EXISTS {quote_ident(staged.relation)}")
+    info = store_table(con, staged, name)  # drops the staged relation
     samples = diverse_samples(
         con, f"data.{quote_ident(info.name)}", info.columns, settings.sample_values
     )
@@ -484,7 +488,6 @@ def _report(
 ) -> SourceReport:
     rows_read = sum(s.rows_read for s in staged)
     rows_stored = sum(t.row_count for t in tables)
-    problems = list(problems)
     if rows_read != rows_stored:
         raise SourceError(
             target.location,
