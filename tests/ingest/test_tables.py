@@ -64,6 +64,18 @@ def test_clean_csv_is_typed_on_the_fast_path(
     assert lines(staged) == []
 
 
+def test_a_line_over_duckdbs_default_limit_is_read_whole(
+    con: duckdb.DuckDBPyConnection, tmp_path: Path
+) -> None:
+    long_cell = "长" * 1_200_000  # 3.6 MB of UTF-8, over DuckDB's 2 MB default line limit
+    path = tmp_path / "notes.csv"
+    path.write_text(f"id,note\n1,short\n2,{long_cell}\n", encoding="utf-8")
+    staged, info, rows = load(con, path)
+    assert rows == [(1, "short"), (2, long_cell)]
+    assert staged.rows_read == info.row_count == 2
+    assert lines(staged) == []  # still DuckDB's reader, retried with a higher limit
+
+
 @pytest.mark.parametrize(
     ("encoding", "suffix", "delimiter"),
     [

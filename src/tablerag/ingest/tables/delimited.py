@@ -35,6 +35,10 @@ DELIMITERS = (",", "\t", ";", "|")
 _HEAD_BYTES = 256 * 1024
 _SNIFF_RECORDS = 200
 _INVALID_UTF8 = "invalid UTF-8"
+_LONG_LINE = "a line is longer than DuckDB's default line limit"
+_MAX_LINE_BYTES = 100_000_000
+"""Line limit of the retry. DuckDB's default (2 MB) keeps its reader parallel: its buffers grow
+with the limit, and a file that fits in one buffer is read by one thread."""
 _PROPOSAL_ROWS = 500
 _SCAN_BYTES = 4 << 20
 csv.field_size_limit(2**31 - 1)
@@ -87,6 +91,10 @@ def read_csv(path: Path, con: duckdb.DuckDBPyConnection) -> list[StagedTable]:
             text_path, encoding = utf8_path(path, Path(folder))
             lines, _ = _scan(text_path)
             staged, reason = _read_fast(con, path, text_path, dialect, head, lines)
+        if reason == _LONG_LINE:
+            staged, reason = _read_fast(
+                con, path, text_path, dialect, head, lines, max_line_bytes=_MAX_LINE_BYTES
+            )
         problems: list[Problem] = []
         if encoding != "utf-8":
             problems.append(Problem("", f"the file is encoded as {encoding}", "converted to UTF-8"))
@@ -159,8 +167,14 @@ def _read_fast(
     dialect: Dialect,
     head: str,
     lines: int,
+    *,
+    max_line_bytes: int | None = None,
 ) -> tuple[StagedTable | None, str]:
-    """Stage with DuckDB's reader; (None, reason) when the result would not be exact."""
+    """Stage with DuckDB's reader; (None, reason) when the result would not be exact.
+
+    ``max_line_bytes`` raises DuckDB's line limit; by default its own limit applies, which
+    keeps the scan parallel, and an over-long line comes back as the reason ``_LONG_LINE``.
+    """
     if head.startswith(("\n", "\r")):
         return None, "the file starts with blank lines"
     records = _head_records(head, dialect)
@@ -178,8 +192,8 @@ def _read_fast(
         f"read_csv(?, columns={columns}, header=true, "
         f"delim={_literal(dialect.delimiter)}, quote='\"', escape={_literal(escape)}, "
         "auto_detect=false, strict_mode=true, store_rejects=true, "
-        f"rejects_table={_literal(rejects)}, rejects_scan={_literal(scans)}, "
-        "max_line_size=100000000)"
+        f"rejects_table={_literal(rejects)}, rejects_scan={_literal(scans)}"
+        + (f", max_line_size={max_line_bytes})" if max_line_bytes else ")")
     )
     try:
         decided = load_typed(
@@ -208,6 +222,8 @@ def _read_fast(
         con.execute(f"DROP TABLE {quote_name(relation)}")
         if any(kind == "INVALID ENCODING" for _, kind in bad):
             return None, _INVALID_UTF8
+        if max_line_bytes is None and any(kind == "LINE SIZE OVER MAXIMUM" for _, kind in bad):
+            return None, _LONG_LINE
         shown = ", ".join(f"line {line}: {kind.lower()}" for line, kind in bad)
         return None, f"{count} line(s) do not fit the header ({shown})"
     if lines != rows + 1:
