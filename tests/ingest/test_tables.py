@@ -207,7 +207,7 @@ def test_rfc_quotes_win_a_tie_over_a_stray_backslash(
     [
         pytest.param(b"", "is empty", id="empty"),
         pytest.param(b"\n\n  \n", "no header", id="blank"),
-        pytest.param(b'a,b\n1,"open\n2,3\n', "never closed", id="unterminated-quote"),
+        pytest.param(b'a,b\n1,"x"\n2,"open\n3,4\n', "never closed", id="unterminated-quote"),
         pytest.param(
             b"\x89PNG\r\n\x1a\n\x00\x00" + bytes(range(256)) * 8, "not a text file", id="binary"
         ),
@@ -221,6 +221,16 @@ def test_unreadable_csv_raises(
     with pytest.raises(SourceError, match=message) as caught:
         read_table_file(path, con)
     assert caught.value.source == "bad.csv"
+
+
+def test_a_lone_quote_in_a_file_that_never_quotes(
+    con: duckdb.DuckDBPyConnection, tmp_path: Path
+) -> None:
+    path = tmp_path / "entities.tsv"  # like WikiTQ's 203-csv/45.tsv
+    path.write_text('name\tchar\tcode\nquot\t"\t34\namp\t&\t38\n', encoding="utf-8")
+    staged, info, rows = load(con, path)
+    assert rows == [("quot", '"', 34), ("amp", "&", 38)]
+    assert any("never closed" in line and "ordinary character" in line for line in lines(staged))
 
 
 def test_header_only_csv(con: duckdb.DuckDBPyConnection, tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import csv
 import io
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import duckdb
@@ -51,9 +51,13 @@ class Dialect:
     delimiter: str
     backslash: bool
     """Quotes inside quoted fields are written ``\\"`` (WikiTQ style) instead of ``""``."""
+    quoting: bool = True
+    """False: ``"`` is an ordinary character (a file that never quotes its fields)."""
 
     def reader(self, lines: Iterable[str], *, strict: bool = False) -> _csv.Reader:
         """A Python csv reader for this dialect (``strict``: raise on bad quoting)."""
+        if not self.quoting:
+            return csv.reader(lines, delimiter=self.delimiter, quoting=csv.QUOTE_NONE)
         if self.backslash:
             return csv.reader(
                 lines, delimiter=self.delimiter, escapechar="\\", doublequote=False, strict=strict
@@ -275,14 +279,27 @@ def _read_python(
     try:
         header, rows, labels, blank = _python_records(text_path, dialect, strict=True)
     except csv.Error as exc:
-        if "unexpected end of data" in str(exc):
+        unclosed = "unexpected end of data" in str(exc)
+        unquoted = _unquoted_records(text_path, dialect) if unclosed else None
+        if unquoted is not None:
+            header, rows, labels, blank = unquoted
+            problems.append(
+                Problem(
+                    "",
+                    "a '\"' opens a field that is never closed; the file quotes no field and "
+                    "without quoting every row has the header's field count",
+                    "read with '\"' as an ordinary character",
+                )
+            )
+        elif unclosed:
             raise SourceError(
                 path.name,
                 f"{path.name!r} has a quoted field that is never closed (it runs to the end "
                 "of the file); close the quote and ingest it again.",
             ) from exc
-        header, rows, labels, blank = _python_records(text_path, dialect, strict=False)
-        problems.append(Problem("", f"malformed quoting ({exc})", "read leniently"))
+        else:
+            header, rows, labels, blank = _python_records(text_path, dialect, strict=False)
+            problems.append(Problem("", f"malformed quoting ({exc})", "read leniently"))
     if header is None:
         raise SourceError(path.name, f"{path.name!r} has no header row; add one.")
     staged = stage_rows(con, path.stem, header, rows, origin=path.name, row_labels=labels)
@@ -311,6 +328,19 @@ def _python_records(
                 rows.append(record)
                 labels.append(f"line {reader.line_num}")
     return header, rows, labels, blank
+
+
+def _unquoted_records(
+    text_path: Path, dialect: Dialect
+) -> tuple[list[str] | None, list[list[str]], list[str], int] | None:
+    """The records read with quoting off, when the file never quotes a field and every row then
+    has the header's field count (a lone ``"`` in a file that does not use quoting)."""
+    records = _python_records(text_path, replace(dialect, quoting=False), strict=True)
+    header, rows = records[0], records[1]
+    if header is None or any(len(row) != len(header) for row in rows):
+        return None
+    quoted = any(len(f) > 1 and f[0] == f[-1] == '"' for row in [header, *rows] for f in row)
+    return None if quoted else records
 
 
 def _count_records(text_path: Path, dialect: Dialect) -> tuple[int, int]:
