@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from tablerag.errors import ConfigError
 from tablerag.evals.linking import percentile
+from tablerag.llm.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S, LLM, Completion, Message
 
 ERROR_KINDS: tuple[str, ...] = (
     "no_sql",
@@ -35,6 +36,7 @@ ERROR_KINDS: tuple[str, ...] = (
 """The error taxonomy. ``wrong_result`` is an answer that ran but does not match the gold."""
 
 RESULTS_FILE = "results.jsonl"
+META_FILE = "run.json"
 
 
 @dataclass(frozen=True)
@@ -175,14 +177,84 @@ class ResultLog:
                 continue
         return out
 
+    def write_meta(self, meta: Mapping[str, Any]) -> None:
+        """Store what the run is (task, dataset, methods, model...) in ``run.json``.
+
+        Keys already stored are kept unless ``meta`` gives them again, so a resumed run
+        keeps its first start time and adds what changed.
+        """
+        merged = {**self.meta(), **meta}
+        text = json.dumps(merged, ensure_ascii=False, indent=2, sort_keys=True, default=str)
+        (self.folder / META_FILE).write_text(text + "\n", encoding="utf-8")
+
+    def meta(self) -> dict[str, Any]:
+        """The run's ``run.json`` (empty when there is none or it is unreadable)."""
+        path = self.folder / META_FILE
+        if not path.is_file():
+            return {}
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError:
+            return {}
+        return data if isinstance(data, dict) else {}
+
     def done(self) -> set[tuple[str, str]]:
         """The (method, case_id) pairs already recorded."""
         return {(o.method, o.case_id) for o in self.outcomes()}
 
     def append(self, outcome: Outcome) -> None:
-        """Record one outcome (flushed at once)."""
+        """Record one outcome (flushed at once).
+
+        A torn last line left by a killed run is closed first, so the new outcome starts on a
+        line of its own (the torn one stays unreadable and is skipped).
+        """
+        torn = False
+        if self.path.is_file() and self.path.stat().st_size:
+            with self.path.open("rb") as fh:
+                fh.seek(-1, 2)
+                torn = fh.read(1) != b"\n"
         with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(outcome.to_json() + "\n")
+            fh.write(("\n" if torn else "") + outcome.to_json() + "\n")
+
+
+class Metered(LLM):
+    """A view of a shared LLM that counts only the calls made through it (one per case).
+
+    Methods wrap the run's LLM once per case, so calls, tokens and cache hits are exact per
+    case even when several cases run at once.
+
+    Args:
+        inner: the shared model.
+    """
+
+    def __init__(self, inner: LLM) -> None:
+        super().__init__(inner.model)
+        self.inner = inner
+        self.backend = inner.backend  # type: ignore[misc]  # mirror the wrapped backend
+        self.supports_json = inner.supports_json  # type: ignore[misc]
+        self.is_remote = inner.is_remote  # type: ignore[misc]
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        temperature: float = 0.0,
+        stop: Sequence[str] = (),
+        json_schema: dict[str, Any] | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> Completion:
+        """Ask the shared model and count the call here."""
+        completion = self.inner.complete(
+            messages,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            stop=stop,
+            json_schema=json_schema,
+            timeout_s=timeout_s,
+        )
+        self.usage.add(completion)
+        return completion
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,97 @@
+"""``tablerag eval sql``: execution accuracy of text-to-SQL on Spider, CHASE or BIRD."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from tablerag.cli._common import err_console
+from tablerag.cli.eval_common import (
+    EvalJsonOpt,
+    LimitOpt,
+    LLMOpt,
+    LLMThreadsOpt,
+    LLMTimeoutOpt,
+    MethodsOpt,
+    NoCacheOpt,
+    OutOpt,
+    PathOpt,
+    SeedOpt,
+    TimeBudgetOpt,
+    WorkersOpt,
+    open_llm,
+    parse_methods,
+    run_folder,
+    run_task,
+)
+from tablerag.evals.runner import sample_cases
+from tablerag.evals.sql_task import DEFAULT_METHODS, METHODS, SQLTask, load_sql_dataset
+from tablerag.settings import load_settings
+
+
+def register(eval_app: typer.Typer) -> None:
+    """Add ``sql`` to ``tablerag eval``."""
+    eval_app.command("sql")(sql)
+
+
+def sql(
+    dataset: Annotated[str, typer.Option(help="spider, chase or bird.")],
+    path: PathOpt,
+    limit: LimitOpt = None,
+    sample_seed: SeedOpt = 0,
+    llm: LLMOpt = None,
+    methods: MethodsOpt = None,
+    out: OutOpt = None,
+    workers: WorkersOpt = 1,
+    time_budget: TimeBudgetOpt = None,
+    no_cache: NoCacheOpt = False,
+    llm_timeout: LLMTimeoutOpt = None,
+    llm_threads: LLMThreadsOpt = None,
+    as_json: EvalJsonOpt = False,
+) -> None:
+    """Text-to-SQL execution accuracy: naive full-schema prompt vs tablerag's NL2SQL path.
+
+    Methods: naive, tablerag, tablerag-nolink, tablerag-novalues, tablerag-norepair.
+    """
+    names = parse_methods(methods, METHODS, DEFAULT_METHODS)
+    data = load_sql_dataset(dataset, path)
+    cases = sample_cases(data.cases, limit, sample_seed)
+    folder = run_folder("sql", dataset, limit, sample_seed, out)
+    skipped = sum(data.skipped.values())
+    if skipped:
+        err_console.print(
+            f"{skipped} of {data.total} questions have no SQLite database and are left out "
+            f"({len(data.cases)} executable)."
+        )
+    model = open_llm(llm, folder, cache=not no_cache, threads=llm_threads)
+    settings = load_settings(None, llm_timeout_s=llm_timeout)
+    task = SQLTask(data, model, settings)
+    try:
+        run_task(
+            cases,
+            task.methods(names),
+            folder,
+            meta={
+                "task": "sql",
+                "dataset": dataset,
+                "path": str(path),
+                "llm": model.spec,
+                "methods": names,
+                "limit": limit,
+                "sample_seed": sample_seed,
+                "cases": len(cases),
+                "executable": len(data.cases),
+                "total_questions": data.total,
+                "skipped": data.skipped,
+                "databases": len({c.category for c in cases}),
+                "metric": data.metric,
+                "llm_timeout_s": settings.llm_timeout_s,
+            },
+            workers=workers,
+            time_budget_s=time_budget,
+            as_json=as_json,
+        )
+    finally:
+        task.close()
+        model.close()

@@ -1,0 +1,104 @@
+"""``tablerag eval sql`` and ``tablerag eval report`` end to end, with a scripted model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tablerag.cli import app
+from tablerag.llm.testing import FunctionLLM
+from tests.evals.test_sql_task import QUESTIONS, answers, make_spider
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def spider(tmp_path: Path) -> Path:
+    return make_spider(tmp_path / "spider")
+
+
+@pytest.fixture
+def model(monkeypatch: pytest.MonkeyPatch) -> FunctionLLM:
+    # Right on the first two questions, wrong on the third.
+    llm = answers({**dict(QUESTIONS[:2]), QUESTIONS[2][0]: "SELECT concert_name FROM concert"})
+    monkeypatch.setattr("tablerag.cli.eval_common.load_llm", lambda spec=None, **kw: llm)
+    return llm
+
+
+def test_json_summary_resume_and_report(spider: Path, model: FunctionLLM, tmp_path: Path) -> None:
+    out = tmp_path / "runs" / "s"
+    args = ["eval", "sql", "--dataset", "spider", "--path", str(spider), "--llm", "scripted",
+            "--methods", "naive,tablerag", "--out", str(out), "--json"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert set(data["methods"]) == {"naive", "tablerag"}
+    naive = data["methods"]["naive"]
+    assert naive["n"] == 3 and naive["accuracy"] == pytest.approx(2 / 3, abs=1e-3)
+    assert naive["errors"]["wrong_result"] == 1
+    assert {"latency_p50_ms", "latency_p95_ms", "tokens_per_question"} <= set(naive)
+    assert data["dataset"] == "spider" and data["skipped"] == {"nodb": 1}
+    calls = len(model.history)
+    assert (out / "report.md").is_file() and (out / "summary.json").is_file()
+    lines = (out / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 6
+    # The same command again resumes: nothing left to run, no model call.
+    again = runner.invoke(app, args)
+    assert again.exit_code == 0 and len(model.history) == calls
+    assert json.loads(again.stdout)["methods"]["naive"]["n"] == 3
+
+    shown = runner.invoke(app, ["eval", "report", str(out)])
+    assert shown.exit_code == 0 and "| naive | 66.7% | 3 |" in shown.stdout
+
+
+def test_limit_sample_and_default_folder(
+    spider: Path, model: FunctionLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(
+        app,
+        ["eval", "sql", "--dataset", "spider", "--path", str(spider), "--limit", "2",
+         "--methods", "tablerag-norepair"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    folder = tmp_path / "eval-runs" / "sql-spider-n2-s0"
+    assert len((folder / "results.jsonl").read_text(encoding="utf-8").splitlines()) == 2
+    assert "Report: eval-runs/sql-spider-n2-s0/report.md" in result.stdout
+    assert "| tablerag-norepair | " in (folder / "report.md").read_text("utf-8")
+
+
+def test_compare_two_runs(spider: Path, model: FunctionLLM, tmp_path: Path) -> None:
+    for name, methods in (("a", "naive"), ("b", "naive,tablerag")):
+        result = runner.invoke(
+            app,
+            ["eval", "sql", "--dataset", "spider", "--path", str(spider), "--methods", methods,
+             "--out", str(tmp_path / name), "--json"],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+    shown = runner.invoke(app, ["eval", "report", str(tmp_path / "a"), str(tmp_path / "b")])
+    assert shown.exit_code == 0
+    assert "| naive | 66.7% (3) | 66.7% (3) | 3 |" in shown.stdout
+    assert "| tablerag | - |" in shown.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--methods", "naive,magic"], "Unknown method 'magic'"),
+        (["--dataset", "wikisql"], "Unknown dataset"),
+        (["--llm-threads", "2", "--llm", "openai:gpt"], "--llm-threads applies"),
+    ],
+)
+def test_errors(
+    spider: Path, model: FunctionLLM, tmp_path: Path, args: list[str], message: str
+) -> None:
+    base = {"--dataset": "spider", "--path": str(spider), "--out": str(tmp_path / "x")}
+    for flag in args[::2]:
+        base.pop(flag, None)
+    argv = ["eval", "sql", *[v for kv in base.items() for v in kv], *args]
+    result = runner.invoke(app, argv)
+    assert result.exit_code != 0
+    assert message in str(result.exception) + result.output
