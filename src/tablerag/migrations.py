@@ -91,4 +91,8 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (table_name, source)
     );
     """,
+    # 4: CHECK constraints of database tables (enum values and ranges for the catalog)
+    """
+    ALTER TABLE tablerag.tables ADD COLUMN checks JSON DEFAULT '[]';
+    """,
 )

@@ -100,6 +100,8 @@ class TableInfo:
     stored: bool = True
     """True when the rows live in the workspace (schema ``data``); False for a table of an
     external database that is queried in place."""
+    checks: tuple[str, ...] = ()
+    """CHECK constraint expressions declared on the table or its columns (SQL text)."""
 
 
 @dataclass(frozen=True)

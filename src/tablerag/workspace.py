@@ -224,7 +224,7 @@ class Workspace:
         rows = self.con.execute(
             f"""
             SELECT t.table_name, s.location, t.origin, t.page, t.row_count, t.description,
-                   t.primary_key, t.foreign_keys, t.source_id, t.stored
+                   t.primary_key, t.foreign_keys, t.source_id, t.stored, t.checks
             FROM tablerag.tables t JOIN tablerag.sources s USING (source_id)
             {where}
             ORDER BY t.table_name, s.location
@@ -248,6 +248,7 @@ class Workspace:
                 ),
                 columns=tuple(columns.get((r[8], r[0]), ())),
                 stored=r[9],
+                checks=tuple(json.loads(r[10] or "[]")),
             )
             for r in rows
         ]

@@ -506,3 +506,73 @@ def test_big_sqlite_and_duckdb_tables_are_sampled(
         assert events.row_count == 25_000
         assert len(samples(events, "kind")) == 5
         assert "1" in samples(events, "id")
+
+
+# --------------------------------------------------------------------------- CHECK constraints
+
+CHECKS_DDL = """
+CREATE TABLE pay (
+    id INTEGER PRIMARY KEY,
+    status VARCHAR(10) CHECK (status IN ('PAID', 'REFUND', 'UNPAID')),
+    qty INTEGER CHECK (qty > 0),
+    CONSTRAINT qty_cap CHECK (qty <= 99)
+);
+CREATE VIEW pay_view AS SELECT * FROM pay;
+"""
+
+
+def _check_values(table: TableInfo) -> dict[str, object]:
+    from tablerag.linking.profile import column_checks
+
+    got = column_checks(table.checks, [c.name for c in table.columns])
+    return {col: (c.values or c.range) for col, c in got.items()}
+
+
+def test_sqlite_check_constraints(tmp_path: Path) -> None:
+    path = tmp_path / "c.db"
+    con = sqlite3.connect(path)
+    con.executescript(CHECKS_DDL)
+    con.close()
+    tables = by_name(reflect_database(f"sqlite:///{path}"))
+    assert tables["pay"].checks == (
+        "status IN ('PAID', 'REFUND', 'UNPAID')",
+        "qty > 0",
+        "qty <= 99",
+    )
+    assert tables["pay_view"].checks == ()
+    assert _check_values(tables["pay"]) == {
+        "status": ("PAID", "REFUND", "UNPAID"),
+        "qty": "(0, 99]",
+    }
+
+
+def test_duckdb_check_constraints(tmp_path: Path) -> None:
+    path = tmp_path / "c.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute(CHECKS_DDL)
+    tables = by_name(reflect_database(f"duckdb:///{path}"))
+    assert len(tables["pay"].checks) == 3 and tables["pay_view"].checks == ()
+    assert _check_values(tables["pay"]) == {
+        "status": ("PAID", "REFUND", "UNPAID"),
+        "qty": "(0, 99]",
+    }
+
+
+def test_checks_from_unparsable_ddl_are_empty() -> None:
+    assert database.checks_from_ddl("CREATE TABLE (((") == ()
+
+
+@pytest.mark.postgres
+def test_postgres_check_constraints(pg_database: str) -> None:
+    with psycopg.connect(pg_database, autocommit=True) as con:
+        con.execute(CHECKS_DDL.replace("CREATE TABLE pay", "CREATE TABLE public.pay"))
+        con.execute("CREATE SCHEMA s; CREATE TABLE s.t (pct numeric CHECK (pct BETWEEN 0 AND 1))")
+    tables = by_name(reflect_database(pg_database))
+    assert len(tables["pay"].checks) == 3
+    assert all(not c.upper().startswith("CHECK") for c in tables["pay"].checks)
+    assert _check_values(tables["pay"]) == {
+        "status": ("PAID", "REFUND", "UNPAID"),
+        "qty": "(0, 99]",
+    }
+    assert _check_values(tables["s.t"]) == {"pct": "[0, 1]"}
+    assert tables["pay_view"].checks == ()

@@ -147,3 +147,27 @@ def test_table_profiles_for_the_schema_command(mart: Workspace) -> None:
     assert "mobile" not in profiles
     assert profiles["emp_code"].is_unique and profiles["emp_code"].null_ratio == 0.0
     assert profiles["hire_date"].time_grain == "day"
+
+
+def test_document_tables_rank_below_the_mart_tables(declared: SchemaCatalog) -> None:
+    # 华东 is a value of dim_region and of the targets table in 区域销售制度.docx; 毛利 is a row
+    # of the metric table in 指标口径.md: the mart tables are the ones to query.
+    linked = link("上月华东的毛利是多少", declared)
+    assert linked.table_names[:2] == ("fact_sales", "dim_region")
+    assert "区域销售制度_table_1" not in linked.table_names
+    assert "指标口径_table_1" not in linked.table_names
+    refund = link("退货率超过10%的商品根据退货政策应该怎么处理", declared)
+    assert not {"sales_handbook_table_2", "指标口径_table_1"} & set(refund.table_names)
+    assert refund.table_names[0] in ("fact_refund", "fact_sales")
+
+
+def test_a_document_table_is_linked_when_the_question_names_its_document(
+    declared: SchemaCatalog,
+) -> None:
+    linked = link("按区域销售制度，华东第四季度的目标是多少", declared)
+    assert linked.table_names[0] == "区域销售制度_table_1"
+    table = linked.table("区域销售制度_table_1")
+    assert table is not None and "document table" not in " ".join(table.reasons)
+    # Only a document table matches: it is still found, weighting changes the order only.
+    alone = link("第四季度的目标", declared)
+    assert "区域销售制度_table_1" in alone.table_names

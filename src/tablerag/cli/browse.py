@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from tablerag.cli._common import (
@@ -18,6 +19,7 @@ from tablerag.cli._common import (
     to_jsonable,
 )
 from tablerag.linking.cache import table_profiles
+from tablerag.linking.profile import ColumnProfile
 
 
 def register(app: typer.Typer) -> None:
@@ -87,10 +89,10 @@ def schema(
     workspace: WorkspaceOpt = DEFAULT_WORKSPACE,
     as_json: JsonOpt = False,
 ) -> None:
-    """Show one table's columns, types, units and diverse sample values."""
+    """Show one table's columns, types, units, enum values (CHECK, lookup codes) and samples."""
     with open_workspace(workspace) as ws:
         info = ws.table(name)
-        profiles = {p.column: p for p in table_profiles(ws, info.name)} if info.stored else {}
+        profiles = {p.column: p for p in table_profiles(ws, info.name)}
     if as_json:
         print_json({**to_jsonable(info), "profiles": list(profiles.values())})
         return
@@ -106,10 +108,17 @@ def schema(
     for c in info.columns:
         key = " [dim](PK)[/]" if c.name in info.primary_key else ""
         p = profiles.get(c.name)
-        values = p.enum_values if p and p.enum_values else c.samples
+        values = _values(p) if p and p.enum_values else c.samples
         notes = [f"header {c.original!r}"] if c.original and c.original != c.name else []
         if c.sensitive:
             notes.append("[red]sensitive[/]")
+        if p and p.enum_origin in ("check", "sample"):
+            notes.append("enum from CHECK" if p.enum_origin == "check" else "enum (few values)")
+        elif p and p.enum_origin.startswith("lookup:"):
+            notes.append(f"codes from {p.enum_origin.removeprefix('lookup:')}")
+        if p and p.check_range:
+            notes.append(f"CHECK range {p.check_range}")
+        notes += [f"CHECK {escape(check)}" for check in (p.checks if p else ())]
         if p and p.time_grain:
             notes.append(f"grain: {p.time_grain}")
         if p and p.format_warning:
@@ -118,14 +127,21 @@ def schema(
             c.name + key,
             c.type,
             c.unit or (p.unit if p else None) or "",
-            str(p.distinct_count) if p else "",
-            f"{p.null_ratio:.0%}" if p else "",
-            " | ".join(values),
+            str(p.distinct_count) if p and p.sampled_rows else "",
+            f"{p.null_ratio:.0%}" if p and p.sampled_rows else "",
+            escape(" | ".join(values)),
             "; ".join(notes),
         )
     console.print(table)
     for fk in info.foreign_keys:
         console.print(f"FK ({', '.join(fk.columns)}) → {fk.ref_table}({', '.join(fk.ref_columns)})")
+
+
+def _values(p: ColumnProfile) -> tuple[str, ...]:
+    """Enum values as shown by ``schema``: ``code=label`` for a lookup's codes."""
+    if p.enum_labels:
+        return tuple(f"{code}={label}" for code, label in p.enum_labels)
+    return p.enum_values
 
 
 def chunks(

@@ -7,7 +7,8 @@ SQLAlchemy). Connections are read-only wherever the driver allows it: PostgreSQL
 ``mode=ro``; DuckDB files with ``read_only=True`` and external access off.
 
 For every table and view: columns with their native types, primary key, declared foreign keys,
-table and column comments, the row count and a few *diverse* sample values per column.
+CHECK constraints, table and column comments, the row count and a few *diverse* sample values per
+column.
 """
 
 from __future__ import annotations
@@ -27,11 +28,14 @@ from typing import Any, Literal
 
 import duckdb
 import sqlalchemy as sa
+import sqlglot
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import ObjectKind
 from sqlalchemy.engine.interfaces import ReflectedColumn, ReflectedForeignKeyConstraint
 from sqlalchemy.pool import NullPool
 from sqlalchemy.sql import sqltypes
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
 
 from tablerag.catalog import MAX_SAMPLE_CHARS as MAX_SAMPLE_CHARS
 from tablerag.catalog import quote_ident as quote_ident
@@ -221,6 +225,10 @@ class _Backend(ABC):
         """A cheap row estimate, or None."""
         return None
 
+    def checks(self, rel: _Relation) -> tuple[str, ...]:
+        """CHECK constraint expressions of a table (SQL text, without the CHECK keyword)."""
+        return ()
+
     def sample_source(self, rel: _Relation, row_count: int) -> str:
         """FROM-clause text that reads at most about SAMPLE_SCAN_ROWS rows of ``rel``."""
         if 0 <= row_count <= SAMPLE_SCAN_ROWS:
@@ -259,6 +267,7 @@ class _SQLAlchemyBackend(_Backend):
         self._columns: dict[tuple[str, str], list[ReflectedColumn]] = {}
         self._pks: dict[tuple[str, str], tuple[str, ...]] = {}
         self._fks: dict[tuple[str, str], list[ReflectedForeignKeyConstraint]] = {}
+        self._checks: dict[tuple[str, str], tuple[str, ...]] = {}
         self._deadline = math.inf
 
     def relations(self) -> list[_Relation]:
@@ -279,6 +288,10 @@ class _SQLAlchemyBackend(_Backend):
                 self._pks[(schema, name)] = tuple(pk.get("constrained_columns") or ())
             for (_, name), fks in self.inspector.get_multi_foreign_keys(schema=schema).items():
                 self._fks[(schema, name)] = list(fks)
+            if self.dialect == "postgresql":
+                found = self.inspector.get_multi_check_constraints(schema=schema)
+                for (_, name), checks in found.items():
+                    self._checks[(schema, name)] = tuple(c["sqltext"] for c in checks)
             out += [
                 _Relation(schema, name, kind, comments.get(name, ""))
                 for name, kind in kinds.items()
@@ -346,6 +359,17 @@ class _SQLAlchemyBackend(_Backend):
             for fk in self._fks.get((rel.schema, rel.name), [])
         )
         return _Keys(self._pks.get((rel.schema, rel.name), ()), fks)
+
+    def checks(self, rel: _Relation) -> tuple[str, ...]:
+        if self.dialect == "postgresql":
+            return self._checks.get((rel.schema, rel.name), ())
+        # SQLite keeps constraints only in the CREATE TABLE text.
+        row = self.conn.exec_driver_sql(
+            f"SELECT sql FROM {self.quote(rel.schema)}.sqlite_master "
+            "WHERE type = 'table' AND name = ?",
+            (rel.name,),
+        ).fetchone()
+        return checks_from_ddl(row[0], "sqlite") if row and row[0] else ()
 
     def quote(self, name: str) -> str:
         return str(self.conn.dialect.identifier_preparer.quote_identifier(name))
@@ -438,6 +462,15 @@ class _DuckDBBackend(_Backend):
                 )
         return _Keys(primary, tuple(foreign))
 
+    def checks(self, rel: _Relation) -> tuple[str, ...]:
+        rows = self.con.execute(
+            "SELECT expression FROM duckdb_constraints() "
+            "WHERE database_name = current_database() AND schema_name = ? AND table_name = ? "
+            "AND constraint_type = 'CHECK' ORDER BY constraint_index",
+            [rel.schema, rel.name],
+        ).fetchall()
+        return tuple(str(r[0]) for r in rows if r[0])
+
     def query(self, sql: str) -> list[tuple[Any, ...]]:
         timer = threading.Timer(self.timeout_s, self.con.interrupt)
         timer.start()
@@ -496,6 +529,7 @@ def _describe(
     """Build the TableInfo of one relation: keys, comments, row count and samples."""
     name = b.display(rel.schema, rel.name)
     keys = _Keys((), ()) if rel.kind == "view" else b.keys(rel)
+    checks = () if rel.kind == "view" else _checks(b, rel, name, problems)
     row_count = _row_count(b, rel, name, timeout_s, problems)
     columns: list[ColumnInfo] = []
     sampling = k > 0
@@ -535,6 +569,40 @@ def _describe(
         primary_key=keys.primary,
         foreign_keys=keys.foreign,
         stored=False,
+        checks=checks,
+    )
+
+
+def _checks(b: _Backend, rel: _Relation, name: str, problems: list[Problem]) -> tuple[str, ...]:
+    """The table's CHECK constraints; a failure to read them is reported, not fatal."""
+    try:
+        return b.checks(rel)
+    except (sa_exc.DBAPIError, duckdb.Error) as exc:
+        _raise_if_disconnected(exc)
+        problems.append(Problem(name, f"CHECK constraints unreadable: {_first_line(exc)}", "none"))
+        return ()
+
+
+def checks_from_ddl(ddl: str, dialect: str = "sqlite") -> tuple[str, ...]:
+    """The CHECK constraint expressions (column and table level) of a ``CREATE TABLE`` text.
+
+    Expressions are returned in PostgreSQL syntax (what
+    :func:`tablerag.linking.profile.column_checks` reads); text sqlglot cannot parse gives none.
+
+    Example:
+        >>> checks_from_ddl(
+        ...     "CREATE TABLE t (s TEXT CHECK (s IN ('a', 'b')), n INT, "
+        ...     "CONSTRAINT pos CHECK (n > 0))")
+        ("s IN ('a', 'b')", 'n > 0')
+    """
+    try:
+        tree = sqlglot.parse_one(ddl, read=dialect)
+    except SqlglotError:
+        return ()
+    return tuple(
+        c.this.sql(dialect="postgres")
+        for c in tree.find_all(exp.CheckColumnConstraint, bfs=False)
+        if isinstance(c.this, exp.Expression)
     )
 
 

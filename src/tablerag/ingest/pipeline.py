@@ -398,7 +398,7 @@ def _record_table(
     rows_read: int | None,
 ) -> None:
     con.execute(
-        "INSERT INTO tablerag.tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO tablerag.tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             info.name,
             source_id,
@@ -410,6 +410,7 @@ def _record_table(
             info.description,
             list(info.primary_key),
             json.dumps([asdict(fk) for fk in info.foreign_keys], ensure_ascii=False),
+            json.dumps(list(info.checks), ensure_ascii=False),
         ],
     )
     con.executemany(

