@@ -129,6 +129,21 @@ def test_explanation_with_a_foreign_number_falls_back_to_the_template(parts) -> 
     assert answer.answer == "Result: refunds = 152, amount = 89761.90."
 
 
+def test_explanation_that_only_restates_the_question_falls_back_to_the_template(parts) -> None:  # type: ignore[no-untyped-def]
+    sql = (
+        "```sql\nSELECT reason_code, count(*) AS n FROM fact_refund GROUP BY reason_code "
+        "HAVING count(*) > 30 ORDER BY n DESC\n```"
+    )
+    llm = ScriptedLLM(replies=[sql, "超过30笔退款的原因应按政策处理。"])
+    answer = _ask("退款超过30笔的原因有哪些，应该怎么处理", llm, parts)
+    assert answer.status == "ok" and len(llm.history) == 2 and answer.table is not None
+    assert answer.answer.startswith(f"查询返回 {len(answer.table.rows)} 行：reason_code = ")
+    llm = ScriptedLLM(replies=[sql, f"最多的是 {answer.table.rows[0][0]}。"])
+    assert _ask("退款超过30笔的原因有哪些，应该怎么处理", llm, parts).answer == (
+        f"最多的是 {answer.table.rows[0][0]}。"
+    )
+
+
 def test_explanation_failure_falls_back_to_the_template(parts) -> None:  # type: ignore[no-untyped-def]
     llm = ScriptedLLM(replies=[REFUND_TOTALS, ProviderTimeout("slow", provider="scripted")])
     answer = _ask("How many refunds are there, for how much?", llm, parts)

@@ -249,9 +249,29 @@ def explain(
         sum(ch.isalpha() for ch in text) < 2
         or "```" in text
         or ungrounded_numbers(text, [*cells, question, *counts])
+        or not quotes_result(text, cells, question)
     ):
         return None
     return text
+
+
+def quotes_result(text: str, cells: Sequence[Any], question: str) -> bool:
+    """Whether an explanation says something from the result: a text cell, or a number the
+    question does not hold (an explanation that only restates the question explains nothing).
+
+    Example:
+        >>> cells = ["P3001", 0.254]
+        >>> quotes_result("退货率超过10%的商品应按政策处理。", cells, "退货率超过10%的商品")
+        False
+        >>> quotes_result("P3001 的退货率最高。", cells, "退货率超过10%的商品")
+        True
+        >>> quotes_result("最高为 25.4%。", cells, "退货率超过10%的商品")
+        True
+    """
+    labels = (str(v).strip() for v in cells if isinstance(v, str | dt.date))
+    return any(label and label in text for label in labels) or bool(
+        ungrounded_numbers(text, [question])
+    )
 
 
 def template_explanation(

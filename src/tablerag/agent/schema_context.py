@@ -1,19 +1,26 @@
 """The schema an NL2SQL prompt carries for one question: the linker's tables, cut to a budget.
 
 The graph linker (:mod:`tablerag.linking`) picks the tables and columns and renders them as
-compact DDL. A small local model reads about 60 prompt tokens a second, so the text is then fitted
-to ``max_tokens``: first without sample values, then by dropping the lowest-ranked tables (joins
-that lose an end are dropped with them).
+compact DDL. Given the engine, notes about the question's values follow the DDL: a value that is
+a parent row of a hierarchy (:mod:`tablerag.agent.rollup`) and definition rows of document tables
+(:mod:`tablerag.agent.definitions`). A small local model reads about 60 prompt tokens a second,
+so the text is then fitted to ``max_tokens`` (notes first, they are short and specific): first
+without sample values, then by dropping the lowest-ranked tables (joins that lose an end are
+dropped with them).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from tablerag.agent.definitions import definition_note, definition_rows
+from tablerag.agent.rollup import rollup_note, rollups
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.linking.linker import LinkedSchema, link
 from tablerag.linking.render import SchemaText, render_linked
 from tablerag.sql.canonical import canonical_format
+from tablerag.sql.engines.base import SQLEngine
+from tablerag.tokens import count_tokens
 
 DEFAULT_MAX_TOKENS = 700
 
@@ -31,10 +38,16 @@ class SchemaContext:
     """Linked tables left out to fit the budget, lowest-ranked first."""
     canonical: dict[tuple[str, str], str] = field(default_factory=dict)
     """(table, column) -> the one format generated SQL reads a mixed-format column in."""
+    notes: tuple[str, ...] = ()
+    """Comment lines about the question's values, at the end of ``text``."""
 
 
 def schema_context(
-    question: str, catalog: SchemaCatalog, *, max_tokens: int = DEFAULT_MAX_TOKENS
+    question: str,
+    catalog: SchemaCatalog,
+    *,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    engine: SQLEngine | None = None,
 ) -> SchemaContext:
     """Link ``question`` to ``catalog`` and render the linked schema within ``max_tokens``.
 
@@ -43,6 +56,8 @@ def schema_context(
         catalog: the linking catalog (sensitive columns already hidden).
         max_tokens: budget of the schema text, in estimated tokens; at least one table is
             always kept, even if it alone is over the budget.
+        engine: the read-only engine, to read the few rows the value notes need; None
+            leaves the notes out.
 
     Returns:
         The schema text and the tables it describes (empty when the catalog has no tables).
@@ -50,8 +65,24 @@ def schema_context(
     linked = link(question, catalog)
     if not linked.tables:
         return SchemaContext("", (), 0)
-    context = _fit(catalog, linked, max_tokens)
+    notes = value_notes(question, linked, catalog, engine) if engine is not None else ()
+    spent = count_tokens("\n".join(notes)) if notes else 0
+    context = _fit(catalog, linked, max(max_tokens - spent, 0))
+    if notes:
+        text = context.text + "\n\n" + "\n".join(notes)
+        context = replace(context, text=text, tokens=count_tokens(text), notes=notes)
     return replace(context, canonical=mixed_format_columns(catalog, context.tables))
+
+
+def value_notes(
+    question: str, linked: LinkedSchema, catalog: SchemaCatalog, engine: SQLEngine
+) -> tuple[str, ...]:
+    """Comment lines about the question's values: roll-ups of hierarchy parents, then
+    definition rows quoted from documents."""
+    return (
+        *(rollup_note(r) for r in rollups(question, linked, catalog, engine)),
+        *(definition_note(d) for d in definition_rows(question, linked, catalog, engine)),
+    )
 
 
 def mixed_format_columns(

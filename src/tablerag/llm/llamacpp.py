@@ -3,7 +3,9 @@
 Generation runs in the calling thread, token by token, so both limits hold: ``max_tokens`` is
 passed to llama.cpp and the wall-clock ``timeout_s`` is checked after every token. One loaded
 model is shared by every instance in the process (it takes about 1 GB), behind a lock, since a
-llama.cpp context serves one generation at a time.
+llama.cpp context serves one generation at a time. ``timeout_s`` counts from the moment the lock
+is taken: a call queued behind another (the hybrid path runs two at once) is not charged for the
+wait, only for its own prompt and generation.
 """
 
 from __future__ import annotations
@@ -118,8 +120,8 @@ class LlamaCppLLM(LLM):
         }
         if json_schema is not None:
             options["response_format"] = {"type": "json_object", "schema": json_schema}
-        deadline = time.monotonic() + timeout_s
         with lock:
+            deadline = time.monotonic() + timeout_s  # the wait for the lock is not charged
             try:
                 for chunk in llama.create_chat_completion(**options):
                     choice = chunk["choices"][0]
