@@ -8,12 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from tablerag.agent.nl2sql import NL2SQLOptions, answer_with_sql, template_explanation
+from tablerag.agent.nl2sql import (
+    NL2SQLOptions,
+    answer_with_sql,
+    dialect_name,
+    template_explanation,
+)
 from tablerag.agent.prompts import render
-from tablerag.agent.schema_context import SchemaContext, schema_context
+from tablerag.agent.schema_context import WHOLE_TABLE_MAX_COLUMNS, SchemaContext, schema_context
 from tablerag.errors import ProviderError, ProviderTimeout
 from tablerag.linking.cache import workspace_catalog
 from tablerag.linking.catalog import SchemaCatalog
+from tablerag.linking.linker import link
 from tablerag.llm.testing import ScriptedLLM
 from tablerag.sql.engines import SQLEngine, open_engine
 from tablerag.workspace import Workspace
@@ -181,6 +187,7 @@ def test_nl2sql_prompts_match_the_golden_files(golden) -> None:  # type: ignore[
     schema = "CREATE TABLE t (\n  n BIGINT  -- count\n);"
     chat = render(
         "nl2sql",
+        dialect="DuckDB",
         today="2026-11-30",
         this_month="2026-11",
         last_month="2026-10",
@@ -203,3 +210,44 @@ def test_schema_context_fits_the_budget_and_keeps_the_fact_table(parts) -> None:
     assert small.tables == full.tables[: len(small.tables)] and small.tables
     assert small.tokens <= max(150, small.tokens if len(small.tables) == 1 else 150)
     assert set(small.dropped) == set(full.tables) - set(small.tables)
+
+
+def test_narrow_linked_tables_are_shown_whole_when_they_fit(parts) -> None:  # type: ignore[no-untyped-def]
+    _, catalog = parts
+    question = "各品类的退款金额排名"  # dim_product: 3 of its 6 columns linked
+    linked = link(question, catalog)
+    roomy = schema_context(question, catalog, max_tokens=100_000)
+    assert len(linked.table("dim_product").columns) < len(catalog.tables["dim_product"].columns)  # type: ignore[union-attr]
+    for table in linked.tables:
+        info = catalog.tables[table.name]
+        shown = roomy_columns(roomy.text, table.name)
+        if len(info.columns) <= WHOLE_TABLE_MAX_COLUMNS:
+            assert shown == [c.name for c in info.columns]
+        else:
+            assert shown == [c.name for c in table.columns]  # wide tables keep the linker's cut
+    tight = schema_context(question, catalog, max_tokens=150)
+    assert tight.tokens < roomy.tokens
+
+
+def roomy_columns(text: str, table: str) -> list[str]:
+    """Column names of ``CREATE TABLE table`` in rendered schema text."""
+    block = text.split(f"CREATE TABLE {table} (", 1)[1].split("\n);", 1)[0]
+    lines = [line.strip() for line in block.splitlines()[1:]]
+    return [
+        line.split()[0] for line in lines if line and not line.startswith(("PRIMARY", "FOREIGN"))
+    ]
+
+
+def test_the_prompt_names_the_engines_dialect(parts) -> None:  # type: ignore[no-untyped-def]
+    engine, catalog = parts
+    llm = ScriptedLLM(replies=["```sql\nSELECT 1 AS n\n```", "x"])
+    answer_with_sql(
+        "How many?",
+        llm=llm,
+        engine=engine,
+        schema=schema_context("How many?", catalog),
+        language="en",
+        options=NL2SQLOptions(today=TODAY, explain=False),
+    )
+    assert "one DuckDB SELECT query" in llm.history[0].messages[0]["content"]
+    assert dialect_name("sqlite") == "SQLite"

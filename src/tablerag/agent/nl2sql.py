@@ -92,6 +92,7 @@ def answer_with_sql(
     today = opts.today or dt.date.today()
     chat = render(
         "nl2sql",
+        dialect=dialect_name(engine.dialect),
         today=today.isoformat(),
         this_month=f"{today:%Y-%m}",
         last_month=f"{today.replace(day=1) - dt.timedelta(days=1):%Y-%m}",
@@ -139,6 +140,19 @@ def answer_with_sql(
             + ". Rephrase the question or name the table and columns.",
         )
     return _explained(question, language, llm, result, attempts, timings, opts)
+
+
+DIALECT_NAMES = {"duckdb": "DuckDB", "sqlite": "SQLite", "postgres": "PostgreSQL"}
+
+
+def dialect_name(dialect: str) -> str:
+    """The SQL dialect's name as the prompt says it.
+
+    Example:
+        >>> dialect_name("postgres"), dialect_name("mysql")
+        ('PostgreSQL', 'mysql')
+    """
+    return DIALECT_NAMES.get(dialect, dialect)
 
 
 def _run(

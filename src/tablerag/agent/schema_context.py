@@ -4,9 +4,11 @@ The graph linker (:mod:`tablerag.linking`) picks the tables and columns and rend
 compact DDL. Given the engine, notes about the question's values follow the DDL: a value that is
 a parent row of a hierarchy (:mod:`tablerag.agent.rollup`) and definition rows of document tables
 (:mod:`tablerag.agent.definitions`). A small local model reads about 60 prompt tokens a second,
-so the text is then fitted to ``max_tokens`` (notes first, they are short and specific): first
-without sample values, then by dropping the lowest-ranked tables (joins that lose an end are
-dropped with them).
+so the text is then fitted to ``max_tokens`` (notes first, they are short and specific). Narrow
+tables (at most ``WHOLE_TABLE_MAX_COLUMNS`` columns) are shown whole when that fits: a column the
+linker left out of a small table costs a wrong answer, its few tokens cost little. Then come the
+linker's columns alone, then no sample values, then dropping the lowest-ranked tables (joins that
+lose an end are dropped with them).
 """
 
 from __future__ import annotations
@@ -16,13 +18,15 @@ from dataclasses import dataclass, field, replace
 from tablerag.agent.definitions import definition_note, definition_rows
 from tablerag.agent.rollup import rollup_note, rollups
 from tablerag.linking.catalog import SchemaCatalog
-from tablerag.linking.linker import LinkedSchema, link
+from tablerag.linking.linker import LinkedColumn, LinkedSchema, link
 from tablerag.linking.render import SchemaText, render_linked
 from tablerag.sql.canonical import canonical_format
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.tokens import count_tokens
 
 DEFAULT_MAX_TOKENS = 700
+WHOLE_TABLE_MAX_COLUMNS = 12
+"""A linked table with at most this many columns is shown whole when the budget allows."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,11 @@ def mixed_format_columns(
 
 
 def _fit(catalog: SchemaCatalog, linked: LinkedSchema, max_tokens: int) -> SchemaContext:
+    whole = whole_narrow_tables(catalog, linked)
+    if whole != linked:
+        text = render_linked(catalog, whole, samples=True)
+        if text.tokens <= max_tokens:
+            return _context(whole, text, True, ())
     for samples in (True, False):
         text = render_linked(catalog, linked, samples=samples)
         if text.tokens <= max_tokens:
@@ -111,6 +120,25 @@ def _fit(catalog: SchemaCatalog, linked: LinkedSchema, max_tokens: int) -> Schem
             dropped = tuple(t.name for t in reversed(linked.tables[keep:]))
             return _context(cut, text, False, dropped)
     return _context(linked, render_linked(catalog, linked, samples=False), False, ())
+
+
+def whole_narrow_tables(catalog: SchemaCatalog, linked: LinkedSchema) -> LinkedSchema:
+    """``linked`` with every column of each table that has at most ``WHOLE_TABLE_MAX_COLUMNS``.
+
+    Columns keep the table's own order; the linker's columns keep their scores and reasons.
+    """
+    tables = []
+    for table in linked.tables:
+        info = catalog.tables.get(table.name)
+        if info is None or len(info.columns) > WHOLE_TABLE_MAX_COLUMNS:
+            tables.append(table)
+            continue
+        kept = {c.name: c for c in table.columns}
+        columns = tuple(
+            kept.get(c.name, LinkedColumn(c.name, 0.0, ("whole table",))) for c in info.columns
+        )
+        tables.append(replace(table, columns=columns) if columns != table.columns else table)
+    return replace(linked, tables=tuple(tables))
 
 
 def _first_tables(linked: LinkedSchema, keep: int) -> LinkedSchema:
