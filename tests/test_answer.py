@@ -39,6 +39,7 @@ TOP_LEVEL_KEYS = [
     "timings_ms",
     "llm",
     "steps",
+    "budget_exhausted",
 ]
 
 

@@ -104,14 +104,38 @@ class LLMUsage(_Model):
     completion_tokens: int = Field(default=0, ge=0)
 
 
+StepDecision = Literal["agree", "sql", "text", "sql_failed", "conflict", "none"]
+"""How a loop step's intermediate answer was chosen: SQL and text agree; only SQL answered;
+only the text answered; the SQL failed and the text was used instead; they disagreed and the
+more reliable one was taken (the conflict is recorded); nothing answered."""
+BudgetName = Literal["steps", "tokens", "seconds"]
+
+
 class Step(_Model):
-    """One step of the iterative loop (thought, action, observation)."""
+    """One step of the iterative loop (thought, action, observation).
+
+    For the TableRAG loop (path ``loop``) ``action`` is ``sub-question``, ``input`` the
+    sub-question and ``observation`` its intermediate answer; the other fields say how it
+    was found.
+    """
 
     n: int = Field(ge=1)
     action: str
     input: str = ""
     observation: str = ""
     ms: float = Field(default=0.0, ge=0)
+    chunks: list[str] = Field(default_factory=list, description="Chunk ids retrieved.")
+    tables: list[str] = Field(default_factory=list, description="Tables the chunks map to.")
+    sql: str | None = None
+    sql_error: str | None = Field(default=None, description="Why the step's SQL failed.")
+    result: ResultTable | None = None
+    text_answer: str = Field(default="", description="The answer read from the passages.")
+    decision: StepDecision | None = None
+    chosen: FactSource | None = None
+    note: str = Field(default="", description="The fallback or the conflict, in words.")
+    citations: list[int] = Field(
+        default_factory=list, description="Numbers of the answer's citations this step used."
+    )
 
 
 class Answer(_Model):
@@ -134,6 +158,9 @@ class Answer(_Model):
     timings_ms: dict[str, float] = Field(default_factory=dict)
     llm: LLMUsage = Field(default_factory=LLMUsage)
     steps: list[Step] = Field(default_factory=list)
+    budget_exhausted: BudgetName | None = Field(
+        default=None, description="The loop budget that stopped it before it finished."
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> Answer:

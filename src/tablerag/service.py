@@ -21,6 +21,7 @@ from typing import Self
 import duckdb
 
 from tablerag.agent.hybrid import fuse, run_both
+from tablerag.agent.loop import LoopOptions, StepTools, run_loop
 from tablerag.agent.nl2sql import NL2SQLOptions, answer_with_sql
 from tablerag.agent.rag import RAGOptions, answer_from_documents
 from tablerag.agent.router import PROBE_K, RouterContext, route
@@ -184,7 +185,9 @@ class QA:
             )
         decision = route(text, self.router)
         routing_ms = (time.perf_counter() - started) * 1000
-        if decision.intent == "data":
+        if decision.loop and self.engine is not None and self.index is not None:
+            answer = self.loop(text, language=language)
+        elif decision.intent == "data":
             answer = self._sql(text, language)
         elif decision.intent == "knowledge":
             answer = self._docs(text, language)
@@ -255,6 +258,54 @@ class QA:
     def _probe(self, question: str) -> Sequence[Hit]:
         return self.search(question, PROBE_K, mode="bm25")
 
+    def loop(
+        self,
+        question: str,
+        *,
+        language: Language | None = None,
+        schema_aware: bool = True,
+        use_sql: bool = True,
+        use_documents: bool = True,
+        llm: LLM | None = None,
+    ) -> Answer:
+        """Answer with the TableRAG loop (what ``ask`` does for multi-hop questions).
+
+        Args:
+            question: the question.
+            language: language of the answer; default: the question's.
+            schema_aware: show the decomposer the probed tables' schemas.
+            use_sql: run SQL over tables whose chunks are retrieved (off: tables as text).
+            use_documents: retrieve prose chunks too (off: table chunks only).
+            llm: the model for this question (e.g. a per-question meter); default the session's.
+        """
+        s = self.settings
+        tools = StepTools(
+            search=self._search_docs,
+            engine=self.engine,
+            catalog=self.catalog,
+            recall_k=s.loop_recall_k,
+            k=s.loop_k,
+            use_sql=use_sql,
+            use_documents=use_documents,
+            schema_max_tokens=s.schema_max_tokens,
+            nl2sql=NL2SQLOptions(
+                max_repairs=s.nl2sql_max_repairs, timeout_s=s.llm_timeout_s, explain=False
+            ),
+            rag=RAGOptions(
+                min_score=s.rag_min_score, passage_chars=1200, timeout_s=s.llm_timeout_s
+            ),
+        )
+        options = LoopOptions(
+            max_steps=s.loop_max_steps,
+            max_tokens=s.loop_max_tokens,
+            max_seconds=s.loop_max_seconds,
+            schema_aware=schema_aware,
+            timeout_s=s.llm_timeout_s,
+            step=tools,
+        )
+        lang = language or detect_language(question)
+        return run_loop(question.strip(), llm=llm or self.llm, language=lang, options=options)
+
     def _sql(self, question: str, language: Language) -> Answer:
         if self.engine is None or self.catalog is None:
             return Answer(
@@ -266,7 +317,9 @@ class QA:
                 error=NO_TABLES,
             )
         started = time.perf_counter()
-        schema = schema_context(question, self.catalog, max_tokens=self.settings.schema_max_tokens)
+        schema = schema_context(
+            question, self.catalog, max_tokens=self.settings.schema_max_tokens, engine=self.engine
+        )
         schema_ms = (time.perf_counter() - started) * 1000
         options = NL2SQLOptions(
             max_repairs=self.settings.nl2sql_max_repairs, timeout_s=self.settings.llm_timeout_s

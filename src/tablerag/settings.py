@@ -74,6 +74,23 @@ class Settings(BaseModel):
         ge=50,
         description="Budget of the schema text in an NL2SQL prompt, in approximate tokens.",
     )
+    loop_max_steps: int = Field(
+        5, ge=1, le=20, description="Most sub-questions the TableRAG loop answers per question."
+    )
+    loop_max_tokens: int = Field(
+        16_000,
+        ge=500,
+        description="Most LLM tokens (prompt + completion) the TableRAG loop spends per question.",
+    )
+    loop_max_seconds: float = Field(
+        600.0, gt=0, description="Most seconds the TableRAG loop spends per question."
+    )
+    loop_recall_k: int = Field(
+        30, ge=1, le=200, description="Chunks recalled per sub-question before fusion/rerank."
+    )
+    loop_k: int = Field(
+        3, ge=1, le=20, description="Chunks kept per sub-question after fusion/rerank."
+    )
 
 
 def load_settings(workspace: str | Path | None = None, **overrides: Any) -> Settings:

@@ -22,6 +22,19 @@ _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _DIGIT = re.compile(r"\d")
 _CONTENT = re.compile(r"[\w\u3400-\u9fff]")
 _PUNCT_END = re.compile(r"[?？!！。.,，;；:：~～\s]+$")
+#: Multi-hop and set-level cues: a comparison, a change between two values, a share of a whole,
+#: an answer that needs a first answer ("the region with the most X: what is its Y"). Questions
+#: with one of these over tables and text go to the TableRAG loop.
+MULTI_HOP = re.compile(
+    r"(?<![a-z])(?:change (?:in|from|between)|difference between|compared (?:to|with)|"
+    r"(?:increase|decrease|growth) (?:in|from|of)|percentage (?:change|of)|proportion of|"
+    r"ratio of|share of|average (?:of|for)|sum of|total of|how many (?:of|times)|"
+    r"both|respectively|and (?:its|their|the corresponding)|which .{1,40}? (?:has|had|have) "
+    r"the (?:highest|lowest|largest|smallest|most|least)|(?:highest|lowest|largest|smallest)"
+    r" .{1,40}? (?:and|then) (?:what|how))(?![a-z])"
+    r"|相比|对比|比较|变化|增幅|降幅|增长率|同比|环比|之差|差额|差值|占比|比例|比重|平均|合计|总计|"
+    r"分别|各自|其中.{0,10}(?:最|哪)|最(?:高|低|多|少|大|小)的.{1,12}(?:的|是)"
+)
 
 
 @dataclass(frozen=True)
@@ -185,6 +198,8 @@ class Features:
     tokens: tuple[str, ...]
     leftover: tuple[str, ...]
     """Content tokens that no cue, catalog word or value explains."""
+    multi_hop: tuple[str, ...] = ()
+    """Multi-hop or set-level cues (see :data:`MULTI_HOP`)."""
 
     def count(self, family: str) -> int:
         """How many cues of ``family`` the question has."""
@@ -224,4 +239,17 @@ def extract_features(question: str, vocabulary: Vocabulary | None = None) -> Fea
         digits=bool(_DIGIT.search(text)),
         tokens=tokens,
         leftover=leftover,
+        multi_hop=multi_hop_cues(text),
     )
+
+
+def multi_hop_cues(text: str) -> tuple[str, ...]:
+    """The multi-hop / set-level cues of a (lower-cased) question.
+
+    Example:
+        >>> multi_hop_cues("what was the change in revenue from 2018 to 2019?")
+        ('change in',)
+        >>> multi_hop_cues("华东和华北的毛利相比如何"), multi_hop_cues("what is revenue in 2019?")
+        (('相比',), ())
+    """
+    return tuple(m.group(0) for m in MULTI_HOP.finditer(text.lower()))

@@ -16,7 +16,14 @@ from tablerag.errors import ConfigError
 from tablerag.llm.base import Message
 
 SEPARATOR = "-----"
-PROMPT_NAMES: tuple[str, ...] = ("explain", "nl2sql", "nl2sql_repair", "rag")
+PROMPT_NAMES: tuple[str, ...] = (
+    "explain",
+    "loop_decompose",
+    "loop_direct",
+    "nl2sql",
+    "nl2sql_repair",
+    "rag",
+)
 
 
 @cache

@@ -37,6 +37,9 @@ Probe = Callable[[str], Sequence[Hit]]
 MAX_VALUES_PER_COLUMN = 200
 MAX_VALUE_CHARS = 24
 PROBE_K = 8
+#: Least probe strength of both the table and the prose side for a data/knowledge question with
+#: multi-hop cues to go to the TableRAG loop.
+LOOP_MIN_STRENGTH = 0.5
 _NUMBERISH = re.compile(r"^[\d\s.,:/%+-]+$")
 _CLAUSE = re.compile(r"[；;，,（(：:。.=]")
 
@@ -52,6 +55,8 @@ class Route:
     """Probability of each intent (softmax of the linear scores); they sum to 1."""
     evidence: Mapping[str, float] = field(default_factory=dict)
     """Raw data / knowledge evidence and probe strengths, for debugging and benchmarks."""
+    loop: bool = False
+    """Multi-hop or set-level over tables and text: the caller runs the TableRAG loop."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``intent``, ``confidence``, ``reasons``, ``scores``, ``evidence``."""
@@ -61,6 +66,7 @@ class Route:
             "reasons": list(self.reasons),
             "scores": dict(self.scores),
             "evidence": dict(self.evidence),
+            "loop": self.loop,
         }
 
 
@@ -202,7 +208,36 @@ def route(question: str, context: RouterContext | None = None) -> Route:
     intent, confidence = _decide(probs, w["low_confidence"], reasons)
     reasons[len(reasons) :] = _explain(f, ctx, doc, table, meta, data, know)
     evidence = {"data": round(data, 3), "knowledge": round(know, 3), "doc": doc, "table": table}
-    return Route(intent, round(confidence, 3), tuple(reasons), probs, evidence)
+    loop = needs_loop(intent, f, doc, table)
+    if loop:
+        reasons.insert(
+            0,
+            f"multi-hop/set-level cues ({', '.join(f.multi_hop)}) over tables and text: "
+            "the TableRAG loop",
+        )
+    return Route(intent, round(confidence, 3), tuple(reasons), probs, evidence, loop)
+
+
+def needs_loop(intent: Intent, f: Features, doc: float, table: float) -> bool:
+    """Whether a question goes to the TableRAG loop instead of a one-call path.
+
+    It must carry a multi-hop or set-level cue and concern tables *and* text: routed hybrid,
+    or a data/knowledge question whose probe found both table and prose chunks
+    (:data:`LOOP_MIN_STRENGTH` each). Simple questions keep the one-call paths.
+
+    Example:
+        >>> from tablerag.agent.features import extract_features
+        >>> f = extract_features("What was the change in revenue from 2018 to 2019?")
+        >>> needs_loop("data", f, 0.6, 0.7), needs_loop("data", f, 0.0, 0.7)
+        (True, False)
+        >>> needs_loop("data", extract_features("What was revenue in 2019?"), 0.6, 0.7)
+        False
+    """
+    if not f.multi_hop or intent in ("chitchat", "ambiguous"):
+        return False
+    if intent == "hybrid":
+        return True
+    return doc >= LOOP_MIN_STRENGTH and table >= LOOP_MIN_STRENGTH
 
 
 def _vector(f: Features, caps: Mapping[str, int]) -> dict[str, float]:

@@ -1,0 +1,165 @@
+"""The compositional step answer: cross-check the SQL result with the text, then decide.
+
+* both answered and agree → take the SQL answer (its numbers are computed over whole tables);
+* the SQL failed (rejected, error, no rows) → fall back to the text and say so;
+* both answered and disagree → take the more reliable side and record the conflict;
+* only one side answered → take it; neither → nothing.
+
+"Agree" means: the text's own figures (those not already in the sub-question) include one
+the SQL result holds (rounded to the text's precision, percents of ratios allowed — see
+:mod:`tablerag.agent.grounding`); for answers without figures, a SQL text cell occurs in the
+text. Pure functions only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from tablerag.agent.grounding import ungrounded_numbers
+from tablerag.answer import FactSource, StepDecision
+
+SQLStatus = Literal["ok", "no_data", "error", "skipped"]
+TextStatus = Literal["ok", "not_found", "degraded", "error", "skipped"]
+
+
+@dataclass(frozen=True)
+class SQLSide:
+    """What the SQL of a step produced."""
+
+    status: SQLStatus
+    answer: str = ""
+    cells: tuple[Any, ...] = ()
+    """Result cells (the first rows), for the comparison."""
+    error: str = ""
+    reliability: float = 0.0
+    """The SQL path's confidence: lower after repairs."""
+
+
+@dataclass(frozen=True)
+class TextSide:
+    """What the passages of a step answered."""
+
+    status: TextStatus
+    answer: str = ""
+    reliability: float = 0.0
+    """The document path's confidence: lower without citations or with ungrounded numbers."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The step's intermediate answer and how it was chosen."""
+
+    decision: StepDecision
+    chosen: FactSource | None
+    answer: str
+    note: str = ""
+    confidence: float = 0.0
+
+
+def agrees(sql: SQLSide, text: TextSide, question: str = "") -> bool | None:
+    """Whether the text agrees with the SQL result; None when the text has nothing to compare.
+
+    Example:
+        >>> agrees(SQLSide("ok", cells=(1452.4,)), TextSide("ok", "Revenue was $1,452.4m."))
+        True
+        >>> agrees(SQLSide("ok", cells=(1452.4,)), TextSide("ok", "Revenue was 1,390.1 in 2019"),
+        ...        "What was revenue in 2019?")
+        False
+        >>> agrees(SQLSide("ok", cells=("Europe", 3)), TextSide("ok", "Mostly in europe [1]."))
+        True
+        >>> agrees(SQLSide("ok", cells=(7,)), TextSide("ok", "It is not stated clearly.")) is None
+        True
+    """
+    own = ungrounded_numbers(text.answer, [question]) if question else _all_numbers(text.answer)
+    if own:
+        unsupported = ungrounded_numbers(" ".join(own), list(sql.cells))
+        return len(unsupported) < len(own)
+    words = [str(c).strip().lower() for c in sql.cells if isinstance(c, str) and len(c) > 1]
+    if not words:
+        return None
+    lowered = text.answer.lower()
+    return any(w in lowered for w in words)
+
+
+def _all_numbers(text: str) -> list[str]:
+    return ungrounded_numbers(text, [])
+
+
+def crosscheck(sql: SQLSide, text: TextSide, question: str = "") -> Verdict:
+    """Choose the step's answer from the SQL side and the text side.
+
+    Args:
+        sql: the SQL outcome (``skipped`` when no table chunk was retrieved or SQL is off).
+        text: the passages' answer (``skipped`` when no passage was retrieved).
+        question: the sub-question (its own numbers, e.g. years, are not evidence).
+
+    Example:
+        >>> v = crosscheck(SQLSide("ok", "1452.4", (1452.4,), reliability=0.85),
+        ...                TextSide("ok", "It was 1,452.4 [1].", 0.8))
+        >>> v.decision, v.chosen, v.answer
+        ('agree', 'sql', '1452.4')
+        >>> v = crosscheck(SQLSide("error", error="no such column"), TextSide("ok", "12 [1]", 0.8))
+        >>> v.decision, v.chosen, v.note
+        ('sql_failed', 'document', 'The SQL failed (no such column); answered from the text.')
+        >>> v = crosscheck(SQLSide("ok", "10", (10,), reliability=0.85),
+        ...                TextSide("ok", "It was 12 [1].", 0.8))
+        >>> v.decision, v.chosen, v.answer
+        ('conflict', 'sql', '10')
+    """
+    sql_ok = sql.status == "ok"
+    text_ok = text.status == "ok"
+    if sql_ok and text_ok:
+        same = agrees(sql, text, question)
+        if same is None:
+            return Verdict(
+                "sql",
+                "sql",
+                sql.answer,
+                "The passages gave nothing to compare with the SQL result.",
+                sql.reliability,
+            )
+        if same:
+            return Verdict("agree", "sql", sql.answer, "", min(1.0, sql.reliability + 0.1))
+        pick_sql = sql.reliability >= text.reliability
+        chosen: FactSource = "sql" if pick_sql else "document"
+        taken, other = (sql, text) if pick_sql else (text, sql)
+        note = (
+            f"Conflict: the SQL result says {sql.answer!r} but the text says {text.answer!r}; "
+            f"took the {'SQL' if pick_sql else 'text'} answer (reliability "
+            f"{taken.reliability:.2f} vs {other.reliability:.2f})."
+        )
+        return Verdict("conflict", chosen, taken.answer, note, taken.reliability * 0.8)
+    if sql_ok:
+        return Verdict("sql", "sql", sql.answer, "", sql.reliability)
+    if text_ok:
+        if sql.status in ("error", "no_data"):
+            why = sql.error if sql.status == "error" else "it found no rows"
+            note = f"The SQL failed ({why}); answered from the text."
+            return Verdict("sql_failed", "document", text.answer, note, text.reliability * 0.9)
+        return Verdict("text", "document", text.answer, "", text.reliability)
+    return Verdict("none", None, "", _nothing(sql, text), 0.0)
+
+
+def _nothing(sql: SQLSide, text: TextSide) -> str:
+    parts: list[str] = []
+    if sql.status == "error":
+        parts.append(f"the SQL failed ({sql.error})")
+    elif sql.status == "no_data":
+        parts.append("the SQL found no rows")
+    if text.status in ("not_found", "skipped"):
+        parts.append("the passages do not answer it")
+    elif text.status in ("degraded", "error"):
+        parts.append("the model gave no usable answer from the passages")
+    return ("Not answered: " + "; ".join(parts) + ".") if parts else "Not answered."
+
+
+def result_cells(rows: Sequence[Sequence[Any]], limit: int = 10) -> tuple[Any, ...]:
+    """The cells of the first ``limit`` rows, flattened (what :func:`agrees` compares).
+
+    Example:
+        >>> result_cells([["a", 1], ["b", 2]], limit=1)
+        ('a', 1)
+    """
+    return tuple(v for row in rows[:limit] for v in row)

@@ -1,0 +1,308 @@
+"""The TableRAG loop: decompose with schema context, retrieve, SQL, cross-check; ≤ N steps.
+
+Before the first split the model sees the schemas of the tables the question's best chunks map
+to. Each step answers one sub-question (:func:`~tablerag.agent.loop.step.run_step`); the
+decomposer then asks the next one or gives the final answer. A first sub-question that is the
+question itself ends the loop as soon as it is answered (no extra call). Budgets of steps, tokens
+and seconds stop runaway loops; the best answer found so far is returned, marked ``degraded``.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+from tablerag.agent.grounding import ungrounded_numbers
+from tablerag.agent.loop.budget import Budget
+from tablerag.agent.loop.decompose import Answered, Plan, decompose
+from tablerag.agent.loop.retrieve import retrieve, tables_of
+from tablerag.agent.loop.step import StepResult, StepTools, run_step
+from tablerag.agent.loop.tablesql import table_schemas
+from tablerag.answer import (
+    Answer,
+    AnswerStatus,
+    BudgetName,
+    Citation,
+    Fact,
+    Language,
+    SQLAttempt,
+    Step,
+)
+from tablerag.errors import BudgetExceeded, ProviderError, RetrievalError
+from tablerag.llm.base import LLM
+from tablerag.rag.retrieve import Hit
+
+NOT_FOUND = {
+    "zh": "表格和文档中都没有找到答案。",
+    "en": "The answer was not found in the tables or the documents.",
+}
+UNGROUNDED = {
+    "zh": "（注意：以下数字未在查询结果或引用段落中找到：{numbers}）",
+    "en": "(Note: these numbers are not in the SQL results or the cited passages: {numbers})",
+}
+_WORD = re.compile(r"[\w\u3400-\u9fff]+")
+
+
+@dataclass(frozen=True)
+class LoopOptions:
+    """Budgets and switches of the loop (the service fills them from Settings)."""
+
+    max_steps: int = 5
+    max_tokens: int = 16_000
+    max_seconds: float = 600.0
+    schema_aware: bool = True
+    """Show the decomposer the probed tables' schemas (off: the ablation ``nodecomp``)."""
+    timeout_s: float = 120.0
+    step: StepTools | None = None
+    """Set by the caller: search, engine, catalog, recall/keep sizes, SQL and docs switches."""
+
+
+@dataclass
+class _State:
+    results: list[StepResult] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def add(self, result: StepResult) -> None:
+        self.results.append(result)
+        self.citations.extend(result.citations)
+        for stage, ms in result.timings.items():
+            self.timings[stage] = round(self.timings.get(stage, 0.0) + ms, 3)
+
+    def answered(self) -> list[Answered]:
+        return [Answered(r.step.input, r.verdict.answer or "(not found)") for r in self.results]
+
+
+def run_loop(question: str, *, llm: LLM, language: Language, options: LoopOptions) -> Answer:
+    """Answer ``question`` with the TableRAG loop; never raises for model or SQL failures.
+
+    Args:
+        question: the user's question.
+        llm: the model of every call.
+        language: language of the answer.
+        options: budgets, switches and the step tools (``options.step`` must be set).
+
+    Returns:
+        An answer on path ``loop`` with every step in ``steps``, the SQL and rows of the last
+        step that ran SQL, every step's citations and attempts; status ``ok``, ``not_found``, or
+        ``degraded`` when a budget or the model stopped it (``budget_exhausted`` says which).
+    """
+    assert options.step is not None, "LoopOptions.step must carry the search and the engine"
+    tools = options.step
+    budget = Budget(llm, options.max_steps, options.max_tokens, options.max_seconds)
+    state = _State()
+    started = time.perf_counter()
+    probe, schemas = _probe(question, tools, options, state)
+    asked: set[str] = set()
+    final: str | None = None
+    stop: BudgetName | None = None
+    problem = ""
+    while final is None:
+        stop = budget.exhausted(steps_done=len(state.results))
+        last_call = stop == "steps"
+        if stop not in (None, "steps"):
+            break
+        try:
+            plan, reply = decompose(
+                question,
+                llm=llm,
+                schemas=schemas,
+                answered=state.answered(),
+                language=language,
+                last_call=last_call,
+                timeout_s=options.timeout_s,
+            )
+            _add(state.timings, "llm", reply.latency_ms)
+        except ProviderError as exc:
+            if state.results:
+                problem = f"The model failed while planning: {exc}"
+                break
+            plan = Plan("next", question)
+        if plan.kind == "answer" and not state.results:
+            plan = Plan("next", question)  # an answer needs evidence: ask the question itself
+        if plan.kind == "answer":
+            final = plan.text
+            stop = None
+            break
+        if last_call:
+            break
+        key = _key(plan.text)
+        if key in asked:  # the model repeats itself: make it answer now
+            final = _forced(question, llm, schemas, state, language, options)
+            if final is None:
+                problem = f"The model asked {plan.text!r} twice and then gave no answer."
+            break
+        asked.add(key)
+        hits = probe if key == _key(question) else None
+        result = run_step(
+            len(state.results) + 1,
+            plan.text,
+            llm=llm,
+            tools=tools,
+            language=language,
+            cited=state.citations,
+            hits=hits,
+        )
+        state.add(result)
+        if len(state.results) == 1 and _same(plan.text, question) and result.verdict.answer:
+            final = result.verdict.answer
+            stop = None
+    return _envelope(question, language, state, final, stop, problem, budget, started)
+
+
+def _probe(
+    question: str, tools: StepTools, options: LoopOptions, state: _State
+) -> tuple[list[Hit] | None, str]:
+    """The question's own chunks and the schemas of their tables (for the decomposer)."""
+    started = time.perf_counter()
+    try:
+        hits = retrieve(
+            question,
+            tools.search,
+            recall_k=tools.recall_k,
+            k=tools.k,
+            reranker=tools.reranker,
+            documents=tools.use_documents,
+        )
+    except (RetrievalError, ProviderError):
+        return None, ""
+    _add(state.timings, "retrieval", (time.perf_counter() - started) * 1000)
+    if not options.schema_aware or tools.catalog is None:
+        return hits, ""
+    tables = tables_of(hits)
+    if not tables:
+        return hits, ""
+    started = time.perf_counter()
+    schema = table_schemas(question, tools.catalog, tables, max_tokens=tools.schema_max_tokens)
+    _add(state.timings, "schema", (time.perf_counter() - started) * 1000)
+    return hits, schema.text
+
+
+def _forced(
+    question: str,
+    llm: LLM,
+    schemas: str,
+    state: _State,
+    language: Language,
+    options: LoopOptions,
+) -> str | None:
+    """One last call that must answer (the decomposer repeated itself)."""
+    try:
+        plan, reply = decompose(
+            question,
+            llm=llm,
+            schemas=schemas,
+            answered=state.answered(),
+            language=language,
+            last_call=True,
+            timeout_s=options.timeout_s,
+        )
+    except ProviderError:
+        return None
+    _add(state.timings, "llm", reply.latency_ms)
+    return plan.text if plan.kind == "answer" else None
+
+
+def _envelope(
+    question: str,
+    language: Language,
+    state: _State,
+    final: str | None,
+    stop: BudgetName | None,
+    problem: str,
+    budget: Budget,
+    started: float,
+) -> Answer:
+    results = state.results
+    evidence = [r for r in results if r.verdict.decision != "none"]
+    sql_steps = [r for r in results if r.sql is not None and r.sql.table is not None]
+    shown = next((r for r in reversed(sql_steps) if r.verdict.chosen == "sql"), None)
+    shown = shown or (sql_steps[-1] if sql_steps else None)
+    attempts: list[SQLAttempt] = [a for r in results if r.sql for a in r.sql.sql_attempts]
+    facts = [
+        Fact(
+            text=f"{r.step.input} → {r.verdict.answer}",
+            source=r.verdict.chosen or "document",
+            citation=(r.step.citations[0] if r.step.citations else None),
+        )
+        for r in evidence
+        if r.verdict.chosen is not None
+    ]
+    status: AnswerStatus = "ok"
+    error: str | None = None
+    text = final
+    if stop is not None or problem:
+        status = "degraded"
+        error = problem or str(_exceeded(stop, budget))
+        if text is None:
+            text = evidence[-1].verdict.answer if evidence else NOT_FOUND[language]
+    if text is None or not evidence:
+        text, status = NOT_FOUND[language], ("not_found" if status == "ok" else status)
+    confidence = min((r.verdict.confidence for r in evidence), default=0.0)
+    sources: list[object] = [question]
+    for r in results:
+        sources.append(r.verdict.answer)
+        if r.sql is not None and r.sql.table is not None:
+            sources.extend(v for row in r.sql.table.rows for v in row)
+    sources.extend(c.snippet for c in state.citations)
+    loose = ungrounded_numbers(text, sources) if evidence else []
+    note = ""
+    if loose:
+        note = UNGROUNDED[language].format(numbers=", ".join(loose))
+        confidence = min(confidence, 0.4)
+    final_step = Step(
+        n=len(results) + 1,
+        action="answer",
+        input=question,
+        observation=text,
+        note=note,
+    )
+    timings = dict(state.timings)
+    timings["total"] = round((time.perf_counter() - started) * 1000, 3)
+    return Answer(
+        question=question,
+        answer=text,
+        language=language,
+        path="loop",
+        table=shown.sql.table if shown and shown.sql else None,
+        sql=shown.sql.sql if shown and shown.sql else None,
+        sql_attempts=attempts,
+        citations=state.citations,
+        facts=facts,
+        confidence=round(confidence, 3),
+        status=status,
+        error=error,
+        timings_ms=timings,
+        steps=[r.step for r in results] + [final_step],
+        budget_exhausted=stop,
+    )
+
+
+def _exceeded(stop: BudgetName | None, budget: Budget) -> BudgetExceeded:
+    limits = {"steps": budget.max_steps, "tokens": budget.max_tokens, "seconds": budget.max_seconds}
+    name = stop or "steps"
+    return BudgetExceeded(name, limits[name])
+
+
+def _key(text: str) -> str:
+    return " ".join(_WORD.findall(text.lower()))
+
+
+def _same(a: str, b: str) -> bool:
+    """Whether sub-question ``a`` asks the question ``b`` itself (≥ 80% shared words).
+
+    Example:
+        >>> _same("What was the revenue in 2019", "What was the revenue in 2019?")
+        True
+        >>> _same("Revenue in 2018?", "What was the change in revenue from 2018 to 2019?")
+        False
+    """
+    wa, wb = set(_WORD.findall(a.lower())), set(_WORD.findall(b.lower()))
+    if not wa or not wb:
+        return False
+    return len(wa & wb) / len(wa | wb) >= 0.8
+
+
+def _add(timings: dict[str, float], stage: str, ms: float) -> None:
+    timings[stage] = round(timings.get(stage, 0.0) + ms, 3)

@@ -1,0 +1,80 @@
+"""SQL over the tables a sub-question's chunks map to (TableRAG's chunk → table mapping).
+
+The catalog is cut down to those tables before linking, so the model sees their schemas (and,
+for several tables, the joins the graph linker proposes between them) and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from tablerag.agent.nl2sql import NL2SQLOptions, answer_with_sql
+from tablerag.agent.schema_context import SchemaContext, schema_context
+from tablerag.answer import Answer, Language
+from tablerag.linking.catalog import SchemaCatalog
+from tablerag.linking.fkgraph import FKGraph
+from tablerag.linking.render import render_full
+from tablerag.llm.base import LLM
+from tablerag.sql.engines.base import SQLEngine
+
+
+def restrict(catalog: SchemaCatalog, tables: Iterable[str]) -> SchemaCatalog:
+    """The part of ``catalog`` about ``tables`` (unknown names are ignored).
+
+    Keys between kept tables, their profiles, values and the glossary are kept, so the linker
+    still proposes joins between them.
+    """
+    keep = [t for t in dict.fromkeys(tables) if t in catalog.tables]
+    names = set(keep)
+    return SchemaCatalog(
+        tables={t: catalog.tables[t] for t in keep},
+        profiles={k: v for k, v in catalog.profiles.items() if k[0] in names},
+        graph=FKGraph(
+            keep, [e for e in catalog.edges if e.table in names and e.ref_table in names]
+        ),
+        values=catalog.values.restricted(names) if catalog.values is not None else None,
+        glossary=dict(catalog.glossary),
+    )
+
+
+def table_schemas(
+    question: str, catalog: SchemaCatalog, tables: Sequence[str], *, max_tokens: int
+) -> SchemaContext:
+    """Schema text of ``tables`` linked to ``question``, within ``max_tokens``.
+
+    When the linker finds nothing in the question to choose between them, the retrieval
+    already chose: the tables are shown whole (samples dropped if over the budget).
+    """
+    sub = restrict(catalog, tables)
+    if not sub.tables:
+        return SchemaContext("", (), 0)
+    context = schema_context(question, sub, max_tokens=max_tokens)
+    if context.tables:
+        return context
+    text = render_full(sub, samples=True)
+    samples = text.tokens <= max_tokens
+    if not samples:
+        text = render_full(sub, samples=False)
+    return SchemaContext(text.text, tuple(sub.tables), text.tokens, samples)
+
+
+def answer_over_tables(
+    question: str,
+    *,
+    llm: LLM,
+    engine: SQLEngine,
+    catalog: SchemaCatalog,
+    tables: Sequence[str],
+    language: Language,
+    options: NL2SQLOptions,
+    max_tokens: int,
+) -> tuple[Answer, SchemaContext]:
+    """Write, gate and run SQL for ``question`` over ``tables`` (see :func:`answer_with_sql`).
+
+    Never raises for model or SQL failures: they come back as an answer with status ``error``.
+    """
+    schema = table_schemas(question, catalog, tables, max_tokens=max_tokens)
+    answer = answer_with_sql(
+        question, llm=llm, engine=engine, schema=schema, language=language, options=options
+    )
+    return answer, schema
