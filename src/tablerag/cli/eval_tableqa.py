@@ -1,0 +1,110 @@
+"""``tablerag eval tableqa``: question answering over one table (WikiTQ) or a user's workspace."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tablerag.agent.nl2sql import NL2SQLOptions
+from tablerag.cli.eval_common import (
+    EvalJsonOpt,
+    LimitOpt,
+    LLMOpt,
+    MethodsOpt,
+    NoCacheOpt,
+    OutOpt,
+    PathOpt,
+    SeedOpt,
+    TimeBudgetOpt,
+    WorkersOpt,
+    open_llm,
+    parse_methods,
+    run_folder,
+    run_task,
+)
+from tablerag.errors import ConfigError
+from tablerag.evals.datasets.custom import custom_cases, load_custom
+from tablerag.evals.datasets.wikitq import load_wikitq
+from tablerag.evals.runner import Case, sample_cases
+from tablerag.evals.tableqa_task import EVAL_TODAY, METHODS, build_methods
+
+DATASETS = ("wikitq", "custom")
+
+
+def register(eval_app: typer.Typer) -> None:
+    """Add ``tableqa`` to ``tablerag eval``."""
+    eval_app.command("tableqa")(tableqa)
+
+
+def tableqa(
+    dataset: Annotated[str, typer.Option(help="wikitq, or custom (JSONL/YAML with 'answer').")],
+    path: PathOpt,
+    workspace: Annotated[
+        Path | None, typer.Option(help="custom: the workspace whose tables answer the questions.")
+    ] = None,
+    limit: LimitOpt = None,
+    sample_seed: SeedOpt = 0,
+    llm: LLMOpt = None,
+    methods: MethodsOpt = None,
+    out: OutOpt = None,
+    workers: WorkersOpt = 1,
+    time_budget: TimeBudgetOpt = None,
+    no_cache: NoCacheOpt = False,
+    as_json: EvalJsonOpt = False,
+) -> None:
+    """Table QA, WikiTQ denotation accuracy: whole table as Markdown vs tablerag's NL2SQL path.
+
+    Methods: markdown (WikiTQ only), tablerag. Category: the table's size (rows <= 20, <= 100,
+    > 100).
+    """
+    cases, default = _cases(dataset, path, workspace)
+    names = parse_methods(methods, METHODS, default)
+    if dataset == "custom" and "markdown" in names:
+        raise ConfigError("The markdown method needs one table per question (WikiTQ); drop it.")
+    picked = sample_cases(cases, limit, sample_seed)
+    folder = run_folder("tableqa", dataset, limit, sample_seed, out)
+    model = open_llm(llm, folder, cache=not no_cache)
+    today = EVAL_TODAY if dataset == "wikitq" else None
+    built = build_methods(
+        names, model, folder, workspace=workspace, options=NL2SQLOptions(today=today)
+    )
+    meta = {
+        "task": "tableqa",
+        "dataset": dataset,
+        "path": str(path),
+        "llm": model.spec,
+        "methods": names,
+        "limit": limit,
+        "sample_seed": sample_seed,
+        "cases": len(picked),
+        "total_questions": len(cases),
+        "metric": "WikiTQ denotation accuracy (official normalisation, raw targets)",
+        "category": "table size: rows<=20 / rows<=100 / rows>100"
+        if dataset == "wikitq"
+        else "the question's category",
+    }
+    try:
+        run_task(
+            picked,
+            built.methods,
+            folder,
+            meta=meta,
+            workers=workers,
+            time_budget_s=time_budget,
+            as_json=as_json,
+        )
+    finally:
+        built.close()
+        model.close()
+
+
+def _cases(dataset: str, path: Path, workspace: Path | None) -> tuple[list[Case], tuple[str, ...]]:
+    if dataset == "wikitq":
+        return load_wikitq(path), METHODS
+    if dataset == "custom":
+        if workspace is None:
+            raise ConfigError("--dataset custom needs --workspace: the tables to answer from.")
+        return custom_cases(load_custom(path), "tableqa"), ("tablerag",)
+    raise ConfigError(f"Unknown table-QA dataset {dataset!r}; use one of {', '.join(DATASETS)}.")

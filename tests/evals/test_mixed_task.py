@@ -1,0 +1,134 @@
+"""The mixed task end to end on a synthetic TAT-QA file with a scripted model."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tablerag.cli import app
+from tablerag.evals.datasets.tatqa import load_tatqa
+from tablerag.evals.mixed_task import (
+    build_methods,
+    loop_figures,
+    predict_scale,
+    prediction_of,
+    tatqa_cases,
+)
+from tablerag.evals.runner import ResultLog, run
+from tablerag.evals.tatqa_corpus import build_corpus, corpus_units, table_name
+from tablerag.llm.base import Message
+from tablerag.llm.testing import FunctionLLM
+from tablerag.settings import Settings
+from tablerag.workspace import Workspace
+from tests.evals.test_tatqa_reader import write_tatqa
+
+
+def reply(messages: Sequence[Message]) -> str:
+    system = messages[0]["content"] if messages[0]["role"] == "system" else ""
+    last = messages[-1]["content"]
+    if system.startswith("You answer a question about an organisation's tables"):
+        q = last.split("Question: ", 1)[1].split("\n", 1)[0]
+        return f"NEXT: {q}" if "Answered so far" not in last else "ANSWER: 1.5"
+    if "SELECT query" in system:
+        table = table_name("aaaa1111-0")
+        if "change" in last:
+            return (
+                f"```sql\nSELECT col_2019 - col_2018 FROM {table} WHERE item = 'Cloud revenue'\n```"
+            )
+        return f"```sql\nSELECT col_2019 FROM {table} WHERE item = 'Cloud revenue'\n```"
+    if "numbered passages" in system:
+        return "NOT_FOUND"
+    return "I think 7"  # direct answering guesses
+
+
+def test_corpus_holds_every_table_as_sql_and_chunks_and_every_paragraph(tmp_path: Path) -> None:
+    contexts = load_tatqa(write_tatqa(tmp_path / "data"))
+    ws_path = build_corpus(contexts, tmp_path / "corpus", embedder="hashing")
+    with Workspace.open(ws_path) as ws:
+        tables = {t.name: t for t in ws.tables()}
+        chunks = list(ws.chunks())
+    name = table_name("aaaa1111-0")
+    assert set(tables) == {name, table_name("bbbb2222-0")}
+    assert "millions" in tables[name].description
+    assert [c.name for c in tables[name].columns] == ["item", "col_2019", "col_2018"]
+    assert {c.table for c in chunks if c.table} == set(tables)
+    assert any("Mining costs fell sharply" in c.text and c.table is None for c in chunks)
+    assert corpus_units(tmp_path / "corpus")[name] == "million"
+    # built once: a second call reuses it
+    assert build_corpus(contexts, tmp_path / "corpus", embedder="hashing") == ws_path
+
+
+def test_methods_answer_and_score_with_the_official_metric(tmp_path: Path) -> None:
+    contexts = load_tatqa(write_tatqa(tmp_path / "data"))
+    ws_path = build_corpus(contexts, tmp_path / "corpus", embedder="hashing")
+    llm = FunctionLLM(reply)
+    settings = Settings(embedder="hashing", rag_min_score=0.0)
+    built = build_methods(
+        ["direct", "rag", "tablerag", "tablerag-nosql"],
+        llm,
+        ws_path,
+        corpus_units(tmp_path / "corpus"),
+        settings,
+    )
+    cases = [c for c in tatqa_cases(contexts) if c.case_id.startswith("aaaa")]
+    try:
+        outcomes = run(cases, built.methods, ResultLog(tmp_path / "run"))
+    finally:
+        built.close()
+    by = {(o.method, o.case_id): o for o in outcomes}
+    span = by[("tablerag", "aaaa1111-0-q1")]
+    assert span.prediction == ["11.5", "million"] and span.correct, span.detail
+    change = by[("tablerag", "aaaa1111-0-q2")]
+    assert change.correct and change.detail["steps"] == 1 and change.detail["finished"]
+    assert change.llm_calls >= 2 and change.prompt_tokens > 0
+    assert not by[("direct", "aaaa1111-0-q2")].correct
+    assert by[("rag", "aaaa1111-0-q1")].error == "not_found"
+    assert by[("tablerag-nosql", "aaaa1111-0-q1")].detail["sql"] == []
+    figures = loop_figures(outcomes)["loop"]
+    assert figures["tablerag"] == {"finished_within_budget": 1.0, "mean_steps": 1.0, "n": 2}
+
+
+def test_prediction_and_scale_reading() -> None:
+    q = "What was the percentage change in revenue from 2018 to 2019?"
+    assert prediction_of("It rose by 12.5% [1].", q) == "12.5%"
+    assert predict_scale(q, "It rose by 12.5% [1].", ["million"]) == "percent"
+    assert predict_scale("What was revenue in 2019?", "1.2 billion", []) == "billion"
+
+
+def test_cli_runs_resumes_and_prints_one_json_object(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = write_tatqa(tmp_path / "data")
+    monkeypatch.setenv("TABLERAG_EMBEDDER", "hashing")
+    monkeypatch.setenv("TABLERAG_RAG_MIN_SCORE", "0")
+    monkeypatch.setattr("tablerag.cli.eval_common.load_llm", lambda *a, **k: FunctionLLM(reply))
+    args = [
+        "eval",
+        "mixed",
+        "--dataset",
+        "tatqa",
+        "--path",
+        str(data),
+        "--limit",
+        "2",
+        "--methods",
+        "direct,tablerag",
+        "--out",
+        str(tmp_path / "runs" / "r"),
+        "--json",
+    ]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert set(summary["methods"]) == {"direct", "tablerag"}
+    assert summary["methods"]["tablerag"]["n"] == 2
+    assert summary["loop"]["tablerag"]["n"] == 2
+    lines = (tmp_path / "runs" / "r" / "results.jsonl").read_text().splitlines()
+    assert len(lines) == 4
+    again = CliRunner().invoke(app, args)
+    assert again.exit_code == 0
+    assert len((tmp_path / "runs" / "r" / "results.jsonl").read_text().splitlines()) == 4
