@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tablerag.cli import app
+from tablerag.cli._common import console
 
 runner = CliRunner()
 
@@ -25,6 +26,12 @@ def sample_ws(sample_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
     res = runner.invoke(app, ["ingest", str(sample_dir), "-w", str(ws)], env=_env())
     assert res.exit_code == 0, res.output
     return ws
+
+
+@pytest.fixture(autouse=True)
+def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows of the schema table on one line each (the console is made once, at import)."""
+    monkeypatch.setattr(console, "width", 250)
 
 
 def test_schema_shows_lookup_codes_with_labels(sample_ws: Path) -> None:
