@@ -22,6 +22,10 @@ def retrieve(
 ) -> list[Hit]:
     """The ``k`` chunks kept for ``query`` out of ``recall_k`` recalled.
 
+    When none of the ``k`` best is a table chunk but a recalled one is, the best table chunk
+    takes the last place: the loop's questions are set-level, and without a table in hand
+    no SQL can run (prose that paraphrases a table rarely carries its totals).
+
     Args:
         query: the sub-question.
         search: the index search (lexical + dense, fused).
@@ -39,7 +43,24 @@ def retrieve(
         hits = [h for h in hits if h.table is not None]
     if reranker is not None:
         hits = reranker.rerank(query, hits)
-    return hits[:k]
+    return keep_a_table(hits, k)
+
+
+def keep_a_table(hits: Sequence[Hit], k: int) -> list[Hit]:
+    """The first ``k`` hits, the best table hit in the last place if none of them is a table.
+
+    Example:
+        >>> def hit(i: int, table: str | None = None) -> Hit:
+        ...     return Hit(f"c{i}", "s", i, "text", (), None, table, 1.0 / (i + 1), i)
+        >>> hs = [hit(0), hit(1), hit(2), hit(3), hit(4, table="sales")]
+        >>> [h.chunk_id for h in keep_a_table(hs, 3)], [h.chunk_id for h in keep_a_table(hs, 0)]
+        (['c0', 'c1', 'c4'], [])
+    """
+    top = list(hits[:k])
+    if not top or any(h.table is not None for h in top):
+        return top
+    best_table = next((h for h in hits[k:] if h.table is not None), None)
+    return top if best_table is None else [*top[:-1], best_table]
 
 
 def tables_of(hits: Sequence[Hit]) -> list[str]:
