@@ -1,7 +1,9 @@
 """SQL over the tables a sub-question's chunks map to (TableRAG's chunk → table mapping).
 
-The catalog is cut down to those tables before linking, so the model sees their schemas (and,
-for several tables, the joins the graph linker proposes between them) and nothing else.
+The catalog is cut down to those tables, plus the tables the graph linker finds for the
+sub-question in the whole catalog (a retrieved chunk can come from a document table that only
+describes the data, e.g. a metric definition, while the facts sit in a table no chunk ranked),
+before linking; the model sees their schemas, with the joins the linker proposes, and nothing else.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from tablerag.agent.schema_context import SchemaContext, schema_context
 from tablerag.answer import Answer, Language
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.linking.fkgraph import FKGraph
+from tablerag.linking.linker import link
 from tablerag.linking.render import render_full
 from tablerag.llm.base import LLM
 from tablerag.sql.engines.base import SQLEngine
@@ -38,17 +41,25 @@ def restrict(catalog: SchemaCatalog, tables: Iterable[str]) -> SchemaCatalog:
 
 
 def table_schemas(
-    question: str, catalog: SchemaCatalog, tables: Sequence[str], *, max_tokens: int
+    question: str,
+    catalog: SchemaCatalog,
+    tables: Sequence[str],
+    *,
+    max_tokens: int,
+    engine: SQLEngine | None = None,
 ) -> SchemaContext:
-    """Schema text of ``tables`` linked to ``question``, within ``max_tokens``.
+    """Schema text of ``tables`` (and the linker's tables for ``question``) within ``max_tokens``.
 
     When the linker finds nothing in the question to choose between them, the retrieval
-    already chose: the tables are shown whole (samples dropped if over the budget).
+    already chose: the tables are shown whole (samples dropped if over the budget). With the
+    engine, value notes (roll-ups, definitions) follow the schema as on the NL2SQL path.
     """
-    sub = restrict(catalog, tables)
+    if not tables:
+        return SchemaContext("", (), 0)
+    sub = restrict(catalog, [*tables, *link(question, catalog).table_names])
     if not sub.tables:
         return SchemaContext("", (), 0)
-    context = schema_context(question, sub, max_tokens=max_tokens)
+    context = schema_context(question, sub, max_tokens=max_tokens, engine=engine)
     if context.tables:
         return context
     text = render_full(sub, samples=True)
@@ -73,7 +84,7 @@ def answer_over_tables(
 
     Never raises for model or SQL failures: they come back as an answer with status ``error``.
     """
-    schema = table_schemas(question, catalog, tables, max_tokens=max_tokens)
+    schema = table_schemas(question, catalog, tables, max_tokens=max_tokens, engine=engine)
     answer = answer_with_sql(
         question, llm=llm, engine=engine, schema=schema, language=language, options=options
     )
