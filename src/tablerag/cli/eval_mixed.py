@@ -10,6 +10,8 @@ from tablerag.cli.eval_common import (
     EvalJsonOpt,
     LimitOpt,
     LLMOpt,
+    LLMThreadsOpt,
+    LLMTimeoutOpt,
     MethodsOpt,
     NoCacheOpt,
     OutOpt,
@@ -46,6 +48,8 @@ def mixed(
     workers: WorkersOpt = 1,
     time_budget: TimeBudgetOpt = None,
     no_cache: NoCacheOpt = False,
+    llm_timeout: LLMTimeoutOpt = None,
+    llm_threads: LLMThreadsOpt = None,
     embedder: Annotated[
         str | None, typer.Option(help="Embedder of the corpus index (default: the setting).")
     ] = None,
@@ -63,11 +67,11 @@ def mixed(
     names = parse_methods(methods, METHODS, METHODS)
     picked = sample_cases(tatqa_cases(contexts), limit, sample_seed)
     folder = run_folder("mixed", dataset, limit, sample_seed, out)
-    settings = load_settings(None, embedder=embedder)
+    settings = load_settings(None, embedder=embedder, llm_timeout_s=llm_timeout)
     corpus = build_corpus(
         contexts, folder.parent / f"tatqa-corpus-{settings.embedder}", embedder=settings.embedder
     )
-    model = open_llm(llm, folder, cache=not no_cache)
+    model = open_llm(llm, folder, cache=not no_cache, threads=llm_threads)
     built = build_methods(names, model, corpus, corpus_units(corpus.parent), settings)
     meta = {
         "task": "mixed",

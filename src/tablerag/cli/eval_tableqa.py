@@ -12,6 +12,8 @@ from tablerag.cli.eval_common import (
     EvalJsonOpt,
     LimitOpt,
     LLMOpt,
+    LLMThreadsOpt,
+    LLMTimeoutOpt,
     MethodsOpt,
     NoCacheOpt,
     OutOpt,
@@ -29,6 +31,7 @@ from tablerag.evals.datasets.custom import custom_cases, load_custom
 from tablerag.evals.datasets.wikitq import load_wikitq
 from tablerag.evals.runner import Case, sample_cases
 from tablerag.evals.tableqa_task import EVAL_TODAY, METHODS, build_methods
+from tablerag.settings import load_settings
 
 DATASETS = ("wikitq", "custom")
 
@@ -52,6 +55,8 @@ def tableqa(
     workers: WorkersOpt = 1,
     time_budget: TimeBudgetOpt = None,
     no_cache: NoCacheOpt = False,
+    llm_timeout: LLMTimeoutOpt = None,
+    llm_threads: LLMThreadsOpt = None,
     as_json: EvalJsonOpt = False,
 ) -> None:
     """Table QA, WikiTQ denotation accuracy: whole table as Markdown vs tablerag's NL2SQL path.
@@ -65,11 +70,11 @@ def tableqa(
         raise ConfigError("The markdown method needs one table per question (WikiTQ); drop it.")
     picked = sample_cases(cases, limit, sample_seed)
     folder = run_folder("tableqa", dataset, limit, sample_seed, out)
-    model = open_llm(llm, folder, cache=not no_cache)
+    model = open_llm(llm, folder, cache=not no_cache, threads=llm_threads)
     today = EVAL_TODAY if dataset == "wikitq" else None
-    built = build_methods(
-        names, model, folder, workspace=workspace, options=NL2SQLOptions(today=today)
-    )
+    timeout = load_settings(None, llm_timeout_s=llm_timeout).llm_timeout_s
+    options = NL2SQLOptions(today=today, timeout_s=timeout)
+    built = build_methods(names, model, folder, workspace=workspace, options=options)
     meta = {
         "task": "tableqa",
         "dataset": dataset,

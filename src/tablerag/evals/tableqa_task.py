@@ -561,7 +561,8 @@ def build_methods(
     closers: list[Callable[[], None]] = []
     for name in names:
         if name == "markdown":
-            built.append(MarkdownMethod(llm))
+            timeout = (options or NL2SQLOptions()).timeout_s
+            built.append(MarkdownMethod(llm, timeout_s=timeout))
             continue
         tables = TableWorkspaces(Path(run_dir) / WORKSPACES_DIR)
         fixed = _FixedWorkspace(Path(workspace)) if workspace is not None else None
