@@ -131,4 +131,15 @@ def _footer(answer: Answer) -> Text:
 
 
 def _cell(value: Any) -> str:
-    return "NULL" if value is None else str(value)
+    """A result cell as shown: floats to 12 significant digits (binary noise such as
+    25269.200000000004 hidden; ``--json`` keeps the exact value).
+
+    Example:
+        >>> _cell(25269.200000000004), _cell(None), _cell(7), _cell(1e-20)
+        ('25269.2', 'NULL', '7', '1e-20')
+    """
+    if value is None:
+        return "NULL"
+    if isinstance(value, float):
+        return f"{value:.12g}"
+    return str(value)
