@@ -354,8 +354,9 @@ def run(
         time_budget_s: stop starting new cases after this many seconds (the run can be resumed).
     """
     wanted = {c.case_id for c in cases}
-    done = log.done()
-    previous = [o for o in log.outcomes() if o.case_id in wanted]
+    recorded = log.outcomes()  # one read of the log serves both the skip set and the tallies
+    done = {(o.method, o.case_id) for o in recorded}
+    previous = [o for o in recorded if o.case_id in wanted]
     running: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for o in previous:
         running[o.method][0] += int(o.correct)
