@@ -29,6 +29,29 @@ def test_unknown_column_has_span_and_suggestion() -> None:
     assert "Did you mean 'amount'?" in issue.message
 
 
+def test_unknown_column_of_another_table_names_that_table() -> None:
+    (issue,) = validate("SELECT name FROM orders", dialect="duckdb", catalog=CAT)
+    assert issue.detail["tables"] == ["customers"]
+    assert "It is a column of customers, not of the tables in FROM" in issue.message
+    (issue,) = validate("SELECT o.name FROM orders AS o", dialect="duckdb", catalog=CAT)
+    assert "It is a column of customers" in issue.message
+
+
+def test_unknown_column_lists_the_columns_in_from_when_nothing_is_close() -> None:
+    catalog = ExposedCatalog.from_mapping({"evaluation": ["Employee_ID", "Year_awarded", "Bonus"]})
+    (issue,) = validate(
+        "SELECT SUM(Bonus_number) FROM evaluation", dialect="sqlite", catalog=catalog
+    )
+    assert issue.message.endswith(
+        "Columns of the tables in FROM: Bonus, Employee_ID, Year_awarded."
+    )
+
+
+def test_hidden_column_is_not_offered_as_living_elsewhere() -> None:
+    (issue,) = validate("SELECT phone FROM orders", dialect="duckdb", catalog=CAT)
+    assert issue.detail["tables"] == [] and "customers" not in issue.message
+
+
 def test_unknown_table_suggests_closest() -> None:
     (issue,) = validate("SELECT id FROM order_s", dialect="duckdb", catalog=CAT)
     assert issue.code == "unknown_table" and "'orders'" in issue.message

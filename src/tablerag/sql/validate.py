@@ -27,6 +27,11 @@ _BAD_CHARS = re.compile(
     r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]"
 )
 
+MAX_LISTED_TABLES = 3
+"""Tables named in an unknown-column message ("it is a column of a, b, c")."""
+MAX_LISTED_COLUMNS = 30
+"""Above this many columns in FROM, an unknown-column message does not list them."""
+
 _FORBIDDEN_NAMES = (
     "Insert", "Update", "Delete", "Merge", "Create", "Drop", "Alter", "AlterColumn", "Command",
     "Copy", "Pragma", "Set", "SetItem", "Use", "Transaction", "Commit", "Rollback", "Attach",
@@ -436,16 +441,47 @@ class _Resolver:
                 )
             )
             return
-        hint = difflib.get_close_matches(name, candidates, n=1)
-        tail = f" Did you mean {hint[0]!r}?" if hint else " Use a column of the tables in FROM."
+        elsewhere = self.tables_with(name)
+        hint = [] if elsewhere else difflib.get_close_matches(name, candidates, n=1)
         self.issues.append(
             Issue(
                 "unknown_column",
-                f"Unknown column {column.name!r}.{tail}",
+                f"Unknown column {column.name!r}.{self._column_tail(elsewhere, hint, candidates)}",
                 _span(column),
-                {"column": column.name, "suggestion": hint},
+                {"column": column.name, "suggestion": hint, "tables": elsewhere},
             )
         )
+
+    def tables_with(self, name: str) -> list[str]:
+        """Names of the exposed tables that have a readable column ``name`` (lower-case)."""
+        return [t.name for t in self.catalog.tables if name in {c.lower() for c in t.columns}]
+
+    def _column_tail(self, elsewhere: list[str], hint: list[str], candidates: list[str]) -> str:
+        """How to fix an unknown column: the table that has it, a close name, or the choices."""
+        if elsewhere:
+            shown = ", ".join(elsewhere[:MAX_LISTED_TABLES])
+            return (
+                f" It is a column of {shown}, not of the tables in FROM: join that table "
+                "(on its key) and read the column there."
+            )
+        if hint:
+            return f" Did you mean {self._original(hint[0])!r}?"
+        choices = sorted(set(candidates))
+        if choices and len(choices) <= MAX_LISTED_COLUMNS:
+            return (
+                " Columns of the tables in FROM: "
+                + ", ".join(self._original(c) for c in choices)
+                + "."
+            )
+        return " Use a column of the tables in FROM."
+
+    def _original(self, lowered: str) -> str:
+        """A catalog column name in its own spelling (candidates are lower-cased)."""
+        for t in self.catalog.tables:
+            for c in t.columns:
+                if c.lower() == lowered:
+                    return c
+        return lowered
 
     def check_joins(self, scope: Scope) -> None:
         """USING and NATURAL joins compare columns without naming them as Column nodes."""
