@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tablerag.evals.runner import (
+    BLOCK_CASES,
     Case,
     Metered,
     Outcome,
@@ -133,6 +134,25 @@ class TestRun:
 
         run(cases(3), [Recording("a"), Recording("b")], ResultLog(tmp_path))
         assert order == [("a", "0"), ("b", "0"), ("a", "1"), ("b", "1"), ("a", "2"), ("b", "2")]
+
+    def test_each_method_runs_a_block_of_one_category_in_turn(self, tmp_path: Path) -> None:
+        order: list[tuple[str, str]] = []
+
+        class Recording(Echo):
+            def __call__(self, case: Case) -> Outcome:
+                order.append((self.name, case.case_id))
+                return super().__call__(case)
+
+        last = str(BLOCK_CASES + 2)
+        many = [*cases(BLOCK_CASES + 2, "x"), Case(last, "q", None, category="y")]
+        run(many, [Recording("a"), Recording("b")], ResultLog(tmp_path))
+        first = [str(i) for i in range(BLOCK_CASES)]
+        assert order[: 2 * BLOCK_CASES] == [("a", i) for i in first] + [("b", i) for i in first]
+        rest = [str(BLOCK_CASES), str(BLOCK_CASES + 1)]
+        assert order[2 * BLOCK_CASES :] == [("a", i) for i in rest] + [("b", i) for i in rest] + [
+            ("a", last),
+            ("b", last),
+        ]
 
     def test_time_budget_stops_new_cases(self, tmp_path: Path) -> None:
         slow = Echo("m", sleep_s=0.05)

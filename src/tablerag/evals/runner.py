@@ -342,8 +342,8 @@ def run(
 ) -> list[Outcome]:
     """Run every method on every case not yet in ``log``; return all outcomes of these cases.
 
-    Methods run one case after another in dataset order, interleaved per case (case 1 with every
-    method, then case 2, ...), so a run stopped early still compares methods on the same cases.
+    Cases run in dataset order, in blocks of consecutive cases of one category (at most
+    :data:`BLOCK_CASES`); each method takes the whole block in turn (see :func:`work_order`).
 
     Args:
         cases: the cases (already sampled).
@@ -361,7 +361,7 @@ def run(
     for o in previous:
         running[o.method][0] += int(o.correct)
         running[o.method][1] += 1
-    todo = [(c, m) for c in cases for m in methods if (m.name, c.case_id) not in done]
+    todo = work_order(cases, methods, done)
     started = time.monotonic()
     new: list[Outcome] = []
 
@@ -386,6 +386,43 @@ def run(
             for future in _bounded(pool, todo, workers * 2, over_budget):
                 record(future.result())
     return previous + new
+
+
+BLOCK_CASES = 16
+"""Largest block of consecutive same-category cases that one method runs before the next."""
+
+
+def work_order(
+    cases: Sequence[Case], methods: Sequence[Method], done: set[tuple[str, str]]
+) -> list[tuple[Case, Method]]:
+    """The (case, method) pairs still to run, block by block.
+
+    Consecutive cases of one category (one database, say) form a block of at most
+    :data:`BLOCK_CASES`; every method runs the whole block before the next method starts. A
+    method's consecutive prompts then share their beginning (instructions and schema), which a
+    local model keeps in its cache instead of reading it again, and a run stopped early still
+    compares the methods on the same cases, up to one block.
+
+    Example:
+        >>> cs = [Case(str(i), "q", None, category="x") for i in range(3)]
+        >>> class M:
+        ...     def __init__(self, name): self.name = name
+        >>> [(c.case_id, m.name) for c, m in work_order(cs, [M("a"), M("b")], {("a", "1")})]
+        [('0', 'a'), ('2', 'a'), ('0', 'b'), ('1', 'b'), ('2', 'b')]
+    """
+    blocks: list[list[Case]] = []
+    for case in cases:
+        if blocks and blocks[-1][0].category == case.category and len(blocks[-1]) < BLOCK_CASES:
+            blocks[-1].append(case)
+        else:
+            blocks.append([case])
+    return [
+        (c, m)
+        for block in blocks
+        for m in methods
+        for c in block
+        if (m.name, c.case_id) not in done
+    ]
 
 
 def _bounded(
