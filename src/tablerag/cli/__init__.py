@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import logging
 import os
 import sys
 
@@ -45,6 +44,8 @@ def main() -> None:
     Usage errors, ``--help`` and exit codes are handled by typer's standalone mode; everything
     else that escapes a command ends here.
     """
+    import logging
+
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         app()

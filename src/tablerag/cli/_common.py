@@ -8,12 +8,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
-from tablerag.workspace import DEFAULT_PATH, Workspace
+if TYPE_CHECKING:
+    from tablerag.workspace import Workspace
 
 console = Console()
 err_console = Console(stderr=True)
@@ -30,6 +31,9 @@ WorkspaceOpt = Annotated[
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
+#: ``tablerag.workspace.DEFAULT_PATH``, repeated so ``--help`` need not import duckdb (a test
+#: keeps the two equal).
+DEFAULT_PATH = Path(".tablerag")
 DEFAULT_WORKSPACE = Path(os.environ.get("TABLERAG_WORKSPACE", str(DEFAULT_PATH)))
 
 
@@ -56,6 +60,8 @@ def open_workspace(
     path: Path, *, create: bool = False, read_only: bool = True
 ) -> Iterator[Workspace]:
     """Open the workspace for one command and close it afterwards."""
+    from tablerag.workspace import Workspace
+
     ws = Workspace.open(path, create=create, read_only=read_only)
     try:
         yield ws

@@ -15,10 +15,7 @@ from tablerag.cli._common import (
     err_console,
     print_json,
 )
-from tablerag.cli.render import render_answer
 from tablerag.errors import ConfigError, TableragError
-from tablerag.service import QA
-from tablerag.settings import load_settings
 
 EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
 
@@ -38,6 +35,10 @@ def ask(
     ] = None,
 ) -> None:
     """Answer QUESTION with SQL over the tables, the documents, or both; show the sources."""
+    from tablerag.cli.render import render_answer
+    from tablerag.service import QA
+    from tablerag.settings import load_settings
+
     try:
         settings = load_settings(workspace, llm=llm)
         with QA.open(workspace, settings=settings) as qa:

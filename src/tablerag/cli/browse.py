@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -18,8 +18,9 @@ from tablerag.cli._common import (
     short,
     to_jsonable,
 )
-from tablerag.linking.cache import table_profiles
-from tablerag.linking.profile import ColumnProfile
+
+if TYPE_CHECKING:
+    from tablerag.linking.profile import ColumnProfile
 
 
 def register(app: typer.Typer) -> None:
@@ -90,6 +91,8 @@ def schema(
     as_json: JsonOpt = False,
 ) -> None:
     """Show one table's columns, types, units, enum values (CHECK, lookup codes) and samples."""
+    from tablerag.linking.cache import table_profiles
+
     with open_workspace(workspace) as ws:
         info = ws.table(name)
         profiles = {p.column: p for p in table_profiles(ws, info.name)}

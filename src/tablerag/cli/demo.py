@@ -11,9 +11,7 @@ from rich.rule import Rule
 from rich.table import Table
 
 from tablerag.cli._common import console, err_console, open_workspace, short
-from tablerag.cli.render import render_answer
 from tablerag.errors import ConfigError
-from tablerag.workspace import DB_FILE
 
 DEMO_WORKSPACE = Path(".tablerag-demo")
 #: (what the question shows, the question): one per kind of question tablerag handles.
@@ -52,6 +50,7 @@ def demo(
     """Build the sample workspace (once), then answer a few questions of every kind."""
     from tablerag.sample import write_sample
     from tablerag.settings import load_settings
+    from tablerag.workspace import DB_FILE
 
     corpus = workspace / "sample"
     if not (workspace / DB_FILE).exists() or not corpus.is_dir():
@@ -95,6 +94,7 @@ def demo(
 
 def _ask_questions(workspace: Path, llm: str | None) -> None:
     """Answer :data:`DEMO_QUESTIONS` and render each answer; a missing model ends it early."""
+    from tablerag.cli.render import render_answer
     from tablerag.service import QA
     from tablerag.settings import load_settings
 

@@ -18,18 +18,18 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from tablerag.cli._common import console, print_json
 from tablerag.errors import ConfigError
-from tablerag.evals.report import summary_dict, write_report
-from tablerag.evals.runner import Case, Method, MethodSummary, Outcome, ResultLog, run, summarise
-from tablerag.llm import LLM, load_llm
+
+if TYPE_CHECKING:
+    from tablerag.evals.runner import Case, Method, MethodSummary, Outcome
+    from tablerag.llm import LLM
 
 DatasetOpt = Annotated[str, typer.Option(help="Dataset format (see the task's help).")]
 PathOpt = Annotated[
@@ -136,6 +136,16 @@ def parse_methods(text: str | None, known: Sequence[str], default: Sequence[str]
 LOCAL_BACKENDS = ("local", "llamacpp")
 
 
+def load_llm(spec: str | None, **options: Any) -> LLM:
+    """:func:`tablerag.llm.load_llm`, imported when a task runs rather than for ``--help``.
+
+    Tests replace this name to run a task with a scripted model.
+    """
+    from tablerag.llm import load_llm as load
+
+    return load(spec, **options)
+
+
 def open_llm(
     spec: str | None, folder: Path, *, cache: bool = True, threads: int | None = None
 ) -> LLM:
@@ -188,6 +198,17 @@ def run_task(
     Returns:
         The summary per method, over the outcomes of ``cases``.
     """
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    from tablerag.evals.report import summary_dict, write_report
+    from tablerag.evals.runner import ResultLog, run, summarise
+
     log = ResultLog(folder)
     command = " ".join(shlex.quote(a) for a in ["tablerag", *sys.argv[1:]])
     log.write_meta({**meta, "command": command, "updated": time.strftime("%Y-%m-%d %H:%M:%S")})

@@ -25,11 +25,6 @@ from tablerag.cli.eval_common import (
     run_task,
 )
 from tablerag.errors import ConfigError
-from tablerag.evals.datasets.tatqa import load_tatqa
-from tablerag.evals.mixed_task import METHODS, build_methods, loop_figures, tatqa_cases
-from tablerag.evals.runner import sample_cases
-from tablerag.evals.tatqa_corpus import build_corpus, corpus_units
-from tablerag.settings import load_settings
 
 
 def register(eval_app: typer.Typer) -> None:
@@ -61,6 +56,12 @@ def mixed(
     once per run folder; questions are asked without their context. Metric: official TAT-QA
     exact match (accuracy) and F1 (score), scale included. Category: the answer type.
     """
+    from tablerag.evals.datasets.tatqa import load_tatqa
+    from tablerag.evals.mixed_task import METHODS, build_methods, loop_figures, tatqa_cases
+    from tablerag.evals.runner import sample_cases
+    from tablerag.evals.tatqa_corpus import build_corpus, corpus_units
+    from tablerag.settings import load_settings
+
     if dataset != "tatqa":
         raise ConfigError(f"Unknown mixed dataset {dataset!r}; use tatqa.")
     contexts = load_tatqa(path)

@@ -12,7 +12,6 @@ from typing import Annotated
 import typer
 
 from tablerag.cli.eval_common import EvalJsonOpt
-from tablerag.evals.report import SUMMARY_FILE, compare, write_report
 
 
 def register(eval_app: typer.Typer) -> None:
@@ -28,6 +27,8 @@ def report(
     as_json: EvalJsonOpt = False,
 ) -> None:
     """Rewrite report.md, summary.json and the plots of a run; with DIR2, compare the two."""
+    from tablerag.evals.report import SUMMARY_FILE, compare, write_report
+
     path = write_report(run_dir)
     if other is None:
         if as_json:

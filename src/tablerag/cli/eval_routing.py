@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -20,19 +20,9 @@ from tablerag.cli.eval_common import (
     run_task,
 )
 from tablerag.errors import ConfigError
-from tablerag.evals.datasets.custom import custom_cases, load_custom
-from tablerag.evals.routing_task import (
-    DEFAULT_METHODS,
-    METHODS,
-    build_methods,
-    confusion,
-    confusion_table,
-    default_cases_file,
-    load_routing_cases,
-    sample_workspace,
-)
-from tablerag.evals.runner import Outcome, ResultLog, sample_cases
-from tablerag.workspace import Workspace
+
+if TYPE_CHECKING:
+    from tablerag.evals.runner import Outcome
 
 DATASETS = ("routing", "custom")
 
@@ -64,6 +54,18 @@ def routing(
 
     Methods: rules (no workspace), catalog (+ catalog words and values), router (+ BM25 probe).
     """
+    from tablerag.evals.datasets.custom import custom_cases, load_custom
+    from tablerag.evals.routing_task import (
+        DEFAULT_METHODS,
+        METHODS,
+        build_methods,
+        default_cases_file,
+        load_routing_cases,
+        sample_workspace,
+    )
+    from tablerag.evals.runner import ResultLog, sample_cases
+    from tablerag.workspace import Workspace
+
     names = parse_methods(methods, METHODS, DEFAULT_METHODS)
     if dataset == "routing":
         cases = load_routing_cases(path)
@@ -108,10 +110,14 @@ def routing(
 
 
 def _confusions(outcomes: Sequence[Outcome], names: Sequence[str]) -> dict[str, Any]:
+    from tablerag.evals.routing_task import confusion
+
     return {"confusion": {m: confusion(outcomes, m) for m in names}}
 
 
 def _print_confusions(data: Mapping[str, dict[str, dict[str, int]]]) -> None:
+    from tablerag.evals.routing_task import confusion_table
+
     for method, matrix in data.items():
         console.print(f"\nConfusion matrix of {method} (expected down, routed across):")
         console.print("\n".join(confusion_table(matrix)), highlight=False, markup=False)

@@ -25,9 +25,6 @@ from tablerag.cli.eval_common import (
     run_folder,
     run_task,
 )
-from tablerag.evals.runner import sample_cases
-from tablerag.evals.sql_task import DEFAULT_METHODS, METHODS, SQLTask, load_sql_dataset
-from tablerag.settings import load_settings
 
 
 def register(eval_app: typer.Typer) -> None:
@@ -54,6 +51,10 @@ def sql(
 
     Methods: naive, tablerag, tablerag-nolink, tablerag-novalues, tablerag-norepair.
     """
+    from tablerag.evals.runner import sample_cases
+    from tablerag.evals.sql_task import DEFAULT_METHODS, METHODS, SQLTask, load_sql_dataset
+    from tablerag.settings import load_settings
+
     names = parse_methods(methods, METHODS, DEFAULT_METHODS)
     data = load_sql_dataset(dataset, path)
     cases = sample_cases(data.cases, limit, sample_seed)

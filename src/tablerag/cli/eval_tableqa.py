@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tablerag.agent.nl2sql import NL2SQLOptions
 from tablerag.cli.eval_common import (
     EvalJsonOpt,
     LimitOpt,
@@ -27,11 +26,9 @@ from tablerag.cli.eval_common import (
     run_task,
 )
 from tablerag.errors import ConfigError
-from tablerag.evals.datasets.custom import custom_cases, load_custom
-from tablerag.evals.datasets.wikitq import load_wikitq
-from tablerag.evals.runner import Case, sample_cases
-from tablerag.evals.tableqa_task import EVAL_TODAY, METHODS, build_methods
-from tablerag.settings import load_settings
+
+if TYPE_CHECKING:
+    from tablerag.evals.runner import Case
 
 DATASETS = ("wikitq", "custom")
 
@@ -64,6 +61,11 @@ def tableqa(
     Methods: markdown (WikiTQ only), tablerag. Category: the table's size (rows <= 20, <= 100,
     > 100).
     """
+    from tablerag.agent.nl2sql import NL2SQLOptions
+    from tablerag.evals.runner import sample_cases
+    from tablerag.evals.tableqa_task import EVAL_TODAY, METHODS, build_methods
+    from tablerag.settings import load_settings
+
     cases, default = _cases(dataset, path, workspace)
     names = parse_methods(methods, METHODS, default)
     if dataset == "custom" and "markdown" in names:
@@ -106,6 +108,10 @@ def tableqa(
 
 
 def _cases(dataset: str, path: Path, workspace: Path | None) -> tuple[list[Case], tuple[str, ...]]:
+    from tablerag.evals.datasets.custom import custom_cases, load_custom
+    from tablerag.evals.datasets.wikitq import load_wikitq
+    from tablerag.evals.tableqa_task import METHODS
+
     if dataset == "wikitq":
         return load_wikitq(path), METHODS
     if dataset == "custom":

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from tablerag.cli._common import (
@@ -17,9 +16,9 @@ from tablerag.cli._common import (
     print_json,
     short,
 )
-from tablerag.ingest.pipeline import discover
-from tablerag.settings import load_settings
-from tablerag.types import SourceReport
+
+if TYPE_CHECKING:
+    from tablerag.types import SourceReport
 
 _STYLE = {
     "added": "green",
@@ -42,6 +41,17 @@ def ingest(
     no_index: Annotated[bool, typer.Option("--no-index", help="Skip the text index.")] = False,
 ) -> None:
     """Read tables and documents into the workspace; report every source. Exit 1 if any failed."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    from tablerag.ingest.pipeline import discover
+    from tablerag.settings import load_settings
+
     settings = load_settings(workspace, index_on_ingest=False if no_index else None)
     found = discover(targets, exclude=workspace)
     with open_workspace(workspace, create=True, read_only=False) as ws:

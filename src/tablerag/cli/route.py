@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from tablerag.agent.router import Route, RouterContext
-from tablerag.agent.router import route as run_route
 from tablerag.cli._common import (
     DEFAULT_WORKSPACE,
     JsonOpt,
@@ -19,7 +17,9 @@ from tablerag.cli._common import (
     open_workspace,
     print_json,
 )
-from tablerag.workspace import DB_FILE
+
+if TYPE_CHECKING:
+    from tablerag.agent.router import Route
 
 
 def register(app: typer.Typer) -> None:
@@ -42,6 +42,10 @@ def route(
 
 
 def _decide(question: str, workspace: Path) -> Route:
+    from tablerag.agent.router import RouterContext
+    from tablerag.agent.router import route as run_route
+    from tablerag.workspace import DB_FILE
+
     if not (workspace / DB_FILE).exists():
         note = f"no workspace at {str(workspace)!r}: rules and question features only"
         return run_route(question, RouterContext.empty(note))

@@ -10,7 +10,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from tablerag.cli._common import console, err_console, print_json
-from tablerag.sample import write_sample
 
 _KINDS = {".csv": "table", ".json": "descriptions", ".pdf": "document", ".docx": "document"}
 
@@ -29,6 +28,8 @@ def sample(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list of paths.")] = False,
 ) -> None:
     """Write the sample corpus: a sales mart as CSV files plus Chinese and English documents."""
+    from tablerag.sample import write_sample
+
     if directory.exists() and not directory.is_dir():
         _refuse(f"{str(directory)!r} is a file; give a folder path.")
     if directory.is_dir() and any(directory.iterdir()) and not force:

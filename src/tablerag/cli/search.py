@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -17,8 +17,9 @@ from tablerag.cli._common import (
     print_json,
     short,
 )
-from tablerag.rag.retrieve import Hit
-from tablerag.rag.retrieve import search as run_search
+
+if TYPE_CHECKING:
+    from tablerag.rag.retrieve import Hit
 
 
 def register(app: typer.Typer) -> None:
@@ -36,6 +37,8 @@ def search(
     as_json: JsonOpt = False,
 ) -> None:
     """Show the chunks that best match QUERY, with source, headings, page and table."""
+    from tablerag.rag.retrieve import search as run_search
+
     with open_workspace(workspace) as ws:
         hits = run_search(ws, query, k=k, mode=mode)
     if as_json:

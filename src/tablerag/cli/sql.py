@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -18,15 +18,25 @@ from tablerag.cli._common import (
     open_workspace,
     print_json,
 )
-from tablerag.errors import EngineError, QueryTimeout, SQLRejected, TableragError
-from tablerag.sql.engines import ResourceLimitExceeded, SQLEngine, open_engine
-from tablerag.sql.policy import ExecutionPolicy
-from tablerag.sql.result import ResultSet
+from tablerag.errors import (
+    EngineError,
+    QueryTimeout,
+    ResourceLimitExceeded,
+    SQLRejected,
+    TableragError,
+)
+
+if TYPE_CHECKING:
+    from tablerag.sql.engines import SQLEngine
+    from tablerag.sql.policy import ExecutionPolicy
+    from tablerag.sql.result import ResultSet
 
 EXIT_OK, EXIT_ERROR, EXIT_REJECTED, EXIT_LIMIT = 0, 1, 3, 4
 
 
 def _engine(workspace: Path, db: str | None, policy: ExecutionPolicy) -> SQLEngine:
+    from tablerag.sql.engines import open_engine
+
     if db:
         return open_engine(db, policy=policy)
     with open_workspace(workspace) as ws:  # read the catalog (with samples), then release the file
@@ -104,6 +114,8 @@ def sql(
     timeout_ms: Annotated[int, typer.Option("--timeout-ms", min=1, help="Time limit.")] = 10_000,
 ) -> None:
     """Run one read-only SELECT. Exit 0 rows, 3 rejected by the gate, 4 stopped by a limit."""
+    from tablerag.sql.policy import ExecutionPolicy
+
     policy = ExecutionPolicy(max_rows=max_rows, time_limit_ms=timeout_ms)
     try:
         with _engine(workspace, db, policy) as engine:

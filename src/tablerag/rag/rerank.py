@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from tablerag.errors import ConfigError, ProviderError
-from tablerag.llm._http import post_json
 from tablerag.llm._urls import setting
 
 if TYPE_CHECKING:
@@ -106,6 +105,8 @@ class APIReranker(Reranker):
 
     def score(self, query: str, texts: Sequence[str]) -> list[float]:
         """Ask the server to score every text against the query."""
+        from tablerag.llm._http import post_json  # httpx only when a reranker server is used
+
         payload: dict[str, object] = {"query": query, "documents": list(texts)}
         if self.model:
             payload["model"] = self.model

@@ -5,9 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
-
 from tablerag.errors import ConfigError, ResourceLimitExceeded
 from tablerag.sql.engines.base import CatalogArg, SQLEngine
 from tablerag.sql.engines.duckdb import DuckDBEngine
@@ -59,6 +56,9 @@ def _open(target: str, policy: ExecutionPolicy | None, allow_writable_role: bool
         if path.is_file() and path.read_bytes()[:16] == b"SQLite format 3\x00":
             return SQLiteEngine(path, policy=policy)
         return DuckDBEngine(path, schema=None, policy=policy)
+    from sqlalchemy.engine import make_url  # URL parsing only; a workspace or file needs none
+    from sqlalchemy.exc import ArgumentError
+
     try:
         url = make_url(target)
     except ArgumentError as exc:
