@@ -465,7 +465,8 @@ class _Resolver:
                 "(on its key) and read the column there."
             )
         if hint:
-            return f" Did you mean {self._original(hint[0])!r}?"
+            # lower-case as matched: a small model given 'PetType' wrote pet_type again
+            return f" Did you mean {hint[0]!r}?"
         choices = sorted(set(candidates))
         if choices and len(choices) <= MAX_LISTED_COLUMNS:
             return (
