@@ -15,7 +15,7 @@ from tablerag.errors import ConfigError
 from tablerag.evals.datasets.chase import load_chase
 from tablerag.evals.datasets.spider import load_spider
 from tablerag.evals.gold import gold_schema
-from tablerag.evals.linking import run_linking
+from tablerag.evals.linking import merge_schemas, merged_catalog, run_linking
 
 TABLES = {
     "db_id": "music",
@@ -161,6 +161,23 @@ def test_spider_run_reports_recall_tokens_latency_and_baselines(spider_dir: Path
     assert names == ["all tables", "top-2 tables (BM25)", "top-3 tables (BM25)"]
     assert report.baselines[0].prompt_token_ratio == 1.0
     assert report.merged is not None and report.merged.catalog_tables == 4
+    # Tables listed compactly count as shown; the full-tier figures say how many were in full.
+    assert s.strict_table_recall_full <= s.strict_table_recall
+    assert s.strict_column_recall_full <= s.strict_column_recall
+    assert 0 < s.mean_tables_full <= s.mean_tables_selected
+    assert report.baselines[0].strict_table_recall_full == 1.0
+
+
+def test_a_database_id_taken_by_an_earlier_dataset_is_renamed(spider_dir: Path) -> None:
+    data = load_spider(spider_dir)
+    merged = merge_schemas([data, data])
+    assert list(merged) == ["music", "music@spider"]
+    assert {t.name for t in merged["music@spider"]} == {
+        f"music@spider.{t.name}" for t in data.schemas["music"]
+    }
+    catalog = merged_catalog([data, data], use_values=True)
+    assert len(catalog.tables) == 8
+    assert all(e.ref_table.split(".")[0] == e.table.split(".")[0] for e in catalog.edges)
 
 
 def test_no_values_mode_needs_no_database(spider_dir: Path) -> None:
@@ -207,6 +224,9 @@ def test_cli_json_has_the_summary_keys(spider_dir: Path, chase_dir: Path) -> Non
         "strict_column_recall",
         "prompt_token_ratio",
         "linking_p95_ms",
+        "strict_table_recall_full",
+        "strict_column_recall_full",
+        "mean_tables_full",
     ):
         assert key in out
     assert out["merged"]["catalog_tables"] == 8

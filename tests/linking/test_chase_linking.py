@@ -87,8 +87,8 @@ def test_the_dimension_a_question_hints_at_joins_its_fact() -> None:
     catalog = build_catalog(SHOP, redact=False)
     loose = LinkOptions(neighbour_ratio=0.45)
     linked = link("我想知道每本书的评分情况。", catalog, options=loose)
-    assert {"图书", "图书与平台"} <= set(linked.table_names)
-    assert ("图书", "书名") in linked.column_pairs
+    assert {"图书", "图书与平台"} <= set(linked.shown_table_names)
+    assert ("图书", "书名") in linked.shown_column_pairs
     strict = link("我想知道每本书的评分情况。", catalog, options=LinkOptions(neighbour_ratio=1.1))
     assert "图书" not in strict.table_names
 
@@ -132,8 +132,8 @@ def test_semantic_seeds_catch_a_synonym_no_word_matches(
     assert "战舰" not in words_only.table_names
     opts = LinkOptions(semantic_embedder="synonyms", semantic_top=2)
     linked = link(question, catalog, options=opts)  # type: ignore[arg-type]
-    assert {"战舰", "伤亡"} <= set(linked.table_names)
-    assert "db2.商家" not in linked.table_names  # another part of the key graph stays out
+    assert {"战舰", "伤亡"} <= set(linked.shown_table_names)
+    assert "db2.商家" not in linked.shown_table_names  # another database stays out
     link(question, catalog, options=opts)  # type: ignore[arg-type]
     assert embedder.embedded.count(question) == 1  # question vectors are cached
 

@@ -115,9 +115,11 @@ def test_linker_uses_values_and_keeps_join_keys() -> None:
         samples=samples,
     )
     linked = link("Which concerts had performers from the Netherlands?", catalog)
-    assert set(linked.table_names) == {"concert", "singer", "singer_in_concert"}
+    # singer holds the value (shown in full, with samples); the bridge is listed compactly.
+    assert set(linked.table_names) == {"concert", "singer"}
+    assert [t.name for t in linked.compact] == ["singer_in_concert"]
     assert ("singer", "country") in linked.column_pairs
-    assert ("singer_in_concert", "singer_id") in linked.column_pairs
+    assert ("singer_in_concert", "singer_id") in linked.shown_column_pairs
     assert linked.values[0].value == "netherlands"
     no_values = link(
         "Which concerts had performers from the Netherlands?",
@@ -126,7 +128,9 @@ def test_linker_uses_values_and_keeps_join_keys() -> None:
     )
     assert "singer" not in no_values.table_names
     text = render_linked(catalog, linked).text
-    assert "REFERENCES singer(singer_id)" in text and "-- joins:" in text
+    # The bridge's keys have the names of the keys they join: listed, not spelled out.
+    assert text.endswith("\n-- also: singer_in_concert(concert_id, singer_id)")
+    assert "-- joins:" not in text  # no join between the two tables shown in full
 
 
 def replace_pk(t: TableInfo, pk: str) -> TableInfo:

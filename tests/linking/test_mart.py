@@ -56,17 +56,18 @@ def test_refund_by_category_brings_the_bridge_tables(
 ) -> None:
     catalog: SchemaCatalog = request.getfixturevalue(which)
     linked = link("各品类的退款金额排名", catalog)
-    assert set(linked.table_names) >= REFUND_TABLES
-    bridge = linked.table("dim_product")
-    assert bridge is not None
+    assert set(linked.shown_table_names) >= REFUND_TABLES
+    # The bridge is shown compactly: its keys are listed and it says how it joins.
+    bridge = next(t for t in linked.compact if t.name == "dim_product")
+    assert {"product_code", "category_code"} <= set(bridge.columns) and bridge.via
     joined = {frozenset((e.table, e.ref_table)) for e in linked.joins}
     assert frozenset(("fact_refund", "fact_sales")) in joined
     assert frozenset(("fact_sales", "dim_product")) in joined
     assert frozenset(("dim_product", "dim_category")) in joined
     assert ("fact_refund", "refund_amt") in linked.column_pairs
-    # the keys the joins need survive column pruning
+    # the keys the joins need survive column pruning (or are listed in the compact tier)
     assert {("fact_sales", "product_code"), ("dim_product", "category_code")} <= (
-        linked.column_pairs
+        linked.shown_column_pairs
     )
 
 
@@ -99,10 +100,10 @@ def test_sensitive_column_never_reaches_the_model(declared: SchemaCatalog) -> No
     full = render_full(declared).text
     assert "mobile" not in full
     linked = link("华东有哪些销售人员，手机号是多少", declared)
-    assert "dim_employee" in linked.table_names
+    assert "dim_employee" in linked.shown_table_names
     text = render_linked(declared, linked).text
     assert "mobile" not in text
-    assert all(c.name != "mobile" for t in linked.tables for c in t.columns)
+    assert all(c != "mobile" for t, c in linked.shown_column_pairs)
 
 
 def test_profiles_know_units_grains_and_enums(declared: SchemaCatalog) -> None:
@@ -170,4 +171,4 @@ def test_a_document_table_is_linked_when_the_question_names_its_document(
     assert table is not None and "document table" not in " ".join(table.reasons)
     # Only a document table matches: it is still found, weighting changes the order only.
     alone = link("第四季度的目标", declared)
-    assert "区域销售制度_table_1" in alone.table_names
+    assert "区域销售制度_table_1" in alone.shown_table_names

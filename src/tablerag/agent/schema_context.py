@@ -7,8 +7,9 @@ a parent row of a hierarchy (:mod:`tablerag.agent.rollup`) and definition rows o
 so the text is then fitted to ``max_tokens`` (notes first, they are short and specific). Narrow
 tables (at most ``WHOLE_TABLE_MAX_COLUMNS`` columns) are shown whole when that fits: a column the
 linker left out of a small table costs a wrong answer, its few tokens cost little. Then come the
-linker's columns alone, then no sample values, then dropping the lowest-ranked tables (joins that
-lose an end are dropped with them).
+linker's columns alone, then no sample values, then without the compact tier (the tables the
+linker lists by name and columns only), then dropping the lowest-ranked tables (joins that lose an
+end are dropped with them).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class SchemaContext:
 
     text: str
     tables: tuple[str, ...]
+    """The tables the text names: shown in full, then the compact tier."""
     tokens: int
     samples: bool = True
     """False when sample values were left out to fit the budget."""
@@ -113,13 +115,19 @@ def _fit(catalog: SchemaCatalog, linked: LinkedSchema, max_tokens: int) -> Schem
         text = render_linked(catalog, linked, samples=samples)
         if text.tokens <= max_tokens:
             return _context(linked, text, samples, ())
+    lost = tuple(t.name for t in reversed(linked.compact))
+    if lost:
+        linked = replace(linked, compact=())
+        text = render_linked(catalog, linked, samples=False)
+        if text.tokens <= max_tokens:
+            return _context(linked, text, False, lost)
     for keep in range(len(linked.tables) - 1, 0, -1):
         cut = _first_tables(linked, keep)
         text = render_linked(catalog, cut, samples=False)
         if text.tokens <= max_tokens or keep == 1:
-            dropped = tuple(t.name for t in reversed(linked.tables[keep:]))
+            dropped = lost + tuple(t.name for t in reversed(linked.tables[keep:]))
             return _context(cut, text, False, dropped)
-    return _context(linked, render_linked(catalog, linked, samples=False), False, ())
+    return _context(linked, render_linked(catalog, linked, samples=False), False, lost)
 
 
 def whole_narrow_tables(catalog: SchemaCatalog, linked: LinkedSchema) -> LinkedSchema:
@@ -137,7 +145,8 @@ def whole_narrow_tables(catalog: SchemaCatalog, linked: LinkedSchema) -> LinkedS
         columns = tuple(
             kept.get(c.name, LinkedColumn(c.name, 0.0, ("whole table",))) for c in info.columns
         )
-        tables.append(replace(table, columns=columns) if columns != table.columns else table)
+        whole = replace(table, columns=columns, other_columns=())
+        tables.append(whole if columns != table.columns else table)
     return replace(linked, tables=tuple(tables))
 
 
@@ -151,4 +160,4 @@ def _first_tables(linked: LinkedSchema, keep: int) -> LinkedSchema:
 def _context(
     linked: LinkedSchema, text: SchemaText, samples: bool, dropped: tuple[str, ...]
 ) -> SchemaContext:
-    return SchemaContext(text.text, linked.table_names, text.tokens, samples, dropped)
+    return SchemaContext(text.text, linked.shown_table_names, text.tokens, samples, dropped)

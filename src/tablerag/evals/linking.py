@@ -2,6 +2,9 @@
 
 Per question: the gold tables and columns come from the gold SQL (:mod:`tablerag.evals.gold`);
 the linker's output is *strict* hit when it contains every gold table (every gold column).
+A table or column the schema text names in any tier counts, the compact tier's one-line
+listings (name and column names, no types or samples) and the "other columns" lists included:
+the model sees those names. The ``*_full`` figures count only what is shown in full.
 Prompt tokens compare the linked schema text with the full schema text of the same database,
 rendered the same way. Baselines: "all tables" (the full schema) and "top-k tables by text
 similarity" (BM25 over each table's name, columns and descriptions, all columns kept).
@@ -46,6 +49,11 @@ class CaseResult:
     latency_ms: float
     missing_tables: tuple[str, ...] = ()
     missing_columns: tuple[str, ...] = ()
+    table_hit_full: bool = False
+    """Every gold table is among the tables shown in full (not only by name)."""
+    column_hit_full: bool = False
+    """Every gold column is shown in full (with its type, comments and samples)."""
+    tables_full: int = 0
 
 
 @dataclass(frozen=True)
@@ -70,6 +78,12 @@ class Summary:
     linking_p95_ms: float
     catalog_tables: int
     build_seconds: float
+    strict_table_recall_full: float = 0.0
+    """Strict table recall counting only the tables shown in full (no compact tier)."""
+    strict_column_recall_full: float = 0.0
+    """Strict column recall counting only the columns shown in full."""
+    mean_tables_full: float = 0.0
+    """Tables shown in full per question (``mean_tables_selected`` counts every tier)."""
 
     def as_dict(self) -> dict[str, object]:
         """The summary as a plain dict (for ``--json``)."""
@@ -123,6 +137,9 @@ def summarise(
         linking_p95_ms=round(percentile(lat, 95), 3),
         catalog_tables=tables,
         build_seconds=round(build_seconds, 3),
+        strict_table_recall_full=mean(r.table_hit_full for r in results),
+        strict_column_recall_full=mean(r.column_hit_full for r in results),
+        mean_tables_full=mean(r.tables_full for r in results),
     )
 
 
@@ -160,37 +177,53 @@ def _with_row_counts(
     return out
 
 
-Linker = Callable[[LinkingCase, SchemaCatalog], tuple[set[str], set[tuple[str, str]], str]]
-"""A method under test: (case, catalog) → (tables, columns, schema text for the prompt)."""
+@dataclass(frozen=True)
+class Selection:
+    """What a method under test shows the model for one question.
+
+    ``tables`` and ``columns`` are everything the schema text names, in any tier: a table or
+    column listed by name only is shown, so it counts. ``full_tables`` and ``full_columns`` are
+    the part shown in full (types, comments, samples); None when everything is.
+    """
+
+    tables: set[str]
+    columns: set[tuple[str, str]]
+    text: str
+    full_tables: set[str] | None = None
+    full_columns: set[tuple[str, str]] | None = None
+
+
+Linker = Callable[[LinkingCase, SchemaCatalog], Selection]
+"""A method under test: (case, catalog) → what the prompt shows."""
 
 
 def graph_linker(options: LinkOptions | None = None) -> Linker:
     """The graph linker of :mod:`tablerag.linking` as a method under test."""
 
-    def run(
-        case: LinkingCase, catalog: SchemaCatalog
-    ) -> tuple[set[str], set[tuple[str, str]], str]:
+    def run(case: LinkingCase, catalog: SchemaCatalog) -> Selection:
         linked: LinkedSchema = link(case.question, catalog, history=case.history, options=options)
-        return set(linked.table_names), linked.column_pairs, render_linked(catalog, linked).text
+        return Selection(
+            set(linked.shown_table_names),
+            linked.shown_column_pairs,
+            render_linked(catalog, linked).text,
+            set(linked.table_names),
+            linked.column_pairs,
+        )
 
     return run
 
 
-def all_tables_linker(
-    case: LinkingCase, catalog: SchemaCatalog
-) -> tuple[set[str], set[tuple[str, str]], str]:
+def all_tables_linker(case: LinkingCase, catalog: SchemaCatalog) -> Selection:
     """Baseline: the whole schema."""
     cols = {(t.name, c.name) for t in catalog.tables.values() for c in t.columns}
-    return set(catalog.tables), cols, render_full(catalog).text
+    return Selection(set(catalog.tables), cols, render_full(catalog).text)
 
 
 def topk_linker(k: int) -> Linker:
     """Baseline: the ``k`` tables whose text (name, columns, descriptions) best matches (BM25)."""
     indexes: dict[int, tuple[BM25Index, list[str]]] = {}
 
-    def run(
-        case: LinkingCase, catalog: SchemaCatalog
-    ) -> tuple[set[str], set[tuple[str, str]], str]:
+    def run(case: LinkingCase, catalog: SchemaCatalog) -> Selection:
         if id(catalog) not in indexes:
             names = list(catalog.tables)
             docs = [_table_tokens(catalog.tables[n]) for n in names]
@@ -201,7 +234,7 @@ def topk_linker(k: int) -> Linker:
         picked = [names[i] for i, _ in hits] or names[:k]
         cols = {(t, c.name) for t in picked for c in catalog.tables[t].columns}
         text = "\n\n".join(render_table(catalog, t, None, catalog.edges) for t in picked)
-        return set(picked), cols, text
+        return Selection(set(picked), cols, text)
 
     return run
 
@@ -244,8 +277,11 @@ def evaluate(
             gold_cols = {(f"{case.db_id}.{t}", c) for t, c in gold_cols}
             catalog = merged
         started = time.perf_counter()
-        tables, cols, text = method(case, catalog)
+        shown = method(case, catalog)
         elapsed = (time.perf_counter() - started) * 1000
+        tables, cols = shown.tables, shown.columns
+        full_tables = tables if shown.full_tables is None else shown.full_tables
+        full_cols = cols if shown.full_columns is None else shown.full_columns
         results.append(
             CaseResult(
                 db_id=case.db_id,
@@ -256,11 +292,14 @@ def evaluate(
                 tables_gold=len(gold_tables),
                 columns_selected=len(cols),
                 columns_gold=len(gold_cols),
-                tokens=count_tokens(text),
+                tokens=count_tokens(shown.text),
                 full_tokens=full_tokens[case.db_id],
                 latency_ms=round(elapsed, 3),
                 missing_tables=tuple(sorted(gold_tables - tables)),
                 missing_columns=tuple(sorted(f"{t}.{c}" for t, c in gold_cols - cols)),
+                table_hit_full=gold_tables <= full_tables,
+                column_hit_full=gold_cols <= full_cols,
+                tables_full=len(full_tables),
             )
         )
     table_count = len(merged.tables) if merged else sum(len(c.tables) for c in catalogs.values())
@@ -268,22 +307,37 @@ def evaluate(
 
 
 def merge_schemas(datasets: Sequence[Dataset]) -> dict[str, list[TableInfo]]:
-    """All schemas in one, tables renamed ``<db>.<table>`` (keys renamed with them)."""
-    merged: dict[str, list[TableInfo]] = {}
+    """All schemas in one, tables renamed ``<db>.<table>`` (keys renamed with them).
+
+    A database id already taken by an earlier dataset becomes ``<db>@<dataset>``: CHASE's
+    translated Spider databases keep Spider's ids, yet they are other databases.
+    """
+    return {name: tables for name, _, _, tables in _renamed(datasets)}
+
+
+def _renamed(
+    datasets: Sequence[Dataset],
+) -> list[tuple[str, Dataset, str, list[TableInfo]]]:
+    """(merged name, dataset, database id, renamed tables) of every database."""
+    out: list[tuple[str, Dataset, str, list[TableInfo]]] = []
+    taken: set[str] = set()
     for data in datasets:
         for db, tables in data.schemas.items():
-            merged[db] = [
+            name = db if db not in taken else f"{db}@{data.name}"
+            taken.add(name)
+            renamed = [
                 replace(
                     t,
-                    name=f"{db}.{t.name}",
+                    name=f"{name}.{t.name}",
                     foreign_keys=tuple(
-                        ForeignKey(fk.columns, f"{db}.{fk.ref_table}", fk.ref_columns)
+                        ForeignKey(fk.columns, f"{name}.{fk.ref_table}", fk.ref_columns)
                         for fk in t.foreign_keys
                     ),
                 )
                 for t in tables
             ]
-    return merged
+            out.append((name, data, db, renamed))
+    return out
 
 
 def merged_catalog(
@@ -297,24 +351,21 @@ def merged_catalog(
     from tablerag.linking.catalog import combine
 
     parts = []
-    for data in datasets:
-        for db, tables in merge_schemas([data]).items():
-            path = data.databases.get(db) if use_values else None
-            rows = _RenamedRows(path, db) if path is not None else None
-            try:
-                parts.append(
-                    build_catalog(
-                        _with_row_counts(tables, rows.inner if rows else None, prefix=db)
-                        if rows
-                        else tables,
-                        rows=rows,
-                        redact=False,
-                        use_declared_keys=use_declared_keys,
-                    )
+    for name, data, db, tables in _renamed(datasets):
+        path = data.databases.get(db) if use_values else None
+        rows = _RenamedRows(path, name) if path is not None else None
+        try:
+            parts.append(
+                build_catalog(
+                    _with_row_counts(tables, rows.inner, prefix=name) if rows else tables,
+                    rows=rows,
+                    redact=False,
+                    use_declared_keys=use_declared_keys,
                 )
-            finally:
-                if rows is not None:
-                    rows.close()
+            )
+        finally:
+            if rows is not None:
+                rows.close()
     return combine(parts)
 
 

@@ -8,6 +8,7 @@ Typical use (no LLM call anywhere)::
     linked = link("上月华东的毛利是多少", catalog)
     linked.table_names                         # ('fact_sales', 'dim_region', ...)
     linked.joins                               # JoinEdge(...) with .condition()
+    linked.compact                             # the "maybe" tier: names, columns, joins
     prompt_schema = render_linked(catalog, linked).text
 
 Other sources build a catalog with :func:`build_catalog` from ``TableInfo`` objects plus an
@@ -23,10 +24,12 @@ from tablerag.linking.linker import LinkedColumn, LinkedSchema, LinkedTable, Lin
 from tablerag.linking.profile import ColumnProfile, profile_column
 from tablerag.linking.render import SchemaText, render_full, render_linked
 from tablerag.linking.rows import DuckDBRows, RowSource, SQLiteRows
+from tablerag.linking.tiers import CompactTable, TierOptions
 from tablerag.linking.values import ValueIndex, ValueMatch
 
 __all__ = [
     "ColumnProfile",
+    "CompactTable",
     "DuckDBRows",
     "FKGraph",
     "JoinEdge",
@@ -39,6 +42,7 @@ __all__ = [
     "SchemaCatalog",
     "SchemaText",
     "TableSample",
+    "TierOptions",
     "ValueIndex",
     "ValueMatch",
     "build_catalog",

@@ -12,7 +12,10 @@
    (bounded hops), which brings in the bridge tables nobody names (``dim_product`` between
    ``fact_refund`` and ``dim_category``). The table count follows from the tree, not a fixed k.
 3. **Pruning.** Each table keeps its matched columns, its primary key and the keys its joins
-   need; narrow tables are kept whole.
+   need; narrow tables are kept whole, and the other columns of small tables are listed by name.
+4. **Maybe tier.** Tables one key away from the linked ones and runner-ups just under the seed
+   bar are listed compactly: name, column names and the join, no types or samples
+   (:mod:`tablerag.linking.tiers`).
 
 No LLM call anywhere; the same catalog serves many questions.
 """
@@ -41,6 +44,7 @@ from tablerag.linking.text import (
     table_word_score,
     word_score,
 )
+from tablerag.linking.tiers import CompactTable, Evidence, TierOptions, compact_tier
 from tablerag.linking.values import ValueMatch
 from tablerag.rag.tokenize import tokenize
 from tablerag.types import TableInfo
@@ -91,6 +95,11 @@ class LinkOptions:
     seeded) becomes a seed: it catches synonyms no word matches (船 for 战舰, 店 for 商家)."""
     semantic_top: int = 1
     """How many of the closest tables become seeds."""
+    list_other_columns_up_to: int = 8
+    """A linked table with at most this many columns lists the columns it did not keep by name
+    (no type, comment or samples); 0 lists none."""
+    compact: TierOptions = field(default_factory=TierOptions)
+    """The compact ("maybe") tier: key neighbours and runner-ups listed by name and columns."""
 
 
 @dataclass(frozen=True)
@@ -112,6 +121,8 @@ class LinkedTable:
     columns: tuple[LinkedColumn, ...]
     is_seed: bool = True
     """False for a table only on the join path (a bridge)."""
+    other_columns: tuple[str, ...] = ()
+    """Columns not kept but listed by name only (see ``LinkOptions.list_other_columns_up_to``)."""
 
 
 @dataclass(frozen=True)
@@ -125,16 +136,29 @@ class LinkedSchema:
     glossary_terms: tuple[str, ...] = ()
     time_grains: tuple[str, ...] = ()
     elapsed_ms: float = 0.0
+    compact: tuple[CompactTable, ...] = ()
+    """The "maybe" tier: tables shown by name, columns and join only, most likely first."""
 
     @property
     def table_names(self) -> tuple[str, ...]:
-        """Names of the linked tables, best first."""
+        """Names of the linked tables (shown in full), best first."""
         return tuple(t.name for t in self.tables)
 
     @property
     def column_pairs(self) -> set[tuple[str, str]]:
-        """Every kept (table, column)."""
+        """Every kept (table, column) of the tables shown in full."""
         return {(t.name, c.name) for t in self.tables for c in t.columns}
+
+    @property
+    def shown_table_names(self) -> tuple[str, ...]:
+        """Every table the rendered schema names: the full tier, then the compact tier."""
+        return self.table_names + tuple(t.name for t in self.compact)
+
+    @property
+    def shown_column_pairs(self) -> set[tuple[str, str]]:
+        """Every (table, column) the rendered schema names, in any tier or by name only."""
+        listed = {(t.name, c) for t in self.tables for c in t.other_columns}
+        return self.column_pairs | listed | {(t.name, c) for t in self.compact for c in t.columns}
 
     def table(self, name: str) -> LinkedTable | None:
         """The linked table called ``name``, if linked."""
@@ -355,6 +379,10 @@ def link(
                 kept.append(LinkedColumn(c.name, round(score, 3), tuple(why)))
         if not kept and info.columns:
             kept.append(LinkedColumn(info.columns[0].name, 0.0, ("first column",)))
+        others: tuple[str, ...] = ()
+        if len(info.columns) <= opts.list_other_columns_up_to:
+            names = {c.name for c in kept}
+            others = tuple(c.name for c in info.columns if c.name not in names)
         tables.append(
             LinkedTable(
                 name=name,
@@ -362,16 +390,37 @@ def link(
                 reasons=tuple(dict.fromkeys(scores.table_why.get(name, ["join path"]))),
                 columns=tuple(kept),
                 is_seed=name in seeds,
+                other_columns=others,
             )
         )
+    best = max((t.score for t in tables), default=0.0)
+    full = [
+        t
+        for i, t in enumerate(tables)
+        if i == 0
+        or (t.is_seed and t.score >= opts.compact.full_ratio * best)
+        or (opts.compact.full_if_value and t.is_seed and _has_value(t))
+    ]
+    demoted = [(t.name, t.reasons) for t in tables if t not in full]
+    evidence = Evidence(scores.tables, scores.columns, f.keys, f.labels)
+    compact = compact_tier(catalog, [t.name for t in full], demoted, joins, evidence, opts.compact)
     return LinkedSchema(
         question=question,
-        tables=tuple(tables),
+        tables=tuple(full),
         joins=tuple(joins),
         values=tuple(matches),
         glossary_terms=tuple(terms),
         time_grains=grains,
         elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
+        compact=compact,
+    )
+
+
+def _has_value(table: LinkedTable) -> bool:
+    """Whether a kept column of ``table`` matched a value of the question (its samples show
+    how the value is written, which a compact line cannot)."""
+    return any(
+        c.score >= 0.5 and any(w.startswith("value") for w in c.reasons) for c in table.columns
     )
 
 

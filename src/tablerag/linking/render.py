@@ -18,6 +18,7 @@ from tablerag.linking.catalog import SchemaCatalog
 from tablerag.linking.fkgraph import JoinEdge
 from tablerag.linking.linker import LinkedSchema
 from tablerag.linking.profile import ColumnProfile
+from tablerag.linking.tiers import CompactTable
 from tablerag.sql.sensitive import sanitize_sample
 from tablerag.tokens import count_tokens
 
@@ -147,6 +148,7 @@ def render_table(
     edges: Iterable[JoinEdge] = (),
     *,
     samples: bool = True,
+    others: Sequence[str] = (),
 ) -> str:
     """``CREATE TABLE`` text for one table (all columns, or only ``columns``).
 
@@ -156,6 +158,7 @@ def render_table(
         columns: the columns to show, None for all.
         edges: foreign keys of this table to print (those whose columns are shown).
         samples: add sample or enum values to the column comments.
+        others: more columns to list by name only, in a comment line closing the table.
     """
     info = catalog.tables[table]
     wanted = set(columns) if columns is not None else None
@@ -187,6 +190,8 @@ def render_table(
         code + ("," if i < last else "") + (f"  -- {note}" if note else "")
         for i, (code, note) in enumerate(lines)
     )
+    if others:
+        body += "\n  -- other columns: " + ", ".join(ident(c) for c in others)
     return f"{head}\n{body}\n);"
 
 
@@ -205,15 +210,64 @@ def render_linked(
     """The linked tables and columns as schema text, with their keys and join hints.
 
     Foreign keys between linked tables (and self-references) are printed when their columns
-    were kept; the joins of the tree are listed at the end as ready-made conditions.
+    were kept; the joins of the tree are listed at the end as ready-made conditions, then the
+    compact tier, one line per table (:func:`compact_line`).
     """
     selected = set(linked.table_names)
     edges = [e for e in catalog.edges if e.table in selected and e.ref_table in selected]
+    shown = {t.name: {c.name for c in t.columns} for t in linked.tables}
+    # A join whose key is printed as a FOREIGN KEY line needs no second mention.
+    joins = [
+        e
+        for e in linked.joins
+        if e.table in selected and e.ref_table in selected and not set(e.columns) <= shown[e.table]
+    ]
     parts = [
-        render_table(catalog, t.name, [c.name for c in t.columns], edges, samples=samples)
+        render_table(
+            catalog,
+            t.name,
+            [c.name for c in t.columns],
+            edges,
+            samples=samples,
+            others=t.other_columns,
+        )
         for t in linked.tables
     ]
-    if linked.joins:
-        parts.append("-- joins: " + "; ".join(e.condition() for e in linked.joins))
+    if joins:
+        parts.append("-- joins: " + "; ".join(e.condition() for e in joins))
+    if linked.compact:
+        parts.append("\n".join(compact_line(t) for t in linked.compact))
     text = "\n\n".join(parts)
     return SchemaText(text, count_tokens(text))
+
+
+def compact_line(table: CompactTable) -> str:
+    """One comment line naming a compact table and its listed columns; a join key column says
+    what it equals, unless the other side's column has the same name (a model joins those
+    without being told, and the tier exists to save tokens).
+
+    Example:
+        >>> from tablerag.linking.fkgraph import JoinEdge
+        >>> edge = JoinEdge("电视剧", ("电视台id",), "电视台", ("id",))
+        >>> compact_line(CompactTable("电视台", 0.0, (), ("id", "名称", "所属省份"), (edge,)))
+        '-- also: 电视台(id = 电视剧.电视台id, 名称, 所属省份)'
+        >>> compact_line(CompactTable("order items", 0.4, (), ("id", "qty"), (), more=5))
+        '-- also: "order items"(id, qty, …)'
+        >>> same = JoinEdge("电子书", ("平台id",), "平台", ("平台id",))
+        >>> compact_line(CompactTable("平台", 0.0, (), ("平台id", "平台名"), (same,)))
+        '-- also: 平台(平台id, 平台名)'
+    """
+    equals: dict[str, list[str]] = {}
+    for e in table.via:
+        mine, other, theirs = (
+            (e.columns, e.ref_table, e.ref_columns)
+            if e.table == table.name
+            else (e.ref_columns, e.table, e.columns)
+        )
+        for c, r in zip(mine, theirs, strict=True):
+            if c.lower() != r.lower():
+                equals.setdefault(c, []).append(f"{ident(other)}.{ident(r)}")
+    listed = ", ".join(" = ".join([ident(c), *equals.get(c, [])]) for c in table.columns)
+    if table.more:
+        listed += ", …"
+    return f"-- also: {ident(table.name)}({listed})"
