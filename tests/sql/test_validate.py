@@ -37,6 +37,16 @@ def test_unknown_column_of_another_table_names_that_table() -> None:
     assert "It is a column of customers" in issue.message
 
 
+def test_column_under_the_wrong_alias_points_at_the_alias_that_has_it() -> None:
+    sql = "SELECT c.amount FROM orders AS o JOIN customers AS c ON o.id = c.id"
+    (issue,) = validate(sql, dialect="duckdb", catalog=CAT)
+    assert issue.message == "Unknown column 'c.amount': c has no column 'amount'; write o.amount."
+    assert issue.detail["suggestion"] == ["o.amount"]
+    sub = "SELECT id FROM customers AS c WHERE EXISTS (SELECT 1 FROM orders WHERE c.region = 'x')"
+    (issue,) = validate(sub, dialect="duckdb", catalog=CAT)
+    assert "write orders.region" in issue.message
+
+
 def test_unknown_column_lists_the_columns_in_from_when_nothing_is_close() -> None:
     catalog = ExposedCatalog.from_mapping({"evaluation": ["Employee_ID", "Year_awarded", "Bonus"]})
     (issue,) = validate(

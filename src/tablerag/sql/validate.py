@@ -403,10 +403,30 @@ class _Resolver:
             if not qualifier and name in _aliases_visible_to(current.expression, column):
                 return
             current = current.parent
-        self._column_issue(column, name, candidates, hidden)
+        in_from = self._in_from(scope, name) if qualifier else []
+        self._column_issue(column, name, candidates, hidden, in_from)
+
+    def _in_from(self, scope: Scope, name: str) -> list[str]:
+        """``alias.column`` for each FROM item of ``scope`` (or an enclosing one) that has it."""
+        current: Scope | None = scope
+        while current is not None:
+            found = [
+                f"{alias}.{self._original(name)}"
+                for alias, (node, src) in current.selected_sources.items()
+                if name in (self.outputs(src, node) or set()) and name not in self.hidden_in(src)
+            ]
+            if found:
+                return found
+            current = current.parent
+        return []
 
     def _column_issue(
-        self, column: exp.Column, name: str, candidates: list[str], hidden: set[str]
+        self,
+        column: exp.Column,
+        name: str,
+        candidates: list[str],
+        hidden: set[str],
+        in_from: list[str] | None = None,
     ) -> None:
         if name in hidden:
             self.issues.append(
@@ -438,6 +458,18 @@ class _Resolver:
                     "the FROM clause.",
                     _span(column),
                     {"column": column.sql()},
+                )
+            )
+            return
+        if in_from:
+            # qualified by the wrong alias: another FROM item has the column
+            self.issues.append(
+                Issue(
+                    "unknown_column",
+                    f"Unknown column {column.sql()!r}: {column.table} has no column "
+                    f"{column.name!r}; write {' or '.join(in_from[:MAX_LISTED_TABLES])}.",
+                    _span(column),
+                    {"column": column.sql(), "suggestion": in_from, "tables": []},
                 )
             )
             return
