@@ -1,6 +1,8 @@
 """Benchmark: ingest a clean 1,000,000-row CSV, tablerag vs DuckDB's bare read_csv.
 
 Usage: .venv/bin/python bench/ingest.py [--rows N] [--repeat K] [--no-record]
+       valgrind --tool=callgrind --dump-before=os_getppid --callgrind-out-file=cg.out \
+           .venv/bin/python bench/ingest.py --rows 200000 --csv /tmp/b.csv --callgrind tablerag
 
 Generates a CSV (ids, text, decimals, dates, a thousands-separated amount, a percent) in a temp
 folder, then times, in the same process and on fresh in-memory connections:
@@ -11,6 +13,11 @@ folder, then times, in the same process and on fresh in-memory connections:
 Runs alternate (DuckDB, tablerag, DuckDB, ...) so both see the same load on a shared machine;
 prints rows/s, wall and CPU seconds (medians of K runs) and the ratios, and appends a summary to
 ``bench/RESULTS.md``. The target is a ratio of at most 2.
+
+Wall time is noisy on a shared machine; instruction counts are not. ``--callgrind READER`` runs
+one reader once, on one DuckDB thread, between two ``os.getppid()`` calls (nothing else calls
+it): under callgrind with ``--dump-before=os_getppid`` the dump ``cg.out.2`` counts exactly
+that reader (Python start-up, imports and writing the CSV fall in ``cg.out.1``).
 """
 
 from __future__ import annotations
@@ -84,6 +91,22 @@ def time_tablerag(path: Path) -> Timing:
     return elapsed
 
 
+def run_once(path: Path, reader: str) -> None:
+    """Run one reader once on one DuckDB thread, between two ``os.getppid()`` marks."""
+    con = duckdb.connect()
+    con.execute("SET threads = 1")
+    os.getppid()
+    if reader == "duckdb":
+        con.execute("CREATE TABLE t AS SELECT * FROM read_csv(?)", [str(path)])
+    else:
+        con.execute("BEGIN")
+        (staged,) = read_csv(path, con)
+        store_table(con, staged, "t")
+        con.execute("COMMIT")
+    os.getppid()
+    con.close()
+
+
 def medians(path: Path, repeat: int) -> tuple[Timing, Timing]:
     """Median timings of both readers, run alternately so both see the same machine load."""
     duck: list[Timing] = []
@@ -104,7 +127,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-record", action="store_true", help="do not append to RESULTS.md")
+    parser.add_argument(
+        "--callgrind",
+        choices=("duckdb", "tablerag"),
+        help="run this reader once on one thread between os.getppid() marks (see above)",
+    )
+    parser.add_argument("--csv", type=Path, help="the CSV to use (written first if missing)")
     args = parser.parse_args(argv)
+    if args.callgrind:
+        path = args.csv or Path(tempfile.gettempdir()) / f"tablerag-bench-{args.rows}.csv"
+        if not path.exists():
+            write_csv(path, args.rows)
+        run_once(path, args.callgrind)
+        return 0
     with tempfile.TemporaryDirectory(prefix="tablerag-bench-") as folder:
         path = Path(folder) / "bench.csv"
         write_csv(path, args.rows)

@@ -201,3 +201,92 @@ def test_widen_records_null_tokens_and_padding() -> None:
 
 def test_null_tokens_counted() -> None:
     assert infer.infer_column(["1", "N/A", "n/a", "2", "-"]).null_tokens == 3
+
+
+def _numbers() -> list[str]:
+    """Numbers of 1 to 20 digits written many ways: grouped by three, badly grouped, bare,
+    signed, with one or two decimals, with trailing zeros."""
+    out = []
+    for n in range(1, 21):
+        digits = "".join(str((7 * i + 3) % 10) for i in range(n)).lstrip("0") or "0"
+        groups = f"{int(digits):,}"
+        out += [digits, groups, "-" + groups, "+" + groups, groups + ".5", groups + ".50"]
+        out += [digits + ".50", digits + ".5", digits + ".0", "-" + digits + ".10"]
+        if len(digits) > 3:
+            out += [digits[:-3] + "," + digits[-3:] + ".5", digits[:2] + "," + digits[2:]]
+            out += [digits[:-2] + "," + digits[-2:], "," + groups, groups + ",", groups[1:]]
+            out += [groups.replace(",", ",,", 1), groups.replace(",", "", 1)]
+        if len(digits) > 6:  # the last comma right, an earlier one a digit off
+            out += [digits[:1] + "," + digits[1:-3] + "," + digits[-3:]]
+    return out
+
+
+FAST_VALUES = [
+    *BATTERY,
+    *_numbers(),
+    "0.50",
+    "-0.5",
+    "0.5",
+    "1.10",
+    "12.",
+    "1.",
+    "TRUE",
+    "USD5",
+    "5USD",
+]
+FAST_PROPOSERS = [
+    *(v for v in BATTERY if infer.widen(None, v) is not None),
+    "1,234.50",
+    "-1,234,567",
+    "12.30",
+    "1.125",
+    "(1,234.5)",
+    "1" * 19 + ".5",
+]
+
+
+def _spelled(column_type: infer.ColumnType, column: str) -> str:
+    """SQL: true where ``column`` is DuckDB's spelling of its converted value (the fast path)."""
+    x = f"({column_type.cast_sql(column)})"
+    canonical = column_type.canonical.replace("{x}", x).replace("{col}", column)
+    return f"coalesce({canonical} = {column}, false)"
+
+
+@pytest.mark.parametrize("proposer", FAST_PROPOSERS)
+def test_the_canonical_spelling_never_accepts_what_the_check_refuses(proposer: str) -> None:
+    """A value equal to DuckDB's spelling of its converted value skips the regular expression
+    while typing; it must be one the check and Python's ``fits`` accept."""
+    shape = infer.widen(None, proposer)
+    assert shape is not None
+    column_type = infer.column_type(shape)
+    if not column_type.canonical:
+        return
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (i INT, v VARCHAR)")
+    con.executemany("INSERT INTO t VALUES (?, ?)", list(enumerate(FAST_VALUES)))
+    rows = con.execute(
+        f"SELECT v, {_spelled(column_type, 'v')}, {column_type.check_sql('v')} FROM t ORDER BY i"
+    ).fetchall()
+    spelled = [v for v, fast, _ in rows if fast]
+    assert spelled, "the fast path passes nothing (it would only cost time)"
+    assert [v for v, fast, check in rows if fast and not check] == []
+    assert [v for v in spelled if not infer.fits(shape, v)] == []
+
+
+@pytest.mark.parametrize(
+    ("proposer", "value"),
+    [
+        ("12", "-12345678901234567"),
+        ("12.30", "12.30"),
+        ("5.5%", "-12.0%"),
+        ("¥5", "¥1200"),
+        ("2026-09-01", "2026-12-31"),
+        ("true", "false"),
+    ],
+)
+def test_the_canonical_spelling_skips_the_check(proposer: str, value: str) -> None:
+    shape = infer.shape_of(proposer)
+    assert shape is not None
+    column_type = infer.column_type(shape)
+    sql = f"SELECT {_spelled(column_type, 'v')} FROM (SELECT ? AS v)"
+    assert duckdb.connect().execute(sql, [value]).fetchone() == (True,)

@@ -9,6 +9,7 @@ import duckdb
 import pytest
 
 from tablerag.errors import SourceError
+from tablerag.ingest.staging import StagedTable
 from tablerag.ingest.store import (
     sanitize_column_names,
     sanitize_table_name,
@@ -106,6 +107,50 @@ def test_text_keeps_every_value_verbatim(con: duckdb.DuckDBPyConnection) -> None
         "column 'v': 1 cell(s) hold spreadsheet formulas such as "
         "'=SUM(A1:A3)', not their values (kept as text)"
     ]
+
+
+def test_formulas_are_reported_in_a_column_widened_to_text(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    rows: list[list[str | None]] = [[str(i), "x"] for i in range(1, 1201)]
+    rows += [["=A1+1", "=5"], ["= note", "=B2*2"]]  # past the sample: a rebuilt text column
+    info, data, problems = stored(con, ["a", "b"], rows)
+    assert [c.type for c in info.columns] == ["VARCHAR", "VARCHAR"]
+    assert data[-2:] == [("=A1+1", "=5"), ("= note", "=B2*2")]
+    assert problems == [  # "=5" and "= note" start with "=" but are no formulas
+        "column 'a': 1 cell(s) hold spreadsheet formulas such as '=A1+1', not their values "
+        "(kept as text)",
+        "column 'b': 1 cell(s) hold spreadsheet formulas such as '=B2*2', not their values "
+        "(kept as text)",
+    ]
+
+
+def test_a_table_the_reader_built_is_renamed_not_copied(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute("CREATE SCHEMA data")
+    con.execute('CREATE TABLE data."_stage" AS SELECT 1 AS "a b", 2 AS "a_b", 3 AS "Total"')
+    staged = StagedTable("t", "_stage", ("a b", "a_b", "Total"), 1, typed=True, final=True)
+    info = store_table(con, staged, "t", source="s.csv")
+    assert [(c.name, c.original) for c in info.columns] == [
+        ("a_b", "a b"),  # the name the second column had: renamed through a free name
+        ("a_b_2", "a_b"),
+        ("total", "Total"),
+    ]
+    assert con.execute('SELECT * FROM data."t"').fetchall() == [(1, 2, 3)]
+    tables = con.execute("SELECT table_name FROM duckdb_tables() ORDER BY 1").fetchall()
+    assert tables == [("t",)] and info.row_count == 1
+
+
+def test_a_built_table_is_dropped_when_the_target_exists(con: duckdb.DuckDBPyConnection) -> None:
+    stored(con, ["a"], [["1"]])
+    con.execute('CREATE TABLE data."_stage" AS SELECT 2 AS a')
+    staged = StagedTable("t", "_stage", ("a",), 1, typed=True, final=True)
+    with pytest.raises(SourceError, match="already exists"):
+        store_table(con, staged, "t")
+    tables = con.execute("SELECT table_name FROM duckdb_tables() ORDER BY 1").fetchall()
+    assert tables == [("t",)]
+    con.execute('CREATE TABLE data."_stage" AS SELECT 2 AS a')
+    info = store_table(con, staged, "t", replace=True)
+    assert con.execute('SELECT a FROM data."t"').fetchall() == [(2,)] and info.row_count == 1
 
 
 def test_existing_table_needs_replace(con: duckdb.DuckDBPyConnection) -> None:

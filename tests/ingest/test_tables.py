@@ -64,6 +64,23 @@ def test_clean_csv_is_typed_on_the_fast_path(
     assert lines(staged) == []
 
 
+def test_the_fast_path_builds_the_stored_table_itself(
+    con: duckdb.DuckDBPyConnection, tmp_path: Path
+) -> None:
+    path = tmp_path / "sales.csv"
+    path.write_text("id,amount\n1,2.5\n2,=SUM(A1)\n", encoding="utf-8")
+    con.execute("BEGIN")
+    (staged,) = read_table_file(path, con)
+    assert staged.final and staged.sql.startswith("data.") and staged.rows_read == 2
+    info = store_table(con, staged, "sales")
+    tables = "SELECT table_name, temporary FROM duckdb_tables() ORDER BY 1"
+    assert con.execute(tables).fetchall() == [("sales", False)]  # renamed: nothing left over
+    assert con.execute('SELECT * FROM data."sales"').fetchall() == [(1, "2.5"), (2, "=SUM(A1)")]
+    assert info.row_count == 2 and "formulas such as '=SUM(A1)'" in " ".join(lines(staged))
+    con.execute("ROLLBACK")  # the caller's transaction still decides
+    assert con.execute(tables).fetchall() == []
+
+
 def test_a_line_over_duckdbs_default_limit_is_read_whole(
     con: duckdb.DuckDBPyConnection, tmp_path: Path
 ) -> None:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import date, datetime
 from functools import lru_cache
 from typing import Literal
 
@@ -232,6 +232,54 @@ def shape_of(text: str) -> Shape | None:
     return replace(shape, padded=True) if shape is not None and padded else shape
 
 
+def covers(shape: Shape, text: str) -> bool:
+    """A quick yes: ``text`` adds nothing to ``shape`` (joining its shape gives ``shape`` back).
+
+    One regular expression instead of ``shape_of``, for numbers, booleans and ISO dates; False
+    means "not known here": work out ``shape_of(text)`` then. Null tokens are the caller's.
+
+    Example:
+        >>> s = shape_of("1,234.5")
+        >>> covers(s, "-999.5"), covers(s, "999.25"), covers(s, "12,345"), covers(s, "(1)")
+        (True, False, False, False)
+        >>> day = shape_of("2026-09-01")
+        >>> covers(day, "2026-02-28"), covers(day, "2026-02-30"), covers(day, "2026-2-28")
+        (True, False, False)
+    """
+    pattern = _covering(shape)
+    if pattern is None or not pattern.fullmatch(text):
+        return False
+    if shape.kind == "date":
+        try:
+            date.fromisoformat(text)
+        except ValueError:
+            return False
+    return True
+
+
+@lru_cache(maxsize=256)
+def _covering(shape: Shape) -> re.Pattern[str] | None:
+    """The values ``covers`` says yes to: within the shape's digits, scale, separators, unit
+    spellings and parentheses, without padding (a number seen only as ``.5`` has no integer
+    digits, so ``0.5`` would widen it: no quick yes there)."""
+    if shape.kind == "number" and shape.digits >= 1:
+        return _compiled(
+            number_pattern(
+                shape.unit,
+                shape.digits,
+                shape.scale,
+                "".join(sorted(shape.separators)),
+                shape.parens,
+                tuple(sorted(shape.spellings)),
+            )
+        )
+    if shape.kind == "boolean":
+        return _compiled(_BOOL)
+    if shape.kind == "date" and shape.formats == {"ymd-"}:
+        return _compiled("[0-9]{4}-[0-9]{2}-[0-9]{2}")
+    return None
+
+
 def join(a: Shape | None, b: Shape | None) -> Shape | None:
     """The narrowest shape that holds both, or None when only text holds both.
 
@@ -357,18 +405,20 @@ def _canonical(shape: Shape) -> str:
     if shape.kind == "date":
         if shape.formats != {"ymd-"}:
             return ""
-        return f"CASE WHEN length({{col}}) = 10 THEN {text} END"
+        return f"CASE WHEN strlen({{col}}) = 10 THEN {text} END"
     if shape.kind != "number" or shape.separators or shape.parens or len(shape.spellings) > 1:
         return ""
     spelling = next(iter(shape.spellings), "")
-    limit = 18 + len(spelling)  # BIGINT holds 19 digits, the check 18
+    # BIGINT holds 19 digits, the check 18; strlen counts bytes, in O(1) (length counts
+    # characters): a value it overcounts only goes on to the check
+    limit = 18 + len(spelling.encode())
     if shape.unit is not None:
         prefixes, _ = UNITS[shape.unit]
         if spelling in prefixes:
             text = f"{_quote(spelling)} || {text}"
         else:
             text = f"{text} || {_quote(spelling)}"
-    return f"CASE WHEN length({{col}}) <= {limit} THEN {text} END"
+    return f"CASE WHEN strlen({{col}}) <= {limit} THEN {text} END"
 
 
 def fits_pattern(shape: Shape) -> str:

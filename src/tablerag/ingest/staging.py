@@ -14,7 +14,8 @@ class StagedTable:
     Attributes:
         name: suggested SQL name (file stem, sheet name, ``<stem>_table_<n>`` for a table found in
             a document); the store sanitises it and makes it unique.
-        relation: the DuckDB temp table (same connection) that holds the rows, in source order.
+        relation: the DuckDB table (same connection) that holds the rows, in source order: a temp
+            table, or with ``final`` a table in the ``data`` schema.
         originals: the original header text of each column, in order; the relation's own column
             names are already cleaned and unique.
         rows_read: data rows found in the source (header excluded), for reconciliation.
@@ -22,6 +23,10 @@ class StagedTable:
             True when the source already carried types (Parquet, JSON) or the reader typed
             the rows itself (the CSV fast path).
         units: column name -> unit (``%``, ``¥``...) for columns a reader typed itself.
+        final: the reader built the stored table itself (typed, formula cells reported):
+            ``relation`` is a table of the ``data`` schema that the store renames instead of
+            copying (the CSV fast path). Such a relation must be stored or dropped by the
+            caller's transaction, or it stays in the ``data`` schema.
     """
 
     name: str
@@ -33,3 +38,15 @@ class StagedTable:
     problems: list[Problem] = field(default_factory=list)
     typed: bool = False
     units: dict[str, str] = field(default_factory=dict)
+    final: bool = False
+
+    @property
+    def sql(self) -> str:
+        """The relation as a quoted SQL reference (``data."<relation>"`` when ``final``).
+
+        Example:
+            >>> StagedTable("t", "_stage_1", ("a",), 1, final=True).sql
+            'data."_stage_1"'
+        """
+        quoted = '"' + self.relation.replace('"', '""') + '"'
+        return f"data.{quoted}" if self.final else quoted

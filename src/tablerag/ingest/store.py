@@ -162,7 +162,9 @@ def store_table(
     """Create ``data."<target>"`` from a staged table, with inferred types, in source order.
 
     Problems found while typing (null tokens turned into NULL, formula-like text) are appended
-    to ``staged.problems``. The staged temp table is dropped afterwards.
+    to ``staged.problems``. The staged table is used up: dropped after the copy, or renamed when
+    the reader built the final table itself (``staged.final``: no copy), and dropped as well
+    when the target exists and ``replace`` is false.
 
     Args:
         con: the workspace connection (the caller owns the transaction).
@@ -177,7 +179,7 @@ def store_table(
     Raises:
         SourceError: the table already exists and ``replace`` is false.
     """
-    relation = _q(staged.relation)
+    relation = staged.sql
     columns = _staged_columns(con, relation)
     names = sanitize_column_names([name for name, _ in columns])
     con.execute("CREATE SCHEMA IF NOT EXISTS data")
@@ -188,16 +190,24 @@ def store_table(
         [target],
     ).fetchone()
     if exists and exists[0] and not replace:
+        con.execute(f"DROP TABLE IF EXISTS {relation}")
         raise SourceError(
             source or staged.name,
             f"Table {target!r} already exists; pass replace=True or choose another name.",
         )
-    if staged.typed:
+    units: dict[str, str | None]
+    if staged.final:  # the reader built the table: rename it, no copy
+        con.execute(f"DROP TABLE IF EXISTS {table}")
+        con.execute(f"ALTER TABLE {relation} RENAME TO {_q(target)}")
+        _rename_columns(con, table, [old for old, _ in columns], names)
+    elif staged.typed:
         select = ", ".join(
             f"{_q(old)} AS {_q(new)}" for (old, _), new in zip(columns, names, strict=True)
         )
         con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT {select} FROM {relation}")
-        units: dict[str, str | None] = {
+        report_formulas(con, table, staged.problems)
+    if staged.typed:
+        units = {
             new: staged.units[old]
             for (old, _), new in zip(columns, names, strict=True)
             if old in staged.units
@@ -218,9 +228,19 @@ def store_table(
             for (old, _), new in zip(columns, names, strict=True)
             if old in decided and decided[old].unit
         }
-    report_formulas(con, table, staged.problems)
     con.execute(f"DROP TABLE IF EXISTS {relation}")
     return _table_info(con, staged, target, units, source)
+
+
+def _rename_columns(
+    con: duckdb.DuckDBPyConnection, table: str, old: Sequence[str], new: Sequence[str]
+) -> None:
+    """Rename the columns of ``table`` (quoted) from ``old`` to ``new``, even when they swap."""
+    moves = [(i, a, b) for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+    for i, a, _ in moves:  # through names no column has, so a rename never hits a live name
+        con.execute(f"ALTER TABLE {table} RENAME COLUMN {_q(a)} TO _tablerag_rename_{i}")
+    for i, _, b in moves:
+        con.execute(f"ALTER TABLE {table} RENAME COLUMN _tablerag_rename_{i} TO {_q(b)}")
 
 
 def propose_types(
@@ -279,18 +299,21 @@ def load_typed(
     """Create ``target`` from ``source`` converting each column as proposed, losing nothing.
 
     One scan converts every value that fits its column's proposed type and flags those that do
-    not. When the flagged values are all null tokens they are reported (stored as NULL);
-    otherwise the type is widened by the misfits (or becomes text) and the table is built
-    again. ``source`` is read again only for flagged columns. Nothing begins or commits.
+    not, and the text cells that start with ``=``. When the flagged values are all null tokens
+    they are reported (stored as NULL); otherwise the type is widened by the misfits (or becomes
+    text) and the table is built again. ``source`` is read again only for flagged columns, and
+    ``target`` only for text columns with a flagged cell (the formula report, as in
+    ``report_formulas``). Nothing begins or commits.
 
     Args:
         con: the connection.
         source: a quoted relation or a table function call such as ``read_csv(?, ...)``.
         params: the parameters of ``source``.
         columns: (source column, target column) pairs, in order.
-        proposals: source column -> proposed type; a column without one is copied as is.
+        proposals: source column -> proposed type (``infer.TEXT`` for a text column); a column
+            without one is copied as is.
         target: the quoted table to create (replaced if it exists).
-        problems: the report the null-token lines are appended to.
+        problems: the report the null-token and formula lines are appended to.
         temporary: create a temp table.
 
     Returns:
@@ -300,23 +323,23 @@ def load_typed(
     for attempt in range(_MAX_ROUNDS + 1):
         if attempt == _MAX_ROUNDS:  # still misfits after widening: stop typing those columns
             decided = {n: infer.TEXT if t.check else t for n, t in decided.items()}
-        typed = [
-            (i, old) for i, (old, _) in enumerate(columns) if old in decided and decided[old].check
-        ]
+        flagged = _flagged(columns, decided)
         con.execute(
             f"CREATE OR REPLACE {'TEMP ' if temporary else ''}TABLE {target} AS "
             f"{_typed_select(source, columns, decided)}",
             list(params),
         )
-        if not typed:
+        if not flagged:
             return decided
-        counts = con.execute(
-            "SELECT "
-            + ", ".join(f"count(*) FILTER (WHERE {_bad_bit(k)})" for k in range(len(typed)))
-            + f" FROM {target}"
+        groups = _groups(len(flagged))
+        row = con.execute(
+            "SELECT " + ", ".join(f"bit_or(_bad_{g})" for g in range(groups)) + f" FROM {target}"
         ).fetchone()
-        assert counts is not None
-        lost = [old for (_, old), n in zip(typed, counts, strict=True) if n]
+        assert row is not None
+        bits = [bool((row[k // _BITS] or 0) >> (k % _BITS) & 1) for k in range(len(flagged))]
+        lost = [
+            columns[i][0] for (i, misfit), bit in zip(flagged, bits, strict=True) if bit and misfit
+        ]
         reports, exact = [], True
         for old in lost:
             column_type, col = decided[old], _q(old)
@@ -353,49 +376,78 @@ def load_typed(
                 )
         if exact:
             problems.extend(reports)
-            for group in range(_groups(len(typed))):
+            texts = [
+                columns[i][1]
+                for (i, misfit), bit in zip(flagged, bits, strict=True)
+                if bit and not misfit
+            ]
+            report_formulas(con, target, problems, texts)
+            for group in range(groups):
                 con.execute(f"ALTER TABLE {target} DROP COLUMN _bad_{group}")
             return decided
     raise AssertionError("unreachable: the last round types nothing")
 
 
+def _flagged(
+    columns: Sequence[tuple[str, str]], decided: dict[str, infer.ColumnType]
+) -> list[tuple[int, bool]]:
+    """The columns ``_typed_select`` flags, in bit order: (index, True) for each typed column
+    (a value that does not fit), then (index, False) for each text column (a cell starting
+    with ``=``, maybe a spreadsheet formula).
+
+    Example:
+        >>> _flagged([("a", "a"), ("b", "b"), ("c", "c")], {"a": infer.TEXT, "b": propose(["1"])})
+        [(1, True), (0, False)]
+    """
+    proposed = [(i, decided[old]) for i, (old, _) in enumerate(columns) if old in decided]
+    return [(i, True) for i, t in proposed if t.check] + [
+        (i, False) for i, t in proposed if not t.check
+    ]
+
+
 def _typed_select(
     source: str, columns: Sequence[tuple[str, str]], decided: dict[str, infer.ColumnType]
 ) -> str:
-    """SELECT converting the proposed columns, with ``_bad_<g>`` columns flagging misfits.
+    """SELECT converting the proposed columns, with ``_bad_<g>`` columns flagging cells.
 
     Three levels so each value is converted and checked once: the cast, the verdict, the
-    output (the converted value where it fits, NULL and a flag bit where it does not).
+    output (the converted value where it fits, NULL and a flag bit where it does not). The
+    verdict asks first what almost every value answers: is it the way DuckDB spells the
+    converted value (CASE goes on with the rest of the rows only). A text cell that starts
+    with ``=`` sets its column's flag bit too (see ``_flagged``).
     """
     inner, middle, outer = [], [], []
     for i, (old, new) in enumerate(columns):
         column_type = decided.get(old)
+        c, x = f"_c_{i}", f"_x_{i}"
         if column_type is None or not column_type.check:
-            inner.append(f"{_q(old)} AS _c_{i}")
-            middle.append(f"_c_{i}")
-            outer.append(f"_c_{i} AS {_q(new)}")
+            inner.append(f"{_q(old)} AS {c}")
+            middle.append(c)
+            if column_type is not None:  # a text column: flag cells that may be formulas
+                middle.append(f"coalesce(NOT starts_with({c}, '='), true) AS _ok_{i}")
+            outer.append(f"{c} AS {_q(new)}")
             continue
-        inner += [f"{_q(old)} AS _c_{i}", f"{column_type.cast_sql(_q(old))} AS _x_{i}"]
-        canonical = column_type.canonical.replace("{x}", f"_x_{i}").replace("{col}", f"_c_{i}")
-        fast = f"WHEN {canonical} = _c_{i} THEN true " if canonical else ""
+        inner += [f"{_q(old)} AS {c}", f"{column_type.cast_sql(_q(old))} AS {x}"]
+        canonical = column_type.canonical.replace("{x}", x).replace("{col}", c)
+        fast = f"WHEN {canonical} = {c} THEN true " if canonical else ""
         middle += [
-            f"_c_{i}",
-            f"_x_{i}",
-            f"CASE WHEN _c_{i} IS NULL THEN true WHEN _x_{i} IS NULL THEN false {fast}"
-            f"ELSE {column_type.check_sql(f'_c_{i}')} END AS _ok_{i}",
+            c,
+            x,
+            f"CASE {fast}WHEN {c} IS NULL THEN true WHEN {x} IS NULL THEN false "
+            f"ELSE {column_type.check_sql(c)} END AS _ok_{i}",
         ]
-        outer += [f"CASE WHEN _ok_{i} THEN _x_{i} END AS {_q(new)}"]
-    # One BIGINT per 60 typed columns flags the values that did not fit (bit k: k-th typed
-    # column); far cheaper than keeping their text, and almost always zero.
-    typed = [i for i, (old, _) in enumerate(columns) if old in decided and decided[old].check]
+        outer += [f"CASE WHEN _ok_{i} THEN {x} END AS {_q(new)}"]
+    # One BIGINT per 60 flagged columns marks the cells that did not fit or may be formulas
+    # (bit k: k-th flagged column); far cheaper than keeping their text, and almost always zero.
+    flagged = [i for i, _ in _flagged(columns, decided)]
     flags = []
-    for group in range(_groups(len(typed))):
-        members = typed[group * _BITS : (group + 1) * _BITS]
+    for group in range(_groups(len(flagged))):
+        members = flagged[group * _BITS : (group + 1) * _BITS]
         bits = " + ".join(
             f"CASE WHEN _ok_{i} THEN 0 ELSE {1 << bit} END" for bit, i in enumerate(members)
         )
         all_ok = " AND ".join(f"_ok_{i}" for i in members)
-        # CASE is lazy: the bits are added up only on the rare rows where something misfits.
+        # CASE is lazy: the bits are added up only on the rare rows where something is flagged.
         flags.append(f"CASE WHEN {all_ok} THEN 0 ELSE {bits} END AS _bad_{group}")
     return (
         f"SELECT {', '.join(outer + flags)} FROM (SELECT {', '.join(middle)} FROM "
@@ -403,18 +455,29 @@ def _typed_select(
     )
 
 
-def _groups(typed: int) -> int:
-    return (typed + _BITS - 1) // _BITS
+def _groups(flagged: int) -> int:
+    return (flagged + _BITS - 1) // _BITS
 
 
-def _bad_bit(k: int) -> str:
-    """SQL true when the k-th typed column's value did not fit (see ``_typed_select``)."""
-    return f"(_bad_{k // _BITS} >> {k % _BITS}) & 1 = 1"
+def report_formulas(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    problems: list[Problem],
+    columns: Sequence[str] | None = None,
+) -> None:
+    """Report text cells of ``table`` (quoted) that look like spreadsheet formulas.
 
-
-def report_formulas(con: duckdb.DuckDBPyConnection, table: str, problems: list[Problem]) -> None:
-    """Report text cells of ``table`` (quoted) that look like spreadsheet formulas."""
-    texts = [name for name, type_ in _staged_columns(con, table) if type_ == "VARCHAR"]
+    Args:
+        con: the connection.
+        table: the quoted table.
+        problems: the report the lines are appended to.
+        columns: the text columns to look at (default: every VARCHAR column).
+    """
+    texts = (
+        [name for name, type_ in _staged_columns(con, table) if type_ == "VARCHAR"]
+        if columns is None
+        else list(columns)
+    )
     if not texts:
         return
     parts = []
@@ -444,7 +507,7 @@ def _fold(values: Sequence[str | None], start: infer.Shape | None = None) -> inf
         if value is not None and infer.is_null_token(value):
             tokens.append(value)
             continue
-        if value is None:
+        if value is None or (shape is not None and infer.covers(shape, value)):
             continue
         current = infer.shape_of(value)
         if current is None:

@@ -1,10 +1,12 @@
 """CSV and TSV files: DuckDB's reader on the fast path, Python's csv module when that is not exact.
 
 The dialect (delimiter; RFC 4180 ``""`` or backslash ``\\"`` quote escapes) is sniffed from the
-head of the file in Python and handed to DuckDB explicitly, every column as VARCHAR (types are
-inferred later, in SQL). DuckDB runs in strict mode with a rejects table: any rejected line, or a
-row count that does not reconcile with the file, sends the whole file through Python's csv
-module instead, which pads short rows, keeps extra fields and reports both. The report says why.
+head of the file in Python and handed to DuckDB explicitly, every column as VARCHAR; the same
+scan types the values (``store.load_typed``: types proposed from the head, proven on every
+value) into a table of the ``data`` schema, which ``store_table`` renames instead of copying.
+DuckDB runs in strict mode with a rejects table: any rejected line, or a row count that does
+not reconcile with the file, sends the whole file through Python's csv module instead, which
+pads short rows, keeps extra fields and reports both. The report says why.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import duckdb
+import numpy as np
 
 from tablerag.errors import SourceError
 from tablerag.ingest.encoding import utf8_path
@@ -114,9 +117,9 @@ def sniff(head: str, *, prefer_tab: bool = False, backslash_possible: bool = Fal
 
     Example:
         >>> sniff("a;b;c\\n1;2,5;3\\n4;5;6\\n")
-        Dialect(delimiter=';', backslash=False)
+        Dialect(delimiter=';', backslash=False, quoting=True)
         >>> sniff('a,b\\n"say \\\\"hi\\\\", ok",2\\n', backslash_possible=True)
-        Dialect(delimiter=',', backslash=True)
+        Dialect(delimiter=',', backslash=True, quoting=True)
     """
     order = ("\t", ",", ";", "|") if prefer_tab else DELIMITERS
     best: tuple[float, int, int, int] = (-1.0, 0, 0, 0)
@@ -189,6 +192,7 @@ def _read_fast(
         for j, name in enumerate(names)
     }
     relation = new_relation_name()
+    table = f"data.{quote_name(relation)}"  # the final table, renamed by the store: no copy
     rejects, scans = f"{relation}_rejects", f"{relation}_scans"
     columns = "{" + ", ".join(f"{_literal(n)}: 'VARCHAR'" for n in names) + "}"
     escape = "\\" if dialect.backslash else '"'
@@ -199,19 +203,13 @@ def _read_fast(
         f"rejects_table={_literal(rejects)}, rejects_scan={_literal(scans)}"
         + (f", max_line_size={max_line_bytes})" if max_line_bytes else ")")
     )
+    con.execute("CREATE SCHEMA IF NOT EXISTS data")
     try:
         decided = load_typed(
-            con,
-            source,
-            [str(text_path)],
-            [(n, n) for n in names],
-            proposals,
-            quote_name(relation),
-            problems,
-            temporary=True,
+            con, source, [str(text_path)], [(n, n) for n in names], proposals, table, problems
         )
     except duckdb.Error as exc:
-        con.execute(f"DROP TABLE IF EXISTS {quote_name(relation)}")
+        con.execute(f"DROP TABLE IF EXISTS {table}")
         return None, f"DuckDB could not read the file exactly ({_first_line(exc)})"
     try:
         bad = con.execute(
@@ -221,9 +219,9 @@ def _read_fast(
     finally:
         con.execute(f"DROP TABLE IF EXISTS {quote_name(rejects)}")
         con.execute(f"DROP TABLE IF EXISTS {quote_name(scans)}")
-    rows = _count(con, f"SELECT count(*) FROM {quote_name(relation)}")
+    rows = _count(con, f"SELECT count(*) FROM {table}")
     if bad:
-        con.execute(f"DROP TABLE {quote_name(relation)}")
+        con.execute(f"DROP TABLE {table}")
         if any(kind == "INVALID ENCODING" for _, kind in bad):
             return None, _INVALID_UTF8
         if max_line_bytes is None and any(kind == "LINE SIZE OVER MAXIMUM" for _, kind in bad):
@@ -233,7 +231,7 @@ def _read_fast(
     if lines != rows + 1:
         python_rows, blank = _count_records(text_path, dialect)
         if python_rows != rows:
-            con.execute(f"DROP TABLE {quote_name(relation)}")
+            con.execute(f"DROP TABLE {table}")
             return None, (f"DuckDB read {rows} rows where Python's csv module reads {python_rows}")
         if blank:
             problems.append(Problem("", f"{blank} blank line(s)", "skipped"))
@@ -251,6 +249,7 @@ def _read_fast(
         problems=problems,
         typed=True,
         units=units,
+        final=True,
     )
     return staged, ""
 
@@ -365,15 +364,26 @@ def _scan(path: Path) -> tuple[int, bool]:
     last = b""
     with path.open("rb", buffering=0) as handle:
         while chunk := handle.read(_SCAN_BYTES):
-            newlines += chunk.count(b"\n")
+            newlines += _count_byte(chunk, 10)
             if newlines == 0:
-                returns += chunk.count(b"\r")
+                returns += _count_byte(chunk, 13)
             if not backslash_quote and (b"\\" in chunk or last[-1:] == b"\\"):
                 backslash_quote = b'\\"' in chunk or (last[-1:] == b"\\" and chunk[:1] == b'"')
             last = chunk
     if newlines == 0 and returns:  # classic Mac line ends
         return returns + (0 if last.endswith(b"\r") else 1), backslash_quote
     return newlines + (1 if last and not last.endswith(b"\n") else 0), backslash_quote
+
+
+def _count_byte(data: bytes, byte: int) -> int:
+    """How many times ``byte`` occurs in ``data`` (numpy's SIMD loops: ``bytes.count`` takes
+    several instructions per byte, and the scan reads the whole file).
+
+    Example:
+        >>> _count_byte(b"a\nb\n\n", 10)
+        3
+    """
+    return int(np.count_nonzero(np.frombuffer(data, dtype=np.uint8) == byte))
 
 
 def _head(path: Path) -> str:
