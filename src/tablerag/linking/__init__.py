@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from tablerag.linking.cache import workspace_catalog
 from tablerag.linking.catalog import SchemaCatalog, TableSample, build_catalog, combine
+from tablerag.linking.databases import DatabaseOptions, database_scores
 from tablerag.linking.fkgraph import FKGraph, JoinEdge, infer_edges
 from tablerag.linking.linker import LinkedColumn, LinkedSchema, LinkedTable, LinkOptions, link
 from tablerag.linking.profile import ColumnProfile, profile_column
@@ -30,6 +31,7 @@ from tablerag.linking.values import ValueIndex, ValueMatch
 __all__ = [
     "ColumnProfile",
     "CompactTable",
+    "DatabaseOptions",
     "DuckDBRows",
     "FKGraph",
     "JoinEdge",
@@ -47,6 +49,7 @@ __all__ = [
     "ValueMatch",
     "build_catalog",
     "combine",
+    "database_scores",
     "infer_edges",
     "link",
     "profile_column",

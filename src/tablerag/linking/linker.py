@@ -17,6 +17,10 @@
    bar are listed compactly: name, column names and the join, no types or samples
    (:mod:`tablerag.linking.tiers`).
 
+In a catalog of several databases (``<db>.<table>``), each table's score is first scaled by
+its database's evidence as a whole and only the few best databases are linked
+(:mod:`tablerag.linking.databases`); a catalog of one database is linked as it always was.
+
 No LLM call anywhere; the same catalog serves many questions.
 """
 
@@ -31,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from tablerag.linking.catalog import SchemaCatalog
+from tablerag.linking.databases import DatabaseOptions, database_of, database_scores
 from tablerag.linking.fkgraph import MAX_HOPS, JoinEdge, is_idlike
 from tablerag.linking.lexicon import BUSINESS_TERMS, expand, time_grains
 from tablerag.linking.semantic import semantic_index
@@ -100,6 +105,24 @@ class LinkOptions:
     (no type, comment or samples); 0 lists none."""
     compact: TierOptions = field(default_factory=TierOptions)
     """The compact ("maybe") tier: key neighbours and runner-ups listed by name and columns."""
+    database_focus: float = 1.0
+    """In a catalog of several databases (``db.table`` names), each table's score is scaled by
+    (its database's evidence / the best database's evidence) to this power
+    (:mod:`tablerag.linking.databases`): one generic word matching a table name in one
+    database weighs less than several rare words matching another. 0 turns it off."""
+    max_databases: int = 4
+    """In a catalog of several databases, only the tables of at most this many databases are
+    linked (seeds, joins, compact tier): those whose best table scores highest after the
+    scaling above; the others are left out. 0 keeps every database."""
+    database_ratio: float = 0.2
+    """...and of those, only databases whose best table reaches this share of the best one."""
+    sticky_database: bool = True
+    """A follow-up also links in the database the previous turn's own evidence points at (its
+    first choice), so "最大的是哪个？" stays in the conversation's database."""
+    database_seed: bool = True
+    """The best table of each linked database is a seed, so each is shown."""
+    databases: DatabaseOptions = field(default_factory=DatabaseOptions)
+    """How databases are scored."""
 
 
 @dataclass(frozen=True)
@@ -328,16 +351,21 @@ def link(
     started = time.perf_counter()
     opts = options or LinkOptions()
     scores = _Scores()
+    turns: list[list[ValueMatch]] = []
     for earlier in history:
-        _score(catalog, earlier, opts, opts.history_weight, scores)
+        _, earlier_matches, _, _ = _score(catalog, earlier, opts, opts.history_weight, scores)
+        turns.append(earlier_matches)
     scores, matches, terms, grains = _score(catalog, question, opts, 1.0, scores)
     _weigh_document_tables(catalog, question, scores, opts.document_table_weight)
+    chosen, before = _pick_databases(catalog, question, history, turns, matches, scores, opts)
     ranked = sorted(scores.tables.items(), key=lambda kv: (-kv[1], kv[0]))
     seeds = _seeds(ranked, opts, catalog)
+    if chosen is not None and opts.database_seed:
+        # Each database linked shows its best table.
+        seeds += [t for t in _best_per_database(ranked, chosen) if t not in seeds]
     if history and opts.history_seeds:
         # The previous turn's own seeds stay in the conversation ("它的评分呢？").
-        before, _, _, _ = _score(catalog, history[-1], opts)
-        previous = sorted(before.tables.items(), key=lambda kv: (-kv[1], kv[0]))
+        previous = sorted(before.items(), key=lambda kv: (-kv[1], kv[0]))
         seeds += [t for t in _seeds(previous, opts, catalog) if t not in seeds]
     if opts.semantic_embedder:
         seeds += [t for t in _semantic_seeds(question, seeds, opts, catalog) if t not in seeds]
@@ -414,6 +442,102 @@ def link(
         elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
         compact=compact,
     )
+
+
+def _pick_databases(
+    catalog: SchemaCatalog,
+    question: str,
+    history: Sequence[str],
+    turns: Sequence[Sequence[ValueMatch]],
+    matches: Sequence[ValueMatch],
+    scores: _Scores,
+    opts: LinkOptions,
+) -> tuple[list[str] | None, dict[str, float]]:
+    """Scale table scores by their database's evidence and keep the chosen databases' tables.
+
+    Returns:
+        The chosen databases (None: one database, or the focus is off) and the previous
+        turn's own table scores (empty without history), both limited to those databases.
+    """
+    found = [(m, opts.history_weight) for ms in turns for m in ms] + [(m, 1.0) for m in matches]
+    focus = _database_focus(catalog, question, history, found, opts)
+    _focus(scores.tables, focus, scores.table_why)
+    chosen = _choose_databases(scores.tables, focus, opts)
+    before: dict[str, float] = {}
+    if history and (opts.history_seeds or chosen is not None):
+        # The previous turn's own evidence, scaled by its own databases' evidence.
+        before = _score(catalog, history[-1], opts)[0].tables
+        earlier = [(m, opts.history_weight) for ms in turns[:-1] for m in ms]
+        earlier += [(m, 1.0) for m in turns[-1]]
+        before_focus = _database_focus(catalog, history[-1], history[:-1], earlier, opts)
+        _focus(before, before_focus)
+        if chosen is not None and opts.sticky_database:
+            # A follow-up also stays in the previous turn's database ("最大的是哪个？").
+            kept = _choose_databases(before, before_focus, opts) or []
+            chosen += [db for db in kept[:1] if db not in chosen]
+    if chosen is not None:
+        scores.tables = {t: v for t, v in scores.tables.items() if database_of(t) in chosen}
+        before = {t: v for t, v in before.items() if database_of(t) in chosen}
+    return chosen, before
+
+
+def _best_per_database(ranked: Sequence[tuple[str, float]], databases: Sequence[str]) -> list[str]:
+    """The best-ranked table of each of ``databases`` (that has a scored table).
+
+    Example:
+        >>> _best_per_database([("a.x", 0.9), ("b.y", 0.5), ("a.z", 0.4)], ["b", "a", "c"])
+        ['b.y', 'a.x']
+    """
+    best: dict[str, str] = {}
+    for name, _ in ranked:
+        best.setdefault(database_of(name), name)
+    return [best[db] for db in databases if db in best]
+
+
+def _database_focus(
+    catalog: SchemaCatalog,
+    question: str,
+    history: Sequence[str],
+    values: Sequence[tuple[ValueMatch, float]],
+    opts: LinkOptions,
+) -> dict[str, float]:
+    """Per database, the factor its tables' scores are scaled by (empty: one database)."""
+    if opts.database_focus <= 0:
+        return {}
+    evidence = database_scores(catalog, question, history, values=values, options=opts.databases)
+    best = max(evidence.values(), default=0.0)
+    if best <= 0:
+        return {}
+    return {db: (score / best) ** opts.database_focus for db, score in evidence.items()}
+
+
+def _choose_databases(
+    tables: dict[str, float], focus: dict[str, float], opts: LinkOptions
+) -> list[str] | None:
+    """The databases to link in, best first (None: all of them, e.g. one database)."""
+    if not focus or opts.max_databases <= 0:
+        return None
+    best: dict[str, float] = {}
+    for name, score in tables.items():
+        db = database_of(name)
+        best[db] = max(best.get(db, 0.0), score)
+    ranked = sorted(best, key=lambda db: (-best[db], db))
+    top = best[ranked[0]] if ranked else 0.0
+    return [db for db in ranked[: opts.max_databases] if best[db] >= opts.database_ratio * top]
+
+
+def _focus(
+    tables: dict[str, float], focus: dict[str, float], why: dict[str, list[str]] | None = None
+) -> None:
+    """Scale each table's score by its database's factor (no-op without factors)."""
+    if not focus:
+        return
+    for name in list(tables):
+        factor = focus.get(database_of(name), 0.0)
+        if factor < 1.0:
+            tables[name] *= factor
+            if why is not None:
+                why.setdefault(name, []).append(f"database evidence (x{factor:.2f})")
 
 
 def _has_value(table: LinkedTable) -> bool:
