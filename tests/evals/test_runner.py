@@ -50,6 +50,18 @@ class Echo:
         )
 
 
+class Recording(Echo):
+    """An Echo that appends (method, case id) to a shared list, to check the run order."""
+
+    def __init__(self, name: str, order: list[tuple[str, str]]) -> None:
+        super().__init__(name)
+        self.order = order
+
+    def __call__(self, case: Case) -> Outcome:
+        self.order.append((self.name, case.case_id))
+        return super().__call__(case)
+
+
 def cases(n: int, categories: str = "ab") -> list[Case]:
     return [Case(str(i), f"q{i}", None, category=categories[i % len(categories)]) for i in range(n)]
 
@@ -127,25 +139,15 @@ class TestRun:
     def test_methods_are_interleaved_per_case(self, tmp_path: Path) -> None:
         order: list[tuple[str, str]] = []
 
-        class Recording(Echo):
-            def __call__(self, case: Case) -> Outcome:
-                order.append((self.name, case.case_id))
-                return super().__call__(case)
-
         run(cases(3), [Recording("a"), Recording("b")], ResultLog(tmp_path))
         assert order == [("a", "0"), ("b", "0"), ("a", "1"), ("b", "1"), ("a", "2"), ("b", "2")]
 
     def test_each_method_runs_a_block_of_one_category_in_turn(self, tmp_path: Path) -> None:
         order: list[tuple[str, str]] = []
 
-        class Recording(Echo):
-            def __call__(self, case: Case) -> Outcome:
-                order.append((self.name, case.case_id))
-                return super().__call__(case)
-
         last = str(BLOCK_CASES + 2)
         many = [*cases(BLOCK_CASES + 2, "x"), Case(last, "q", None, category="y")]
-        run(many, [Recording("a"), Recording("b")], ResultLog(tmp_path))
+        run(many, [Recording("a", order), Recording("b", order)], ResultLog(tmp_path))
         first = [str(i) for i in range(BLOCK_CASES)]
         assert order[: 2 * BLOCK_CASES] == [("a", i) for i in first] + [("b", i) for i in first]
         rest = [str(BLOCK_CASES), str(BLOCK_CASES + 1)]
