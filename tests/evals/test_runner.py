@@ -136,15 +136,13 @@ class TestResultLog:
 
 
 class TestRun:
-    def test_methods_are_interleaved_per_case(self, tmp_path: Path) -> None:
+    def test_methods_take_turns_per_case_when_categories_alternate(self, tmp_path: Path) -> None:
         order: list[tuple[str, str]] = []
-
-        run(cases(3), [Recording("a"), Recording("b")], ResultLog(tmp_path))
+        run(cases(3), [Recording("a", order), Recording("b", order)], ResultLog(tmp_path))
         assert order == [("a", "0"), ("b", "0"), ("a", "1"), ("b", "1"), ("a", "2"), ("b", "2")]
 
     def test_each_method_runs_a_block_of_one_category_in_turn(self, tmp_path: Path) -> None:
         order: list[tuple[str, str]] = []
-
         last = str(BLOCK_CASES + 2)
         many = [*cases(BLOCK_CASES + 2, "x"), Case(last, "q", None, category="y")]
         run(many, [Recording("a", order), Recording("b", order)], ResultLog(tmp_path))
