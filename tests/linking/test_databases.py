@@ -12,6 +12,7 @@ from tablerag.linking.databases import (
     vocabulary,
 )
 from tablerag.linking.linker import LinkOptions, link
+from tablerag.linking.tiers import TierOptions
 from tablerag.linking.values import ValueMatch
 from tablerag.types import ColumnInfo, TableInfo
 
@@ -68,7 +69,8 @@ def test_several_rare_words_beat_one_generic_table_name() -> None:
     linked = link(question, catalog)
     assert database_of(linked.table_names[0]) == "metro"
     assert "metro.城市地铁日均客运量" in linked.shown_table_names
-    assert not any(database_of(t) == "poker" for t in linked.table_names)  # none in full
+    demoted = link(question, catalog, options=LinkOptions(compact=TierOptions(demote=True)))
+    assert not any(database_of(t) == "poker" for t in demoted.table_names)  # none in full
     alone = link(question, catalog, options=LinkOptions(max_databases=1))
     assert databases_shown(alone.shown_table_names) == {"metro"}
     # The scaling alone (every database allowed) already drops the generic match.

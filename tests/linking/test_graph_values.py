@@ -9,6 +9,7 @@ from tablerag.linking.fkgraph import FKGraph, JoinEdge, infer_edges
 from tablerag.linking.linker import LinkOptions, link
 from tablerag.linking.profile import format_mix, profile_column, unit_of
 from tablerag.linking.render import render_linked
+from tablerag.linking.tiers import TierOptions
 from tablerag.linking.values import ValueIndex
 from tablerag.types import ColumnInfo, TableInfo
 
@@ -114,7 +115,9 @@ def test_linker_uses_values_and_keeps_join_keys() -> None:
         [replace_pk(SINGER, "singer_id"), replace_pk(CONCERT, "concert_id"), SIC],
         samples=samples,
     )
-    linked = link("Which concerts had performers from the Netherlands?", catalog)
+    question = "Which concerts had performers from the Netherlands?"
+    assert set(link(question, catalog).table_names) == {"concert", "singer", "singer_in_concert"}
+    linked = link(question, catalog, options=LinkOptions(compact=TierOptions(demote=True)))
     # singer holds the value (shown in full, with samples); the bridge is listed compactly.
     assert set(linked.table_names) == {"concert", "singer"}
     assert [t.name for t in linked.compact] == ["singer_in_concert"]

@@ -8,8 +8,9 @@ import pytest
 
 from tablerag.linking.cache import table_profiles, workspace_catalog, workspace_samples
 from tablerag.linking.catalog import SchemaCatalog, build_catalog
-from tablerag.linking.linker import link
+from tablerag.linking.linker import LinkOptions, link
 from tablerag.linking.render import render_full, render_linked
+from tablerag.linking.tiers import TierOptions
 from tablerag.workspace import Workspace
 
 REFUND_TABLES = {"fact_refund", "fact_sales", "dim_product", "dim_category"}
@@ -56,9 +57,13 @@ def test_refund_by_category_brings_the_bridge_tables(
 ) -> None:
     catalog: SchemaCatalog = request.getfixturevalue(which)
     linked = link("各品类的退款金额排名", catalog)
-    assert set(linked.shown_table_names) >= REFUND_TABLES
-    # The bridge is shown compactly: its keys are listed and it says how it joins.
-    bridge = next(t for t in linked.compact if t.name == "dim_product")
+    assert set(linked.table_names) >= REFUND_TABLES  # every linked table in full by default
+    # With demote on, the bridge is shown compactly: its keys listed, and how it joins.
+    demoted = link(
+        "各品类的退款金额排名", catalog, options=LinkOptions(compact=TierOptions(demote=True))
+    )
+    assert set(demoted.shown_table_names) >= REFUND_TABLES
+    bridge = next(t for t in demoted.compact if t.name == "dim_product")
     assert {"product_code", "category_code"} <= set(bridge.columns) and bridge.via
     joined = {frozenset((e.table, e.ref_table)) for e in linked.joins}
     assert frozenset(("fact_refund", "fact_sales")) in joined

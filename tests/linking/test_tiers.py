@@ -51,10 +51,15 @@ def test_no_compact_tier_when_turned_off() -> None:
 def test_the_line_between_the_tiers_follows_full_ratio() -> None:
     catalog = tv()
     question = "每部电视剧的收视率和电视台名称"
-    default = link(question, catalog)
+    assert not link(question, catalog).compact or all(
+        t.name not in ("电视台", "电视剧收视") for t in link(question, catalog).compact
+    ), "by default every linked table is shown in full"
+    default = link(question, catalog, options=LinkOptions(compact=TierOptions(demote=True)))
     weaker = [t.name for t in default.compact if t.name in ("电视台", "电视剧收视")]
-    assert weaker, "a weaker seed is shown compactly by default"
-    loose = link(question, catalog, options=LinkOptions(compact=TierOptions(full_ratio=0.0)))
+    assert weaker, "a weaker seed is shown compactly with demote on"
+    loose = link(
+        question, catalog, options=LinkOptions(compact=TierOptions(demote=True, full_ratio=0.0))
+    )
     assert set(weaker) <= set(loose.table_names)
     assert set(default.shown_table_names) <= set(loose.shown_table_names)
 

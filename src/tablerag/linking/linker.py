@@ -426,6 +426,7 @@ def link(
         t
         for i, t in enumerate(tables)
         if i == 0
+        or not opts.compact.demote
         or (t.is_seed and t.score >= opts.compact.full_ratio * best)
         or (opts.compact.full_if_value and t.is_seed and _has_value(t))
     ]

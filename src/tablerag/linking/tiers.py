@@ -39,6 +39,12 @@ class CompactTable:
 class TierOptions:
     """Where the line between the tiers goes, and what enters the compact tier."""
 
+    demote: bool = False
+    """Show weaker seeds and bridges compactly too (``full_ratio``, ``full_if_value``). Off by
+    default: every linked table is shown in full and the compact tier holds only the extra
+    tables. On: fewer tokens (CHASE 49 % of the schema instead of more), but on the local model
+    the NL2SQL demo lost two right answers (a compact fact table's columns were not used) and
+    Spider execution accuracy did not rise (bench/RESULTS.md)."""
     full_ratio: float = 1.0
     """A linked table is shown in full when it is the best one, or a seed scoring at least this
     share of the best (1.0: the best and its ties); the other linked tables (weaker seeds,
