@@ -66,7 +66,8 @@ def test_several_rare_words_beat_one_generic_table_name() -> None:
     assert max(scores, key=lambda db: scores[db]) == "metro"
     # Without database selection, the table called 人 wins on "人" alone.
     assert link(question, catalog, options=OFF).table_names[0] == "poker.人"
-    linked = link(question, catalog)
+    tiers = LinkOptions(compact=TierOptions(max_tables=2, small_database=6))
+    linked = link(question, catalog, options=tiers)
     assert database_of(linked.table_names[0]) == "metro"
     assert "metro.城市地铁日均客运量" in linked.shown_table_names
     demoted = link(question, catalog, options=LinkOptions(compact=TierOptions(demote=True)))

@@ -11,6 +11,9 @@ from tablerag.linking.render import render_linked
 from tablerag.linking.tiers import TierOptions
 from tablerag.types import ColumnInfo, TableInfo
 
+TIERS = LinkOptions(compact=TierOptions(max_tables=2, small_database=6))
+"""The compact tier turned on (it is off by default)."""
+
 
 def table(name: str, *cols: str, pk: tuple[str, ...] = ()) -> TableInfo:
     return TableInfo(name, "t", tuple(ColumnInfo(c, "text") for c in cols), 0, primary_key=pk)
@@ -29,7 +32,7 @@ def tv() -> SchemaCatalog:
 
 def test_a_dimension_one_key_away_is_listed_by_name_columns_and_join() -> None:
     catalog = tv()
-    linked = link("庆余年的出品公司是哪家？", catalog)
+    linked = link("庆余年的出品公司是哪家？", catalog, options=TIERS)
     assert linked.table_names == ("电视剧",)
     station = next(t for t in linked.compact if t.name == "电视台")
     assert station.columns == ("id", "名称", "所属省份") and station.via
@@ -70,7 +73,7 @@ def test_a_small_database_without_keys_fills_the_free_places() -> None:
     airlines = table("航空公司", "简称", "全称", "国家")
     catalog = build_catalog([flights, airports, airlines], redact=False)
     assert not catalog.edges
-    linked = link("列出所有航班号", catalog)
+    linked = link("列出所有航班号", catalog, options=TIERS)
     assert linked.table_names == ("航班",)
     assert {t.name for t in linked.compact} == {"机场", "航空公司"}
     assert all("small database" in t.reasons[0] for t in linked.compact)
@@ -105,7 +108,7 @@ def test_a_wide_table_lists_its_keys_label_and_matched_columns_first() -> None:
     )
     sales = table("销售", "销售id", "产品id", "数量", pk=("销售id",))
     catalog = build_catalog([wide, sales], redact=False)
-    opts = LinkOptions(compact=TierOptions(max_columns=3))
+    opts = LinkOptions(compact=TierOptions(max_columns=3, max_tables=2, small_database=6))
     linked = link("每笔销售的数量", catalog, options=opts)
     assert linked.table_names == ("销售",)
     product = next(t for t in linked.compact if t.name == "产品")
@@ -117,7 +120,7 @@ def test_a_wide_table_lists_its_keys_label_and_matched_columns_first() -> None:
 
 def test_unkept_columns_of_a_small_table_are_listed_by_name() -> None:
     catalog = tv()
-    linked = link("庆余年的出品公司是哪家？", catalog)
+    linked = link("庆余年的出品公司是哪家？", catalog, options=TIERS)
     series = linked.table("电视剧")
     assert series is not None and "集数" in series.other_columns
     assert "集数" not in {c.name for c in series.columns}
@@ -133,12 +136,12 @@ def test_unkept_columns_of_a_small_table_are_listed_by_name() -> None:
 def test_the_prompt_gets_the_compact_tier_and_loses_it_first_under_a_tight_budget() -> None:
     catalog = tv()
     question = "庆余年的出品公司是哪家？"
-    roomy = schema_context(question, catalog, max_tokens=10_000)
+    roomy = schema_context(question, catalog, max_tokens=10_000, options=TIERS)
     assert "-- also: 电视台(" in roomy.text
     assert "电视台" in roomy.tables and roomy.tables[0] == "电视剧"
-    linked = link(question, catalog)
+    linked = link(question, catalog, options=TIERS)
     bare = render_linked(catalog, replace(linked, compact=()), samples=False).tokens
     assert bare < render_linked(catalog, linked, samples=False).tokens
-    tight = schema_context(question, catalog, max_tokens=bare)
+    tight = schema_context(question, catalog, max_tokens=bare, options=TIERS)
     assert "-- also:" not in tight.text and tight.tables == ("电视剧",)
     assert "电视台" in tight.dropped and tight.tokens <= bare

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from tablerag.agent.definitions import definition_note, definition_rows
 from tablerag.agent.rollup import rollup_note, rollups
 from tablerag.linking.catalog import SchemaCatalog
-from tablerag.linking.linker import LinkedColumn, LinkedSchema, link
+from tablerag.linking.linker import LinkedColumn, LinkedSchema, LinkOptions, link
 from tablerag.linking.render import SchemaText, render_linked
 from tablerag.sql.canonical import canonical_format
 from tablerag.sql.engines.base import SQLEngine
@@ -54,6 +54,7 @@ def schema_context(
     *,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     engine: SQLEngine | None = None,
+    options: LinkOptions | None = None,
 ) -> SchemaContext:
     """Link ``question`` to ``catalog`` and render the linked schema within ``max_tokens``.
 
@@ -64,11 +65,12 @@ def schema_context(
             always kept, even if it alone is over the budget.
         engine: the read-only engine, to read the few rows the value notes need; None
             leaves the notes out.
+        options: linker options (default: the linker's defaults).
 
     Returns:
         The schema text and the tables it describes (empty when the catalog has no tables).
     """
-    linked = link(question, catalog)
+    linked = link(question, catalog, options=options)
     if not linked.tables:
         return SchemaContext("", (), 0)
     notes = value_notes(question, linked, catalog, engine) if engine is not None else ()

@@ -52,9 +52,11 @@ class TierOptions:
     time, bridges 40 %, the best table 90 % (bench/RESULTS.md)."""
     full_if_value: bool = True
     """A seed with a column matching a value of the question is shown in full too."""
-    max_tables: int = 2
+    max_tables: int = 0
     """At most this many more tables (key neighbours, runner-ups) join the compact tier, per
-    database (``db.`` prefix) holding a linked table."""
+    database (``db.`` prefix) holding a linked table. Default 0 (no compact tier): with 2 the
+    linking recall rises (CHASE 0.849 -> 0.993 tables) but the local model's demo lost its
+    refund-rate answer to a longer prompt; measured in bench/RESULTS.md, opt in per use."""
     neighbours: bool = True
     """Tables one key away from a linked table are candidates."""
     min_runner_up_score: float = 0.3
@@ -62,7 +64,7 @@ class TierOptions:
     the key graph that holds a linked table)."""
     max_columns: int = 4
     """Wider tables list their keys, label and matched columns first, up to this many."""
-    small_database: int = 6
+    small_database: int = 0
     """In a database (the tables sharing a ``db.`` prefix, or all unprefixed tables) of at
     most this many tables, any of its tables may fill the tier's free places, best score
     first: keys are often missing there and each table is a fair guess."""
