@@ -215,13 +215,10 @@ def render_linked(
     """
     selected = set(linked.table_names)
     edges = [e for e in catalog.edges if e.table in selected and e.ref_table in selected]
-    shown = {t.name: {c.name for c in t.columns} for t in linked.tables}
-    # A join whose key is printed as a FOREIGN KEY line needs no second mention.
-    joins = [
-        e
-        for e in linked.joins
-        if e.table in selected and e.ref_table in selected and not set(e.columns) <= shown[e.table]
-    ]
+    # Every join again as a ready-made condition, FOREIGN KEY lines notwithstanding: without
+    # the repeat the local model got the demo's refund-rate query wrong (bench/RESULTS.md).
+    # (joins to compact-tier tables are written in the compact line instead)
+    joins = [e for e in linked.joins if e.table in selected and e.ref_table in selected]
     parts = [
         render_table(
             catalog,
