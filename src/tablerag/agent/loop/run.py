@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from tablerag.agent.grounding import ungrounded_numbers
 from tablerag.agent.loop.budget import Budget
 from tablerag.agent.loop.decompose import Answered, Plan, decompose
-from tablerag.agent.loop.retrieve import retrieve, tables_of
+from tablerag.agent.loop.retrieve import tables_of
 from tablerag.agent.loop.step import StepResult, StepTools, run_step
 from tablerag.agent.loop.tablesql import table_schemas
 from tablerag.answer import (
@@ -157,14 +157,7 @@ def _probe(
     """The question's own chunks and the schemas of their tables (for the decomposer)."""
     started = time.perf_counter()
     try:
-        hits = retrieve(
-            question,
-            tools.search,
-            recall_k=tools.recall_k,
-            k=tools.k,
-            reranker=tools.reranker,
-            documents=tools.use_documents,
-        )
+        hits = tools.retrieve(question)
     except (RetrievalError, ProviderError):
         return None, ""
     _add(state.timings, "retrieval", (time.perf_counter() - started) * 1000)

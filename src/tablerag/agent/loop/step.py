@@ -47,6 +47,22 @@ class StepTools:
     nl2sql: NL2SQLOptions = field(default_factory=lambda: NL2SQLOptions(explain=False))
     rag: RAGOptions = field(default_factory=lambda: RAGOptions(passage_chars=1200))
 
+    def retrieve(self, question: str) -> list[Hit]:
+        """Wide recall then fusion/rerank to ``k`` chunks for ``question``, as set here.
+
+        Raises:
+            RetrievalError: the index cannot answer (missing, stale, unsupported query).
+            ProviderError: the reranker failed.
+        """
+        return retrieve(
+            question,
+            self.search,
+            recall_k=self.recall_k,
+            k=self.k,
+            reranker=self.reranker,
+            documents=self.use_documents,
+        )
+
 
 @dataclass(frozen=True)
 class StepResult:
@@ -85,14 +101,7 @@ def run_step(
     timings: dict[str, float] = {}
     if hits is None:
         try:
-            hits = retrieve(
-                question,
-                tools.search,
-                recall_k=tools.recall_k,
-                k=tools.k,
-                reranker=tools.reranker,
-                documents=tools.use_documents,
-            )
+            hits = tools.retrieve(question)
         except (RetrievalError, ProviderError) as exc:
             hits = []
             retrieval_error = str(exc)
