@@ -67,6 +67,8 @@ class SQLAttempt(_Model):
     sql: str
     error: str | None = None
     issues: list[str] = Field(default_factory=list)
+    note: str | None = None
+    """What tablerag changed itself in the previous attempt's SQL (no model call)."""
 
 
 class Citation(_Model):

@@ -82,6 +82,40 @@ def test_gate_rejection_is_fed_back_and_the_repair_runs(parts) -> None:  # type:
     assert rejected.issues[0] in repair[-1]["content"]
 
 
+def test_a_column_under_the_wrong_alias_is_mended_without_another_model_call(parts) -> None:  # type: ignore[no-untyped-def]
+    wrong = (
+        "```sql\nSELECT r.reason_name, count(*) AS n FROM fact_refund AS f "
+        "JOIN dim_refund_reason AS r ON f.reason_code = r.reason_code "
+        "GROUP BY f.reason_name ORDER BY n DESC LIMIT 1\n```"
+    )
+    llm = ScriptedLLM(replies=[wrong])
+    answer = _ask("Which refund reason is the most common?", llm, parts, explain=False)
+    assert answer.status == "ok" and len(llm.history) == 1
+    refused, mended = answer.sql_attempts
+    assert (
+        refused.error == "rejected by the SQL gate" and "write r.reason_name" in refused.issues[0]
+    )
+    assert mended.error is None
+    assert mended.note == "tablerag wrote r.reason_name for f.reason_name (only r has that column)"
+    assert "GROUP BY r.reason_name" in (answer.sql or "")
+    assert answer.confidence == 0.85  # the model's first query, mended: no repair round
+
+
+def test_a_mended_query_that_still_fails_goes_back_to_the_model_as_mended(parts) -> None:  # type: ignore[no-untyped-def]
+    wrong = (
+        "```sql\nSELECT CAST(f.region_name AS INTEGER) AS n FROM fact_refund AS f "
+        "CROSS JOIN dim_region AS r\n```"
+    )
+    llm = ScriptedLLM(replies=[wrong, COUNT_REFUNDS])
+    answer = _ask("How many refunds are there?", llm, parts)
+    assert answer.status == "ok" and len(llm.history) == 2
+    assert [a.note is not None for a in answer.sql_attempts] == [False, True, False]
+    assert answer.sql_attempts[1].error is not None
+    assert answer.sql_attempts[1].error.startswith("the database refused it")
+    shown = llm.history[1].messages[-2]["content"]
+    assert "CAST(r.region_name AS INT" in shown and "f.region_name" not in shown
+
+
 def test_engine_error_is_fed_back_and_the_repair_runs(parts) -> None:  # type: ignore[no-untyped-def]
     bad = "```sql\nSELECT CAST(region_name AS INTEGER) AS n FROM dim_region\n```"
     llm = ScriptedLLM(replies=[bad, COUNT_REFUNDS])

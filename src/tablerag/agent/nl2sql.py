@@ -23,6 +23,7 @@ from tablerag.agent.sqltext import extract_sql
 from tablerag.answer import Answer, Fact, Language, ResultTable, SQLAttempt
 from tablerag.errors import EngineError, ProviderError, QueryTimeout, SQLRejected
 from tablerag.llm.base import LLM, Message
+from tablerag.sql.autofix import requalify
 from tablerag.sql.canonical import canonicalize_formats
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.sql.policy import ExecutionPolicy
@@ -112,16 +113,18 @@ def answer_with_sql(
         sql = extract_sql(reply.text, dialect=engine.dialect)
         if sql is not None:
             sql = canonicalize_formats(sql, schema.canonical, dialect=engine.dialect)
-        attempt, result = _run(engine, sql, opts.policy, timings)
-        attempts.append(attempt)
+        tried, result = _run_fixing(engine, sql, opts.policy, timings)
+        attempts += tried
         if result is not None:
             break
+        attempt = tried[-1]
         feedback = (attempt.error or "") + (
             ": " + "; ".join(attempt.issues) if attempt.issues else ""
         )
+        shown = f"```sql\n{attempt.sql}\n```" if attempt.note else reply.text
         chat = [
             *chat,
-            {"role": "assistant", "content": reply.text},
+            {"role": "assistant", "content": shown},
             *render("nl2sql_repair", error=feedback[:MAX_FEEDBACK_CHARS]),
         ]
     if result is None:
@@ -155,13 +158,33 @@ def dialect_name(dialect: str) -> str:
     return DIALECT_NAMES.get(dialect, dialect)
 
 
+def _run_fixing(
+    engine: SQLEngine,
+    sql: str | None,
+    policy: ExecutionPolicy | None,
+    timings: dict[str, float],
+) -> tuple[list[SQLAttempt], ResultSet | None]:
+    """Gate and run one query; when the gate can mend what it refused, run the mended SQL too."""
+    rejected: list[SQLRejected] = []
+    attempt, result = _run(engine, sql, policy, timings, rejected)
+    fixed = (
+        requalify(rejected[0].sql, rejected[0].issues, dialect=engine.dialect) if rejected else None
+    )
+    if fixed is None:
+        return [attempt], result
+    again, result = _run(engine, fixed.sql, policy, timings, [])
+    return [attempt, again.model_copy(update={"note": fixed.note})], result
+
+
 def _run(
     engine: SQLEngine,
     sql: str | None,
     policy: ExecutionPolicy | None,
     timings: dict[str, float],
+    rejected: list[SQLRejected],
 ) -> tuple[SQLAttempt, ResultSet | None]:
-    """Gate and run one query; the attempt records what the gate or the engine said."""
+    """Gate and run one query; the attempt records what the gate or the engine said (a gate
+    refusal is also appended to ``rejected``)."""
     if sql is None:
         return SQLAttempt(
             sql="", error="no SQL query found in the reply; answer with one ```sql block"
@@ -171,6 +194,7 @@ def _run(
         result = engine.execute(sql, policy)
     except SQLRejected as exc:
         _add(timings, "validation", _ms(started))
+        rejected.append(exc)
         return SQLAttempt(
             sql=sql, error="rejected by the SQL gate", issues=[i.message for i in exc.issues]
         ), None
@@ -224,7 +248,8 @@ def _explained(
     )
     if text is None:
         text = template_explanation(result.columns, rows, language, truncated=result.truncated)
-    confidence = max(0.3, 0.85 - 0.2 * (len(attempts) - 1))
+    written = sum(1 for a in attempts if a.note is None)  # the model's attempts
+    confidence = max(0.3, 0.85 - 0.2 * (written - 1))
     fact = Fact(text=text, source="sql")
     return Answer(answer=text, status="ok", confidence=confidence, facts=[fact], **common)
 

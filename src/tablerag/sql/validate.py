@@ -176,14 +176,16 @@ def _parse_one(sql: str, dialect: str, issues: list[Issue]) -> exp.Expr | None:
     except ParseError as exc:
         first = exc.errors[0] if exc.errors else {}
         line, col = first.get("line"), first.get("col")
-        span = None
+        where = None
         if isinstance(line, int) and isinstance(col, int):
             at = _offset(sql, line, col) + 1
-            span = (max(at - len(str(first.get("highlight") or "")), 0), at)
+            where = (max(at - len(str(first.get("highlight") or "")), 0), at)
         desc = str(first.get("description") or exc).split("\n")[0]
         issues.append(
             Issue(
-                "parse_error", f"The SQL does not parse as {dialect}: {desc}. Fix the syntax.", span
+                "parse_error",
+                f"The SQL does not parse as {dialect}: {desc}. Fix the syntax.",
+                where,
             )
         )
         return None
@@ -211,14 +213,15 @@ def _parse_one(sql: str, dialect: str, issues: list[Issue]) -> exp.Expr | None:
     return statements[0]
 
 
-def _span(node: exp.Expr) -> tuple[int, int] | None:
+def span(node: exp.Expr) -> tuple[int, int] | None:
+    """Character offsets (start, end) of ``node`` in the parsed text, when sqlglot kept them."""
     for candidate in (node, node.this if isinstance(node.this, exp.Expr) else None):
         meta = candidate.meta if candidate is not None else {}
         if "start" in meta and "end" in meta:
             return (int(meta["start"]), int(meta["end"]) + 1)
     ident = node.find(exp.Identifier)
     if ident is not None and ident is not node:
-        return _span(ident)
+        return span(ident)
     return None
 
 
@@ -232,7 +235,7 @@ def _statement_issues(statement: exp.Expr, dialect: str, policy: ExecutionPolicy
                 "statement_not_allowed",
                 f"{kind} statements are not allowed; only one "
                 "read-only SELECT (WITH ... SELECT) may run.",
-                _span(root),
+                span(root),
                 {"statement": kind},
             )
         ]
@@ -243,9 +246,7 @@ def _statement_issues(statement: exp.Expr, dialect: str, policy: ExecutionPolicy
                 name, ("not_read_only", f"{name.upper()} changes data or settings")
             )
             issues.append(
-                Issue(
-                    code, f"{why}; only read-only SELECT is allowed.", _span(node), {"node": name}
-                )
+                Issue(code, f"{why}; only read-only SELECT is allowed.", span(node), {"node": name})
             )
         elif (
             isinstance(node, exp.With)
@@ -257,7 +258,7 @@ def _statement_issues(statement: exp.Expr, dialect: str, policy: ExecutionPolicy
                     "recursive_cte",
                     "WITH RECURSIVE is not allowed (it can run "
                     "for ever); use joins and GROUP BY instead.",
-                    _span(node),
+                    span(node),
                 )
             )
         elif isinstance(node, exp.Table) and isinstance(node.this, exp.Func):
@@ -268,7 +269,7 @@ def _statement_issues(statement: exp.Expr, dialect: str, policy: ExecutionPolicy
                         "table_function_not_allowed",
                         f"Table function {name!r} is "
                         "not allowed; read from the catalog tables only.",
-                        _span(node.this),
+                        span(node.this),
                         {"function": name},
                     )
                 )
@@ -279,7 +280,7 @@ def _statement_issues(statement: exp.Expr, dialect: str, policy: ExecutionPolicy
                     Issue(
                         "function_not_allowed",
                         f"The {denial}; use ordinary SQL functions only.",
-                        _span(node),
+                        span(node),
                         {"function": function_name(node)},
                     )
                 )
@@ -320,7 +321,7 @@ class _Resolver:
                 Issue(
                     "unknown_table",
                     f"Unknown table {shown!r}.{tail}",
-                    _span(table),
+                    span(table),
                     {"table": shown, "suggestion": hint},
                 )
             )
@@ -434,7 +435,7 @@ class _Resolver:
                     "sensitive_column",
                     f"Column {column.name!r} is hidden "
                     "because it holds personal or secret data; leave it out.",
-                    _span(column),
+                    span(column),
                     {"column": column.name},
                 )
             )
@@ -456,7 +457,7 @@ class _Resolver:
                     f"Unknown table or alias "
                     f"{column.table!r} in {column.sql()!r}; use an alias from "
                     "the FROM clause.",
-                    _span(column),
+                    span(column),
                     {"column": column.sql()},
                 )
             )
@@ -468,8 +469,14 @@ class _Resolver:
                     "unknown_column",
                     f"Unknown column {column.sql()!r}: {column.table} has no column "
                     f"{column.name!r}; write {' or '.join(in_from[:MAX_LISTED_TABLES])}.",
-                    _span(column),
-                    {"column": column.sql(), "suggestion": in_from, "tables": []},
+                    span(column),
+                    {
+                        "column": column.sql(),
+                        "suggestion": in_from,
+                        "tables": [],
+                        # one FROM item has it: the repair can move the column there itself
+                        "requalify": in_from[0].split(".")[0] if len(in_from) == 1 else None,
+                    },
                 )
             )
             return
@@ -479,7 +486,7 @@ class _Resolver:
             Issue(
                 "unknown_column",
                 f"Unknown column {column.name!r}.{self._column_tail(elsewhere, hint, candidates)}",
-                _span(column),
+                span(column),
                 {"column": column.name, "suggestion": hint, "tables": elsewhere},
             )
         )
@@ -534,7 +541,7 @@ class _Resolver:
                         "sensitive_column",
                         "This join compares columns hidden for privacy (USING or NATURAL); "
                         "join ON visible columns instead.",
-                        _span(join),
+                        span(join),
                     )
                 )
 
@@ -556,7 +563,7 @@ class _Resolver:
                             f"Table {shown!r} has "
                             "columns hidden for privacy; list the columns you "
                             "need instead of *.",
-                            _span(holder or star),
+                            span(holder or star),
                             {"table": shown},
                         )
                     )

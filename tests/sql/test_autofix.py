@@ -1,0 +1,68 @@
+"""The gate's own repair: a column under the wrong alias moves to the one FROM item that has it."""
+
+from __future__ import annotations
+
+from tablerag.sql.autofix import requalify
+from tablerag.sql.exposed import ExposedCatalog
+from tablerag.sql.validate import validate
+
+CAT = ExposedCatalog.from_mapping(
+    {
+        "people": ["People_ID", "Name", "Height"],
+        "poker_player": ["Poker_Player_ID", "People_ID", "Earnings"],
+        "club": ["Club_ID", "Name"],
+        "member": ["People_ID", "Club_ID"],
+    }
+)
+
+
+def fix(sql: str):  # type: ignore[no-untyped-def]
+    return requalify(sql, validate(sql, dialect="sqlite", catalog=CAT), dialect="sqlite")
+
+
+def test_wrong_alias_is_moved_and_the_result_passes_the_gate() -> None:
+    sql = (
+        "SELECT T1.Name FROM poker_player AS T1 JOIN people AS T2 "
+        "ON T1.People_ID = T2.People_ID WHERE T1.Earnings > 300000 ORDER BY T1.Name"
+    )
+    fixed = fix(sql)
+    assert fixed is not None
+    assert fixed.sql == (
+        "SELECT T2.Name FROM poker_player AS T1 JOIN people AS T2 "
+        "ON T1.People_ID = T2.People_ID WHERE T1.Earnings > 300000 ORDER BY T2.Name"
+    )
+    assert fixed.note.startswith("tablerag wrote T2.Name for T1.Name")
+    assert validate(fixed.sql, dialect="sqlite", catalog=CAT) == []
+
+
+def test_only_the_refused_reference_moves_when_an_alias_is_reused_in_a_subquery() -> None:
+    sql = (
+        "SELECT T1.Earnings FROM poker_player AS T1 WHERE T1.People_ID IN "
+        "(SELECT T1.People_ID FROM people AS T2 JOIN member AS T1 ON T2.People_ID = T1.People_ID "
+        "WHERE T1.Height > 180)"
+    )
+    fixed = fix(sql)
+    assert fixed is not None
+    assert "WHERE T2.Height > 180" in fixed.sql
+    assert fixed.sql.startswith("SELECT T1.Earnings FROM poker_player AS T1 WHERE T1.People_ID")
+    assert validate(fixed.sql, dialect="sqlite", catalog=CAT) == []
+
+
+def test_nothing_is_guessed_when_two_from_items_have_the_column() -> None:
+    sql = (
+        "SELECT m.Name FROM member AS m JOIN people AS p ON m.People_ID = p.People_ID "
+        "JOIN club AS c ON m.Club_ID = c.Club_ID"
+    )
+    assert validate(sql, dialect="sqlite", catalog=CAT)  # refused: p.Name or c.Name?
+    assert fix(sql) is None
+
+
+def test_nothing_is_fixed_when_another_problem_needs_the_model() -> None:
+    wrong_alias_and_unknown = (
+        "SELECT T1.Name, T2.Salary FROM poker_player AS T1 JOIN people AS T2 "
+        "ON T1.People_ID = T2.People_ID"
+    )
+    assert fix(wrong_alias_and_unknown) is None
+    assert fix("SELECT Height FROM poker_player") is None  # needs a join: the model's call
+    assert fix("DELETE FROM people") is None
+    assert requalify("SELECT 1", [], dialect="sqlite") is None
