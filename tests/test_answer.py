@@ -91,7 +91,7 @@ def test_json_has_exactly_the_documented_keys_in_order() -> None:
         "table",
     }
     assert set(data["facts"][0]) == {"text", "source", "citation"}
-    assert set(data["sql_attempts"][0]) == {"sql", "error", "issues"}
+    assert set(data["sql_attempts"][0]) == {"sql", "error", "issues", "note"}
     assert data["llm"] == {"calls": 2, "prompt_tokens": 1500, "completion_tokens": 120}
 
 
@@ -224,6 +224,18 @@ def test_render_failed_sql_and_long_results() -> None:
     assert "last attempt failed: unknown column 'nope'" in out
     assert f"500 rows, first {MAX_ROWS_SHOWN} shown (result capped)" in out
     assert f"P{MAX_ROWS_SHOWN - 1}" in out and f"P{MAX_ROWS_SHOWN} " not in out
+
+
+def test_render_says_what_tablerag_mended_in_the_sql() -> None:
+    note = "tablerag wrote p.name for o.name (only p has that column)"
+    answer = _hybrid(
+        sql_attempts=[
+            SQLAttempt(sql="SELECT o.name", error="rejected by the SQL gate", issues=["…"]),
+            SQLAttempt(sql="SELECT p.name", note=note),
+        ]
+    )
+    out = _render(answer)
+    assert note in out and "last attempt failed" not in out
 
 
 def test_render_prose_answer_without_sql() -> None:

@@ -278,6 +278,7 @@ class TestTablerag:
         outcome = method(case)
         assert outcome.correct and outcome.llm_calls == 2
         assert outcome.detail["attempts"] == 2 and outcome.detail["attempt_errors"]
+        assert outcome.detail["attempt_sql"][0] == "SELECT count(*) FROM singers"
         assert "failed" in llm.history[1].messages[-1]["content"]
         assert outcome.latency_ms["schema"] >= 0 and "llm" in outcome.latency_ms
 
@@ -316,6 +317,15 @@ class TestTablerag:
         assert task.catalog("concerts").values is not None
         assert task.catalog("concerts", values=False).values is None
         assert novalues.schema(case, q).tables
+
+    def test_tiers_method_adds_the_key_neighbour_as_one_compact_line(self, spider: Path) -> None:
+        data = load_sql_dataset("spider", spider)
+        task = SQLTask(data, ScriptedLLM())
+        default, tiers = task.methods(["tablerag", "tablerag-tiers"])
+        case = data.cases[0]  # about singers only
+        q = question_text(case)
+        assert "-- also:" not in default.schema(case, q).text
+        assert "-- also: concert(" in tiers.schema(case, q).text
 
     def test_value_index_links_a_value_only_question(self, spider: Path) -> None:
         data = load_sql_dataset("spider", spider)

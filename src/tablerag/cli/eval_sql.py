@@ -49,7 +49,8 @@ def sql(
 ) -> None:
     """Text-to-SQL execution accuracy: naive full-schema prompt vs tablerag's NL2SQL path.
 
-    Methods: naive, tablerag, tablerag-nolink, tablerag-novalues, tablerag-norepair.
+    Methods: naive, tablerag, tablerag-nolink, tablerag-novalues, tablerag-norepair,
+    tablerag-tiers.
     """
     from tablerag.evals.runner import sample_cases
     from tablerag.evals.sql_task import DEFAULT_METHODS, METHODS, SQLTask, load_sql_dataset

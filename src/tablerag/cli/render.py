@@ -95,6 +95,8 @@ def _sql_block(answer: Answer) -> Panel:
     if last is not None and (last.error or last.issues):
         problem = last.error or "; ".join(last.issues)
         parts.append(Text(f"last attempt failed: {problem}", style="red"))
+    elif last is not None and last.note:
+        parts.append(Text(last.note, style="dim"))
     return Panel(Group(*parts), title=title, title_align="left", border_style="dim")
 
 

@@ -14,6 +14,8 @@ Methods, all on the same model:
 * ``tablerag-nolink``: the whole schema (product rendering), product prompt and repairs.
 * ``tablerag-novalues``: the linker without the value index.
 * ``tablerag-norepair``: ``tablerag`` without repairs.
+* ``tablerag-tiers``: ``tablerag`` with the opt-in compact tier (key neighbours and runner-up
+  tables as one line each, :class:`tablerag.linking.TierOptions`).
 
 Every predicted query is scored by running it through the SQL gate (see
 :mod:`tablerag.evals.sqlexec`).
@@ -37,14 +39,30 @@ from tablerag.evals.datasets.bird import load_bird
 from tablerag.evals.datasets.spider import databases, read_json, read_tables_json
 from tablerag.evals.runner import Case, Metered, Outcome
 from tablerag.evals.sqlexec import Execution, Executor, Metric
-from tablerag.linking import SchemaCatalog, SQLiteRows, build_catalog, render_full
+from tablerag.linking import (
+    LinkOptions,
+    SchemaCatalog,
+    SQLiteRows,
+    TierOptions,
+    build_catalog,
+    render_full,
+)
 from tablerag.llm.base import LLM, Message
 from tablerag.settings import Settings, load_settings
 from tablerag.tokens import count_tokens
 from tablerag.types import TableInfo
 
 DATASETS = ("spider", "chase", "bird")
-METHODS = ("naive", "tablerag", "tablerag-nolink", "tablerag-novalues", "tablerag-norepair")
+METHODS = (
+    "naive",
+    "tablerag",
+    "tablerag-nolink",
+    "tablerag-novalues",
+    "tablerag-norepair",
+    "tablerag-tiers",
+)
+COMPACT_TIER = LinkOptions(compact=TierOptions(max_tables=2, small_database=6))
+"""The opt-in compact tier as measured in bench/RESULTS.md (linking: CHASE 0.993 tables)."""
 DEFAULT_METHODS = ("naive", "tablerag")
 
 NAIVE_SYSTEM = (
@@ -370,6 +388,9 @@ class SQLTask:
                 self, "tablerag-novalues", values=False, repairs=repairs
             ),
             "tablerag-norepair": TableragMethod(self, "tablerag-norepair", repairs=0),
+            "tablerag-tiers": TableragMethod(
+                self, "tablerag-tiers", repairs=repairs, options=COMPACT_TIER
+            ),
         }
         return [built[n] for n in names]
 
@@ -532,13 +553,22 @@ class TableragMethod:
         link: link the schema (False: the whole schema, product rendering).
         values: use the value index in linking.
         repairs: repair attempts after a failing query.
+        options: linker options (None: the product's defaults).
     """
 
     def __init__(
-        self, task: SQLTask, name: str, *, link: bool = True, values: bool = True, repairs: int = 2
+        self,
+        task: SQLTask,
+        name: str,
+        *,
+        link: bool = True,
+        values: bool = True,
+        repairs: int = 2,
+        options: LinkOptions | None = None,
     ) -> None:
         self.task, self.name = task, name
         self.link, self.values, self.repairs = link, values, repairs
+        self.options = options
 
     def schema(self, case: Case, question: str) -> SchemaContext:
         """The schema context the model sees for ``case``."""
@@ -551,6 +581,7 @@ class TableragMethod:
             catalog,
             max_tokens=self.task.settings.schema_max_tokens,
             engine=self.task.executor.engine(str(case.context["db"])),
+            options=self.options,
         )
 
     def __call__(self, case: Case) -> Outcome:
@@ -579,6 +610,7 @@ class TableragMethod:
             "tables": list(schema.tables),
             "attempts": len(answer.sql_attempts),
             "attempt_errors": [a.error for a in answer.sql_attempts if a.error],
+            "attempt_sql": [a.sql for a in answer.sql_attempts],
         }
         if answer.status == "error":
             return _outcome(
