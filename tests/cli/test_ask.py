@@ -105,6 +105,8 @@ def test_demo_builds_the_workspace_and_answers_every_kind_of_question(
         assert f"{n}/{len(DEMO_QUESTIONS)} · {kind}" in res.stdout
         assert question in res.stdout
     assert {"not_found", "clarify", "hybrid", "nl2sql", "rag"} <= set(res.stdout.split())
+    assert "dim_region.csv " in res.stdout and "dim_region.csv dim_region.csv" not in res.stdout
+    assert "sales_handbook.pdf table 1 on page" in res.stdout
 
 
 def test_demo_without_a_model_says_how_to_get_one(tmp_path: Path) -> None:

@@ -75,3 +75,16 @@ def short(location: str) -> str:
         return str(Path(location).relative_to(Path.cwd()))
     except ValueError:
         return location
+
+
+def table_origin(source: str, origin: str) -> str:
+    """Where a table came from: the source, and the part of it when that says more.
+
+    Example:
+        >>> table_origin("/d/sales.csv", "sales.csv")
+        '/d/sales.csv'
+        >>> table_origin("/d/handbook.pdf", "table 2 on page 1")
+        '/d/handbook.pdf table 2 on page 1'
+    """
+    where = short(source)
+    return where if not origin or origin == Path(source).name else f"{where} {origin}"

@@ -16,6 +16,7 @@ from tablerag.cli._common import (
     open_workspace,
     print_json,
     short,
+    table_origin,
     to_jsonable,
 )
 
@@ -99,8 +100,9 @@ def schema(
     if as_json:
         print_json({**to_jsonable(info), "profiles": list(profiles.values())})
         return
+    where = table_origin(info.source, info.origin)
     console.print(
-        f"[bold]{info.name}[/]  {info.row_count} rows  from {short(info.source)} {info.origin}",
+        f"[bold]{info.name}[/]  {info.row_count} rows  from {where}",
         highlight=False,
     )
     if info.description:

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.rule import Rule
 from rich.table import Table
 
-from tablerag.cli._common import console, err_console, open_workspace, short
+from tablerag.cli._common import console, err_console, open_workspace, short, table_origin
 from tablerag.errors import ConfigError
 
 DEMO_WORKSPACE = Path(".tablerag-demo")
@@ -77,7 +77,7 @@ def demo(
                 t.name,
                 str(t.row_count),
                 str(len(t.columns)),
-                f"{Path(t.source).name} {t.origin}".strip(),
+                table_origin(Path(t.source).name, t.origin),
             )
         console.print(table)
     if failed:
