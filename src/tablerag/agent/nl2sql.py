@@ -20,7 +20,6 @@ from tablerag.agent.grounding import ungrounded_numbers
 from tablerag.agent.prompts import render
 from tablerag.agent.schema_context import SchemaContext
 from tablerag.agent.sqltext import extract_sql
-from tablerag.agent.timewords import mentions_relative_time
 from tablerag.answer import Answer, Fact, Language, ResultTable, SQLAttempt
 from tablerag.errors import EngineError, ProviderError, QueryTimeout, SQLRejected
 from tablerag.llm.base import LLM, Message
@@ -95,7 +94,9 @@ def answer_with_sql(
     chat = render(
         "nl2sql",
         dialect=dialect_name(engine.dialect),
-        dates=date_line(today) + "\n\n" if mentions_relative_time(question) else "",
+        today=today.isoformat(),
+        this_month=f"{today:%Y-%m}",
+        last_month=f"{today.replace(day=1) - dt.timedelta(days=1):%Y-%m}",
         schema=schema.text or "(no tables)",
         question=question,
     )
@@ -142,19 +143,6 @@ def answer_with_sql(
             + ". Rephrase the question or name the table and columns.",
         )
     return _explained(question, language, llm, result, attempts, timings, opts)
-
-
-def date_line(today: dt.date) -> str:
-    """The prompt's sentence about today, for questions with relative time words only.
-
-    Example:
-        >>> date_line(dt.date(2026, 3, 5))
-        'Today is 2026-03-05; this month is 2026-03, last month 2026-02.'
-    """
-    last_month = today.replace(day=1) - dt.timedelta(days=1)
-    return (
-        f"Today is {today.isoformat()}; this month is {today:%Y-%m}, last month {last_month:%Y-%m}."
-    )
 
 
 DIALECT_NAMES = {"duckdb": "DuckDB", "sqlite": "SQLite", "postgres": "PostgreSQL"}
