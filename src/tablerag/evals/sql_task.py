@@ -43,10 +43,10 @@ from tablerag.linking import (
     LinkOptions,
     SchemaCatalog,
     SQLiteRows,
-    TierOptions,
     build_catalog,
     render_full,
 )
+from tablerag.linking.tiers import TIER_PRESETS
 from tablerag.llm.base import LLM, Message
 from tablerag.settings import Settings, load_settings
 from tablerag.tokens import count_tokens
@@ -61,7 +61,7 @@ METHODS = (
     "tablerag-norepair",
     "tablerag-tiers",
 )
-COMPACT_TIER = LinkOptions(compact=TierOptions(max_tables=2, small_database=6))
+COMPACT_TIER = LinkOptions(compact=TIER_PRESETS["extra"])
 """The opt-in compact tier as measured in bench/RESULTS.md (linking: CHASE 0.993 tables)."""
 DEFAULT_METHODS = ("naive", "tablerag")
 

@@ -70,6 +70,16 @@ class TierOptions:
     first: keys are often missing there and each table is a fair guess."""
 
 
+TIER_PRESETS: Mapping[str, TierOptions] = {
+    "off": TierOptions(),
+    "extra": TierOptions(max_tables=2, small_database=6),
+    "demote": TierOptions(max_tables=2, small_database=6, demote=True),
+}
+"""Named configurations measured in bench/RESULTS.md: ``off`` (the default), ``extra`` (up to two
+more tables as compact lines, every linked table in full) and ``demote`` (weaker linked tables
+compact too: the fewest tokens)."""
+
+
 @dataclass(frozen=True)
 class Evidence:
     """What the linker knows, as the tier needs it."""
