@@ -30,6 +30,26 @@ def test_reopen_keeps_contents(tmp_path: Path) -> None:
         assert ws.con.execute("SELECT x FROM data.t").fetchone() == (1,)
 
 
+def test_a_staging_table_left_in_data_is_dropped_on_the_next_writable_open(tmp_path: Path) -> None:
+    from tablerag.ingest.tables.rows import new_relation_name
+
+    stage = new_relation_name()
+    with Workspace.open(tmp_path) as ws:  # as a reader run in autocommit would leave it
+        ws.con.execute(f'CREATE TABLE data."{stage}" AS SELECT 1 AS x')
+        ws.con.execute("CREATE TABLE data.kept AS SELECT 2 AS y")
+
+    def tables(ws: Workspace) -> set[str]:
+        rows = ws.con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'data'"
+        ).fetchall()
+        return {r[0] for r in rows}
+
+    with Workspace.open(tmp_path, read_only=True) as ws:
+        assert tables(ws) == {stage, "kept"}  # a reader never writes
+    with Workspace.open(tmp_path) as ws:
+        assert tables(ws) == {"kept"}
+
+
 def test_missing_workspace_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(WorkspaceError, match="tablerag ingest"):
         Workspace.open(tmp_path / "nope", create=False)

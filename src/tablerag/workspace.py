@@ -15,6 +15,7 @@ import duckdb
 
 from tablerag.errors import ConfigError, WorkspaceError
 from tablerag.ingest.annotations import Annotation
+from tablerag.ingest.staging import STAGE_PREFIX
 from tablerag.migrations import MIGRATIONS
 from tablerag.types import Chunk, ColumnInfo, ForeignKey, Problem, TableInfo
 
@@ -97,6 +98,8 @@ class Workspace:
         ws = cls(root, con, read_only=read_only)
         try:
             ws._migrate()
+            if not read_only:
+                ws._drop_stray_stages()
         except BaseException:
             con.close()
             raise
@@ -155,6 +158,22 @@ class Workspace:
                 "INSERT OR REPLACE INTO tablerag.meta VALUES ('schema_version', ?)",
                 [str(SCHEMA_VERSION)],
             )
+
+    def _drop_stray_stages(self) -> None:
+        """Drop staging tables a reader left in ``data`` when its caller never stored them.
+
+        The CSV fast path builds its table in ``data`` under a ``_tablerag_stage_`` name and
+        the store renames it; inside ``ingest`` a failure rolls it back, but a caller running
+        the reader in autocommit could leave one. Nothing lists it; this reclaims the space.
+        """
+        stray = self.con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'data' "
+            "AND database_name = current_database() AND starts_with(table_name, ?)",
+            [STAGE_PREFIX],
+        ).fetchall()
+        for (name,) in stray:
+            quoted = '"' + name.replace('"', '""') + '"'
+            self.con.execute(f"DROP TABLE data.{quoted}")
 
     @contextmanager
     def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:

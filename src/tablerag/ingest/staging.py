@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 
 from tablerag.types import Problem
 
+STAGE_PREFIX = "_tablerag_stage_"
+"""Names of staging tables start with this (a stray one in ``data`` is dropped on open)."""
+
 
 @dataclass
 class StagedTable:

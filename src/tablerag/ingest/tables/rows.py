@@ -14,7 +14,7 @@ from pathlib import Path
 
 import duckdb
 
-from tablerag.ingest.staging import StagedTable
+from tablerag.ingest.staging import STAGE_PREFIX, StagedTable
 from tablerag.ingest.store import sanitize_column_name, sanitize_column_names
 from tablerag.types import Problem
 
@@ -195,8 +195,8 @@ def load_rows(
 
 
 def new_relation_name() -> str:
-    """A fresh name for a staging temp table."""
-    return f"_tablerag_stage_{uuid.uuid4().hex[:16]}"
+    """A fresh name for a staging table."""
+    return f"{STAGE_PREFIX}{uuid.uuid4().hex[:16]}"
 
 
 def quote_name(name: str) -> str:
