@@ -4,12 +4,15 @@ Models wrap SQL in prose, fences, numbered steps or several alternatives. Candid
 the reply (fenced blocks, then everything from the first line that starts like a query) and each
 is parsed with sqlglot; the first that parses into a query wins. Trailing prose after a query is
 dropped line by line until the rest parses. What is returned is the model's text (stripped of
-its final semicolon), not a re-rendering: the SQL gate parses and rewrites it again anyway.
+its final semicolon), not a re-rendering: the SQL gate parses and rewrites it again anyway. The
+one edit: a space between an upper-case keyword and a Chinese name written against it
+(``SELECT唱片公司 FROM管弦乐队``, as the local model writes now and then), outside quotes.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 
 import sqlglot
@@ -27,6 +30,15 @@ _STATEMENT_STARTS = (
 )  # fmt: skip
 #: Lines dropped from the end of a candidate, at most, to get rid of trailing prose.
 MAX_TRIM_LINES = 12
+_HAN = "\u3400-\u9fff\uf900-\ufaff"
+_KEYWORD_BEFORE_HAN = re.compile(
+    r"(?<![A-Za-z0-9_])(SELECT|DISTINCT|FROM|WHERE|JOIN|ON|AND|OR|NOT|IN|AS|BY|HAVING|LIMIT|"
+    rf"UNION|INTERSECT|EXCEPT|WHEN|THEN|ELSE|LIKE|BETWEEN)(?=[{_HAN}])"
+)
+_HAN_BEFORE_KEYWORD = re.compile(
+    rf"(?<=[{_HAN}])(FROM|WHERE|JOIN|GROUP BY|ORDER BY|HAVING|LIMIT|UNION)(?=\s)"
+)
+_QUOTED = re.compile(r"('(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|`[^`]*`)")
 
 
 def extract_sql(reply: str, *, dialect: str = "duckdb") -> str | None:
@@ -58,6 +70,28 @@ def extract_sql(reply: str, *, dialect: str = "duckdb") -> str | None:
     return None
 
 
+def space_keywords(sql: str) -> str:
+    """Put a space between upper-case keywords and Chinese names written against them.
+
+    Quoted strings and identifiers are left as they are.
+
+    Example:
+        >>> space_keywords("SELECT唱片公司 FROM管弦乐队 WHERE成立年份 < 2003")
+        'SELECT 唱片公司 FROM 管弦乐队 WHERE 成立年份 < 2003'
+        >>> space_keywords("SELECT 名字 FROM 歌手 WHERE 国家 = 'FROM法国' ORDER BY 年龄")
+        "SELECT 名字 FROM 歌手 WHERE 国家 = 'FROM法国' ORDER BY 年龄"
+        >>> space_keywords("SELECT 名字 FROM 歌手 WHERE 年龄ORDER BY x")
+        'SELECT 名字 FROM 歌手 WHERE 年龄 ORDER BY x'
+        >>> space_keywords('SELECT "AS别名" FROM t JOIN歌手 ON t.id = 歌手.id')
+        'SELECT "AS别名" FROM t JOIN 歌手 ON t.id = 歌手.id'
+    """
+    parts = _QUOTED.split(sql)
+    for i in range(0, len(parts), 2):  # even parts lie outside quotes
+        spaced = _KEYWORD_BEFORE_HAN.sub(r"\1 ", parts[i])
+        parts[i] = _HAN_BEFORE_KEYWORD.sub(r" \1", spaced)
+    return "".join(parts)
+
+
 def _candidates(reply: str) -> Iterator[str]:
     """Fenced blocks (any language tag), then the text from each line that starts a query."""
     parts = reply.split(FENCE)
@@ -67,12 +101,12 @@ def _candidates(reply: str) -> Iterator[str]:
         yield rest if tag.isalpha() or not tag else block
     lines = reply.replace(FENCE, "\n").split("\n")
     for i, line in enumerate(lines):
-        if line.strip().lower().startswith(_STATEMENT_STARTS):
+        if space_keywords(line).strip().lower().startswith(_STATEMENT_STARTS):
             yield "\n".join(lines[i:])
 
 
 def _parse_prefix(text: str, dialect: str) -> str | None:
-    lines = text.strip().split("\n")
+    lines = space_keywords(text).strip().split("\n")
     for drop in range(min(MAX_TRIM_LINES, len(lines) - 1) + 1):
         candidate = "\n".join(lines[: len(lines) - drop]).strip()
         statement = _first_statement(candidate, dialect)
