@@ -108,6 +108,17 @@ def test_render_markdown_single_method() -> None:
     assert "| m | 100.0% | 1 | none |" in text and "shared" not in text
 
 
+def test_latency_leaves_out_cases_answered_from_the_cache() -> None:
+    outs = [
+        outcome("1", "m", True, ms=4000.0),
+        outcome("2", "m", True, ms=2.0, cached_calls=1),
+        outcome("1", "all-cached", True, ms=3.0, cached_calls=2),
+    ]
+    text = render_markdown(summarise(outs), outs, {})
+    assert "| m | 100.0% | 2 | none | 4.00 | 4.00 | 1 |" in text
+    assert "| all-cached | 100.0% | 1 | none | — | — | 0 |" in text
+
+
 def test_interaction_accuracy() -> None:
     outs = [
         outcome("a/0", "m", True, interaction="a"),

@@ -224,7 +224,7 @@ class _Method:
             llm_calls=int(snap["calls"]),
             prompt_tokens=int(snap["prompt_tokens"]),
             completion_tokens=int(snap["completion_tokens"]),
-            detail=detail,
+            detail={**detail, "cached_calls": int(snap["cached_calls"])},
         )
 
 

@@ -217,6 +217,10 @@ def _usage_fields(llm: LLM) -> dict[str, int]:
     }
 
 
+def _cache_field(llm: LLM) -> dict[str, int]:
+    return {"cached_calls": int(llm.usage.snapshot()["cached_calls"])}
+
+
 def _gold(case: Case) -> list[str]:
     gold = case.gold
     if isinstance(gold, str):
@@ -495,7 +499,7 @@ def _outcome(
         prediction=prediction,
         category=case.category,
         latency_ms=latency,
-        detail=dict(detail or {}),
+        detail={**(detail or {}), **(_cache_field(llm) if llm is not None else {})},
         **(_usage_fields(llm) if llm is not None else {}),
     )
 
