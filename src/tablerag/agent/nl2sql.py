@@ -165,14 +165,11 @@ def _run_fixing(
     timings: dict[str, float],
 ) -> tuple[list[SQLAttempt], ResultSet | None]:
     """Gate and run one query; when the gate can mend what it refused, run the mended SQL too."""
-    rejected: list[SQLRejected] = []
-    attempt, result = _run(engine, sql, policy, timings, rejected)
-    fixed = (
-        requalify(rejected[0].sql, rejected[0].issues, dialect=engine.dialect) if rejected else None
-    )
+    attempt, result, refusal = _run(engine, sql, policy, timings)
+    fixed = requalify(refusal.sql, refusal.issues, dialect=engine.dialect) if refusal else None
     if fixed is None:
         return [attempt], result
-    again, result = _run(engine, fixed.sql, policy, timings, [])
+    again, result, _ = _run(engine, fixed.sql, policy, timings)
     return [attempt, again.model_copy(update={"note": fixed.note})], result
 
 
@@ -181,35 +178,37 @@ def _run(
     sql: str | None,
     policy: ExecutionPolicy | None,
     timings: dict[str, float],
-    rejected: list[SQLRejected],
-) -> tuple[SQLAttempt, ResultSet | None]:
-    """Gate and run one query; the attempt records what the gate or the engine said (a gate
-    refusal is also appended to ``rejected``)."""
+) -> tuple[SQLAttempt, ResultSet | None, SQLRejected | None]:
+    """Gate and run one query; the attempt records what the gate or the engine said, and a gate
+    refusal comes back whole (its issues say what the gate could mend)."""
     if sql is None:
-        return SQLAttempt(
-            sql="", error="no SQL query found in the reply; answer with one ```sql block"
-        ), None
+        return (
+            SQLAttempt(
+                sql="", error="no SQL query found in the reply; answer with one ```sql block"
+            ),
+            None,
+            None,
+        )
     started = time.perf_counter()
     try:
         result = engine.execute(sql, policy)
     except SQLRejected as exc:
         _add(timings, "validation", _ms(started))
-        rejected.append(exc)
-        return SQLAttempt(
+        attempt = SQLAttempt(
             sql=sql, error="rejected by the SQL gate", issues=[i.message for i in exc.issues]
-        ), None
+        )
+        return attempt, None, exc
     except QueryTimeout as exc:
         _add(timings, "execution", _ms(started))
-        return SQLAttempt(
-            sql=sql, error=f"too slow, stopped after {exc.time_limit_ms} ms; write a simpler query"
-        ), None
+        slow = f"too slow, stopped after {exc.time_limit_ms} ms; write a simpler query"
+        return SQLAttempt(sql=sql, error=slow), None, None
     except EngineError as exc:
         _add(timings, "execution", _ms(started))
-        return SQLAttempt(sql=sql, error=f"the database refused it: {exc}"), None
+        return SQLAttempt(sql=sql, error=f"the database refused it: {exc}"), None, None
     total = _ms(started)
     _add(timings, "execution", result.elapsed_ms)
     _add(timings, "validation", max(0.0, total - result.elapsed_ms))
-    return SQLAttempt(sql=result.sql_executed), result
+    return SQLAttempt(sql=result.sql_executed), result, None
 
 
 def _explained(
