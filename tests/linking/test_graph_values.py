@@ -157,3 +157,29 @@ def test_follow_up_question_keeps_the_previous_turns_tables() -> None:
         options=LinkOptions(history_seeds=False, history_weight=0.0),
     )
     assert "singer" not in no_carry.table_names
+
+
+def test_every_equally_sure_key_between_two_tables_is_listed_in_column_order() -> None:
+    from dataclasses import replace as with_
+
+    from tablerag.types import ForeignKey
+
+    student = table("Highschooler", ("ID", "INTEGER"), ("name", "VARCHAR"), pk=("ID",))
+    friend = with_(
+        table("Friend", ("student_id", "INTEGER"), ("friend_id", "INTEGER")),
+        foreign_keys=(
+            ForeignKey(("friend_id",), "Highschooler", ("ID",)),
+            ForeignKey(("student_id",), "Highschooler", ("ID",)),
+        ),
+    )
+    catalog = build_catalog([student, friend], infer_keys=False)
+    linked = link("How many Friend rows does the Highschooler named Kyle have?", catalog)
+    assert set(linked.table_names) == {"Friend", "Highschooler"}
+    assert [e.condition() for e in linked.joins] == [
+        "Friend.student_id = Highschooler.ID",
+        "Friend.friend_id = Highschooler.ID",
+    ]
+    text = render_linked(catalog, linked).text
+    assert text.endswith(
+        "-- joins: Friend.student_id = Highschooler.ID; Friend.friend_id = Highschooler.ID"
+    )

@@ -670,9 +670,18 @@ def _neighbour_seeds(
 
 
 def _joins(catalog: SchemaCatalog, pairs: Sequence[tuple[str, str]]) -> list[JoinEdge]:
+    """The key each joined pair is joined on; every one of them when several are equally sure
+    (``Friend.student_id`` and ``Friend.friend_id`` both reference ``Highschooler.ID``: naming
+    one only told the model to join on ``friend_id`` for "how many friends does Kyle have")."""
+
+    def position(e: JoinEdge) -> int:
+        names = (
+            [c.name for c in catalog.tables[e.table].columns] if e.table in catalog.tables else []
+        )
+        return names.index(e.columns[0]) if e.columns and e.columns[0] in names else len(names)
+
     out: list[JoinEdge] = []
     for a, b in pairs:
-        keys = sorted(catalog.graph.edges_between(a, b), key=lambda e: -e.confidence)
-        if keys:
-            out.append(keys[0])
+        keys = sorted(catalog.graph.edges_between(a, b), key=lambda e: (-e.confidence, position(e)))
+        out += [k for k in keys if k.confidence == keys[0].confidence]  # ties in column order
     return out
