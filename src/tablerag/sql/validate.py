@@ -408,11 +408,11 @@ class _Resolver:
         self._column_issue(column, name, candidates, hidden, in_from)
 
     def _in_from(self, scope: Scope, name: str) -> list[str]:
-        """``alias.column`` for each FROM item of ``scope`` (or an enclosing one) that has it."""
+        """The alias of each FROM item of ``scope`` (or an enclosing one) that has the column."""
         current: Scope | None = scope
         while current is not None:
             found = [
-                f"{alias}.{self._original(name)}"
+                alias
                 for alias, (node, src) in current.selected_sources.items()
                 if name in (self.outputs(src, node) or set()) and name not in self.hidden_in(src)
             ]
@@ -464,18 +464,19 @@ class _Resolver:
             return
         if in_from:
             # qualified by the wrong alias: another FROM item has the column
+            written = [f"{alias}.{self._original(name)}" for alias in in_from]
             self.issues.append(
                 Issue(
                     "unknown_column",
                     f"Unknown column {column.sql()!r}: {column.table} has no column "
-                    f"{column.name!r}; write {' or '.join(in_from[:MAX_LISTED_TABLES])}.",
+                    f"{column.name!r}; write {' or '.join(written[:MAX_LISTED_TABLES])}.",
                     span(column),
                     {
                         "column": column.sql(),
-                        "suggestion": in_from,
+                        "suggestion": written,
                         "tables": [],
                         # one FROM item has it: the repair can move the column there itself
-                        "requalify": in_from[0].split(".")[0] if len(in_from) == 1 else None,
+                        "requalify": in_from[0] if len(in_from) == 1 else None,
                     },
                 )
             )
