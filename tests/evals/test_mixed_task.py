@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,7 +24,7 @@ from tablerag.evals.tatqa_corpus import build_corpus, corpus_units, table_name
 from tablerag.llm.base import Message
 from tablerag.llm.testing import FunctionLLM
 from tablerag.settings import Settings
-from tablerag.workspace import Workspace
+from tablerag.workspace import DB_FILE, Workspace
 from tests.evals.test_tatqa_reader import write_tatqa
 
 
@@ -58,8 +59,23 @@ def test_corpus_holds_every_table_as_sql_and_chunks_and_every_paragraph(tmp_path
     assert {c.table for c in chunks if c.table} == set(tables)
     assert any("Mining costs fell sharply" in c.text and c.table is None for c in chunks)
     assert corpus_units(tmp_path / "corpus")[name] == "million"
-    # built once: a second call reuses it
+    db = ws_path / DB_FILE
+    stamp = db.stat().st_mtime_ns
     assert build_corpus(contexts, tmp_path / "corpus", embedder="hashing") == ws_path
+    assert db.stat().st_mtime_ns == stamp  # the same corpus is not ingested again
+
+
+def test_a_changed_table_is_ingested_again(tmp_path: Path) -> None:
+    contexts = load_tatqa(write_tatqa(tmp_path / "data"))
+    build_corpus(contexts, tmp_path / "corpus", embedder="hashing")
+    first = contexts[0]
+    table = [list(r) for r in first.table]
+    table[-1][1] = "999.5"
+    changed = [dataclasses.replace(first, table=tuple(map(tuple, table))), *contexts[1:]]
+    ws_path = build_corpus(changed, tmp_path / "corpus", embedder="hashing")
+    with Workspace.open(ws_path) as ws:
+        rows = ws.con.execute(f"SELECT * FROM data.{table_name(first.uid)}").fetchall()
+    assert any(999.5 in row for row in rows)
 
 
 def test_methods_answer_and_score_with_the_official_metric(tmp_path: Path) -> None:

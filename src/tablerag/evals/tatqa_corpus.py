@@ -24,6 +24,7 @@ from tablerag.settings import load_settings
 from tablerag.workspace import Workspace
 
 _YEAR = re.compile(r"^(19|20)\d{2}$")
+_FOOTNOTE = re.compile(r"\s*\(\d\)$")
 _NUMBERISH = re.compile(r"^\(?-?\$?\s*[\d,]+(\.\d+)?\s*%?\)?$")
 _UNITS = (
     (re.compile(r"\bbillions?\b", re.I), "billion"),
@@ -84,14 +85,25 @@ def unit_of(texts: Sequence[str]) -> str:
 def clean_table(name: str, raw: Sequence[Sequence[str]]) -> CleanTable:
     """Fold the header rows of a TAT-QA table into column names and make the numbers plain.
 
-    Header rows are the leading rows whose first cell is empty (or the very first row) and whose
-    other cells hold no number but years; a header row with a single filled cell is a caption.
+    Header rows are leading rows (at most 4) whose other cells hold no number but years; a row
+    after the first whose first cell is filled is a header too when its other cells are text
+    and the rows below hold numbers (``Contractual Obligations | Total | Less than 1 Year``).
+    A header row with a single filled cell is a caption; a header's first cell names the item
+    column unless it states the unit (``(In millions)``) or ends in a colon (``At December 31:``);
+    then it joins the caption. Footnote
+    marks after years (``2018 (4)``) are dropped.
 
     Example:
         >>> t = clean_table("t", [["", "2019", "2018"], ["", "(in millions)", ""],
         ...                       ["Revenue", "$ 1,452.4", "(3.5)"]])
         >>> t.columns, t.rows, t.unit, t.caption
         (('item', '2019', '2018'), (('Revenue', '1452.4', '-3.5'),), 'million', '(in millions)')
+        >>> t = clean_table("t", [["", "Payments Due", ""], ["(In millions)", "Total", "2020 (1)"],
+        ...                       ["Debt", "10.5", "2.0"]])
+        >>> t.columns, t.rows, t.unit
+        (('item', 'Total', '2020'), (('Debt', '10.5', '2.0'),), 'million')
+        >>> t.caption
+        'Payments Due (In millions)'
     """
     width = max((len(r) for r in raw), default=1)
     rows = [list(r) + [""] * (width - len(r)) for r in raw]
@@ -100,19 +112,21 @@ def clean_table(name: str, raw: Sequence[Sequence[str]]) -> CleanTable:
     body_start = 0
     for i, row in enumerate(rows[:4]):
         rest = [c.strip() for c in row[1:]]
-        numbers = [c for c in rest if c and _NUMBERISH.match(c) and not _YEAR.match(c)]
-        if numbers or (i > 0 and row[0].strip()):
+        if _numbers(rest) or (i > 0 and row[0].strip() and not _labels_above_numbers(rows, i)):
             break
         filled = [c for c in rest if c]
-        if len(filled) == 1 and width > 2:
+        if len(filled) == 1 and width > 2 and not row[0].strip():
             captions.append(filled[0])
         elif filled:
             header.append(row)
         body_start = i + 1
-    names = ["item" if not any(h[0].strip() for h in header) else header[0][0].strip()]
+    firsts = [h[0].strip() for h in header if h[0].strip()]
+    captions += [f for f in firsts if unit_of([f]) or f.endswith(":")]
+    labels = [f for f in firsts if f not in captions]
+    names = [labels[0] if labels else "item"]
     for j in range(1, width):
-        parts = list(dict.fromkeys(h[j].strip() for h in header if h[j].strip()))
-        names.append(" ".join(parts) or f"col{j}")
+        parts = [_FOOTNOTE.sub("", h[j].strip()) for h in header if h[j].strip()]
+        names.append(" ".join(dict.fromkeys(parts)) or f"col{j}")
     seen: dict[str, int] = {}
     unique = []
     for n in names:
@@ -128,6 +142,19 @@ def clean_table(name: str, raw: Sequence[Sequence[str]]) -> CleanTable:
     return CleanTable(name, tuple(unique), body, " ".join(captions), unit)
 
 
+def _numbers(cells: Sequence[str]) -> list[str]:
+    """The cells that are numbers other than years."""
+    return [c for c in cells if c and _NUMBERISH.match(c) and not _YEAR.match(c)]
+
+
+def _labels_above_numbers(rows: Sequence[Sequence[str]], i: int) -> bool:
+    """Whether row ``i`` labels columns: other cells filled with text, numbers in a later row."""
+    rest = [c.strip() for c in rows[i][1:]]
+    if not any(rest) or _numbers(rest):
+        return False
+    return any(_numbers([c.strip() for c in r[1:]]) for r in rows[i + 1 :])
+
+
 def table_name(context_uid: str) -> str:
     """The SQL table name of a context's table: ``t_`` and 8 hex characters of its uid."""
     return "t_" + context_uid.replace("-", "")[:8]
@@ -136,17 +163,32 @@ def table_name(context_uid: str) -> str:
 def build_corpus(contexts: Sequence[TatContext], folder: Path, *, embedder: str) -> Path:
     """Write and ingest the open-setting corpus under ``folder``; returns the workspace path.
 
-    Built once: a finished corpus (same contexts, same embedder) is reused.
+    The corpus files are written every time (it takes a moment); the workspace is ingested
+    again only when they or the embedder changed, so a fix in the cleaning reaches the next run.
     """
     ws_path = folder / "workspace"
-    fingerprint = hashlib.sha256(
-        ("\n".join(c.uid for c in contexts) + embedder).encode()
-    ).hexdigest()
+    src = folder / "corpus"
+    src.mkdir(parents=True, exist_ok=True)
+    units = write_corpus(contexts, src)
+    kept = {"descriptions.json"} | {f"{t}{end}" for t in units for end in (".csv", "_text.md")}
+    for file in src.iterdir():
+        if file.name not in kept:  # a context no longer in the set
+            file.unlink()
+    digest = hashlib.sha256(embedder.encode())
+    for file in sorted(src.iterdir()):
+        digest.update(file.name.encode() + b"\0" + file.read_bytes())
+    fingerprint = digest.hexdigest()
     done = folder / DONE_FILE
     if done.is_file() and json.loads(done.read_text("utf-8")).get("fingerprint") == fingerprint:
         return ws_path
-    src = folder / "corpus"
-    src.mkdir(parents=True, exist_ok=True)
+    with Workspace.open(ws_path) as ws:
+        ws.ingest([src / "descriptions.json", src], settings=load_settings(None, embedder=embedder))
+    done.write_text(json.dumps({"fingerprint": fingerprint, "units": units}), "utf-8")
+    return ws_path
+
+
+def write_corpus(contexts: Sequence[TatContext], src: Path) -> dict[str, str]:
+    """Write each context's table (CSV), paragraphs (Markdown) and the table notes; table → unit."""
     descriptions: dict[str, dict[str, str]] = {}
     units: dict[str, str] = {}
     for ctx in contexts:
@@ -165,10 +207,7 @@ def build_corpus(contexts: Sequence[TatContext], folder: Path, *, embedder: str)
         (src / f"{table.name}_text.md").write_text("\n\n".join(doc) + "\n", encoding="utf-8")
     notes = {"format": FORMAT, "tables": descriptions}
     (src / "descriptions.json").write_text(json.dumps(notes, ensure_ascii=False), "utf-8")
-    with Workspace.open(ws_path) as ws:
-        ws.ingest([src / "descriptions.json", src], settings=load_settings(None, embedder=embedder))
-    done.write_text(json.dumps({"fingerprint": fingerprint, "units": units}), "utf-8")
-    return ws_path
+    return units
 
 
 def corpus_units(folder: Path) -> dict[str, str]:

@@ -1,9 +1,12 @@
 """SQL over the tables a sub-question's chunks map to (TableRAG's chunk → table mapping).
 
-The catalog is cut down to those tables, plus the tables the graph linker finds for the
+The catalog is cut down to those tables, plus the best few tables the graph linker finds for the
 sub-question in the whole catalog (a retrieved chunk can come from a document table that only
 describes the data, e.g. a metric definition, while the facts sit in a table no chunk ranked),
 before linking; the model sees their schemas, with the joins the linker proposes, and nothing else.
+The linker's additions are capped: in a catalog of many look-alike tables (one per report, each
+with ``item``, ``2019``, ``2018``) it matches the question's years in all of them, and every
+extra table is noise the model reads and pays for.
 """
 
 from __future__ import annotations
@@ -19,6 +22,9 @@ from tablerag.linking.linker import link
 from tablerag.linking.render import render_full
 from tablerag.llm.base import LLM
 from tablerag.sql.engines.base import SQLEngine
+
+LINKED_EXTRA = 2
+"""The linker's tables added to the retrieved ones, best first."""
 
 
 def restrict(catalog: SchemaCatalog, tables: Iterable[str]) -> SchemaCatalog:
@@ -47,8 +53,11 @@ def table_schemas(
     *,
     max_tokens: int,
     engine: SQLEngine | None = None,
+    linked_extra: int = LINKED_EXTRA,
 ) -> SchemaContext:
-    """Schema text of ``tables`` (and the linker's tables for ``question``) within ``max_tokens``.
+    """Schema text of ``tables`` (and the linker's best tables for ``question``) in ``max_tokens``.
+
+    ``linked_extra`` caps the linker's tables that are not among ``tables``.
 
     When the linker finds nothing in the question to choose between them, the retrieval
     already chose: the tables are shown whole (samples dropped if over the budget). With the
@@ -56,7 +65,8 @@ def table_schemas(
     """
     if not tables:
         return SchemaContext("", (), 0)
-    sub = restrict(catalog, [*tables, *link(question, catalog).table_names])
+    extra = [t for t in link(question, catalog).table_names if t not in tables][:linked_extra]
+    sub = restrict(catalog, [*tables, *extra])
     if not sub.tables:
         return SchemaContext("", (), 0)
     context = schema_context(question, sub, max_tokens=max_tokens, engine=engine)

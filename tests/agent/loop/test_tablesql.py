@@ -1,0 +1,27 @@
+"""The loop's table set: retrieved tables first, then at most a few of the linker's."""
+
+from __future__ import annotations
+
+from tablerag.agent.loop.tablesql import LINKED_EXTRA, table_schemas
+from tablerag.linking.catalog import build_catalog
+from tablerag.types import ColumnInfo, TableInfo
+
+
+def report_table(name: str) -> TableInfo:
+    """One report's table: every report has the same columns."""
+    columns = (
+        ColumnInfo("item", "VARCHAR"),
+        ColumnInfo("col_2019", "DOUBLE"),
+        ColumnInfo("col_2018", "DOUBLE"),
+    )
+    return TableInfo(name, f"{name}.csv", columns, 5)
+
+
+def test_look_alike_tables_the_linker_matches_are_capped() -> None:
+    catalog = build_catalog([report_table(f"t_{i}") for i in range(8)], infer_keys=False)
+    question = "What was the change in revenue between 2019 and 2018?"
+    schema = table_schemas(question, catalog, ["t_5"], max_tokens=2000)
+    assert "t_5" in schema.tables
+    assert len(schema.tables) <= 1 + LINKED_EXTRA
+    wide = table_schemas(question, catalog, ["t_5"], max_tokens=2000, linked_extra=8)
+    assert len(wide.tables) > len(schema.tables)
