@@ -27,7 +27,7 @@ from tablerag.agent.rag import RAGOptions, answer_from_documents
 from tablerag.agent.router import PROBE_K, RouterContext, route
 from tablerag.agent.schema_context import schema_context
 from tablerag.answer import Answer, Clarification, Language, LLMUsage, RouteInfo, detect_language
-from tablerag.errors import ProviderError, RetrievalError
+from tablerag.errors import ProviderError, RetrievalError, WorkspaceError
 from tablerag.linking.cache import workspace_catalog
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.llm import LLM, load_llm
@@ -367,8 +367,12 @@ class QA:
 def _read_workspace(
     path: Path,
 ) -> tuple[list[TableInfo], SchemaCatalog | None, RouterContext, LoadedIndex | None, str]:
-    """Everything ``ask`` needs from the workspace, read with one connection that is closed."""
-    with Workspace.open(path, create=False) as ws:
+    """Everything ``ask`` needs from the workspace, read with one connection that is closed.
+
+    Writable when it can be (a stale profile cache is stored again), read-only while another
+    session holds the file: two ``tablerag ask`` at once both work; an ingest still locks it.
+    """
+    with _open_for_reading(path) as ws:
         tables = ws.tables()
         catalog = workspace_catalog(ws) if tables else None
         router = RouterContext.from_workspace(ws, probe=False)
@@ -378,6 +382,15 @@ def _read_workspace(
         except RetrievalError as exc:
             index, problem = None, str(exc)
     return tables, catalog, router, index, problem
+
+
+def _open_for_reading(path: Path) -> Workspace:
+    try:
+        return Workspace.open(path, create=False)
+    except WorkspaceError as exc:
+        if not isinstance(exc.__cause__, duckdb.IOException):
+            raise
+        return Workspace.open(path, create=False, read_only=True)
 
 
 def _suggestions(

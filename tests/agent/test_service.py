@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -172,3 +174,24 @@ def test_mixed_month_formats_are_read_as_one(sample_ws: Path) -> None:
     assert answer.status == "ok" and answer.table is not None
     assert answer.table.rows[0][0] == truth[0]
     assert answer.sql is not None and "LENGTH(" in answer.sql.upper()
+
+
+def test_two_processes_can_ask_the_same_workspace_at_once(sample_ws: Path) -> None:
+    holder = (
+        "import sys, time\n"
+        "from tablerag.service import QA\n"
+        "qa = QA.open(sys.argv[1], llm='scripted')\n"
+        "print('open', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", holder, str(sample_ws)], stdout=subprocess.PIPE, text=True
+    ) as other:
+        try:
+            assert other.stdout is not None and other.stdout.readline().strip() == "open"
+            with QA.open(sample_ws, llm=ScriptedLLM(replies=[COUNT_SQL])) as qa:
+                answer = qa.ask("How many orders were placed in total?")
+        finally:
+            other.kill()
+    assert answer.status == "ok", answer.error
+    assert answer.table is not None and answer.table.rows[0][0] > 0
