@@ -52,6 +52,17 @@ def test_conflict_is_recorded_and_the_more_reliable_side_wins(loop_ws: Path) -> 
     assert answer.confidence < 0.85
 
 
+def test_a_listing_loses_a_conflict_to_the_texts_answer(loop_ws: Path) -> None:
+    question = "Which region drove the growth?"
+    listing = "```sql\nSELECT segment, year FROM revenue\n```"
+    script = ByKind(decompose=f"NEXT: {question}", sql=listing, passages="Europe [1].")
+    with qa(loop_ws, script) as q:
+        answer = q.loop(question)
+    step = answer.steps[0]
+    assert step.decision == "conflict" and step.chosen == "document", step.note
+    assert answer.answer.startswith("Europe")
+
+
 def test_sql_failure_falls_back_to_the_text_and_says_so(loop_ws: Path) -> None:
     bad = "```sql\nSELECT revenue FROM no_such_table\n```"
     script = ByKind(decompose=f"NEXT: {Q}", sql=bad, passages="Revenue grew strongly [1].")

@@ -155,6 +155,24 @@ def _nothing(sql: SQLSide, text: TextSide) -> str:
     return ("Not answered: " + "; ".join(parts) + ".") if parts else "Not answered."
 
 
+LISTING_ROWS = 3
+"""A SQL result with more rows than this is a listing, not one answer."""
+
+
+def sql_reliability(confidence: float, rows: int) -> float:
+    """How far to trust a SQL result in a conflict: a listing counts for half.
+
+    A sub-question the text answers with one fact ("the contract types are fixed-price and
+    cost-plus") and SQL answers by listing a column's values (``SELECT DISTINCT item``) disagree
+    because the SQL did not find the answer, not because the text is wrong.
+
+    Example:
+        >>> sql_reliability(0.85, 1), sql_reliability(0.85, 7)
+        (0.85, 0.425)
+    """
+    return confidence if rows <= LISTING_ROWS else round(confidence / 2, 3)
+
+
 def result_cells(rows: Sequence[Sequence[Any]], limit: int = 10) -> tuple[Any, ...]:
     """The cells of the first ``limit`` rows, flattened (what :func:`agrees` compares).
 

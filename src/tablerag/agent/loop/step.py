@@ -14,6 +14,7 @@ from tablerag.agent.loop.crosscheck import (
     Verdict,
     crosscheck,
     result_cells,
+    sql_reliability,
 )
 from tablerag.agent.loop.retrieve import Searcher, retrieve, tables_of
 from tablerag.agent.loop.tablesql import answer_over_tables
@@ -169,7 +170,8 @@ def _sql_side(
         rows = answer.table.rows
         single = len(rows) == 1 and len(answer.table.columns) == 1
         text = _cell_text(rows[0][0]) if single else answer.answer
-        return answer, SQLSide("ok", text, result_cells(rows), "", answer.confidence)
+        reliability = sql_reliability(answer.confidence, len(rows))
+        return answer, SQLSide("ok", text, result_cells(rows), "", reliability)
     if answer.status == "no_data":
         return answer, SQLSide("no_data", answer.answer)
     return answer, SQLSide("error", error=_sql_problem(answer.sql_attempts, answer.error))
