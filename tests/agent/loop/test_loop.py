@@ -63,6 +63,17 @@ def test_a_listing_loses_a_conflict_to_the_texts_answer(loop_ws: Path) -> None:
     assert answer.answer.startswith("Europe")
 
 
+def test_a_question_asking_for_no_figure_keeps_the_texts_answer(loop_ws: Path) -> None:
+    question = "How does the board see the cloud segment?"
+    count = "```sql\nSELECT count(*) FROM revenue WHERE segment = 'Cloud'\n```"
+    script = ByKind(decompose=f"NEXT: {question}", sql=count, passages="Growing [1].")
+    with qa(loop_ws, script) as q:
+        answer = q.loop(question)
+    step = answer.steps[0]
+    assert step.decision == "text" and step.chosen == "document", step.note
+    assert answer.answer.startswith("Growing")
+
+
 def test_sql_failure_falls_back_to_the_text_and_says_so(loop_ws: Path) -> None:
     bad = "```sql\nSELECT revenue FROM no_such_table\n```"
     script = ByKind(decompose=f"NEXT: {Q}", sql=bad, passages="Revenue grew strongly [1].")

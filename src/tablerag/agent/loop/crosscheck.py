@@ -3,6 +3,7 @@
 * both answered and agree → take the SQL answer (its numbers are computed over whole tables);
 * the SQL failed (rejected, error, no rows) → fall back to the text and say so;
 * both answered and disagree → take the more reliable side and record the conflict;
+* both answered with nothing to compare (a count against words) → the more reliable side;
 * only one side answered → take it; neither → nothing.
 
 "Agree" means: the text's own figures (those not already in the sub-question) include one
@@ -13,10 +14,12 @@ text. Pure functions only.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from tablerag.agent.features import extract_features
 from tablerag.agent.grounding import ungrounded_numbers
 from tablerag.answer import FactSource, StepDecision
 
@@ -100,6 +103,9 @@ def crosscheck(sql: SQLSide, text: TextSide, question: str = "") -> Verdict:
         ...                TextSide("ok", "It was 1,452.4 [1].", 0.8))
         >>> v.decision, v.chosen, v.answer
         ('agree', 'sql', '1452.4')
+        >>> v = crosscheck(SQLSide("ok", "1", (1,), reliability=0.4), TextSide("ok", "Yearly", 0.8))
+        >>> v.decision, v.chosen, v.answer
+        ('text', 'document', 'Yearly')
         >>> v = crosscheck(SQLSide("error", error="no such column"), TextSide("ok", "12 [1]", 0.8))
         >>> v.decision, v.chosen, v.note
         ('sql_failed', 'document', 'The SQL failed (no such column); answered from the text.')
@@ -112,7 +118,7 @@ def crosscheck(sql: SQLSide, text: TextSide, question: str = "") -> Verdict:
     text_ok = text.status == "ok"
     if sql_ok and text_ok:
         same = agrees(sql, text, question)
-        if same is None:
+        if same is None and sql.reliability >= text.reliability:
             return Verdict(
                 "sql",
                 "sql",
@@ -120,6 +126,12 @@ def crosscheck(sql: SQLSide, text: TextSide, question: str = "") -> Verdict:
                 "The passages gave nothing to compare with the SQL result.",
                 sql.reliability,
             )
+        if same is None:
+            note = (
+                "The SQL result and the text answer share nothing to compare; took the text "
+                f"(reliability {text.reliability:.2f} vs {sql.reliability:.2f})."
+            )
+            return Verdict("text", "document", text.answer, note, text.reliability)
         if same:
             return Verdict("agree", "sql", sql.answer, "", min(1.0, sql.reliability + 0.1))
         pick_sql = sql.reliability >= text.reliability
@@ -155,22 +167,46 @@ def _nothing(sql: SQLSide, text: TextSide) -> str:
     return ("Not answered: " + "; ".join(parts) + ".") if parts else "Not answered."
 
 
+_FIGURE = re.compile(
+    r"\b(?:change|difference|increase|decrease|rate|value)\b|变化|差|增长|下降", re.I
+)
 LISTING_ROWS = 3
 """A SQL result with more rows than this is a listing, not one answer."""
 
 
-def sql_reliability(confidence: float, rows: int) -> float:
-    """How far to trust a SQL result in a conflict: a listing counts for half.
+def sql_reliability(confidence: float, rows: int, question: str = "") -> float:
+    """How far to trust a SQL result in a conflict: a listing, or SQL for a question that
+    asks for no figure, counts for half.
 
     A sub-question the text answers with one fact ("the contract types are fixed-price and
-    cost-plus") and SQL answers by listing a column's values (``SELECT DISTINCT item``) disagree
-    because the SQL did not find the answer, not because the text is wrong.
+    cost-plus"; "annually") and SQL answers by listing a column's values (``SELECT DISTINCT
+    item``) or by counting rows disagree because the SQL did not find the answer, not because
+    the text is wrong. Without ``question`` only the listing rule applies.
 
     Example:
         >>> sql_reliability(0.85, 1), sql_reliability(0.85, 7)
         (0.85, 0.425)
+        >>> sql_reliability(0.85, 1, "How much was revenue in 2019?")
+        0.85
+        >>> sql_reliability(0.85, 1, "How often are the assumptions reviewed?")
+        0.425
     """
-    return confidence if rows <= LISTING_ROWS else round(confidence / 2, 3)
+    figure = not question or asks_for_figure(question)
+    return confidence if rows <= LISTING_ROWS and figure else round(confidence / 2, 3)
+
+
+def asks_for_figure(question: str) -> bool:
+    """Whether the question asks for a number or a set-level result (how many, total, 多少…).
+
+    Example:
+        >>> asks_for_figure("What was the change in revenue?"), asks_for_figure("上月毛利是多少")
+        (True, True)
+        >>> asks_for_figure("How is end market information presented?")
+        False
+    """
+    features = extract_features(question)
+    cues = [*features.quantity_words, *features.cues["aggregate"], *features.cues["measure"]]
+    return bool(cues) or bool(_FIGURE.search(question))
 
 
 def result_cells(rows: Sequence[Sequence[Any]], limit: int = 10) -> tuple[Any, ...]:

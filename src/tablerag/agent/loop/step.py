@@ -170,7 +170,7 @@ def _sql_side(
         rows = answer.table.rows
         single = len(rows) == 1 and len(answer.table.columns) == 1
         text = _cell_text(rows[0][0]) if single else answer.answer
-        reliability = sql_reliability(answer.confidence, len(rows))
+        reliability = sql_reliability(answer.confidence, len(rows), question)
         return answer, SQLSide("ok", text, result_cells(rows), "", reliability)
     if answer.status == "no_data":
         return answer, SQLSide("no_data", answer.answer)
