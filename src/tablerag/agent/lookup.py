@@ -63,14 +63,18 @@ def specific_matches(question: str, matches: Sequence[ValueMatch]) -> list[Value
         ['华东', '毛利率']
         >>> [m.value for m in specific_matches("毛利和毛利率", ms[:2])]
         ['毛利', '毛利率']
+        >>> [m.value for m in specific_matches("Net losses of 华东", [ValueMatch("t", "c",
+        ...     "net losses", 1.0, "exact"), ms[2]])]
+        ['net losses', '华东']
     """
+    text = question.lower()  # the index holds values lower-cased
     exact = [m for m in matches if m.how == "exact" and m.value]
     values = {m.value for m in exact}
     out = []
     for m in exact:
-        rest = question
+        rest = text
         for longer in sorted((v for v in values if m.value in v and v != m.value), key=len):
             rest = rest.replace(longer, " ")
         if m.value in rest:
             out.append(m)
-    return sorted(out, key=lambda m: question.find(m.value))
+    return sorted(out, key=lambda m: text.find(m.value))

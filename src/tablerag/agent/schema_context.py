@@ -3,7 +3,8 @@
 The graph linker (:mod:`tablerag.linking`) picks the tables and columns and renders them as
 compact DDL. Given the engine, notes about the question's values follow the DDL: a value that is
 a parent row of a hierarchy (:mod:`tablerag.agent.rollup`) and definition rows of document tables
-(:mod:`tablerag.agent.definitions`). A small local model reads about 60 prompt tokens a second,
+(:mod:`tablerag.agent.definitions`) and the stored spelling of a value the samples do not show
+(:mod:`tablerag.agent.spelling`). A small local model reads about 60 prompt tokens a second,
 so the text is then fitted to ``max_tokens`` (notes first, they are short and specific). Narrow
 tables (at most ``WHOLE_TABLE_MAX_COLUMNS`` columns) are shown whole when that fits: a column the
 linker left out of a small table costs a wrong answer, its few tokens cost little. Then come the
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from tablerag.agent.definitions import definition_note, definition_rows
 from tablerag.agent.rollup import rollup_note, rollups
+from tablerag.agent.spelling import spelling_note, spellings
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.linking.linker import LinkedColumn, LinkedSchema, LinkOptions, link
 from tablerag.linking.render import SchemaText, render_linked
@@ -85,11 +87,14 @@ def schema_context(
 def value_notes(
     question: str, linked: LinkedSchema, catalog: SchemaCatalog, engine: SQLEngine
 ) -> tuple[str, ...]:
-    """Comment lines about the question's values: roll-ups of hierarchy parents, then
-    definition rows quoted from documents."""
+    """Comment lines about the question's values: roll-ups of hierarchy parents, definition
+    rows quoted from documents, then stored spellings the schema does not show."""
+    parents = rollups(question, linked, catalog, engine)
+    covered = {r.value.lower() for r in parents}  # a roll-up note says how to filter those
     return (
-        *(rollup_note(r) for r in rollups(question, linked, catalog, engine)),
+        *(rollup_note(r) for r in parents),
         *(definition_note(d) for d in definition_rows(question, linked, catalog, engine)),
+        *(spelling_note(s) for s in spellings(question, linked, catalog, engine, covered)),
     )
 
 

@@ -1,0 +1,53 @@
+"""Spelling notes: a row label the question names, quoted as the table stores it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from tablerag.agent.schema_context import schema_context
+from tablerag.linking.catalog import SchemaCatalog, build_catalog
+from tablerag.linking.rows import DuckDBRows
+from tablerag.sql.engines import SQLEngine, open_engine
+from tablerag.types import ColumnInfo, TableInfo
+
+LABELS = [
+    ("Impairment charges", 94.2),
+    ("Net losses on sales or disposals of assets", 45.1),
+    ("Other operating expenses", 27.0),
+    ("Total Other operating expenses", 166.3),
+    ("Rent", 12.0),
+]
+
+
+@pytest.fixture
+def report(tmp_path: Path) -> Iterator[tuple[SQLEngine, SchemaCatalog]]:
+    path = tmp_path / "report.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE report (item VARCHAR, col_2019 DOUBLE)")
+    con.executemany("INSERT INTO report VALUES (?, ?)", LABELS)
+    columns = (ColumnInfo("item", "VARCHAR"), ColumnInfo("col_2019", "DOUBLE"))
+    tables = [TableInfo("report", "report.csv", columns, len(LABELS))]
+    catalog = build_catalog(tables, rows=DuckDBRows(con, schema="main"))
+    con.close()
+    with open_engine(path, catalog=tables) as engine:
+        yield engine, catalog
+
+
+def test_a_label_the_samples_do_not_show_is_quoted_as_stored(report) -> None:  # type: ignore[no-untyped-def]
+    engine, catalog = report
+    question = "What were the net losses on sales or disposals of assets in 2019?"
+    context = schema_context(question, catalog, engine=engine)
+    note = "report.item = 'Net losses on sales or disposals of assets'"
+    assert any(note in n for n in context.notes), context.text
+    assert context.text.rstrip().endswith(note)
+
+
+def test_no_note_without_a_named_value_or_without_the_engine(report) -> None:  # type: ignore[no-untyped-def]
+    engine, catalog = report
+    assert not schema_context("What was the total in 2019?", catalog, engine=engine).notes
+    question = "What were the net losses on sales or disposals of assets in 2019?"
+    assert not schema_context(question, catalog).notes
