@@ -101,6 +101,17 @@ def test_a_column_under_the_wrong_alias_is_mended_without_another_model_call(par
     assert answer.confidence == 0.85  # the model's first query, mended: no repair round
 
 
+def test_a_literal_copied_from_a_cut_sample_is_read_as_a_prefix(parts) -> None:  # type: ignore[no-untyped-def]
+    cut = "```sql\nSELECT count(*) AS n FROM dim_region WHERE region_name = '华…'\n```"
+    llm = ScriptedLLM(replies=[cut])
+    answer = _ask("How many regions start with 华?", llm, parts, explain=False)
+    assert answer.status == "ok" and len(llm.history) == 1
+    (attempt,) = answer.sql_attempts
+    assert attempt.note == "tablerag read '华…' as a prefix (the schema cuts long sample values)"
+    assert "SUBSTRING(region_name, 1, 1) = '华'" in (answer.sql or "")
+    assert answer.table is not None and answer.table.rows[0][0] == 3
+
+
 def test_a_mended_query_that_still_fails_goes_back_to_the_model_as_mended(parts) -> None:  # type: ignore[no-untyped-def]
     wrong = (
         "```sql\nSELECT CAST(f.region_name AS INTEGER) AS n FROM fact_refund AS f "

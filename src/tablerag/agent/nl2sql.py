@@ -23,7 +23,7 @@ from tablerag.agent.sqltext import extract_sql
 from tablerag.answer import Answer, Fact, Language, ResultTable, SQLAttempt
 from tablerag.errors import EngineError, ProviderError, QueryTimeout, SQLRejected
 from tablerag.llm.base import LLM, Message
-from tablerag.sql.autofix import requalify
+from tablerag.sql.autofix import requalify, unclip
 from tablerag.sql.canonical import canonicalize_formats
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.sql.policy import ExecutionPolicy
@@ -164,8 +164,16 @@ def _run_fixing(
     policy: ExecutionPolicy | None,
     timings: dict[str, float],
 ) -> tuple[list[SQLAttempt], ResultSet | None]:
-    """Gate and run one query; when the gate can mend what it refused, run the mended SQL too."""
-    attempt, result, refusal = _run(engine, sql, policy, timings)
+    """Gate and run one query; when the gate can mend what it refused, run the mended SQL too.
+
+    A literal copied from a cut sample value (``'Total Property, Plant and Equ…'``) is read as
+    a prefix before the first run (:func:`~tablerag.sql.autofix.unclip`): as written it can only
+    find nothing.
+    """
+    unclipped = unclip(sql, dialect=engine.dialect) if sql else None
+    attempt, result, refusal = _run(engine, unclipped.sql if unclipped else sql, policy, timings)
+    if unclipped is not None:
+        attempt = attempt.model_copy(update={"note": unclipped.note})
     fixed = requalify(refusal.sql, refusal.issues, dialect=engine.dialect) if refusal else None
     if fixed is None:
         return [attempt], result
@@ -247,7 +255,8 @@ def _explained(
     )
     if text is None:
         text = template_explanation(result.columns, rows, language, truncated=result.truncated)
-    written = sum(1 for a in attempts if a.note is None)  # the model's attempts
+    # the model's attempts: a mended rerun is not one (a prefix read in place counts as written)
+    written = max(1, sum(1 for a in attempts if a.note is None))
     confidence = max(0.3, 0.85 - 0.2 * (written - 1))
     fact = Fact(text=text, source="sql")
     return Answer(answer=text, status="ok", confidence=confidence, facts=[fact], **common)

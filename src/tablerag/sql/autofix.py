@@ -4,6 +4,11 @@ A small model often qualifies a column with the wrong alias (``T1.Name`` where `
 column of ``T2``) and repeats the same query when told. When exactly one FROM item of that query
 has the column, there is only one way to read it; :func:`requalify` moves the column there. The
 result goes through the gate again like any other SQL.
+
+The schema shows long sample values cut to 30 characters with a trailing "…", and the model
+copies them: ``WHERE item = 'Total Property, Plant and Equ…'`` finds nothing. :func:`unclip`
+reads such a literal as the prefix it is (``SUBSTRING(item, 1, 26) = 'Total Property, Plant
+and Equ'``; in a LIKE pattern the "…" becomes ``%``).
 """
 
 from __future__ import annotations
@@ -67,3 +72,63 @@ def requalify(sql: str, issues: Sequence[Issue], *, dialect: str) -> Fixed | Non
     if moves:
         return None
     return Fixed(tree.sql(dialect=dialect), "tablerag wrote " + "; ".join(notes))
+
+
+CLIP = "…"
+
+
+def unclip(sql: str, *, dialect: str) -> Fixed | None:
+    """``sql`` with every comparison to a cut sample value (``= 'text…'``) made a prefix match.
+
+    None when no literal ends in "…" in an equality or a LIKE (or the SQL does not parse).
+
+    Example:
+        >>> fixed = unclip("SELECT x FROM t WHERE item = 'Total Prop…'", dialect="duckdb")
+        >>> fixed.sql
+        "SELECT x FROM t WHERE SUBSTRING(item, 1, 10) = 'Total Prop'"
+        >>> fixed.note
+        "tablerag read 'Total Prop…' as a prefix (the schema cuts long sample values)"
+        >>> unclip("SELECT x FROM t WHERE a LIKE 'Net loss…'", dialect="duckdb").sql
+        "SELECT x FROM t WHERE a LIKE 'Net loss%'"
+        >>> unclip("SELECT 'wait…' AS x", dialect="duckdb") is None
+        True
+    """
+    if CLIP not in sql:
+        return None
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except (ParseError, TokenError):
+        return None
+    cut: list[str] = []
+    for node in list(tree.find_all(exp.EQ, exp.Like, exp.ILike)):
+        left, right = node.this, node.expression
+        if _clipped(left) and not _clipped(right):
+            left, right = right, left
+        if not _clipped(right):
+            continue
+        text = right.this
+        prefix = text[: -len(CLIP)].rstrip()
+        cut.append(f"'{text}'")
+        if isinstance(node, exp.EQ):
+            start, length = exp.Literal.number(1), exp.Literal.number(len(prefix))
+            head = exp.Substring(this=left.copy(), start=start, length=length)
+            node.replace(exp.EQ(this=head, expression=exp.Literal.string(prefix)))
+        else:
+            node.set("this", left.copy())
+            node.set("expression", exp.Literal.string(prefix + "%"))
+    if not cut:
+        return None
+    what = ", ".join(cut)
+    return Fixed(
+        tree.sql(dialect=dialect),
+        f"tablerag read {what} as a prefix (the schema cuts long sample values)",
+    )
+
+
+def _clipped(node: exp.Expression) -> bool:
+    return (
+        isinstance(node, exp.Literal)
+        and node.is_string
+        and node.this.endswith(CLIP)
+        and len(node.this) > len(CLIP)
+    )
