@@ -88,9 +88,9 @@ def clean_table(name: str, raw: Sequence[Sequence[str]]) -> CleanTable:
     Header rows are leading rows (at most 4) whose other cells hold no number but years; a row
     after the first whose first cell is filled is a header too when its other cells are text
     and the rows below hold numbers (``Contractual Obligations | Total | Less than 1 Year``).
-    A header row with a single filled cell is a caption; a header's first cell names the item
-    column unless it states the unit (``(In millions)``) or ends in a colon (``At December 31:``);
-    then it joins the caption. Footnote
+    A header row with a single filled cell is a caption, and so is a header's first cell (``(In
+    millions)``, ``Years Ended December 31,``: named after it, the row labels' column read as
+    a year column to the model); the row labels' column is ``item``. Footnote
     marks after years (``2018 (4)``) are dropped.
 
     Example:
@@ -120,10 +120,8 @@ def clean_table(name: str, raw: Sequence[Sequence[str]]) -> CleanTable:
         elif filled:
             header.append(row)
         body_start = i + 1
-    firsts = [h[0].strip() for h in header if h[0].strip()]
-    captions += [f for f in firsts if unit_of([f]) or f.endswith(":")]
-    labels = [f for f in firsts if f not in captions]
-    names = [labels[0] if labels else "item"]
+    captions += [h[0].strip() for h in header if h[0].strip()]
+    names = ["item"]
     for j in range(1, width):
         parts = [_FOOTNOTE.sub("", h[j].strip()) for h in header if h[j].strip()]
         names.append(" ".join(dict.fromkeys(parts)) or f"col{j}")
