@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import duckdb
+
 from tablerag.agent.loop.tablesql import LINKED_EXTRA, table_schemas
 from tablerag.linking.catalog import build_catalog
+from tablerag.linking.rows import DuckDBRows
+from tablerag.sql.engines import open_engine
 from tablerag.types import ColumnInfo, TableInfo
 
 
@@ -25,3 +31,24 @@ def test_look_alike_tables_the_linker_matches_are_capped() -> None:
     assert len(schema.tables) <= 1 + LINKED_EXTRA
     wide = table_schemas(question, catalog, ["t_5"], max_tokens=2000, linked_extra=8)
     assert len(wide.tables) > len(schema.tables)
+
+
+def test_a_small_report_tables_row_labels_are_listed_in_full(tmp_path: Path) -> None:
+    labels = [f"Line item number {i} of the income tax reconciliation" for i in range(8)]
+    path = tmp_path / "report.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE report (item VARCHAR, col_2019 DOUBLE)")
+    con.executemany(
+        "INSERT INTO report VALUES (?, ?)", [(v, float(i)) for i, v in enumerate(labels)]
+    )
+    columns = (ColumnInfo("item", "VARCHAR"), ColumnInfo("col_2019", "DOUBLE"))
+    tables = [TableInfo("report", "report.csv", columns, len(labels))]
+    catalog = build_catalog(tables, rows=DuckDBRows(con, schema="main"))
+    con.close()
+    with open_engine(path, catalog=tables) as engine:
+        schema = table_schemas(
+            "What was it in 2019?", catalog, ["report"], max_tokens=700, engine=engine
+        )
+    note = next(n for n in schema.notes if n.startswith("-- report.item (all rows): "))
+    assert all(f"'{v}'" in note for v in labels)
+    assert schema.text.endswith(note)

@@ -12,7 +12,9 @@ extra table is noise the model reads and pays for.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
+from tablerag.agent.lookup import literal, quote, rows
 from tablerag.agent.nl2sql import NL2SQLOptions, answer_with_sql
 from tablerag.agent.schema_context import SchemaContext, schema_context
 from tablerag.answer import Answer, Language
@@ -22,9 +24,13 @@ from tablerag.linking.linker import link
 from tablerag.linking.render import render_full
 from tablerag.llm.base import LLM
 from tablerag.sql.engines.base import SQLEngine
+from tablerag.tokens import count_tokens
 
 LINKED_EXTRA = 2
 """The linker's tables added to the retrieved ones, best first."""
+LABEL_TABLES = 2
+LABEL_ROWS = 20
+LABEL_CHARS = 60
 
 
 def restrict(catalog: SchemaCatalog, tables: Iterable[str]) -> SchemaCatalog:
@@ -61,7 +67,8 @@ def table_schemas(
 
     When the linker finds nothing in the question to choose between them, the retrieval
     already chose: the tables are shown whole (samples dropped if over the budget). With the
-    engine, value notes (roll-ups, definitions) follow the schema as on the NL2SQL path.
+    engine, value notes (roll-ups, definitions, spellings) follow the schema as on the NL2SQL
+    path, then the row labels of small retrieved tables (:func:`label_notes`).
     """
     if not tables:
         return SchemaContext("", (), 0)
@@ -70,13 +77,52 @@ def table_schemas(
     if not sub.tables:
         return SchemaContext("", (), 0)
     context = schema_context(question, sub, max_tokens=max_tokens, engine=engine)
-    if context.tables:
+    if not context.tables:
+        text = render_full(sub, samples=True)
+        samples = text.tokens <= max_tokens
+        if not samples:
+            text = render_full(sub, samples=False)
+        context = SchemaContext(text.text, tuple(sub.tables), text.tokens, samples)
+    notes = label_notes(sub, [t for t in tables if t in context.tables], engine) if engine else []
+    if not notes:
         return context
-    text = render_full(sub, samples=True)
-    samples = text.tokens <= max_tokens
-    if not samples:
-        text = render_full(sub, samples=False)
-    return SchemaContext(text.text, tuple(sub.tables), text.tokens, samples)
+    full = context.text + "\n\n" + "\n".join(notes)
+    return replace(context, text=full, tokens=count_tokens(full), notes=(*context.notes, *notes))
+
+
+def label_notes(catalog: SchemaCatalog, tables: Sequence[str], engine: SQLEngine) -> list[str]:
+    """Every row label of the first :data:`LABEL_TABLES` small retrieved tables, as a note.
+
+    A report table (one row per line item: ``Statutory federal income tax rate``, …,
+    ``Effective income tax rate``) is read through its label column, and the schema shows three
+    samples of it cut to 30 characters; the model then filters on a label it can see rather
+    than the one the question means. Tables of at most :data:`LABEL_ROWS` rows whose first text
+    column holds a different value in every row get the whole list (values cut to 60
+    characters; columns whose values the schema already lists are skipped).
+    """
+    notes: list[str] = []
+    for name in tables[:LABEL_TABLES]:
+        info = catalog.tables[name]
+        if not 0 < info.row_count <= LABEL_ROWS:
+            continue
+        column = next((c.name for c in info.columns if _is_text(c.type)), None)
+        profile = catalog.profile(name, column) if column else None
+        if column is None or profile is None or profile.enum_values or not profile.is_unique:
+            continue
+        got = rows(engine, f"SELECT {quote(column)} FROM {quote(name)} LIMIT {LABEL_ROWS}")
+        labels = [_cut(str(r[0])) for r in got or () if r[0] is not None]
+        if labels:
+            notes.append(f"-- {name}.{column} (all rows): " + ", ".join(literal(v) for v in labels))
+    return notes
+
+
+def _is_text(sql_type: str) -> bool:
+    return sql_type.upper().split("(")[0] in ("VARCHAR", "TEXT", "STRING", "CHAR")
+
+
+def _cut(value: str) -> str:
+    value = " ".join(value.split())
+    return value if len(value) <= LABEL_CHARS else value[: LABEL_CHARS - 1] + "…"
 
 
 def answer_over_tables(
