@@ -100,7 +100,8 @@ def prediction_of(text: str, question: str) -> str:
 
 
 def predict_scale(question: str, text: str, units: Sequence[str]) -> str:
-    """The scale of a prediction: a percent, a scale word, or the unit of the tables used.
+    """The scale of a prediction: a percent, a scale word, or the unit of the tables used
+    (an amount unit first; ``percent`` when the tables hold rates only).
 
     Example:
         >>> predict_scale("What is the percentage change?", "12.5", [])
@@ -109,6 +110,8 @@ def predict_scale(question: str, text: str, units: Sequence[str]) -> str:
         'million'
         >>> predict_scale("How many segments are there?", "3", ["million"])
         ''
+        >>> predict_scale("What was the effective tax rate?", "13", ["percent"])
+        'percent'
     """
     pred = prediction_of(text, question)
     if "%" in pred or (_PERCENT_Q.search(question) and numbers_in(pred)):
@@ -118,8 +121,11 @@ def predict_scale(question: str, text: str, units: Sequence[str]) -> str:
         return word.group(1).lower()
     if not numbers_in(pred) or _COUNT_Q.search(question):
         return ""
-    found = [u for u in units if u and u != "percent"]
-    return found[0] if found else ""
+    found = [u for u in units if u]
+    amounts = [u for u in found if u != "percent"]
+    if amounts:
+        return amounts[0]
+    return "percent" if found else ""  # tables of rates: the cells had their % sign stripped
 
 
 @dataclass
