@@ -5,7 +5,8 @@ or disposals of assets"), and the schema shows a column's values only as a few s
 characters. A row label the question names is then invisible to the model, which guesses
 another label (``WHERE item = 'Other operating expenses'``) or the question's spelling. The
 note quotes the stored value, read through the engine (case and spaces as stored), so the
-model can copy it into the WHERE clause.
+model can copy it into the WHERE clause. A value sample sanitising would change (control
+characters, instruction-like text) is not quoted.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from dataclasses import dataclass
 from tablerag.agent.lookup import literal, quote, rows, specific_matches
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.linking.linker import LinkedSchema
+from tablerag.linking.render import SAMPLE_CHARS
 from tablerag.sql.engines.base import SQLEngine
+from tablerag.sql.sensitive import sanitize_sample
 
 MAX_NOTES = 3
-SHOWN_CHARS = 30
-"""Samples longer than this are cut in the schema text (see ``linking.render``)."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ def spellings(
         )
         for stored, *_ in got or ():
             text = str(stored)
-            if _visible(catalog, m.table, m.column, text):
+            if _visible(catalog, m.table, m.column, text) or not _safe(text):
                 continue
             spelling = Spelling(m.table, m.column, text)
             if spelling not in found:
@@ -68,9 +69,14 @@ def spellings(
 def _visible(catalog: SchemaCatalog, table: str, column: str, value: str) -> bool:
     """Whether the schema text shows ``value`` in full among the column's samples or values."""
     p = catalog.profile(table, column)
-    if p is None or len(value) > SHOWN_CHARS:
+    if p is None or len(value) > SAMPLE_CHARS:
         return False
     return value in p.enum_values or value in p.samples
+
+
+def _safe(value: str) -> bool:
+    """Whether ``value`` can be shown verbatim (sample sanitising would change nothing)."""
+    return sanitize_sample(value, limit=len(value) + 1) == value
 
 
 def spelling_note(s: Spelling) -> str:

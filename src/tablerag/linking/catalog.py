@@ -182,7 +182,7 @@ def build_catalog(
             if s is None:
                 continue
             for c in t.columns:
-                if _is_text(c):
+                if is_text_column(c):
                     index.add(t.name, c.name, s.distinct.get(c.name, ()))
         index.freeze()
     return SchemaCatalog(
@@ -270,7 +270,9 @@ def _add_lookup_enums(
 def _label_column(table: TableInfo, code: str, rows: Mapping[str, tuple[str, ...]]) -> str | None:
     if code not in rows:
         return None
-    texts = [c.name for c in table.columns if c.name != code and c.name in rows and _is_text(c)]
+    texts = [
+        c.name for c in table.columns if c.name != code and c.name in rows and is_text_column(c)
+    ]
     named = [n for n in texts if any(w in n.lower() for w in _LABEL_WORDS)]
     plain = [n for n in texts if not is_idlike(n)]
     found = named or plain
@@ -335,6 +337,7 @@ def bare_profiles(table: TableInfo) -> list[ColumnProfile]:
     return out
 
 
-def _is_text(column: ColumnInfo) -> bool:
+def is_text_column(column: ColumnInfo) -> bool:
+    """Whether the column holds text (or its type is unknown)."""
     t = column.type.upper()
     return t.startswith(("VARCHAR", "TEXT", "CHAR", "STRING", "NVARCHAR")) or t == ""

@@ -24,6 +24,8 @@ from tablerag.tokens import count_tokens
 
 _PLAIN = re.compile(r"^[A-Za-z_\u3400-\u4dbf\u4e00-\u9fff][\w\u3400-\u4dbf\u4e00-\u9fff]*$")
 MAX_DESCRIPTION_CHARS = 80
+SAMPLE_CHARS = 30
+"""Sample values longer than this are cut (with "…") in the schema text."""
 _T = TypeVar("_T")
 _HUNDREDTHS = re.compile(r"^分(?![钟数])|1/100|\bfen\b|\bcents?\b", re.IGNORECASE)
 
@@ -47,7 +49,7 @@ def ident(name: str) -> str:
 
 
 def _lit(value: str) -> str:
-    return "'" + sanitize_sample(value, limit=30).replace("'", "''") + "'"
+    return "'" + sanitize_sample(value, limit=SAMPLE_CHARS).replace("'", "''") + "'"
 
 
 def _column_note(catalog: SchemaCatalog, table: str, column: str, samples: bool) -> str:
@@ -96,7 +98,9 @@ def enum_note(p: ColumnProfile, *, samples: bool = True) -> str:
         return ""
     if p.enum_labels:
         ref = p.enum_origin.removeprefix("lookup:")
-        shown = _some(p.enum_labels, lambda cl: f"{_lit(cl[0])}={sanitize_sample(cl[1], limit=30)}")
+        shown = _some(
+            p.enum_labels, lambda cl: f"{_lit(cl[0])}={sanitize_sample(cl[1], limit=SAMPLE_CHARS)}"
+        )
         return f"codes: {shown} ({ref})"
     return "values: " + _some(p.enum_values, _lit)
 

@@ -18,12 +18,13 @@ from tablerag.agent.lookup import literal, quote, rows
 from tablerag.agent.nl2sql import NL2SQLOptions, answer_with_sql
 from tablerag.agent.schema_context import SchemaContext, schema_context
 from tablerag.answer import Answer, Language
-from tablerag.linking.catalog import SchemaCatalog
+from tablerag.linking.catalog import SchemaCatalog, is_text_column
 from tablerag.linking.fkgraph import FKGraph
 from tablerag.linking.linker import link
 from tablerag.linking.render import render_full
 from tablerag.llm.base import LLM
 from tablerag.sql.engines.base import SQLEngine
+from tablerag.sql.sensitive import sanitize_sample
 from tablerag.tokens import count_tokens
 
 LINKED_EXTRA = 2
@@ -98,31 +99,25 @@ def label_notes(catalog: SchemaCatalog, tables: Sequence[str], engine: SQLEngine
     samples of it cut to 30 characters; the model then filters on a label it can see rather
     than the one the question means. Tables of at most :data:`LABEL_ROWS` rows whose first text
     column holds a different value in every row get the whole list (values cut to 60
-    characters; columns whose values the schema already lists are skipped).
+    characters and sanitised like every sample; columns whose values the schema already lists
+    are skipped).
     """
     notes: list[str] = []
     for name in tables[:LABEL_TABLES]:
         info = catalog.tables[name]
         if not 0 < info.row_count <= LABEL_ROWS:
             continue
-        column = next((c.name for c in info.columns if _is_text(c.type)), None)
+        column = next((c.name for c in info.columns if is_text_column(c)), None)
         profile = catalog.profile(name, column) if column else None
         if column is None or profile is None or profile.enum_values or not profile.is_unique:
             continue
         got = rows(engine, f"SELECT {quote(column)} FROM {quote(name)} LIMIT {LABEL_ROWS}")
-        labels = [_cut(str(r[0])) for r in got or () if r[0] is not None]
+        labels = [
+            sanitize_sample(str(r[0]), limit=LABEL_CHARS) for r in got or () if r[0] is not None
+        ]
         if labels:
             notes.append(f"-- {name}.{column} (all rows): " + ", ".join(literal(v) for v in labels))
     return notes
-
-
-def _is_text(sql_type: str) -> bool:
-    return sql_type.upper().split("(")[0] in ("VARCHAR", "TEXT", "STRING", "CHAR")
-
-
-def _cut(value: str) -> str:
-    value = " ".join(value.split())
-    return value if len(value) <= LABEL_CHARS else value[: LABEL_CHARS - 1] + "…"
 
 
 def answer_over_tables(
