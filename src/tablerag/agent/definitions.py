@@ -16,6 +16,7 @@ from tablerag.agent.lookup import literal, quote, rows, specific_matches
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.linking.linker import LinkedSchema, is_document_table
 from tablerag.sql.engines.base import SQLEngine
+from tablerag.sql.sensitive import sanitize_sample
 
 MAX_ROWS = 3
 MAX_CELL_CHARS = 100
@@ -31,7 +32,7 @@ class DefinitionRow:
     """File name of the document the table came from."""
     table: str
     cells: tuple[tuple[str, str], ...]
-    """(column header, cell text) of the non-empty cells, in column order."""
+    """(column header, cell text) of the non-empty cells, in column order, both sanitised."""
 
 
 def definition_rows(
@@ -54,7 +55,7 @@ def definition_rows(
         if info is None or m.table in linked.table_names or not is_document_table(info):
             continue
         names = [c.name for c in info.columns]
-        headers = [c.original or c.name for c in info.columns]
+        headers = [sanitize_sample(c.original or c.name) for c in info.columns]
         where = f"{quote(m.column)} = {literal(m.value)}"
         got = rows(
             engine,
@@ -75,10 +76,8 @@ def definition_rows(
 
 
 def _cell(value: object) -> str:
-    if value is None:
-        return ""
-    text = " ".join(str(value).split())
-    return text if len(text) <= MAX_CELL_CHARS else text[: MAX_CELL_CHARS - 1] + "…"
+    """A cell as the model may see it: stored text is untrusted (see ``sanitize_sample``)."""
+    return "" if value is None else sanitize_sample(str(value), limit=MAX_CELL_CHARS)
 
 
 def _is_text(value: str) -> bool:
