@@ -17,6 +17,7 @@ from tablerag.answer import (
     ResultTable,
     RouteInfo,
     SQLAttempt,
+    Step,
     detect_language,
 )
 from tablerag.cli.render import MAX_ROWS_SHOWN, render_answer
@@ -255,3 +256,46 @@ def test_render_prose_answer_without_sql() -> None:
     assert "refund_policy.md, p. 2" in out
     assert out.count("x") == 160 and "…" in out  # the snippet is cut, wrapped over lines
     assert "path rag" in out and "42 ms" in out
+
+
+def test_render_loop_shows_each_step_and_names_the_step_of_the_sql() -> None:
+    sql = "SELECT sum(amount) FROM report_2019 WHERE item = 'Revenue'"
+    steps = [
+        Step(
+            n=1,
+            action="sub-question",
+            input="What was the revenue in 2019?",
+            observation="1200",
+            chunks=["a", "b", "c"],
+            sql=sql,
+            decision="agree",
+            chosen="sql",
+        ),
+        Step(
+            n=2,
+            action="sub-question",
+            input="Why did revenue grow?",
+            observation="new stores",
+            sql="SELECT why FROM report_2019",
+            sql_error="unknown column 'why'",
+            decision="sql_failed",
+            chosen="document",
+            note="The SQL failed; the answer is read from the passages.",
+        ),
+        Step(n=3, action="answer", input="q", observation="x", note="Not found in sources: 7."),
+    ]
+    answer = _hybrid(
+        path="loop",
+        sql=sql,
+        sql_attempts=[SQLAttempt(sql=sql), SQLAttempt(sql="SELECT why", error="unknown column")],
+        steps=steps,
+    )
+    out = _render(answer)
+    assert "Steps" in out and "1." in out and "What was the revenue in 2019?" in out
+    assert "→ 1200  (SQL and text agree; 3 chunks)" in out
+    assert "SQL failed, text used" in out and "SQL failed: unknown column 'why'" in out
+    assert "The SQL failed; the answer is read from the passages." in out
+    assert "3." in out and "Not found in sources: 7." in out
+    # The panel names the step its SQL answered; another step's failure is not its own.
+    assert "SQL ▸ (step 1)" in out and "last attempt failed" not in out
+    assert "Steps" not in _render(_hybrid())

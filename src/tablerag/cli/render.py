@@ -11,11 +11,21 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from tablerag.answer import Answer
+from tablerag.answer import Answer, Step
 
 #: Rows shown in the terminal; the JSON output has them all.
 MAX_ROWS_SHOWN = 20
 SNIPPET_CHARS = 160
+#: A step's SQL and answer are cut here in the trace; ``--json`` has them whole.
+STEP_CHARS = 200
+_DECISION = {
+    "agree": "SQL and text agree",
+    "sql": "from SQL",
+    "text": "from the text",
+    "sql_failed": "SQL failed, text used",
+    "conflict": "SQL and text disagree, took {chosen}",
+    "none": "not found",
+}
 _STATUS_STYLE = {
     "ok": "green",
     "no_data": "yellow",
@@ -35,6 +45,8 @@ def render_answer(answer: Answer, console: Console, *, show_sql: bool = True) ->
     console.print(_answer_panel(answer))
     if answer.clarifications:
         console.print(_clarifications(answer))
+    if answer.path == "loop" and answer.steps:
+        console.print(_steps(answer.steps))
     if answer.table is not None:
         console.print(_result_table(answer))
     if show_sql and answer.sql:
@@ -67,6 +79,36 @@ def _clarifications(answer: Answer) -> Table:
     return table
 
 
+def _steps(steps: list[Step]) -> Table:
+    """The loop's trace: per step the sub-question, how its answer was found, SQL and notes."""
+    table = Table(title="Steps", show_header=False, box=None, title_justify="left")
+    table.add_column("n", style="bold")
+    table.add_column("step", overflow="fold")
+    for step in steps:
+        if step.action == "answer":
+            if step.note:
+                table.add_row(f"{step.n}.", Text(step.note, style="yellow"))
+            continue
+        chosen = "SQL" if step.chosen == "sql" else "the text"
+        how = _DECISION.get(step.decision or "none", "").format(chosen=chosen)
+        chunks = f"{len(step.chunks)} chunk{'' if len(step.chunks) == 1 else 's'}"
+        lines = Text(step.input, style="bold")
+        lines.append(f"\n→ {_cut(step.observation or '(nothing)')}")
+        lines.append(f"  ({how}; {chunks})", style="dim")
+        if step.sql:
+            lines.append(f"\nSQL: {_cut(' '.join(step.sql.split()))}", style="dim")
+        if step.sql_error:
+            lines.append(f"\nSQL failed: {_cut(step.sql_error)}", style="red")
+        if step.note:
+            lines.append(f"\n{step.note}", style="yellow")
+        table.add_row(f"{step.n}.", lines)
+    return table
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= STEP_CHARS else text[: STEP_CHARS - 1] + "…"
+
+
 def _result_table(answer: Answer) -> Group:
     result = answer.table
     assert result is not None
@@ -89,6 +131,10 @@ def _sql_block(answer: Answer) -> Panel:
     tries = len(answer.sql_attempts)
     title = "SQL ▸" if tries <= 1 else f"SQL ▸ (attempt {tries} of {tries})"
     last = answer.sql_attempts[-1] if answer.sql_attempts else None
+    if answer.path == "loop":
+        # The attempts of every step are listed together; name the step this SQL answered.
+        step = next((s.n for s in answer.steps if s.sql == answer.sql), None)
+        title, last = ("SQL ▸" if step is None else f"SQL ▸ (step {step})"), None
     parts: list[RenderableType] = [
         Syntax(answer.sql or "", "sql", word_wrap=True, background_color="default")
     ]
