@@ -264,6 +264,7 @@ class QA:
         *,
         language: Language | None = None,
         schema_aware: bool = True,
+        decompose_first: bool | None = None,
         use_sql: bool = True,
         use_documents: bool = True,
         llm: LLM | None = None,
@@ -274,6 +275,8 @@ class QA:
             question: the question.
             language: language of the answer; default: the question's.
             schema_aware: show the decomposer the probed tables' schemas.
+            decompose_first: plan before the first step (the paper's order); default the
+                ``loop_decompose_first`` setting.
             use_sql: run SQL over tables whose chunks are retrieved (off: tables as text).
             use_documents: retrieve prose chunks too (off: table chunks only).
             llm: the model for this question (e.g. a per-question meter); default the session's.
@@ -300,6 +303,7 @@ class QA:
             max_tokens=s.loop_max_tokens,
             max_seconds=s.loop_max_seconds,
             schema_aware=schema_aware,
+            decompose_first=s.loop_decompose_first if decompose_first is None else decompose_first,
             timeout_s=s.llm_timeout_s,
             step=tools,
         )

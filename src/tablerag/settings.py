@@ -85,6 +85,14 @@ class Settings(BaseModel):
     loop_max_seconds: float = Field(
         600.0, gt=0, description="Most seconds the TableRAG loop spends per question."
     )
+    loop_decompose_first: bool = Field(
+        False,
+        description=(
+            "Let the decomposer split the question before the first step (the paper's order). "
+            "Off: the first step asks the question whole and the decomposer, with the schemas "
+            "and that step's answer, splits only what it left unanswered (one call fewer)."
+        ),
+    )
     loop_recall_k: int = Field(
         30, ge=1, le=200, description="Chunks recalled per sub-question before fusion/rerank."
     )

@@ -6,7 +6,8 @@ Methods, all on the same model and the same workspace (:mod:`tablerag.evals.tatq
 * ``rag``: retrieval-only RAG, tables read as their Markdown chunks;
 * ``tablerag``: the TableRAG loop (:mod:`tablerag.agent.loop`);
 * ``tablerag-nodecomp`` / ``-nosql`` / ``-nodocs``: the loop without schema-aware decomposition,
-  without SQL (tables as Markdown text), without document retrieval.
+  without SQL (tables as Markdown text), without document retrieval;
+* ``tablerag-decompfirst``: the loop in the paper's order (plan before the first step).
 
 Scored with the official TAT-QA exact match (``correct``) and numeracy-aware F1 (``score``),
 scale included. The prediction is read from the answer text: for a question asking for a
@@ -42,6 +43,7 @@ METHODS: tuple[str, ...] = (
     "tablerag-nodecomp",
     "tablerag-nosql",
     "tablerag-nodocs",
+    "tablerag-decompfirst",
 )
 DIRECT_MAX_TOKENS = 60
 _CITE = re.compile(r"\[\d+(?:\s*[,，]\s*\d+)*\]|\((?:Note|注意)[^)]*\)|（注意[^）]*）")
@@ -182,6 +184,7 @@ class _Method:
         answer = self.qa.loop(
             question,
             schema_aware=self.name != "tablerag-nodecomp",
+            decompose_first=True if self.name == "tablerag-decompfirst" else None,
             use_sql=self.name != "tablerag-nosql",
             use_documents=self.name != "tablerag-nodocs",
             llm=llm,

@@ -37,8 +37,47 @@ def test_agreement_takes_the_sql_answer_and_stops_after_one_step(loop_ws: Path) 
     assert answer.table.rows == [[1452.4]]
     assert [s.action for s in answer.steps] == ["sub-question", "answer"]
     assert answer.budget_exhausted is None
-    # decompose, SQL, passages: no call after the single step answered the question itself
+    # the first step asks the question whole; answered, no planning call at all
+    assert script.seen == ["sql", "passages"]
+
+
+def test_the_papers_order_plans_before_the_first_step(loop_ws: Path) -> None:
+    script = ByKind(decompose=f"NEXT: {Q}", sql=SQL_2019, passages="1,452.4 [1]")
+    with qa(loop_ws, script, loop_decompose_first=True) as q:
+        answer = q.loop(Q)
+    assert answer.answer == "1452.4"
     assert script.seen == ["decompose", "sql", "passages"]
+
+
+def test_what_the_first_step_leaves_unanswered_is_decomposed_with_the_schemas(
+    loop_ws: Path,
+) -> None:
+    question = "What was the change in cloud revenue from 2018 to 2019?"
+    prompts: list[str] = []
+    plans = iter(
+        [
+            "NEXT: What was the cloud revenue in 2018?",
+            "NEXT: What was the cloud revenue in 2019?",
+            "ANSWER: 251.9",
+        ]
+    )
+
+    def decompose(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(plans)
+
+    script = ByKind(decompose=decompose, sql=["none", SQL_2018, SQL_2019], passages="NOT_FOUND")
+    with qa(loop_ws, script, nl2sql_max_repairs=0) as q:
+        answer = q.loop(question)
+    subs = [s.input for s in answer.steps if s.action == "sub-question"]
+    assert subs == [
+        question,
+        "What was the cloud revenue in 2018?",
+        "What was the cloud revenue in 2019?",
+    ]
+    assert answer.steps[0].decision == "none" and answer.answer == "251.9"
+    assert script.seen[:3] == ["sql", "passages", "decompose"]
+    assert "CREATE TABLE" in prompts[0] and f"1. {question} -> (not found)" in prompts[0]
 
 
 def test_conflict_is_recorded_and_the_more_reliable_side_wins(loop_ws: Path) -> None:
@@ -115,7 +154,7 @@ def test_two_steps_then_the_final_answer_with_every_steps_sql_and_citations(
         sql=[SQL_2018, SQL_2019],
         passages="NOT_FOUND",
     )
-    with qa(loop_ws, script) as q:
+    with qa(loop_ws, script, loop_decompose_first=True) as q:
         answer = q.loop(question)
     assert answer.status == "ok" and answer.answer == "251.9"
     subs = [s for s in answer.steps if s.action == "sub-question"]
@@ -136,7 +175,7 @@ def test_the_step_budget_stops_a_runaway_loop(loop_ws: Path) -> None:
         sql=SQL_2019,
         passages="NOT_FOUND",
     )
-    with qa(loop_ws, script, loop_max_steps=2) as q:
+    with qa(loop_ws, script, loop_max_steps=2, loop_decompose_first=True) as q:
         answer = q.loop("What was the change in cloud revenue over the years?")
     assert answer.budget_exhausted == "steps" and answer.status == "degraded"
     assert len([s for s in answer.steps if s.action == "sub-question"]) == 2
@@ -152,7 +191,7 @@ def test_the_token_budget_stops_the_loop(loop_ws: Path) -> None:
         sql=SQL_2018,
         passages="NOT_FOUND",
     )
-    with qa(loop_ws, script, loop_max_tokens=500) as q:
+    with qa(loop_ws, script, loop_max_tokens=500, loop_decompose_first=True) as q:
         answer = q.loop("What was the change in cloud revenue from 2018 to 2019?")
     assert answer.budget_exhausted == "tokens"
     assert answer.status == "degraded" and answer.answer == "1200.5"
@@ -162,13 +201,14 @@ def test_a_repeated_sub_question_forces_an_answer(loop_ws: Path) -> None:
     script = ByKind(
         decompose=[
             "NEXT: What was the cloud revenue in 2018?",
-            "NEXT: What was the cloud revenue in 2018?",
+            # a copy of the history line is the same sub-question
+            "NEXT: What was the cloud revenue in 2018? -> 1200.5",
             "ANSWER: 1200.5",
         ],
         sql=SQL_2018,
         passages="NOT_FOUND",
     )
-    with qa(loop_ws, script) as q:
+    with qa(loop_ws, script, loop_decompose_first=True) as q:
         answer = q.loop("How did cloud revenue in 2018 compare with the plan?")
     assert answer.answer == "1200.5" and answer.status == "ok"
     assert len([s for s in answer.steps if s.action == "sub-question"]) == 1
@@ -200,14 +240,14 @@ def test_decomposition_sees_the_schemas_only_when_schema_aware(loop_ws: Path, aw
         return f"NEXT: {Q}"
 
     script = ByKind(decompose=decompose, sql=SQL_2019, passages="1,452.4 [1]")
-    with qa(loop_ws, script) as q:
+    with qa(loop_ws, script, loop_decompose_first=True) as q:
         q.loop(Q, schema_aware=aware)
     assert ("CREATE TABLE" in prompts[0]) is aware
 
 
 def test_an_answer_before_any_evidence_is_not_trusted(loop_ws: Path) -> None:
     script = ByKind(decompose=["ANSWER: 42", f"NEXT: {Q}"], sql=SQL_2019, passages="NOT_FOUND")
-    with qa(loop_ws, script) as q:
+    with qa(loop_ws, script, loop_decompose_first=True) as q:
         answer = q.loop(Q)
     assert answer.answer == "1452.4" and answer.steps[0].input == Q
 

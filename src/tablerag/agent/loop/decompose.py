@@ -23,6 +23,8 @@ _PREFIX = re.compile(
     r"^\s*[*#>\-\s]*(NEXT|ANSWER|下一步|子问题|答案|最终答案)\s*[:：]\s*", re.I | re.M
 )
 _NEXT = {"next", "下一步", "子问题"}
+HISTORY_ARROW = " -> "
+"""Joins a sub-question and its answer in the history the decomposer sees."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,9 @@ def parse_plan(reply: str, *, first: bool, question: str) -> Plan:
     """Read the decomposer's reply; a reply without a marker is read leniently.
 
     Without ``NEXT:``/``ANSWER:`` a first reply means "ask the question as it is" (small
-    models often just restate it); a later reply is taken as the answer.
+    models often just restate it); a later reply is taken as the answer. A sub-question that
+    copies a line of the history (``question -> answer``) loses the copied answer, so a
+    repeated sub-question is seen as one.
 
     Example:
         >>> parse_plan("NEXT: What was revenue in 2019?", first=True, question="q")
@@ -56,6 +60,8 @@ def parse_plan(reply: str, *, first: bool, question: str) -> Plan:
         Plan(kind='next', text='What is X?')
         >>> parse_plan("答案：增长了 3%", first=False, question="q")
         Plan(kind='answer', text='增长了 3%')
+        >>> parse_plan("NEXT: Revenue 2019? -> The query returned 1 row", first=False, question="q")
+        Plan(kind='next', text='Revenue 2019?')
     """
     matches = list(_PREFIX.finditer(reply))
     if matches:
@@ -63,6 +69,8 @@ def parse_plan(reply: str, *, first: bool, question: str) -> Plan:
         rest = reply[m.end() :]
         line = rest.split("\n", 1)[0].strip() or rest.strip()
         kind: Literal["next", "answer"] = "next" if m.group(1).lower() in _NEXT else "answer"
+        if kind == "next":
+            line = line.split(HISTORY_ARROW, 1)[0].strip()
         if line:
             return Plan(kind, line)
     text = reply.strip()
@@ -84,7 +92,7 @@ def history_text(answered: Sequence[Answered], language: Language) -> str:
     if not answered:
         return "尚未回答任何子问题。" if language == "zh" else "No sub-question answered yet."
     head = "已回答：" if language == "zh" else "Answered so far:"
-    lines = [f"{i}. {a.question} -> {a.answer}" for i, a in enumerate(answered, start=1)]
+    lines = [f"{i}. {a.question}{HISTORY_ARROW}{a.answer}" for i, a in enumerate(answered, start=1)]
     return "\n".join([head, *lines])
 
 
