@@ -84,7 +84,7 @@ def test_the_metric_definition_is_quoted_from_the_documents(parts) -> None:  # t
     engine, catalog = parts
     context = schema_context("上月华东的毛利是多少？", catalog, engine=engine)
     assert (
-        "-- 指标口径.md: 指标 = 毛利; 计算公式 = SUM(net_amt) − SUM(cost_amt) / 100,"
+        "-- 指标口径.md: 指标 = 毛利; 计算公式 = SUM(net_amt) − SUM(cost_amt) / 100，"
         "status = 'PAID'; 负责部门 = 财务部"
     ) in context.notes
     # "毛利率" holds "毛利": only the longer metric is quoted.

@@ -55,7 +55,7 @@ def definition_rows(
         if info is None or m.table in linked.table_names or not is_document_table(info):
             continue
         names = [c.name for c in info.columns]
-        headers = [sanitize_sample(c.original or c.name) for c in info.columns]
+        headers = [sanitize_sample(c.original or c.name, fold=False) for c in info.columns]
         where = f"{quote(m.column)} = {literal(m.value)}"
         got = rows(
             engine,
@@ -76,8 +76,10 @@ def definition_rows(
 
 
 def _cell(value: object) -> str:
-    """A cell as the model may see it: stored text is untrusted (see ``sanitize_sample``)."""
-    return "" if value is None else sanitize_sample(str(value), limit=MAX_CELL_CHARS)
+    """A cell as the model may see it: stored text is untrusted (see ``sanitize_sample``); a
+    formula keeps its own punctuation (folding "100，status" to "100,status" cost the demo's
+    毛利 query)."""
+    return "" if value is None else sanitize_sample(str(value), limit=MAX_CELL_CHARS, fold=False)
 
 
 def _is_text(value: str) -> bool:
