@@ -280,9 +280,18 @@ def test_render_loop_shows_each_step_and_names_the_step_of_the_sql() -> None:
             sql_error="unknown column 'why'",
             decision="sql_failed",
             chosen="document",
-            note="The SQL failed; the answer is read from the passages.",
+            note="The SQL failed (unknown column 'why'); answered from the text.",
         ),
-        Step(n=3, action="answer", input="q", observation="x", note="Not found in sources: 7."),
+        Step(
+            n=3,
+            action="sub-question",
+            input="How many stores opened?",
+            observation="4",
+            decision="conflict",
+            chosen="document",
+            note="Conflict: the SQL result says '2' but the text says '4'; took the text answer.",
+        ),
+        Step(n=4, action="answer", input="q", observation="x", note="Not found in sources: 7."),
     ]
     answer = _hybrid(
         path="loop",
@@ -294,8 +303,11 @@ def test_render_loop_shows_each_step_and_names_the_step_of_the_sql() -> None:
     assert "Steps" in out and "1." in out and "What was the revenue in 2019?" in out
     assert "→ 1200  (SQL and text agree; 3 chunks)" in out
     assert "SQL failed, text used" in out and "SQL failed: unknown column 'why'" in out
-    assert "The SQL failed; the answer is read from the passages." in out
-    assert "3." in out and "Not found in sources: 7." in out
+    assert "answered from the text" not in out  # the note only repeats the failure shown
+    assert "SQL and text disagree, took SQL" not in out
+    assert "SQL and text disagree, took the text; 0 chunks" in out
+    assert "Conflict: the SQL result says '2' but the text says '4'" in out
+    assert "4." in out and "Not found in sources: 7." in out
     # The panel names the step its SQL answered; another step's failure is not its own.
     assert "SQL ▸ (step 1)" in out and "last attempt failed" not in out
     assert "Steps" not in _render(_hybrid())

@@ -99,8 +99,8 @@ def _steps(steps: list[Step]) -> Table:
             lines.append(f"\nSQL: {_cut(' '.join(step.sql.split()))}", style="dim")
         if step.sql_error:
             lines.append(f"\nSQL failed: {_cut(step.sql_error)}", style="red")
-        if step.note:
-            lines.append(f"\n{step.note}", style="yellow")
+        if step.note and not (step.sql_error and step.sql_error in step.note):
+            lines.append(f"\n{_cut(step.note)}", style="yellow")
         table.add_row(f"{step.n}.", lines)
     return table
 
