@@ -7,13 +7,21 @@ pass it with ``tests/agent`` on the command line).
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
+import duckdb
 import pytest
 
+from tablerag.linking.catalog import SchemaCatalog, build_catalog
+from tablerag.linking.rows import DuckDBRows
 from tablerag.settings import Settings
+from tablerag.sql.engines import SQLEngine, open_engine
+from tablerag.types import TableInfo
 from tablerag.workspace import Workspace
 
+Row = tuple[object, ...]
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 
 
@@ -57,3 +65,27 @@ def golden(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
         )
 
     return check
+
+
+@contextmanager
+def duckdb_parts(
+    path: Path,
+    tables: Sequence[TableInfo],
+    data: Sequence[tuple[str, Sequence[tuple[object, ...]]]],
+) -> Iterator[tuple[SQLEngine, SchemaCatalog]]:
+    """A DuckDB file at ``path`` holding ``data`` (DDL, rows to insert), its catalog and engine.
+
+    Each item of ``data`` is ``("CREATE TABLE t (…)", rows)``; the rows go in with one
+    ``INSERT INTO t VALUES (?, …)``.
+    """
+    con = duckdb.connect(str(path))
+    for ddl, rows in data:
+        con.execute(ddl)
+        if rows:
+            name = ddl.split()[2]
+            marks = ", ".join("?" * len(rows[0]))
+            con.executemany(f"INSERT INTO {name} VALUES ({marks})", rows)
+    catalog = build_catalog(list(tables), rows=DuckDBRows(con, schema="main"))
+    con.close()
+    with open_engine(path, catalog=list(tables)) as engine:
+        yield engine, catalog

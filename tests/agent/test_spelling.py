@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from tablerag.agent.schema_context import schema_context
-from tablerag.linking.catalog import SchemaCatalog, build_catalog
-from tablerag.linking.rows import DuckDBRows
-from tablerag.sql.engines import SQLEngine, open_engine
+from tablerag.linking.catalog import SchemaCatalog
+from tablerag.sql.engines import SQLEngine
 from tablerag.types import ColumnInfo, TableInfo
+from tests.agent.conftest import duckdb_parts
 
 LABELS = [
     ("Impairment charges", 94.2),
@@ -26,16 +25,11 @@ LABELS = [
 
 @pytest.fixture
 def report(tmp_path: Path) -> Iterator[tuple[SQLEngine, SchemaCatalog]]:
-    path = tmp_path / "report.duckdb"
-    con = duckdb.connect(str(path))
-    con.execute("CREATE TABLE report (item VARCHAR, col_2019 DOUBLE)")
-    con.executemany("INSERT INTO report VALUES (?, ?)", LABELS)
     columns = (ColumnInfo("item", "VARCHAR"), ColumnInfo("col_2019", "DOUBLE"))
     tables = [TableInfo("report", "report.csv", columns, len(LABELS))]
-    catalog = build_catalog(tables, rows=DuckDBRows(con, schema="main"))
-    con.close()
-    with open_engine(path, catalog=tables) as engine:
-        yield engine, catalog
+    ddl = "CREATE TABLE report (item VARCHAR, col_2019 DOUBLE)"
+    with duckdb_parts(tmp_path / "report.duckdb", tables, [(ddl, LABELS)]) as parts:
+        yield parts
 
 
 def test_a_label_the_samples_do_not_show_is_quoted_as_stored(report) -> None:  # type: ignore[no-untyped-def]

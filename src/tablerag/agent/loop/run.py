@@ -113,16 +113,7 @@ def run_loop(question: str, *, llm: LLM, language: Language, options: LoopOption
             plan = Plan("next", question)  # the first step asks the question whole
         else:
             try:
-                plan, reply = decompose(
-                    question,
-                    llm=llm,
-                    schemas=schemas,
-                    answered=state.answered(),
-                    language=language,
-                    last_call=last_call,
-                    timeout_s=options.timeout_s,
-                )
-                _add(state.timings, "llm", reply.latency_ms)
+                plan = _plan(question, llm, schemas, state, language, options, last_call)
             except ProviderError as exc:
                 if state.results:
                     problem = f"The model failed while planning: {exc}"
@@ -191,19 +182,37 @@ def _forced(
 ) -> str | None:
     """One last call that must answer (the decomposer repeated itself)."""
     try:
-        plan, reply = decompose(
-            question,
-            llm=llm,
-            schemas=schemas,
-            answered=state.answered(),
-            language=language,
-            last_call=True,
-            timeout_s=options.timeout_s,
-        )
+        plan = _plan(question, llm, schemas, state, language, options, last_call=True)
     except ProviderError:
         return None
-    _add(state.timings, "llm", reply.latency_ms)
     return plan.text if plan.kind == "answer" else None
+
+
+def _plan(
+    question: str,
+    llm: LLM,
+    schemas: str,
+    state: _State,
+    language: Language,
+    options: LoopOptions,
+    last_call: bool,
+) -> Plan:
+    """One decomposer call with the answers so far; its time is added to the LLM stage.
+
+    Raises:
+        ProviderError: the model failed.
+    """
+    plan, reply = decompose(
+        question,
+        llm=llm,
+        schemas=schemas,
+        answered=state.answered(),
+        language=language,
+        last_call=last_call,
+        timeout_s=options.timeout_s,
+    )
+    _add(state.timings, "llm", reply.latency_ms)
+    return plan
 
 
 def _envelope(
