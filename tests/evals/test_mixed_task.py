@@ -21,6 +21,7 @@ from tablerag.evals.mixed_task import (
 )
 from tablerag.evals.runner import ResultLog, run
 from tablerag.evals.tatqa_corpus import build_corpus, corpus_units, table_name
+from tablerag.evals.tatqa_metric import tatqa_score
 from tablerag.llm.base import Message
 from tablerag.llm.testing import FunctionLLM
 from tablerag.settings import Settings
@@ -113,6 +114,41 @@ def test_prediction_and_scale_reading() -> None:
     assert prediction_of("It rose by 12.5% [1].", q) == "12.5%"
     assert predict_scale(q, "It rose by 12.5% [1].", ["million"]) == "percent"
     assert predict_scale("What was revenue in 2019?", "1.2 billion", []) == "billion"
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "units", "gold"),
+    [
+        # several values asked: the list of figures the question does not name, scaled by
+        # the table's unit as the official metric scales each span
+        (
+            "What was the operating loss carryforward amount in 2019 and 2018 respectively?",
+            "The carryforward was $73,260 in 2019 and $57,768 in 2018 [1].",
+            ["thousand"],
+            {"answer": ["73,260", "57,768"], "answer_type": "multi-span", "scale": "thousand"},
+        ),
+        # years are answers, never scaled, even beside a table of millions
+        (
+            "In which years was the total equity calculated?",
+            "Total equity is given for 2019 and 2018 [2].",
+            ["million"],
+            {"answer": ["2019", "2018"], "answer_type": "multi-span", "scale": ""},
+        ),
+        (
+            "In which year was the gross margin (%) higher?",
+            "The gross margin was higher in 2019 [1].",
+            ["percent"],
+            {"answer": ["2019"], "answer_type": "span", "scale": ""},
+        ),
+    ],
+    ids=["respectively", "which-years", "which-year"],
+)
+def test_several_values_and_years_are_read_as_the_metric_compares(
+    question: str, text: str, units: list[str], gold: dict[str, object]
+) -> None:
+    pred = prediction_of(text, question)
+    scale = predict_scale(question, text, units)
+    assert tatqa_score(gold, pred, scale).em == 1.0, (pred, scale)
 
 
 def test_cli_runs_resumes_and_prints_one_json_object(

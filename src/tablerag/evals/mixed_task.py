@@ -20,10 +20,11 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from tablerag.agent.grounding import numbers_in
+from tablerag.agent.grounding import Number, numbers_in
 from tablerag.agent.loop.retrieve import retrieve, tables_of
 from tablerag.agent.loop.textside import answer_from_passages
 from tablerag.agent.prompts import render
@@ -49,10 +50,13 @@ DIRECT_MAX_TOKENS = 60
 _CITE = re.compile(r"\[\d+(?:\s*[,，]\s*\d+)*\]|\((?:Note|注意)[^)]*\)|（注意[^）]*）")
 _FIGURE_Q = re.compile(
     r"^\s*how (?:much|many)\b|\b(?:change|difference|average|total|sum|ratio|percentage|"
-    r"proportion|increase|decrease|growth|rate|amount|value|how much|how many)\b",
+    r"proportion|increase|decrease|growth|rate|amount|value|how much|how many)\b"
+    r"|\b(?:which|what) year\b",
     re.I,
 )
 _COUNT_Q = re.compile(r"^\s*how many\b", re.I)
+_SEVERAL_Q = re.compile(r"\brespective(?:ly)?\b|\b(?:which|what) years\b", re.I)
+"""A question asking for several values ("in 2019 and 2018 respectively", "in which years")."""
 _PERCENT_Q = re.compile(r"\bpercent(?:age)?\b|%|\bproportion\b", re.I)
 _SCALE_WORD = re.compile(r"\d\s*(billion|million|thousand)\b", re.I)
 
@@ -82,8 +86,10 @@ def clean_text(text: str) -> str:
     return " ".join(_CITE.sub(" ", text).split()).rstrip("。. ")
 
 
-def prediction_of(text: str, question: str) -> str:
-    """What the metric compares: a figure for a figure question, else the cleaned text.
+def prediction_of(text: str, question: str) -> str | list[str]:
+    """What the metric compares: a figure for a figure question, the figures for a question
+    asking for several values (a list, as the official metric takes multi-span answers), else
+    the cleaned text. Figures the question itself names (years) are not answers.
 
     Example:
         >>> prediction_of("The change was 251.9 from 2018 to 2019.", "What was the change "
@@ -91,13 +97,24 @@ def prediction_of(text: str, question: str) -> str:
         '251.9'
         >>> prediction_of("Fixed price contracts [1].", "What type of contracts are there?")
         'Fixed price contracts'
+        >>> prediction_of("It was $795 in 2019 and $772 in 2018 [2].",
+        ...               "What was the net asset in 2019 and 2018 respectively?")
+        ['795', '772']
+        >>> prediction_of("Shown for 2019 and 2018.", "In which years was equity calculated?")
+        ['2019', '2018']
     """
     cleaned = clean_text(text)
-    if _FIGURE_Q.search(question):
+    several, figure = bool(_SEVERAL_Q.search(question)), bool(_FIGURE_Q.search(question))
+    if several or figure:
         asked = {n.value for n in numbers_in(question)}
+        own: dict[Decimal, str] = {}
         for n in numbers_in(cleaned):
             if n.value not in asked:
-                return n.text
+                own.setdefault(n.value, n.text)
+        if several and len(own) > 1:
+            return list(own.values())
+        if figure and own:
+            return next(iter(own.values()))
     return cleaned
 
 
@@ -114,20 +131,30 @@ def predict_scale(question: str, text: str, units: Sequence[str]) -> str:
         ''
         >>> predict_scale("What was the effective tax rate?", "13", ["percent"])
         'percent'
+        >>> predict_scale("In which year was the gross margin (%) higher?", "2019", ["million"])
+        ''
     """
-    pred = prediction_of(text, question)
-    if "%" in pred or (_PERCENT_Q.search(question) and numbers_in(pred)):
+    got = prediction_of(text, question)
+    pred = " ".join(got) if isinstance(got, list) else got
+    numbers = numbers_in(pred)
+    if numbers and all(_is_year(n) for n in numbers):
+        return ""  # a year is never scaled
+    if "%" in pred or (_PERCENT_Q.search(question) and numbers):
         return "percent"
     word = _SCALE_WORD.search(clean_text(text))
     if word:
         return word.group(1).lower()
-    if not numbers_in(pred) or _COUNT_Q.search(question):
+    if not numbers or _COUNT_Q.search(question):
         return ""
     found = [u for u in units if u]
     amounts = [u for u in found if u != "percent"]
     if amounts:
         return amounts[0]
     return "percent" if found else ""  # tables of rates: the cells had their % sign stripped
+
+
+def _is_year(n: Number) -> bool:
+    return n.places == 0 and not n.percent and n.scale == 1 and 1900 <= n.value <= 2100
 
 
 @dataclass
