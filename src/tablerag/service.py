@@ -292,7 +292,10 @@ class QA:
             use_documents=use_documents,
             schema_max_tokens=s.schema_max_tokens,
             nl2sql=NL2SQLOptions(
-                max_repairs=s.nl2sql_max_repairs, timeout_s=s.llm_timeout_s, explain=False
+                max_repairs=s.nl2sql_max_repairs,
+                timeout_s=s.llm_timeout_s,
+                explain=False,
+                today=s.today,
             ),
             rag=RAGOptions(
                 min_score=s.rag_min_score, passage_chars=1200, timeout_s=s.llm_timeout_s
@@ -326,7 +329,9 @@ class QA:
         )
         schema_ms = (time.perf_counter() - started) * 1000
         options = NL2SQLOptions(
-            max_repairs=self.settings.nl2sql_max_repairs, timeout_s=self.settings.llm_timeout_s
+            max_repairs=self.settings.nl2sql_max_repairs,
+            timeout_s=self.settings.llm_timeout_s,
+            today=self.settings.today,
         )
         answer = answer_with_sql(
             question,

@@ -6,6 +6,7 @@ workspace folder > default.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import tomllib
 from pathlib import Path
@@ -73,6 +74,13 @@ class Settings(BaseModel):
         700,
         ge=50,
         description="Budget of the schema text in an NL2SQL prompt, in approximate tokens.",
+    )
+    today: dt.date | None = Field(
+        None,
+        description=(
+            "The date relative time words ('last month', '上月') refer to; default the current "
+            "date. Set it for a snapshot of data (the demo's sample corpus is as of 2026-11-15)."
+        ),
     )
     loop_max_steps: int = Field(
         5, ge=1, le=20, description="Most sub-questions the TableRAG loop answers per question."

@@ -8,6 +8,20 @@ from typing import Literal
 BlockKind = Literal["heading", "paragraph", "table"]
 
 
+def source_label(source: str) -> str:
+    """How a source is named to the model: its last path part, never the folder or the host.
+
+    Example:
+        >>> source_label("/home/ana/finance/2024/budget.xlsx"), source_label("notes.md")
+        ('budget.xlsx', 'notes.md')
+        >>> source_label("postgresql://ana@db.internal:5432/sales")
+        'sales (postgresql)'
+    """
+    scheme, sep, _ = source.partition("://")
+    name = source.rstrip("/").rsplit("/", 1)[-1]
+    return f"{name} ({scheme.split('+', 1)[0]})" if sep else name
+
+
 @dataclass(frozen=True)
 class Problem:
     """One line of a source's ingest report: where, what went wrong, and what was done about it.

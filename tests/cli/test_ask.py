@@ -99,8 +99,15 @@ def test_demo_builds_the_workspace_and_answers_every_kind_of_question(
 ) -> None:
     from tablerag.cli.demo import DEMO_QUESTIONS
 
+    prompts: list[str] = []
+    inner = scripted.function
+    scripted.function = lambda messages: prompts.append(messages[-1]["content"]) or inner(messages)
     res = runner.invoke(app, ["demo", "-w", str(tmp_path / "demo")])
     assert res.exit_code == 0, res.output
+    # "上月" means the sample's last month (2026-10) on whatever day the demo runs
+    assert "today = 2026-11-15" in (tmp_path / "demo" / "tablerag.toml").read_text("utf-8")
+    sql_prompts = [p for p in prompts if p.startswith("Today is")]
+    assert sql_prompts and all("last month 2026-10" in p for p in sql_prompts)
     for n, (kind, question) in enumerate(DEMO_QUESTIONS, start=1):
         assert f"{n}/{len(DEMO_QUESTIONS)} · {kind}" in res.stdout
         assert question in res.stdout

@@ -310,7 +310,15 @@ def test_table_chunks_oversized_row_stays_whole() -> None:
 
 def test_table_chunks_without_rows_is_just_the_card() -> None:
     (card,) = table_chunks("orders", "postgresql://db", ["id", "total"], [])
-    assert card.text == "Table orders\nSource: postgresql://db\nColumns: id, total"
+    assert card.text == "Table orders\nSource: db (postgresql)\nColumns: id, total"
+
+
+def test_the_card_names_the_file_not_its_folder_or_host() -> None:
+    (card,) = table_chunks("budget", "/home/ana/finance/budget.xlsx", ["k"], [])
+    assert "Source: budget.xlsx\n" in card.text and "/home/ana" not in card.text
+    assert card.source == "/home/ana/finance/budget.xlsx"  # the chunk still records where
+    (db,) = table_chunks("orders", "postgresql://ana@db.internal:5432/sales", ["id"], [])
+    assert "Source: sales (postgresql)\n" in db.text and "db.internal" not in db.text
 
 
 def test_doctests() -> None:

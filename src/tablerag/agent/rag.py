@@ -22,6 +22,7 @@ from tablerag.errors import ProviderError, RetrievalError
 from tablerag.llm.base import LLM
 from tablerag.rag.retrieve import Hit
 from tablerag.rag.tokenize import tokenize
+from tablerag.types import source_label
 
 Searcher = Callable[[str, int], Sequence[Hit]]
 """``search(question, k)``: the ``k`` best hits of the text index, best first."""
@@ -192,7 +193,7 @@ def _usable(text: str) -> bool:
 
 
 def _passage(n: int, hit: Hit, limit: int) -> str:
-    where = " > ".join([hit.source.rsplit("/", 1)[-1], *hit.heading_path])
+    where = " > ".join([source_label(hit.source), *hit.heading_path])
     body = " ".join(hit.text.split())
     body = body if len(body) <= limit else body[: limit - 1] + "…"
     return f"[{n}] ({where}) {body}"

@@ -49,7 +49,8 @@ def demo(
 ) -> None:
     """Build the sample workspace (once), then answer a few questions of every kind."""
     from tablerag.sample import write_sample
-    from tablerag.settings import load_settings
+    from tablerag.sample.mart import REFERENCE_DATE
+    from tablerag.settings import CONFIG_FILE, load_settings
     from tablerag.workspace import DB_FILE
 
     corpus = workspace / "sample"
@@ -57,6 +58,14 @@ def demo(
         console.print(f"[bold]Writing the sample corpus to {corpus}[/]")
         corpus.mkdir(parents=True, exist_ok=True)
         write_sample(corpus)
+    config = workspace / CONFIG_FILE
+    if not config.exists():
+        # The sample data ends in 2026-10: "上月" must mean that month on any day the demo runs.
+        config.write_text(
+            f"# The sample corpus is as of this date (see tablerag.sample.mart).\n"
+            f"today = {REFERENCE_DATE.isoformat()}\n",
+            encoding="utf-8",
+        )
     console.print(f"[bold]Ingesting {corpus} into {workspace}[/] (unchanged files are skipped)")
     with open_workspace(workspace, create=True, read_only=False) as ws:
         reports = ws.ingest([corpus], settings=load_settings(workspace))

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from tablerag.errors import ConfigError
 from tablerag.tokens import count_tokens
-from tablerag.types import Block, Chunk, Document
+from tablerag.types import Block, Chunk, Document, source_label
 
 _SENTENCE_END = re.compile(r"[。！？；]+[”’」』）)\"']*|[.!?;]+[”’\"')\]]*(?=\s|$)|\n+")
 _CUT_UNIT = re.compile(
@@ -350,7 +350,11 @@ def table_chunks(
     """
     _check_sizes(max_tokens, 0)
     context = f"Table {table}: {title}" if title else f"Table {table}"
-    card = [context, f"Source: {source}", "Columns: " + ", ".join(str(h) for h in header)]
+    card = [
+        context,
+        f"Source: {source_label(source)}",  # the folder is nobody's business (a model API)
+        "Columns: " + ", ".join(str(h) for h in header),
+    ]
     if row_count is not None:
         card.append(f"Rows: {row_count}")
     texts = ["\n".join(card)]
