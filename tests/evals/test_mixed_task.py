@@ -157,7 +157,13 @@ def test_cli_runs_resumes_and_prints_one_json_object(
     data = write_tatqa(tmp_path / "data")
     monkeypatch.setenv("TABLERAG_EMBEDDER", "hashing")
     monkeypatch.setenv("TABLERAG_RAG_MIN_SCORE", "0")
-    monkeypatch.setattr("tablerag.cli.eval_common.load_llm", lambda *a, **k: FunctionLLM(reply))
+    dated: list[str] = []
+
+    def recording(messages: Sequence[Message]) -> str:
+        dated.extend(m["content"][:40] for m in messages if m["content"].startswith("Today is"))
+        return reply(messages)
+
+    monkeypatch.setattr("tablerag.cli.eval_common.load_llm", lambda *a, **k: FunctionLLM(recording))
     args = [
         "eval",
         "mixed",
@@ -181,6 +187,8 @@ def test_cli_runs_resumes_and_prints_one_json_object(
     assert summary["loop"]["tablerag"]["n"] == 2
     lines = (tmp_path / "runs" / "r" / "results.jsonl").read_text().splitlines()
     assert len(lines) == 4
+    # every SQL prompt is written on the run's fixed date, whatever the day of the run
+    assert dated and all(d.startswith("Today is 2026-11-30;") for d in dated)
     again = CliRunner().invoke(app, args)
     assert again.exit_code == 0
     assert len((tmp_path / "runs" / "r" / "results.jsonl").read_text().splitlines()) == 4

@@ -57,7 +57,13 @@ def mixed(
     exact match (accuracy) and F1 (score), scale included. Category: the answer type.
     """
     from tablerag.evals.datasets.tatqa import load_tatqa
-    from tablerag.evals.mixed_task import METHODS, build_methods, loop_figures, tatqa_cases
+    from tablerag.evals.mixed_task import (
+        EVAL_TODAY,
+        METHODS,
+        build_methods,
+        loop_figures,
+        tatqa_cases,
+    )
     from tablerag.evals.runner import sample_cases
     from tablerag.evals.tatqa_corpus import build_corpus, corpus_units
     from tablerag.settings import load_settings
@@ -68,7 +74,7 @@ def mixed(
     names = parse_methods(methods, METHODS, METHODS)
     picked = sample_cases(tatqa_cases(contexts), limit, sample_seed)
     folder = run_folder("mixed", dataset, limit, sample_seed, out)
-    settings = load_settings(None, embedder=embedder, llm_timeout_s=llm_timeout)
+    settings = load_settings(None, embedder=embedder, llm_timeout_s=llm_timeout, today=EVAL_TODAY)
     corpus = build_corpus(
         contexts, folder.parent / f"tatqa-corpus-{settings.embedder}", embedder=settings.embedder
     )
@@ -86,6 +92,7 @@ def mixed(
         "contexts": len(contexts),
         "workspace": str(corpus),
         "embedder": settings.embedder,
+        "today": EVAL_TODAY.isoformat(),
         "metric": "TAT-QA official exact match (accuracy) and numeracy-aware F1 (score), scale "
         "included",
         "category": "answer type",
