@@ -281,6 +281,8 @@ class TestTablerag:
         assert outcome.detail["attempt_sql"][0] == "SELECT count(*) FROM singers"
         assert "failed" in llm.history[1].messages[-1]["content"]
         assert outcome.latency_ms["schema"] >= 0 and "llm" in outcome.latency_ms
+        # the prompt is written on the runs' fixed date, whatever the day (cache, determinism)
+        assert "Today is 2026-11-30;" in llm.history[0].messages[-1]["content"]
 
     def test_norepair_stops_after_one_call(self, spider: Path) -> None:
         data = load_sql_dataset("spider", spider)

@@ -57,14 +57,8 @@ def mixed(
     exact match (accuracy) and F1 (score), scale included. Category: the answer type.
     """
     from tablerag.evals.datasets.tatqa import load_tatqa
-    from tablerag.evals.mixed_task import (
-        EVAL_TODAY,
-        METHODS,
-        build_methods,
-        loop_figures,
-        tatqa_cases,
-    )
-    from tablerag.evals.runner import sample_cases
+    from tablerag.evals.mixed_task import METHODS, build_methods, loop_figures, tatqa_cases
+    from tablerag.evals.runner import EVAL_TODAY, sample_cases
     from tablerag.evals.tatqa_corpus import build_corpus, corpus_units
     from tablerag.settings import load_settings
 

@@ -52,7 +52,7 @@ def sql(
     Methods: naive, tablerag, tablerag-nolink, tablerag-novalues, tablerag-norepair,
     tablerag-tiers.
     """
-    from tablerag.evals.runner import sample_cases
+    from tablerag.evals.runner import EVAL_TODAY, sample_cases
     from tablerag.evals.sql_task import DEFAULT_METHODS, METHODS, SQLTask, load_sql_dataset
     from tablerag.settings import load_settings
 
@@ -89,6 +89,7 @@ def sql(
                 "databases": len({c.category for c in cases}),
                 "metric": data.metric,
                 "llm_timeout_s": settings.llm_timeout_s,
+                "today": EVAL_TODAY.isoformat(),
             },
             workers=workers,
             time_budget_s=time_budget,

@@ -16,7 +16,6 @@ figure, the first number that is not already in the question; else the text itse
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -48,10 +47,7 @@ METHODS: tuple[str, ...] = (
     "tablerag-decompfirst",
 )
 DIRECT_MAX_TOKENS = 60
-EVAL_TODAY = dt.date(2026, 11, 30)
-"""The date every SQL prompt of a run is written on: a run must not depend on the day it runs
-(TAT-QA questions name their years; this was the date of the first runs, so their responses
-stay in the cache)."""
+
 _CITE = re.compile(r"\[\d+(?:\s*[,，]\s*\d+)*\]|\((?:Note|注意)[^)]*\)|（注意[^）]*）")
 _FIGURE_Q = re.compile(
     r"^\s*how (?:much|many)\b|\b(?:change|difference|average|total|sum|ratio|percentage|"

@@ -8,6 +8,7 @@ reports (accuracy, error taxonomy, latency, tokens), overall and per category.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import random
 import statistics
@@ -37,6 +38,10 @@ ERROR_KINDS: tuple[str, ...] = (
 
 RESULTS_FILE = "results.jsonl"
 META_FILE = "run.json"
+EVAL_TODAY = dt.date(2026, 11, 30)
+"""The date SQL prompts of benchmark runs are written on ("Today is …"): a run must not depend
+on the day it runs, and a resumed run must find its responses in the cache. Benchmark questions
+name their dates; this was the date of the first measured runs."""
 
 
 @dataclass(frozen=True)

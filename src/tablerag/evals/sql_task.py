@@ -37,7 +37,7 @@ from tablerag.answer import Answer, detect_language
 from tablerag.errors import ConfigError, EngineError, ProviderError
 from tablerag.evals.datasets.bird import load_bird
 from tablerag.evals.datasets.spider import databases, read_json, read_tables_json
-from tablerag.evals.runner import Case, Metered, Outcome
+from tablerag.evals.runner import EVAL_TODAY, Case, Metered, Outcome
 from tablerag.evals.sqlexec import Execution, Executor, Metric
 from tablerag.linking import (
     LinkOptions,
@@ -594,7 +594,10 @@ class TableragMethod:
         schema = self.schema(case, question)
         latency = {"schema": (time.perf_counter() - t0) * 1000}
         options = NL2SQLOptions(
-            max_repairs=self.repairs, timeout_s=self.task.settings.llm_timeout_s, explain=False
+            max_repairs=self.repairs,
+            timeout_s=self.task.settings.llm_timeout_s,
+            explain=False,
+            today=EVAL_TODAY,
         )
         answer = answer_with_sql(
             question,
