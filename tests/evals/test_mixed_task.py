@@ -192,3 +192,22 @@ def test_cli_runs_resumes_and_prints_one_json_object(
     again = CliRunner().invoke(app, args)
     assert again.exit_code == 0
     assert len((tmp_path / "runs" / "r" / "results.jsonl").read_text().splitlines()) == 4
+
+
+def test_the_unit_of_a_sql_answer_is_its_own_tables() -> None:
+    from tablerag.answer import Answer, Step
+    from tablerag.evals.mixed_task import unit_tables
+
+    def answer(chosen: str) -> Answer:
+        step = Step(
+            n=1,
+            action="sub-question",
+            tables=["t_thousands", "t_rates"],  # retrieved; the SQL read only the rates
+            sql="SELECT col_2017, col_2018 FROM data.t_rates WHERE item = 'Dividend yield'",
+            chosen=chosen,  # type: ignore[arg-type]
+        )
+        return Answer(question="q", answer="4.1, 4.6", language="en", path="loop", steps=[step])
+
+    units = {"t_thousands": "thousand", "t_rates": "percent", "t_rates_2": "million"}
+    assert unit_tables(answer("sql"), units) == ["t_rates"]  # not t_rates_2 by prefix
+    assert unit_tables(answer("document"), units) == ["t_thousands", "t_rates"]

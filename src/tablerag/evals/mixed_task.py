@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -158,6 +158,29 @@ def _is_year(n: Number) -> bool:
     return n.places == 0 and not n.percent and n.scale == 1 and 1900 <= n.value <= 2100
 
 
+def unit_tables(answer: Answer, known: Iterable[str]) -> list[str]:
+    """The tables whose unit a loop answer carries: those named in the SQL of the steps
+    answered from SQL; when no step was, every table the steps retrieved (the text read them).
+
+    Example:
+        >>> from tablerag.answer import Step
+        >>> steps = [Step(n=1, action="sub-question", tables=["t_a", "t_b"],
+        ...               sql="SELECT col_2019 FROM data.t_b", chosen="sql")]
+        >>> a = Answer(question="q", answer="4.1", language="en", path="loop", steps=steps)
+        >>> unit_tables(a, ["t_a", "t_b"])
+        ['t_b']
+    """
+    names = list(known)
+    from_sql = [
+        t
+        for st in answer.steps
+        if st.chosen == "sql" and st.sql
+        for t in names
+        if re.search(rf"\b{re.escape(t)}\b", st.sql)
+    ]
+    return from_sql or [t for st in answer.steps for t in st.tables]
+
+
 @dataclass
 class MixedMethods:
     """The methods of one run, sharing one QA session over the corpus workspace."""
@@ -217,7 +240,7 @@ class _Method:
             use_documents=self.name != "tablerag-nodocs",
             llm=llm,
         )
-        tables = [t for st in answer.steps for t in st.tables]
+        tables = unit_tables(answer, self.units)
         ok = answer.status in ("ok", "degraded") and answer.budget_exhausted != "tokens"
         return (answer.answer if ok and answer.status != "not_found" else ""), tables, answer
 
