@@ -461,7 +461,7 @@ def profile_column(
     sampled = len(values)
     null_ratio = round((sampled - len(texts)) / sampled, 3) if sampled else 0.0
     shares, warning = format_mix(texts)
-    is_text = not _is_numeric_type(column.type)
+    is_text = not is_numeric_type(column.type)
     check = check or ColumnCheck()
     enum, origin = check.values, "check" if check.values else ""
     if not enum and is_text and 0 < len(counts) <= ENUM_MAX_VALUES and len(texts) > len(counts):
@@ -518,7 +518,8 @@ def _text(value: object) -> str:
     return str(value)
 
 
-def _is_numeric_type(sql_type: str) -> bool:
+def is_numeric_type(sql_type: str) -> bool:
+    """Whether a SQL type holds numbers (booleans count: they sum)."""
     t = sql_type.upper()
     return t.startswith(
         (

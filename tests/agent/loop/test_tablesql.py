@@ -52,3 +52,33 @@ def test_a_small_report_tables_row_labels_are_listed_in_full(tmp_path: Path) -> 
     note = next(n for n in schema.notes if n.startswith("-- report.item (all rows): "))
     assert all(f"'{v}'" in note for v in labels)
     assert schema.text.endswith(note)
+
+
+def test_a_table_of_year_columns_gets_a_note_on_change_and_counting() -> None:
+    from tablerag.agent.loop.tablesql import year_notes
+    from tablerag.linking.catalog import build_catalog
+    from tablerag.types import ColumnInfo, TableInfo
+
+    def table(name: str, *columns: tuple[str, str]) -> TableInfo:
+        return TableInfo(name, f"{name}.csv", tuple(ColumnInfo(c, t) for c, t in columns), 4)
+
+    wide = table("report", ("item", "VARCHAR"), ("col_2018", "BIGINT"), ("col_2019", "BIGINT"))
+    twice = table(
+        "segments",
+        ("item", "VARCHAR"),
+        ("revenues_2019", "BIGINT"),
+        ("col_2018", "BIGINT"),
+        ("income_2019", "BIGINT"),
+        ("col_2018_2", "BIGINT"),
+    )
+    long = table("sales", ("year", "INTEGER"), ("amount", "DOUBLE"))
+    text = table("labels", ("col_2019", "VARCHAR"), ("col_2018", "VARCHAR"))
+    catalog = build_catalog([wide, twice, long, text])
+    (note,) = year_notes(catalog, ["report", "segments"])
+    assert "the change from 2018 to 2019 is col_2019 - col_2018" in note
+    wider = table("r3", ("col_2017", "BIGINT"), ("col_2018", "BIGINT"), ("col_2019", "BIGINT"))
+    (asked,) = year_notes(build_catalog([wider]), ["r3"], "Change from 2017 to 2018?")
+    assert "the change from 2017 to 2018 is col_2018 - col_2017" in asked
+    assert not year_notes(catalog, ["sales", "labels"])
+    # only the first two retrieved tables are annotated, like the row labels
+    assert year_notes(catalog, ["sales", "labels", "report"]) == []

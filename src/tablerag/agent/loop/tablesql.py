@@ -11,6 +11,7 @@ extra table is noise the model reads and pays for.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
@@ -21,7 +22,8 @@ from tablerag.answer import Answer, Language
 from tablerag.linking.catalog import SchemaCatalog, is_text_column
 from tablerag.linking.fkgraph import FKGraph
 from tablerag.linking.linker import link
-from tablerag.linking.render import render_full
+from tablerag.linking.profile import is_numeric_type
+from tablerag.linking.render import ident, render_full
 from tablerag.llm.base import LLM
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.sql.sensitive import sanitize_sample
@@ -32,6 +34,7 @@ LINKED_EXTRA = 2
 LABEL_TABLES = 2
 LABEL_ROWS = 20
 LABEL_CHARS = 60
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 
 
 def restrict(catalog: SchemaCatalog, tables: Iterable[str]) -> SchemaCatalog:
@@ -84,11 +87,61 @@ def table_schemas(
         if not samples:
             text = render_full(sub, samples=False)
         context = SchemaContext(text.text, tuple(sub.tables), text.tokens, samples)
-    notes = label_notes(sub, [t for t in tables if t in context.tables], engine) if engine else []
+    shown = [t for t in tables if t in context.tables]
+    notes = [
+        *year_notes(sub, shown, question),
+        *(label_notes(sub, shown, engine) if engine else []),
+    ]
     if not notes:
         return context
     full = context.text + "\n\n" + "\n".join(notes)
     return replace(context, text=full, tokens=count_tokens(full), notes=(*context.notes, *notes))
+
+
+def year_notes(catalog: SchemaCatalog, tables: Sequence[str], question: str = "") -> list[str]:
+    """A note for each of the first :data:`LABEL_TABLES` tables that hold one column per year.
+
+    A report table (``item``, ``col_2019``, ``col_2018``) has no ``year`` and no ``change``
+    column, and the model wrote ``SELECT change FROM t`` or counted rows for "how many years
+    did X exceed …" (11 of 23 wrong TAT-QA arithmetic and count answers of the loop, first 64
+    questions). The note says how those are written over year columns. A table with a year in
+    two columns (one measure per year twice) gets none: "one column per year" would be false.
+    The change is spelled for the two years the question names when both are columns, else for
+    the latest two.
+
+    Example:
+        >>> from tablerag.linking.catalog import build_catalog
+        >>> from tablerag.types import ColumnInfo, TableInfo
+        >>> cols = [ColumnInfo("item", "VARCHAR"), ColumnInfo("col_2019", "BIGINT"),
+        ...         ColumnInfo("col_2018", "BIGINT")]
+        >>> cat = build_catalog([TableInfo("t", "t.csv", tuple(cols), 3)])
+        >>> note = year_notes(cat, ["t"])[0]
+        >>> note.startswith("-- t has one column per year (col_2019, col_2018)")
+        True
+        >>> "the change from 2018 to 2019 is col_2019 - col_2018;" in note
+        True
+        >>> note.endswith("adds CAST(col_2019 > x AS INTEGER) + CAST(col_2018 > x AS INTEGER).")
+        True
+    """
+    notes: list[str] = []
+    for name in tables[:LABEL_TABLES]:
+        years: list[tuple[str, str]] = []
+        for c in catalog.tables[name].columns:
+            found = _YEAR.findall(c.name)
+            if len(found) == 1 and is_numeric_type(c.type):
+                years.append((found[0], c.name))
+        if len(years) < 2 or len({y for y, _ in years}) < len(years):
+            continue
+        named = [y for y in years if y[0] in _YEAR.findall(question)]
+        (new_year, new), (old_year, old) = sorted(named if len(named) > 1 else years)[::-1][:2]
+        columns = ", ".join(ident(c) for _, c in years)
+        count = " + ".join(f"CAST({ident(c)} > x AS INTEGER)" for _, c in years)
+        notes.append(
+            f"-- {ident(name)} has one column per year ({columns}) and no year or change column: "
+            f"the change from {old_year} to {new_year} is {ident(new)} - {ident(old)}; "
+            f'"how many years" adds {count}.'
+        )
+    return notes
 
 
 def label_notes(catalog: SchemaCatalog, tables: Sequence[str], engine: SQLEngine) -> list[str]:
