@@ -37,7 +37,7 @@ def reply(messages: Sequence[Message]) -> str:
         return f"NEXT: {q}" if "Answered so far" not in last else "ANSWER: 1.5"
     if "SELECT query" in system:
         table = table_name("aaaa1111-0")
-        if "change" in last:
+        if "change" in last.rsplit("Question:", 1)[-1]:
             return (
                 f"```sql\nSELECT col_2019 - col_2018 FROM {table} WHERE item = 'Cloud revenue'\n```"
             )
