@@ -56,6 +56,7 @@ _FIGURE_Q = re.compile(
     re.I,
 )
 _COUNT_Q = re.compile(r"^\s*how many\b", re.I)
+_WORDS = re.compile(r"\w+")
 _SEVERAL_Q = re.compile(r"\brespective(?:ly)?\b|\b(?:which|what) years\b", re.I)
 """A question asking for several values ("in 2019 and 2018 respectively", "in which years")."""
 _PERCENT_Q = re.compile(r"\bpercent(?:age)?\b|%|\bproportion\b", re.I)
@@ -170,14 +171,10 @@ def unit_tables(answer: Answer, known: Iterable[str]) -> list[str]:
         >>> unit_tables(a, ["t_a", "t_b"])
         ['t_b']
     """
-    names = list(known)
-    from_sql = [
-        t
-        for st in answer.steps
-        if st.chosen == "sql" and st.sql
-        for t in names
-        if re.search(rf"\b{re.escape(t)}\b", st.sql)
-    ]
+    read = {
+        w for st in answer.steps if st.chosen == "sql" and st.sql for w in _WORDS.findall(st.sql)
+    }
+    from_sql = [t for t in known if t in read]
     return from_sql or [t for st in answer.steps for t in st.tables]
 
 

@@ -123,6 +123,7 @@ def year_notes(catalog: SchemaCatalog, tables: Sequence[str], question: str = ""
         >>> note.endswith("adds CAST(col_2019 > x AS INTEGER) + CAST(col_2018 > x AS INTEGER).")
         True
     """
+    asked = set(_YEAR.findall(question))
     notes: list[str] = []
     for name in tables[:LABEL_TABLES]:
         years: list[tuple[str, str]] = []
@@ -132,7 +133,7 @@ def year_notes(catalog: SchemaCatalog, tables: Sequence[str], question: str = ""
                 years.append((found[0], c.name))
         if len(years) < 2 or len({y for y, _ in years}) < len(years):
             continue
-        named = [y for y in years if y[0] in _YEAR.findall(question)]
+        named = [y for y in years if y[0] in asked]
         (new_year, new), (old_year, old) = sorted(named if len(named) > 1 else years)[::-1][:2]
         columns = ", ".join(ident(c) for _, c in years)
         count = " + ".join(f"CAST({ident(c)} > x AS INTEGER)" for _, c in years)
