@@ -106,10 +106,11 @@ class LLMUsage(_Model):
     completion_tokens: int = Field(default=0, ge=0)
 
 
-StepDecision = Literal["agree", "sql", "text", "sql_failed", "conflict", "none"]
+StepDecision = Literal["agree", "sql", "text", "both", "sql_failed", "conflict", "none"]
 """How a loop step's intermediate answer was chosen: SQL and text agree; only SQL answered;
-only the text answered; the SQL failed and the text was used instead; they disagreed and the
-more reliable one was taken (the conflict is recorded); nothing answered."""
+only the text answered; both answered different parts and both were kept; the SQL failed and
+the text was used instead; they disagreed and the more reliable one was taken (the conflict is
+recorded); nothing answered."""
 BudgetName = Literal["steps", "tokens", "seconds"]
 
 

@@ -22,6 +22,7 @@ _DECISION = {
     "agree": "SQL and text agree",
     "sql": "from SQL",
     "text": "from the text",
+    "both": "SQL and text answer different parts, both kept",
     "sql_failed": "SQL failed, text used",
     "conflict": "SQL and text disagree, took {chosen}",
     "none": "not found",

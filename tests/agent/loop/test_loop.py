@@ -117,6 +117,42 @@ def test_the_texts_one_answer_beats_sql_that_did_not_find_it(
     assert answer.answer.startswith("Europe")
 
 
+TWO_PARTS = "Which segment had the highest revenue in 2019, and why?"
+SQL_TOP = "```sql\nSELECT segment FROM revenue WHERE year = 2019 ORDER BY revenue DESC LIMIT 1\n```"
+
+
+def test_sql_and_text_answering_two_parts_are_both_kept_and_composed(loop_ws: Path) -> None:
+    prompts: list[str] = []
+
+    def decompose(prompt: str) -> str:
+        prompts.append(prompt)
+        return "ANSWER: Cloud, thanks to new enterprise customers in Europe."
+
+    passages = "Growth came from new enterprise customers in Europe [1]."
+    script = ByKind(decompose=decompose, sql=SQL_TOP, passages=passages)
+    with qa(loop_ws, script) as q:
+        answer = q.loop(TWO_PARTS)
+    first = answer.steps[0]
+    assert (first.decision, first.chosen) == ("both", "sql"), first.note
+    assert first.observation == f"SQL: Cloud | Text: {passages}"
+    # the first step asked the question whole; both parts go to one composing call
+    assert script.seen == ["sql", "passages", "decompose"]
+    assert f"1. {TWO_PARTS} -> SQL: Cloud | Text: {passages}" in prompts[0]
+    assert answer.status == "ok"
+    assert answer.answer == "Cloud, thanks to new enterprise customers in Europe."
+    assert answer.table is not None and answer.table.rows == [["Cloud"]]
+    assert 1 in first.citations and answer.citations[0].n == 1
+
+
+def test_a_one_part_question_keeps_the_conflict_rule(loop_ws: Path) -> None:
+    question = "Which segment had the highest revenue in 2019?"
+    script = ByKind(sql=SQL_TOP, passages="Growth came from new customers [1].")
+    with qa(loop_ws, script) as q:
+        answer = q.loop(question)
+    assert answer.steps[0].decision == "conflict" and answer.answer == "Cloud"
+    assert script.seen == ["sql", "passages"]
+
+
 def test_sql_failure_falls_back_to_the_text_and_says_so(loop_ws: Path) -> None:
     bad = "```sql\nSELECT revenue FROM no_such_table\n```"
     script = ByKind(decompose=f"NEXT: {Q}", sql=bad, passages="Revenue grew strongly [1].")

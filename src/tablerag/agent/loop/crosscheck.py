@@ -3,7 +3,11 @@
 * both answered and agree → take the SQL answer (its numbers are computed over whole tables);
 * the SQL failed (rejected, error, no rows) → fall back to the text and say so;
 * both answered and disagree → take the more reliable side and record the conflict;
-* both answered with nothing to compare (a count against words) → the more reliable side;
+* both answered, reliably, without agreeing, for a question that asks for figures *and* for
+  what the documents say (top categories, then their return policy) → keep both: the two
+  sides answered different parts, and the final answer composes them;
+* both answered with nothing to compare, one side weak (a row count against words) → the
+  more reliable side;
 * only one side answered → take it; neither → nothing.
 
 "Agree" means: the text's own figures (those not already in the sub-question) include one
@@ -113,11 +117,24 @@ def crosscheck(sql: SQLSide, text: TextSide, question: str = "") -> Verdict:
         ...                TextSide("ok", "It was 12 [1].", 0.8))
         >>> v.decision, v.chosen, v.answer
         ('conflict', 'sql', '10')
+        >>> v = crosscheck(SQLSide("ok", "Phones", ("Phones", 0.12), reliability=0.85),
+        ...                TextSide("ok", "Above 10%: suspend promotions [1].", 0.8),
+        ...                "Which category has the highest return rate, and what is the policy?")
+        >>> v.decision, v.chosen, v.answer
+        ('both', 'sql', 'SQL: Phones | Text: Above 10%: suspend promotions [1].')
     """
     sql_ok = sql.status == "ok"
     text_ok = text.status == "ok"
     if sql_ok and text_ok:
         same = agrees(sql, text, question)
+        weaker = min(sql.reliability, text.reliability)
+        if not same and weaker >= BOTH_MIN and asks_two_things(question):
+            pick: FactSource = "sql" if sql.reliability >= text.reliability else "document"
+            note = (
+                "The question asks for figures and for what the documents say; the SQL "
+                "result and the text answer different parts, both are kept."
+            )
+            return Verdict("both", pick, f"SQL: {sql.answer} | Text: {text.answer}", note, weaker)
         if same is None and sql.reliability >= text.reliability:
             return Verdict(
                 "sql",
@@ -167,6 +184,9 @@ def _nothing(sql: SQLSide, text: TextSide) -> str:
     return ("Not answered: " + "; ".join(parts) + ".") if parts else "Not answered."
 
 
+BOTH_MIN = 0.5
+"""Both sides at least this reliable with nothing to compare: both are kept (a listing or a
+repaired-twice SQL result, or a text without citations, is below it)."""
 _FIGURE = re.compile(
     r"\b(?:change|difference|increase|decrease|rate|value)\b|变化|差|增长|下降", re.I
 )
@@ -207,6 +227,19 @@ def asks_for_figure(question: str) -> bool:
     features = extract_features(question)
     cues = [*features.quantity_words, *features.cues["aggregate"], *features.cues["measure"]]
     return bool(cues) or bool(_FIGURE.search(question))
+
+
+def asks_two_things(question: str) -> bool:
+    """Whether the question asks for a figure *and* for what the documents say (a policy, a
+    reason, a procedure), so that SQL and text may answer different parts of it.
+
+    Example:
+        >>> asks_two_things("上个月退货率最高的三个品类，按退货政策分别应该怎么处理？")
+        True
+        >>> asks_two_things("What was revenue in 2019?"), asks_two_things("What is the policy?")
+        (False, False)
+    """
+    return bool(extract_features(question).cues["policy"]) and asks_for_figure(question)
 
 
 def result_cells(rows: Sequence[Sequence[Any]], limit: int = 10) -> tuple[Any, ...]:

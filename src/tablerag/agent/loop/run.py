@@ -7,8 +7,9 @@ the decomposer, shown the schemas of those tables and what was found, asks the n
 sub-question or gives the final answer, one step at a time (see
 :func:`~tablerag.agent.loop.step.run_step`). ``decompose_first`` restores the paper's order
 (plan, then the first step). A first sub-question that is the question itself ends the loop as
-soon as it is answered. Budgets of steps, tokens and seconds stop runaway loops; the best answer
-found so far is returned, marked ``degraded``.
+soon as it is answered, unless SQL and text answered different parts of it (``both``): the
+decomposer then composes them or asks for what is missing. Budgets of steps, tokens and
+seconds stop runaway loops; the best answer found so far is returned, marked ``degraded``.
 """
 
 from __future__ import annotations
@@ -145,10 +146,20 @@ def run_loop(question: str, *, llm: LLM, language: Language, options: LoopOption
             hits=hits,
         )
         state.add(result)
-        if len(state.results) == 1 and _same(plan.text, question) and result.verdict.answer:
+        if _answers_it(result, question):
             final = result.verdict.answer
             stop = None
     return _envelope(question, language, state, final, stop, problem, budget, started)
+
+
+def _answers_it(result: StepResult, question: str) -> bool:
+    """Whether the first step, asking the question itself, answered it whole.
+
+    Both sides answering different parts (``both``) leave the composing to the decomposer.
+    """
+    verdict = result.verdict
+    whole = result.step.n == 1 and _same(result.step.input, question)
+    return whole and bool(verdict.answer) and verdict.decision != "both"
 
 
 def _probe(

@@ -130,7 +130,8 @@ def run_step(
             if stage != "retrieval":
                 timings[stage] = round(timings.get(stage, 0.0) + ms, 3)
     new = _new_citations(text_answer.citations if text_answer else [], numbers, cited)
-    used = sorted(set(numbers.values())) if verdict.chosen == "document" else []
+    texts = verdict.chosen == "document" or verdict.decision == "both"
+    used = sorted(set(numbers.values())) if texts else []
     step = Step(
         n=n,
         action="sub-question",
