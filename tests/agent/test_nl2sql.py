@@ -112,6 +112,40 @@ def test_a_literal_copied_from_a_cut_sample_is_read_as_a_prefix(parts) -> None: 
     assert answer.table is not None and answer.table.rows[0][0] == 3
 
 
+def test_a_mysql_date_function_is_translated_and_current_date_is_the_today_setting(parts) -> None:  # type: ignore[no-untyped-def]
+    mysql = (
+        "```sql\nSELECT count(*) AS n FROM fact_refund "
+        "WHERE refund_date >= DATE_SUB(CURDATE(), INTERVAL 3 MONTH)\n```"
+    )
+    llm = ScriptedLLM(replies=[mysql])
+    answer = _ask("How many refunds in the last three months?", llm, parts, explain=False)
+    assert answer.status == "ok" and len(llm.history) == 1
+    refused, mended = answer.sql_attempts
+    assert refused.error == "rejected by the SQL gate"
+    assert refused.issues == [
+        "The function 'date_sub' is not on the allowlist of duckdb; use ordinary SQL functions "
+        "only.",
+        "The function 'curdate' is not on the allowlist of duckdb; use ordinary SQL functions "
+        "only.",
+    ]
+    assert mended.note is not None and mended.note.startswith("tablerag wrote CURRENT_DATE")
+    # CURRENT_DATE is the day the prompt called today (the setting), not the machine's date
+    assert "CAST('2026-11-30' AS DATE) - INTERVAL '3' MONTH" in (answer.sql or "")
+    engine, _ = parts
+    expected = engine.execute(
+        "SELECT count(*) FROM fact_refund WHERE refund_date >= DATE '2026-08-30'"
+    )
+    assert answer.table is not None and answer.table.rows == [list(expected.rows[0])]
+
+
+def test_the_gate_names_each_problem_once(parts) -> None:  # type: ignore[no-untyped-def]
+    twice = "```sql\nSELECT pg_sleep(1), pg_sleep(2) FROM fact_refund\n```"
+    llm = ScriptedLLM(replies=[twice, COUNT_REFUNDS])
+    answer = _ask("How many refunds are there?", llm, parts, explain=False)
+    refused = answer.sql_attempts[0]
+    assert len(refused.issues) == len(set(refused.issues)) == 1
+
+
 def test_a_mended_query_that_still_fails_goes_back_to_the_model_as_mended(parts) -> None:  # type: ignore[no-untyped-def]
     wrong = (
         "```sql\nSELECT CAST(f.region_name AS INTEGER) AS n FROM fact_refund AS f "

@@ -23,7 +23,7 @@ from tablerag.agent.sqltext import extract_sql
 from tablerag.answer import Answer, Fact, Language, ResultTable, SQLAttempt
 from tablerag.errors import EngineError, ProviderError, QueryTimeout, SQLRejected
 from tablerag.llm.base import LLM, Message
-from tablerag.sql.autofix import requalify, unclip
+from tablerag.sql.autofix import from_mysql, pin_today, requalify, unclip
 from tablerag.sql.canonical import canonicalize_formats
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.sql.policy import ExecutionPolicy
@@ -113,7 +113,7 @@ def answer_with_sql(
         sql = extract_sql(reply.text, dialect=engine.dialect)
         if sql is not None:
             sql = canonicalize_formats(sql, schema.canonical, dialect=engine.dialect)
-        tried, result = _run_fixing(engine, sql, opts.policy, timings)
+        tried, result = _run_fixing(engine, sql, opts, timings)
         attempts += tried
         if result is not None:
             break
@@ -161,34 +161,42 @@ def dialect_name(dialect: str) -> str:
 def _run_fixing(
     engine: SQLEngine,
     sql: str | None,
-    policy: ExecutionPolicy | None,
+    opts: NL2SQLOptions,
     timings: dict[str, float],
 ) -> tuple[list[SQLAttempt], ResultSet | None]:
     """Gate and run one query; when the gate can mend what it refused, run the mended SQL too.
 
     A literal copied from a cut sample value (``'Total Property, Plant and Equ…'``) is read as
     a prefix before the first run (:func:`~tablerag.sql.autofix.unclip`): as written it can only
-    find nothing.
+    find nothing. A wrong alias or a MySQL date function is mended after the gate refused it.
     """
     unclipped = unclip(sql, dialect=engine.dialect) if sql else None
-    attempt, result, refusal = _run(engine, unclipped.sql if unclipped else sql, policy, timings)
+    attempt, result, refusal = _run(engine, unclipped.sql if unclipped else sql, opts, timings)
     if unclipped is not None:
         attempt = attempt.model_copy(update={"note": unclipped.note})
-    fixed = requalify(refusal.sql, refusal.issues, dialect=engine.dialect) if refusal else None
+    fixed = None
+    if refusal is not None:
+        fixed = requalify(refusal.sql, refusal.issues, dialect=engine.dialect) or from_mysql(
+            refusal.sql, refusal.issues, dialect=engine.dialect
+        )
     if fixed is None:
         return [attempt], result
-    again, result, _ = _run(engine, fixed.sql, policy, timings)
+    again, result, _ = _run(engine, fixed.sql, opts, timings)
     return [attempt, again.model_copy(update={"note": fixed.note})], result
 
 
 def _run(
     engine: SQLEngine,
     sql: str | None,
-    policy: ExecutionPolicy | None,
+    opts: NL2SQLOptions,
     timings: dict[str, float],
 ) -> tuple[SQLAttempt, ResultSet | None, SQLRejected | None]:
     """Gate and run one query; the attempt records what the gate or the engine said, and a gate
-    refusal comes back whole (its issues say what the gate could mend)."""
+    refusal comes back whole (its issues say what the gate could mend). With the ``today``
+    option, ``CURRENT_DATE`` is that day (:func:`~tablerag.sql.autofix.pin_today`)."""
+    if sql is not None and opts.today is not None:
+        sql = pin_today(sql, opts.today, dialect=engine.dialect)
+    policy = opts.policy
     if sql is None:
         return (
             SQLAttempt(
@@ -202,9 +210,8 @@ def _run(
         result = engine.execute(sql, policy)
     except SQLRejected as exc:
         _add(timings, "validation", _ms(started))
-        attempt = SQLAttempt(
-            sql=sql, error="rejected by the SQL gate", issues=[i.message for i in exc.issues]
-        )
+        issues = list(dict.fromkeys(i.message for i in exc.issues))  # each problem once
+        attempt = SQLAttempt(sql=sql, error="rejected by the SQL gate", issues=issues)
         return attempt, None, exc
     except QueryTimeout as exc:
         _add(timings, "execution", _ms(started))

@@ -9,10 +9,17 @@ The schema shows long sample values cut to 30 characters with a trailing "…", 
 copies them: ``WHERE item = 'Total Property, Plant and Equ…'`` finds nothing. :func:`unclip`
 reads such a literal as the prefix it is (``SUBSTRING(item, 1, 26) = 'Total Property, Plant
 and Equ'``; in a LIKE pattern the "…" becomes ``%``).
+
+Small models write MySQL date functions whatever the dialect (``DATE_SUB(CURRENT_DATE,
+INTERVAL 1 MONTH)``) and write them again when told the function is not allowed;
+:func:`from_mysql` translates just those calls. :func:`pin_today` reads ``CURRENT_DATE`` as the
+workspace's ``today`` setting, the date the prompt told the model relative dates refer to.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -132,3 +139,106 @@ def _clipped(node: exp.Expression) -> bool:
         and node.this.endswith(CLIP)
         and len(node.this) > len(CLIP)
     )
+
+
+MYSQL_FUNCTIONS = frozenset(
+    {"date_sub", "date_add", "subdate", "adddate", "date_format", "curdate", "str_to_date"}
+)
+"""MySQL date functions a model writes for any dialect; sqlglot reads them as MySQL."""
+
+
+def from_mysql(sql: str, issues: Sequence[Issue], *, dialect: str) -> Fixed | None:
+    """``sql`` with every MySQL date function the gate refused written in ``dialect``.
+
+    None unless every issue is such a function (any other problem needs the model). Only the
+    calls are translated: the rest of the query keeps its own quoting.
+
+    Example:
+        >>> from tablerag.sql.exposed import ExposedCatalog
+        >>> from tablerag.sql.validate import validate
+        >>> cat = ExposedCatalog.from_mapping({"t": ["d", "x"]})
+        >>> sql = "SELECT x FROM t WHERE d >= DATE_SUB(CURDATE(), INTERVAL 1 DAY)"
+        >>> fixed = from_mysql(sql, validate(sql, dialect="duckdb", catalog=cat), dialect="duckdb")
+        >>> print(fixed.sql)
+        SELECT x FROM t WHERE d >= (CURRENT_DATE - INTERVAL '1' DAY)
+        >>> print(fixed.note)
+        tablerag wrote CURRENT_DATE - INTERVAL '1' DAY for DATE_SUB(CURDATE(), INTERVAL '1' DAY)
+        >>> sql = "SELECT DATE_FORMAT(d, '%Y-%m') AS m FROM t"
+        >>> issues = validate(sql, dialect="duckdb", catalog=cat)
+        >>> print(from_mysql(sql, issues, dialect="duckdb").sql)
+        SELECT STRFTIME(CAST(d AS TIMESTAMP), '%Y-%m') AS m FROM t
+    """
+    names = {str(i.detail.get("function", "")).lower() for i in issues}
+    if not issues or any(i.code != "function_not_allowed" for i in issues):
+        return None
+    if not names <= MYSQL_FUNCTIONS:
+        return None
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except (ParseError, TokenError):
+        return None
+    notes: list[str] = []
+    calls = [n for n in tree.find_all(exp.Anonymous) if _is_mysql(n) and not _inside_mysql(n)]
+    for call in calls:  # outermost first; an inner call is translated with the one around it
+        before = call.sql(dialect=dialect)
+        try:
+            after = sqlglot.parse_one(call.sql(dialect="mysql"), read="mysql")
+        except (ParseError, TokenError):
+            return None
+        if isinstance(after, exp.Anonymous):
+            return None
+        call.replace(after)
+        notes.append(f"{after.sql(dialect=dialect)} for {before}")
+    if not notes:
+        return None
+    return Fixed(tree.sql(dialect=dialect), "tablerag wrote " + "; ".join(notes))
+
+
+def _is_mysql(node: exp.Expr) -> bool:
+    return isinstance(node, exp.Anonymous) and str(node.name).lower() in MYSQL_FUNCTIONS
+
+
+def _inside_mysql(node: exp.Expr) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if _is_mysql(parent):
+            return True
+        parent = parent.parent
+    return False
+
+
+def pin_today(sql: str, today: dt.date, *, dialect: str) -> str:
+    """``sql`` with ``CURRENT_DATE`` (and ``CURRENT_TIMESTAMP``, ``NOW()``) read as ``today``.
+
+    The prompt tells the model what "today" is (the ``today`` setting, e.g. the date a sample
+    or a snapshot is as of); SQL that asks the database instead would see another day.
+    Unparsable SQL comes back unchanged (the gate reports it).
+
+    Example:
+        >>> pin_today("SELECT * FROM t WHERE d >= CURRENT_DATE - INTERVAL 1 MONTH",
+        ...           dt.date(2026, 11, 15), dialect="duckdb")
+        "SELECT * FROM t WHERE d >= CAST('2026-11-15' AS DATE) - INTERVAL '1' MONTH"
+        >>> pin_today("SELECT now() AS x", dt.date(2026, 11, 15), dialect="duckdb")
+        "SELECT CAST('2026-11-15 00:00:00' AS TIMESTAMP) AS x"
+    """
+    if not _CLOCK_WORD.search(sql):
+        return sql
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except (ParseError, TokenError):
+        return sql
+    day = exp.Literal.string(today.isoformat())
+    moment = exp.Literal.string(f"{today.isoformat()} 00:00:00")
+    changed = False
+    for node in list(tree.find_all(exp.CurrentDate, exp.CurrentTimestamp, exp.Anonymous)):
+        if isinstance(node, exp.CurrentDate):
+            node.replace(exp.cast(day.copy(), "DATE"))
+        elif isinstance(node, exp.CurrentTimestamp) or str(node.name).lower() == "now":
+            node.replace(exp.cast(moment.copy(), "TIMESTAMP"))
+        else:
+            continue
+        changed = True
+    return tree.sql(dialect=dialect) if changed else sql
+
+
+_CLOCK_WORD = re.compile(r"current_date|current_timestamp|\bnow\s*\(|\btoday\s*\(", re.I)
