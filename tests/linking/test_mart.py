@@ -76,6 +76,33 @@ def test_refund_by_category_brings_the_bridge_tables(
     )
 
 
+@pytest.mark.parametrize("which", ["declared", "inferred"])
+@pytest.mark.parametrize(
+    "question", ["各品类上个月的销售额", "上个月退货率最高的三个品类，按退货政策分别应该怎么处理？"]
+)
+def test_the_table_that_names_what_the_question_groups_by_is_linked(
+    which: str, question: str, request: pytest.FixtureRequest
+) -> None:
+    """品类 scores the category table far below the facts (one word against three), but only its
+    label column, category_name ("品类名称"), can say which category; the product table only
+    holds its key."""
+    catalog: SchemaCatalog = request.getfixturevalue(which)
+    linked = link(question, catalog)
+    assert {"fact_sales", "dim_product", "dim_category"} <= set(linked.table_names)
+    assert ("dim_category", "category_name") in linked.column_pairs
+    assert frozenset(("dim_product", "dim_category")) in {
+        frozenset((e.table, e.ref_table)) for e in linked.joins
+    }
+
+
+def test_a_question_that_names_no_label_adds_no_table(declared: SchemaCatalog) -> None:
+    assert set(link("上月华东的毛利是多少", declared).table_names) == {
+        "fact_sales",
+        "dim_region",
+        "dim_date",
+    }
+
+
 def test_inferred_keys_have_evidence_and_cover_the_mart(inferred: SchemaCatalog) -> None:
     edges = {(e.table, e.columns, e.ref_table, e.ref_columns): e for e in inferred.edges}
     expected = [

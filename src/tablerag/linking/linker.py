@@ -371,6 +371,9 @@ def link(
         seeds += [t for t in _seeds(previous, opts, catalog) if t not in seeds]
     if opts.semantic_embedder:
         seeds += [t for t in _semantic_seeds(question, seeds, opts, catalog) if t not in seeds]
+    # a table that alone holds what the question names ranks right after the best one
+    covering = _coverage_seeds(seeds, ranked, QueryText.of(question), opts, catalog)
+    seeds = [*seeds[:1], *covering, *seeds[1:]]
     labels_only = _neighbour_seeds(seeds, scores.tables, opts, catalog)
     seeds += [t for t in labels_only if t not in seeds]
     nodes, pairs = catalog.graph.join_tree(seeds, max_hops=opts.max_hops)
@@ -635,6 +638,53 @@ def _seeds(ranked: list[tuple[str, float]], opts: LinkOptions, catalog: SchemaCa
         and score >= max(opts.min_seed_score, opts.seed_ratio * best_in[part[name]])
     ]
     return seeds or [ranked[0][0]]
+
+
+def _coverage_seeds(
+    seeds: Sequence[str],
+    ranked: Sequence[tuple[str, float]],
+    q: QueryText,
+    opts: LinkOptions,
+    catalog: SchemaCatalog,
+) -> list[str]:
+    """Tables whose label column is described by a question word no seed's columns hold.
+
+    "各品类上个月的销售额" scores the sales and product tables above the category table (one word
+    against several), yet without it the answer cannot name a category: ``category_name``
+    ("品类名称") is the only column that holds what 品类 asks for; the product table only
+    refers to it by key. Such a table joins the seeds when it reaches ``min_seed_score``, best
+    first. Key columns do not count as holding a word (``category_code``, "所属品类编码", points
+    at the table that does). Catalogs without column descriptions are unchanged.
+    """
+    f = _features(catalog)
+    held: set[str] = set()
+    for seed in seeds:
+        held |= _held_words(seed, f)
+    out: list[str] = []
+    for name, score in ranked:
+        label = f.labels.get(name)
+        if name in seeds or label is None or score < opts.min_seed_score:
+            continue
+        asked = {
+            w
+            for w in f.col_desc[(name, label)]
+            if w not in held and w not in f.common and (w in q.words or w in q.han)
+        }
+        if asked:
+            out.append(name)
+            held |= _held_words(name, f)
+    return out
+
+
+def _held_words(table: str, f: _Features) -> set[str]:
+    """The description words of a table's columns other than its keys."""
+    keys = f.keys.get(table, set())
+    return {
+        w
+        for (owner, column), desc in f.col_desc.items()
+        if owner == table and column not in keys
+        for w in desc
+    }
 
 
 def _semantic_seeds(

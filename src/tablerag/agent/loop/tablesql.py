@@ -4,7 +4,7 @@ The catalog is cut down to those tables, plus the best few tables the graph link
 sub-question in the whole catalog (a retrieved chunk can come from a document table that only
 describes the data, e.g. a metric definition, while the facts sit in a table no chunk ranked),
 before linking; the model sees their schemas, with the joins the linker proposes, and nothing else.
-The linker's additions are capped: in a catalog of many look-alike tables (one per report, each
+The linker's additions (its seed tables, and the bridges joining them) are capped: in a catalog of many look-alike tables (one per report, each
 with ``item``, ``2019``, ``2018``) it matches the question's years in all of them, and every
 extra table is noise the model reads and pays for.
 """
@@ -76,8 +76,7 @@ def table_schemas(
     """
     if not tables:
         return SchemaContext("", (), 0)
-    extra = [t for t in link(question, catalog).table_names if t not in tables][:linked_extra]
-    sub = restrict(catalog, [*tables, *extra])
+    sub = restrict(catalog, [*tables, *linked_tables(question, catalog, tables, linked_extra)])
     if not sub.tables:
         return SchemaContext("", (), 0)
     context = schema_context(question, sub, max_tokens=max_tokens, engine=engine)
@@ -96,6 +95,21 @@ def table_schemas(
         return context
     full = context.text + "\n\n" + "\n".join(notes)
     return replace(context, text=full, tokens=count_tokens(full), notes=(*context.notes, *notes))
+
+
+def linked_tables(
+    question: str, catalog: SchemaCatalog, tables: Sequence[str], linked_extra: int
+) -> list[str]:
+    """The linker's best ``linked_extra`` seed tables that ``tables`` lack, and the bridge
+    tables joining them to ``tables`` (a category table is no use without the product table
+    between it and the sales)."""
+    linked = link(question, catalog)
+    extra = [t.name for t in linked.tables if t.is_seed and t.name not in tables]
+    extra = extra[:linked_extra]
+    if not extra:
+        return []
+    nodes, _ = catalog.graph.join_tree([*tables, *extra])
+    return [*extra, *(n for n in nodes if n not in tables and n not in extra)]
 
 
 def year_notes(catalog: SchemaCatalog, tables: Sequence[str], question: str = "") -> list[str]:
