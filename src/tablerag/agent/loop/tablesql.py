@@ -4,9 +4,10 @@ The catalog is cut down to those tables, plus the best few tables the graph link
 sub-question in the whole catalog (a retrieved chunk can come from a document table that only
 describes the data, e.g. a metric definition, while the facts sit in a table no chunk ranked),
 before linking; the model sees their schemas, with the joins the linker proposes, and nothing else.
-The linker's additions (its seed tables, and the bridges joining them) are capped: in a catalog of many look-alike tables (one per report, each
-with ``item``, ``2019``, ``2018``) it matches the question's years in all of them, and every
-extra table is noise the model reads and pays for.
+The linker's additions (its seed tables, and the bridges joining them) are capped: in a
+catalog of many look-alike tables (one per report, each with ``item``, ``2019``, ``2018``) it
+matches the question's years in all of them, and every extra table is noise the model reads
+and pays for.
 """
 
 from __future__ import annotations
