@@ -63,9 +63,8 @@ def requalify(sql: str, issues: Sequence[Issue], *, dialect: str) -> Fixed | Non
         moves[issue.span] = str(alias)
     if not moves:
         return None
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect)
-    except (ParseError, TokenError):
+    tree = _parse(sql, dialect)
+    if tree is None:
         return None
     notes: list[str] = []
     for column in list(tree.find_all(exp.Column)):
@@ -102,9 +101,8 @@ def unclip(sql: str, *, dialect: str) -> Fixed | None:
     """
     if CLIP not in sql:
         return None
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect)
-    except (ParseError, TokenError):
+    tree = _parse(sql, dialect)
+    if tree is None:
         return None
     cut: list[str] = []
     for node in list(tree.find_all(exp.EQ, exp.Like, exp.ILike)):
@@ -173,25 +171,29 @@ def from_mysql(sql: str, issues: Sequence[Issue], *, dialect: str) -> Fixed | No
         return None
     if not names <= MYSQL_FUNCTIONS:
         return None
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect)
-    except (ParseError, TokenError):
+    tree = _parse(sql, dialect)
+    if tree is None:
         return None
     notes: list[str] = []
     calls = [n for n in tree.find_all(exp.Anonymous) if _is_mysql(n) and not _inside_mysql(n)]
     for call in calls:  # outermost first; an inner call is translated with the one around it
         before = call.sql(dialect=dialect)
-        try:
-            after = sqlglot.parse_one(call.sql(dialect="mysql"), read="mysql")
-        except (ParseError, TokenError):
-            return None
-        if isinstance(after, exp.Anonymous):
+        after = _parse(call.sql(dialect="mysql"), "mysql")
+        if after is None or isinstance(after, exp.Anonymous):
             return None
         call.replace(after)
         notes.append(f"{after.sql(dialect=dialect)} for {before}")
     if not notes:
         return None
     return Fixed(tree.sql(dialect=dialect), "tablerag wrote " + "; ".join(notes))
+
+
+def _parse(sql: str, dialect: str) -> exp.Expr | None:
+    """``sql`` parsed in ``dialect``, or None when it does not parse (the gate reports that)."""
+    try:
+        return sqlglot.parse_one(sql, read=dialect)
+    except (ParseError, TokenError):
+        return None
 
 
 def _is_mysql(node: exp.Expr) -> bool:
@@ -223,9 +225,8 @@ def pin_today(sql: str, today: dt.date, *, dialect: str) -> str:
     """
     if not _CLOCK_WORD.search(sql):
         return sql
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect)
-    except (ParseError, TokenError):
+    tree = _parse(sql, dialect)
+    if tree is None:
         return sql
     day = exp.Literal.string(today.isoformat())
     moment = exp.Literal.string(f"{today.isoformat()} 00:00:00")
