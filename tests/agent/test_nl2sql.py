@@ -138,6 +138,50 @@ def test_a_mysql_date_function_is_translated_and_current_date_is_the_today_setti
     assert answer.table is not None and answer.table.rows == [list(expected.rows[0])]
 
 
+@pytest.mark.parametrize(
+    ("written", "stored"),
+    [
+        ("alipay", "ALIPAY"),  # the same but for case
+        ("Beauty", "Beauty & Personal Care"),  # the one stored value it begins
+        ("Beauty & Personal Care:", "Beauty & Personal Care"),  # a stray colon
+    ],
+)
+def test_a_label_the_column_does_not_store_is_read_as_the_stored_one(  # type: ignore[no-untyped-def]
+    parts, written: str, stored: str
+) -> None:
+    column, table = (
+        ("pay_method", "fact_sales")
+        if written == "alipay"
+        else ("category_name_en", "dim_category")
+    )
+    sql = f"```sql\nSELECT {column} FROM {table} WHERE {column} = '{written}'\n```"
+    llm = ScriptedLLM(replies=[sql])
+    answer = _ask("How many?", llm, parts, explain=False)
+    assert answer.status == "ok" and len(llm.history) == 1
+    ran, mended = answer.sql_attempts
+    assert ran.error is None and mended.note == (
+        f"tablerag read '{stored}' for '{written}' (the stored value it stands for)"
+    )
+    engine, _ = parts
+    expected = engine.execute(f"SELECT {column} FROM {table} WHERE {column} = '{stored}'")
+    assert answer.table is not None and answer.table.row_count == len(expected.rows) > 0
+    assert {r[0] for r in answer.table.rows} == {stored}
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "category_name_en = 'Home'",  # begins two stored values: no guess
+        "category_name_en = 'Toys'",  # begins none
+        "category_name_en = 'Home & Living' AND category_code = 'nope'",  # stored: not the label
+    ],
+)
+def test_no_label_is_guessed_when_it_is_not_one_stored_value(parts, where: str) -> None:  # type: ignore[no-untyped-def]
+    sql = f"```sql\nSELECT category_code FROM dim_category WHERE {where}\n```"
+    answer = _ask("How many?", ScriptedLLM(replies=[sql]), parts, explain=False)
+    assert answer.status == "no_data" and len(answer.sql_attempts) == 1
+
+
 def test_the_gate_names_each_problem_once(parts) -> None:  # type: ignore[no-untyped-def]
     twice = "```sql\nSELECT pg_sleep(1), pg_sleep(2) FROM fact_refund\n```"
     llm = ScriptedLLM(replies=[twice, COUNT_REFUNDS])

@@ -17,6 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from tablerag.agent.grounding import ungrounded_numbers
+from tablerag.agent.literals import found_nothing, stored_labels
 from tablerag.agent.prompts import render
 from tablerag.agent.schema_context import SchemaContext
 from tablerag.agent.sqltext import extract_sql
@@ -168,7 +169,9 @@ def _run_fixing(
 
     A literal copied from a cut sample value (``'Total Property, Plant and Equ…'``) is read as
     a prefix before the first run (:func:`~tablerag.sql.autofix.unclip`): as written it can only
-    find nothing. A wrong alias or a MySQL date function is mended after the gate refused it.
+    find nothing. A wrong alias or a MySQL date function is mended after the gate refused it;
+    a query that found nothing, when it compared a column with a label the column does not
+    store but begins one stored label (:func:`~tablerag.agent.literals.stored_labels`).
     """
     unclipped = unclip(sql, dialect=engine.dialect) if sql else None
     attempt, result, refusal = _run(engine, unclipped.sql if unclipped else sql, opts, timings)
@@ -179,10 +182,14 @@ def _run_fixing(
         fixed = requalify(refusal.sql, refusal.issues, dialect=engine.dialect) or from_mysql(
             refusal.sql, refusal.issues, dialect=engine.dialect
         )
+    if fixed is None and result is not None and found_nothing(result.rows):
+        fixed = stored_labels(result.sql_executed, engine)
     if fixed is None:
         return [attempt], result
-    again, result, _ = _run(engine, fixed.sql, opts, timings)
-    return [attempt, again.model_copy(update={"note": fixed.note})], result
+    again, mended, _ = _run(engine, fixed.sql, opts, timings)
+    if result is not None and (mended is None or found_nothing(mended.rows)):
+        return [attempt], result  # the label mend found nothing either: keep what ran
+    return [attempt, again.model_copy(update={"note": fixed.note})], mended
 
 
 def _run(
@@ -251,7 +258,7 @@ def _explained(
         "sql_attempts": attempts,
         "timings_ms": timings,
     }
-    if not rows or all(v is None for row in rows for v in row):
+    if found_nothing(rows):
         return Answer(answer=NO_DATA[language], status="no_data", confidence=0.6, **common)
     # One value needs no model: the template says it exactly, and saves a call (seconds locally).
     single = len(rows) == 1 and len(result.columns) == 1

@@ -1,0 +1,115 @@
+"""Mend a query that found nothing because it compared a column with a value it does not store.
+
+The model writes a row label from the question or from memory (``WHERE item = 'Expected life of
+the option'``) where the table stores a longer one (``'Expected life of the option term (in
+years)'``), or leaves off the stored colon; the query runs, finds nothing, and the answer is "no
+data" (or it writes 'france' for 'France'). After such a query, each ``column = 'literal'``
+whose literal the column does not store is rewritten to the one stored value that is the same
+but for case and spaces, or else to the one stored value it begins (trailing punctuation of the
+literal ignored). The mended query goes through
+the gate again like any other; its attempt says what changed. The lookups go through the same
+engine (:mod:`tablerag.agent.lookup`): gate, read-only connection, row cap, time limit.
+"""
+
+from __future__ import annotations
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+
+from tablerag.agent.lookup import literal, quote, rows
+from tablerag.sql.autofix import Fixed
+from tablerag.sql.engines.base import SQLEngine
+
+MIN_CHARS = 4
+"""A shorter literal ('Q1', 'EU') begins too many labels to stand for one."""
+_TRAILING = " .:;,"
+
+
+def found_nothing(rows_: list[list[object]] | tuple[tuple[object, ...], ...]) -> bool:
+    """Whether a result is empty or one row of NULLs (an aggregate over no rows).
+
+    Example:
+        >>> found_nothing([]), found_nothing([[None]]), found_nothing([[0]])
+        (True, True, False)
+    """
+    return not rows_ or all(v is None for row in rows_ for v in row)
+
+
+def stored_labels(sql: str, engine: SQLEngine) -> Fixed | None:
+    """``sql`` with each literal the column lacks replaced by the one stored value it begins.
+
+    None when no comparison could be mended (or the SQL does not parse): a literal must be
+    absent from its column, and either the same as exactly one stored value but for case and
+    spaces, or at least :data:`MIN_CHARS` long and the start of exactly one stored value.
+    """
+    try:
+        tree = sqlglot.parse_one(sql, read=engine.dialect)
+    except (ParseError, TokenError):
+        return None
+    notes: list[str] = []
+    for eq in list(tree.find_all(exp.EQ)):
+        column, value = eq.this, eq.expression
+        if isinstance(value, exp.Column):
+            column, value = value, column
+        if not (isinstance(column, exp.Column) and _is_text(value)):
+            continue
+        table = _table_of(column, tree)
+        if table is None:
+            continue
+        stored = _one_stored(engine, table, column.name, value.this)
+        if stored is None:
+            continue
+        value.replace(exp.Literal.string(stored))
+        notes.append(f"{literal(stored)} for {literal(value.this)}")
+    if not notes:
+        return None
+    return Fixed(
+        tree.sql(dialect=engine.dialect),
+        "tablerag read " + "; ".join(notes) + " (the stored value it stands for)",
+    )
+
+
+def _is_text(node: exp.Expr) -> bool:
+    return isinstance(node, exp.Literal) and node.is_string
+
+
+def _table_of(column: exp.Column, tree: exp.Expr) -> str | None:
+    """The quoted table a column reads from: its qualifier's table, or the query's only table."""
+    select = column.find_ancestor(exp.Select)
+    scope = select if select is not None else tree
+    tables = [t for t in scope.find_all(exp.Table) if t.find_ancestor(exp.Select) is scope]
+    if column.table:
+        tables = [t for t in tables if t.alias_or_name == column.table]
+    if len(tables) != 1:
+        return None
+    t = tables[0]
+    return f"{quote(t.db)}.{quote(t.name)}" if t.db else quote(t.name)
+
+
+def _one_stored(engine: SQLEngine, table: str, column: str, text: str) -> str | None:
+    """The one stored value of ``column`` that ``text`` means, when ``text`` is not stored:
+    the value spelled the same but for case and spaces, else the one value ``text`` begins."""
+    raw = f"CAST({quote(column)} AS VARCHAR)"
+    exact = rows(engine, f"SELECT 1 FROM {table} WHERE {raw} = {literal(text)} LIMIT 1")
+    if exact is None or exact:
+        return None
+    folded = f"lower(trim({raw}))"
+    wanted = text.strip().lower()
+    same = rows(
+        engine,
+        f"SELECT DISTINCT {quote(column)} FROM {table} WHERE {folded} = {literal(wanted)} LIMIT 2",
+    )
+    if same:
+        return str(same[0][0]) if len(same) == 1 else None
+    head = wanted.rstrip(_TRAILING)
+    if len(head) < MIN_CHARS:
+        return None
+    got = rows(
+        engine,
+        f"SELECT DISTINCT {quote(column)} FROM {table} "
+        f"WHERE substr({folded}, 1, {len(head)}) = {literal(head)} LIMIT 2",
+    )
+    if got is None or len(got) != 1 or got[0][0] is None:
+        return None
+    return str(got[0][0])
