@@ -291,7 +291,15 @@ def test_render_loop_shows_each_step_and_names_the_step_of_the_sql() -> None:
             chosen="document",
             note="Conflict: the SQL result says '2' but the text says '4'; took the text answer.",
         ),
-        Step(n=4, action="answer", input="q", observation="x", note="Not found in sources: 7."),
+        Step(
+            n=4,
+            action="sub-question",
+            input="Which store grew most, and why?",
+            observation="SQL: Oslo | Text: a new mall [1]",
+            decision="both",
+            chosen="sql",
+        ),
+        Step(n=5, action="answer", input="q", observation="x", note="Not found in sources: 7."),
     ]
     answer = _hybrid(
         path="loop",
@@ -307,7 +315,8 @@ def test_render_loop_shows_each_step_and_names_the_step_of_the_sql() -> None:
     assert "SQL and text disagree, took SQL" not in out
     assert "SQL and text disagree, took the text; 0 chunks" in out
     assert "Conflict: the SQL result says '2' but the text says '4'" in out
-    assert "4." in out and "Not found in sources: 7." in out
+    assert "SQL and text answer different parts, both kept" in out
+    assert "5." in out and "Not found in sources: 7." in out
     # The panel names the step its SQL answered; another step's failure is not its own.
     assert "SQL ▸ (step 1)" in out and "last attempt failed" not in out
     assert "Steps" not in _render(_hybrid())
