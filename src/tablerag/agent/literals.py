@@ -6,19 +6,17 @@ years)'``), or leaves off the stored colon; the query runs, finds nothing, and t
 data" (or it writes 'france' for 'France'). After such a query, each ``column = 'literal'``
 whose literal the column does not store is rewritten to the one stored value that is the same
 but for case and spaces, or else to the one stored value it begins (trailing punctuation of the
-literal ignored). The mended query goes through
-the gate again like any other; its attempt says what changed. The lookups go through the same
-engine (:mod:`tablerag.agent.lookup`): gate, read-only connection, row cap, time limit.
+literal ignored). The mended query goes through the gate again like any other; its attempt says
+what changed. The lookups go through the same engine (:mod:`tablerag.agent.lookup`): gate,
+read-only connection, row cap, time limit.
 """
 
 from __future__ import annotations
 
-import sqlglot
 from sqlglot import exp
-from sqlglot.errors import ParseError, TokenError
 
 from tablerag.agent.lookup import literal, quote, rows
-from tablerag.sql.autofix import Fixed
+from tablerag.sql.autofix import Fixed, parse_or_none
 from tablerag.sql.engines.base import SQLEngine
 
 MIN_CHARS = 4
@@ -37,15 +35,14 @@ def found_nothing(rows_: list[list[object]] | tuple[tuple[object, ...], ...]) ->
 
 
 def stored_labels(sql: str, engine: SQLEngine) -> Fixed | None:
-    """``sql`` with each literal the column lacks replaced by the one stored value it begins.
+    """``sql`` with each literal its column lacks replaced by the one stored value it means.
 
     None when no comparison could be mended (or the SQL does not parse): a literal must be
     absent from its column, and either the same as exactly one stored value but for case and
     spaces, or at least :data:`MIN_CHARS` long and the start of exactly one stored value.
     """
-    try:
-        tree = sqlglot.parse_one(sql, read=engine.dialect)
-    except (ParseError, TokenError):
+    tree = parse_or_none(sql, engine.dialect)
+    if tree is None:
         return None
     notes: list[str] = []
     for eq in list(tree.find_all(exp.EQ)):
@@ -57,11 +54,12 @@ def stored_labels(sql: str, engine: SQLEngine) -> Fixed | None:
         table = _table_of(column, tree)
         if table is None:
             continue
-        stored = _one_stored(engine, table, column.name, value.this)
+        written = str(value.this)
+        stored = _one_stored(engine, table, column.name, written)
         if stored is None:
             continue
         value.replace(exp.Literal.string(stored))
-        notes.append(f"{literal(stored)} for {literal(value.this)}")
+        notes.append(f"{literal(stored)} for {literal(written)}")
     if not notes:
         return None
     return Fixed(

@@ -63,7 +63,7 @@ def requalify(sql: str, issues: Sequence[Issue], *, dialect: str) -> Fixed | Non
         moves[issue.span] = str(alias)
     if not moves:
         return None
-    tree = _parse(sql, dialect)
+    tree = parse_or_none(sql, dialect)
     if tree is None:
         return None
     notes: list[str] = []
@@ -101,7 +101,7 @@ def unclip(sql: str, *, dialect: str) -> Fixed | None:
     """
     if CLIP not in sql:
         return None
-    tree = _parse(sql, dialect)
+    tree = parse_or_none(sql, dialect)
     if tree is None:
         return None
     cut: list[str] = []
@@ -171,14 +171,14 @@ def from_mysql(sql: str, issues: Sequence[Issue], *, dialect: str) -> Fixed | No
         return None
     if not names <= MYSQL_FUNCTIONS:
         return None
-    tree = _parse(sql, dialect)
+    tree = parse_or_none(sql, dialect)
     if tree is None:
         return None
     notes: list[str] = []
     calls = [n for n in tree.find_all(exp.Anonymous) if _is_mysql(n) and not _inside_mysql(n)]
     for call in calls:  # outermost first; an inner call is translated with the one around it
         before = call.sql(dialect=dialect)
-        after = _parse(call.sql(dialect="mysql"), "mysql")
+        after = parse_or_none(call.sql(dialect="mysql"), "mysql")
         if after is None or isinstance(after, exp.Anonymous):
             return None
         call.replace(after)
@@ -188,7 +188,7 @@ def from_mysql(sql: str, issues: Sequence[Issue], *, dialect: str) -> Fixed | No
     return Fixed(tree.sql(dialect=dialect), "tablerag wrote " + "; ".join(notes))
 
 
-def _parse(sql: str, dialect: str) -> exp.Expr | None:
+def parse_or_none(sql: str, dialect: str) -> exp.Expr | None:
     """``sql`` parsed in ``dialect``, or None when it does not parse (the gate reports that)."""
     try:
         return sqlglot.parse_one(sql, read=dialect)
@@ -225,7 +225,7 @@ def pin_today(sql: str, today: dt.date, *, dialect: str) -> str:
     """
     if not _CLOCK_WORD.search(sql):
         return sql
-    tree = _parse(sql, dialect)
+    tree = parse_or_none(sql, dialect)
     if tree is None:
         return sql
     day = exp.Literal.string(today.isoformat())

@@ -185,8 +185,8 @@ def _nothing(sql: SQLSide, text: TextSide) -> str:
 
 
 BOTH_MIN = 0.5
-"""Both sides at least this reliable with nothing to compare: both are kept (a listing or a
-repaired-twice SQL result, or a text without citations, is below it)."""
+"""For a two-part question, both sides not agreeing are kept when both are at least this
+reliable (a listing, SQL repaired twice, or a text without citations is below it)."""
 _FIGURE = re.compile(
     r"\b(?:change|difference|increase|decrease|rate|value)\b|变化|差|增长|下降", re.I
 )
