@@ -78,6 +78,7 @@ def test_what_the_first_step_leaves_unanswered_is_decomposed_with_the_schemas(
     assert answer.steps[0].decision == "none" and answer.answer == "251.9"
     assert script.seen[:3] == ["sql", "passages", "decompose"]
     assert "CREATE TABLE" in prompts[0] and f"1. {question} -> (not found)" in prompts[0]
+    assert "gives both" not in prompts[0]
 
 
 def test_conflict_is_recorded_and_the_more_reliable_side_wins(loop_ws: Path) -> None:
@@ -138,6 +139,7 @@ def test_sql_and_text_answering_two_parts_are_both_kept_and_composed(loop_ws: Pa
     # the first step asked the question whole; both parts go to one composing call
     assert script.seen == ["sql", "passages", "decompose"]
     assert f"1. {TWO_PARTS} -> SQL: Cloud | Text: {passages}" in prompts[0]
+    assert "the final answer gives both" in prompts[0]
     assert answer.status == "ok"
     assert answer.answer == "Cloud, thanks to new enterprise customers in Europe."
     assert answer.table is not None and answer.table.rows == [["Cloud"]]
@@ -150,7 +152,7 @@ def test_a_one_part_question_keeps_the_conflict_rule(loop_ws: Path) -> None:
     with qa(loop_ws, script) as q:
         answer = q.loop(question)
     assert answer.steps[0].decision == "conflict" and answer.answer == "Cloud"
-    assert script.seen == ["sql", "passages"]
+    assert script.seen == ["sql", "passages"]  # answered: no composing call
 
 
 def test_sql_failure_falls_back_to_the_text_and_says_so(loop_ws: Path) -> None:

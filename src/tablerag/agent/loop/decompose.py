@@ -23,6 +23,10 @@ _PREFIX = re.compile(
     r"^\s*[*#>\-\s]*(NEXT|ANSWER|下一步|子问题|答案|最终答案)\s*[:：]\s*", re.I | re.M
 )
 _NEXT = {"next", "下一步", "子问题"}
+TWO_PARTS = (
+    "The question asks for figures and for what the documents say: the final answer gives "
+    "both, each figure with what the documents say about it.\n"
+)
 HISTORY_ARROW = " -> "
 """Joins a sub-question and its answer in the history the decomposer sees."""
 
@@ -104,6 +108,7 @@ def decompose(
     answered: Sequence[Answered],
     language: Language,
     last_call: bool = False,
+    two_parts: bool = False,
     timeout_s: float = 120.0,
 ) -> tuple[Plan, Completion]:
     """Ask the model for the next sub-question or the final answer.
@@ -116,6 +121,8 @@ def decompose(
         answered: the sub-questions answered so far.
         language: language of sub-questions and answer.
         last_call: the step budget is spent: the model must answer now.
+        two_parts: SQL and text answered different parts of the question (a step decided
+            ``both``): the final answer must give both, not "the few words asked for".
         timeout_s: time limit of the call.
 
     Raises:
@@ -128,6 +135,8 @@ def decompose(
         else ""
     )
     must = "No more sub-questions are allowed: reply with ANSWER now.\n" if last_call else ""
+    if two_parts:
+        must = TWO_PARTS + must
     chat = render(
         "loop_decompose",
         language=LANGUAGE_NAMES[language],

@@ -220,6 +220,7 @@ def _plan(
         answered=state.answered(),
         language=language,
         last_call=last_call,
+        two_parts=any(r.verdict.decision == "both" for r in state.results),
         timeout_s=options.timeout_s,
     )
     _add(state.timings, "llm", reply.latency_ms)
