@@ -122,12 +122,25 @@ TWO_PARTS = "Which segment had the highest revenue in 2019, and why?"
 SQL_TOP = "```sql\nSELECT segment FROM revenue WHERE year = 2019 ORDER BY revenue DESC LIMIT 1\n```"
 
 
-def test_sql_and_text_answering_two_parts_are_both_kept_and_composed(loop_ws: Path) -> None:
+@pytest.mark.parametrize(
+    ("composed", "final"),
+    [
+        (
+            "Cloud, thanks to new enterprise customers in Europe [1].",
+            "Cloud, thanks to new enterprise customers in Europe [1].",
+        ),
+        # a composition that keeps only the figures gets the text's part on its own line
+        ("Cloud", "Cloud\nGrowth came from new enterprise customers in Europe [1]."),
+    ],
+)
+def test_sql_and_text_answering_two_parts_are_both_kept_and_composed(
+    loop_ws: Path, composed: str, final: str
+) -> None:
     prompts: list[str] = []
 
     def decompose(prompt: str) -> str:
         prompts.append(prompt)
-        return "ANSWER: Cloud, thanks to new enterprise customers in Europe."
+        return f"ANSWER: {composed}"
 
     passages = "Growth came from new enterprise customers in Europe [1]."
     script = ByKind(decompose=decompose, sql=SQL_TOP, passages=passages)
@@ -141,7 +154,7 @@ def test_sql_and_text_answering_two_parts_are_both_kept_and_composed(loop_ws: Pa
     assert f"1. {TWO_PARTS} -> SQL: Cloud | Text: {passages}" in prompts[0]
     assert "the final answer gives both" in prompts[0]
     assert answer.status == "ok"
-    assert answer.answer == "Cloud, thanks to new enterprise customers in Europe."
+    assert answer.answer == final
     assert answer.table is not None and answer.table.rows == [["Cloud"]]
     assert 1 in first.citations and answer.citations[0].n == 1
 

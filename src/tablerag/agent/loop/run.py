@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tablerag.agent.grounding import ungrounded_numbers
@@ -47,6 +48,7 @@ UNGROUNDED = {
     "en": "(Note: these numbers are not in the SQL results or the cited passages: {numbers})",
 }
 _WORD = re.compile(r"[\w\u3400-\u9fff]+")
+_MARK = re.compile(r"\[\d+\]")
 
 
 @dataclass(frozen=True)
@@ -149,7 +151,32 @@ def run_loop(question: str, *, llm: LLM, language: Language, options: LoopOption
         if _answers_it(result, question):
             final = result.verdict.answer
             stop = None
+    if final is not None:
+        final = with_text_parts(final, [r.step for r in state.results])
     return _envelope(question, language, state, final, stop, problem, budget, started)
+
+
+def with_text_parts(final: str, steps: Sequence[Step]) -> str:
+    """``final`` with the text answer of each ``both`` step it left out (cites none of its
+    passages), on a line of its own: a small model composing "the categories, and what the
+    policy says" often keeps only the figures.
+
+    Example:
+        >>> both = Step(n=1, action="sub-question", decision="both",
+        ...             text_answer="Above 10%: suspend promotions [2].")
+        >>> print(with_text_parts("Phones", [both]))
+        Phones
+        Above 10%: suspend promotions [2].
+        >>> with_text_parts("Phones: suspend promotions [2].", [both])
+        'Phones: suspend promotions [2].'
+    """
+    cited = set(_MARK.findall(final))
+    parts = [final]
+    for step in steps:
+        marks = set(_MARK.findall(step.text_answer))
+        if step.decision == "both" and marks and not marks & cited:
+            parts.append(step.text_answer)
+    return "\n".join(parts)
 
 
 def _answers_it(result: StepResult, question: str) -> bool:
