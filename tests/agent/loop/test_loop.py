@@ -122,21 +122,12 @@ TWO_PARTS = "Which segment had the highest revenue in 2019, and why?"
 SQL_TOP = "```sql\nSELECT segment FROM revenue WHERE year = 2019 ORDER BY revenue DESC LIMIT 1\n```"
 
 
-@pytest.mark.parametrize(
-    ("composed", "final"),
-    [
-        (
-            "Cloud, thanks to new enterprise customers in Europe [1].",
-            "Cloud, thanks to new enterprise customers in Europe [1].",
-        ),
-        # a composition that keeps only the figures gets the text's part on its own line
-        ("Cloud", "Cloud\nGrowth came from new enterprise customers in Europe [1]."),
-    ],
-)
+@pytest.mark.parametrize("cites", [True, False])
 def test_sql_and_text_answering_two_parts_are_both_kept_and_composed(
-    loop_ws: Path, composed: str, final: str
+    loop_ws: Path, cites: bool
 ) -> None:
     prompts: list[str] = []
+    composed = "Cloud, thanks to new enterprise customers in Europe [1]." if cites else "Cloud"
 
     def decompose(prompt: str) -> str:
         prompts.append(prompt)
@@ -146,15 +137,22 @@ def test_sql_and_text_answering_two_parts_are_both_kept_and_composed(
     script = ByKind(decompose=decompose, sql=SQL_TOP, passages=passages)
     with qa(loop_ws, script) as q:
         answer = q.loop(TWO_PARTS)
-    first = answer.steps[0]
+    first, follow = answer.steps[0], answer.steps[1]
     assert (first.decision, first.chosen) == ("both", "sql"), first.note
     assert first.observation == f"SQL: Cloud | Text: {passages}"
-    # the first step asked the question whole; both parts go to one composing call
-    assert script.seen == ["sql", "passages", "decompose"]
+    # then the documents alone, asked again with what SQL found, then one composing call
+    assert follow.input == f"Cloud — {TWO_PARTS}"
+    assert (follow.sql, follow.decision) == (None, "text")
+    assert script.seen == ["sql", "passages", "passages", "decompose"]
     assert f"1. {TWO_PARTS} -> SQL: Cloud | Text: {passages}" in prompts[0]
+    assert f"2. Cloud — {TWO_PARTS} -> Growth came from" in prompts[0]
     assert "the final answer gives both" in prompts[0]
     assert answer.status == "ok"
-    assert answer.answer == final
+    if cites:
+        assert answer.answer == composed
+    else:  # a composition that keeps only the figures gets the text's part on its own line
+        assert answer.answer == f"Cloud\n{follow.text_answer}"
+        assert follow.text_answer.startswith("Growth came from new enterprise customers")
     assert answer.table is not None and answer.table.rows == [["Cloud"]]
     assert 1 in first.citations and answer.citations[0].n == 1
 
@@ -330,3 +328,13 @@ def test_a_simple_question_keeps_the_one_call_path(loop_ws: Path) -> None:
     with qa(loop_ws, script) as q:
         answer = q.ask("What was the cloud revenue in 2019?")
     assert answer.path != "loop" and "decompose" not in script.seen
+
+
+def test_the_documents_only_follow_up_keeps_to_the_step_budget(loop_ws: Path) -> None:
+    passages = "Growth came from new enterprise customers in Europe [1]."
+    script = ByKind(decompose="ANSWER: Cloud", sql=SQL_TOP, passages=passages)
+    with qa(loop_ws, script, loop_max_steps=1) as q:
+        answer = q.loop(TWO_PARTS)
+    assert script.seen == ["sql", "passages", "decompose"]
+    assert [s.decision for s in answer.steps if s.action == "sub-question"] == ["both"]
+    assert answer.answer == f"Cloud\n{answer.steps[0].text_answer}"

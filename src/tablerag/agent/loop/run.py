@@ -17,10 +17,11 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tablerag.agent.grounding import ungrounded_numbers
 from tablerag.agent.loop.budget import Budget
+from tablerag.agent.loop.crosscheck import LISTING_ROWS
 from tablerag.agent.loop.decompose import Answered, Plan, decompose
 from tablerag.agent.loop.retrieve import tables_of
 from tablerag.agent.loop.step import StepResult, StepTools, run_step
@@ -151,15 +152,60 @@ def run_loop(question: str, *, llm: LLM, language: Language, options: LoopOption
         if _answers_it(result, question):
             final = result.verdict.answer
             stop = None
+        follow = follow_up(result)
+        if (
+            follow
+            and _key(follow) not in asked
+            and budget.exhausted(steps_done=len(state.results)) is None
+        ):
+            asked.add(_key(follow))
+            text_only = replace(tools, use_sql=False)
+            n = len(state.results) + 1
+            state.add(
+                run_step(
+                    n, follow, llm=llm, tools=text_only, language=language, cited=state.citations
+                )
+            )
     if final is not None:
         final = with_text_parts(final, [r.step for r in state.results])
     return _envelope(question, language, state, final, stop, problem, budget, started)
 
 
+def follow_up(result: StepResult) -> str | None:
+    """For a ``both`` step whose SQL found a few named rows, the step's question led by those
+    names, for the documents alone.
+
+    The passages of the first step were retrieved for the whole question, before SQL said which
+    categories (or reasons, products) it is about; retrieving again with their names finds
+    what the documents say about them (第四条 七天无理由退货, not the general rules).
+
+    Example:
+        >>> from tablerag.agent.loop.crosscheck import Verdict
+        >>> from tablerag.answer import ResultTable
+        >>> rows = [["七天无理由退货", 3862]]
+        >>> table = ResultTable(columns=["reason", "amt"], rows=rows, row_count=1)
+        >>> step = Step(n=1, action="sub-question", input="退款最多的原因？怎么处理？",
+        ...             result=table, decision="both")
+        >>> follow_up(StepResult(step, Verdict("both", "sql", ""), (), None, {}))
+        '七天无理由退货 — 退款最多的原因？怎么处理？'
+    """
+    step = result.step
+    if result.verdict.decision != "both" or step.result is None:
+        return None
+    rows = step.result.rows
+    if not rows or len(rows) > LISTING_ROWS:
+        return None
+    names = [v for row in rows for v in row if isinstance(v, str) and len(v.strip()) > 1]
+    if not names:
+        return None
+    return f"{', '.join(dict.fromkeys(n.strip() for n in names))} — {step.input}"
+
+
 def with_text_parts(final: str, steps: Sequence[Step]) -> str:
-    """``final`` with the text answer of each ``both`` step it left out (cites none of its
+    """``final`` with the text part of each ``both`` step it left out (cites none of its
     passages), on a line of its own: a small model composing "the categories, and what the
-    policy says" often keeps only the figures.
+    policy says" often keeps only the figures. The text part is the answer of the documents-only
+    step that followed it (:func:`follow_up`) when there is one, else the step's own.
 
     Example:
         >>> both = Step(n=1, action="sub-question", decision="both",
@@ -169,13 +215,24 @@ def with_text_parts(final: str, steps: Sequence[Step]) -> str:
         Above 10%: suspend promotions [2].
         >>> with_text_parts("Phones: suspend promotions [2].", [both])
         'Phones: suspend promotions [2].'
+        >>> after = Step(n=2, action="sub-question", decision="text",
+        ...              text_answer="Phones: repair first [4].")
+        >>> print(with_text_parts("Phones", [both, after]))
+        Phones
+        Phones: repair first [4].
     """
     cited = set(_MARK.findall(final))
     parts = [final]
-    for step in steps:
-        marks = set(_MARK.findall(step.text_answer))
-        if step.decision == "both" and marks and not marks & cited:
-            parts.append(step.text_answer)
+    for i, step in enumerate(steps):
+        if step.decision != "both":
+            continue
+        text = step.text_answer
+        after = steps[i + 1] if i + 1 < len(steps) else None
+        if after is not None and after.sql is None and _MARK.search(after.text_answer):
+            text = after.text_answer
+        marks = set(_MARK.findall(text))
+        if marks and not marks & cited:
+            parts.append(text)
     return "\n".join(parts)
 
 
