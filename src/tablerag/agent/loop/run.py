@@ -205,7 +205,8 @@ def with_text_parts(final: str, steps: Sequence[Step]) -> str:
     """``final`` with the text part of each ``both`` step it left out (cites none of its
     passages), on a line of its own: a small model composing "the categories, and what the
     policy says" often keeps only the figures. The text part is the answer of the documents-only
-    step that followed it (:func:`follow_up`) when there is one, else the step's own.
+    step that followed it (:func:`follow_up`) when there is one, and then left out means citing
+    none of the passages only that step found; else the step's own text answer.
 
     Example:
         >>> both = Step(n=1, action="sub-question", decision="both",
@@ -216,10 +217,10 @@ def with_text_parts(final: str, steps: Sequence[Step]) -> str:
         >>> with_text_parts("Phones: suspend promotions [2].", [both])
         'Phones: suspend promotions [2].'
         >>> after = Step(n=2, action="sub-question", decision="text",
-        ...              text_answer="Phones: repair first [4].")
-        >>> print(with_text_parts("Phones", [both, after]))
-        Phones
-        Phones: repair first [4].
+        ...              text_answer="Phones: repair first [4]; see also [2].")
+        >>> print(with_text_parts("Phones: suspend promotions [2].", [both, after]))
+        Phones: suspend promotions [2].
+        Phones: repair first [4]; see also [2].
     """
     cited = set(_MARK.findall(final))
     parts = [final]
@@ -227,10 +228,12 @@ def with_text_parts(final: str, steps: Sequence[Step]) -> str:
         if step.decision != "both":
             continue
         text = step.text_answer
+        marks = set(_MARK.findall(text))
         after = steps[i + 1] if i + 1 < len(steps) else None
         if after is not None and after.sql is None and _MARK.search(after.text_answer):
             text = after.text_answer
-        marks = set(_MARK.findall(text))
+            # the passages only the follow-up found are what it adds
+            marks = (set(_MARK.findall(text)) - marks) or set(_MARK.findall(text))
         if marks and not marks & cited:
             parts.append(text)
     return "\n".join(parts)
