@@ -13,6 +13,8 @@ read-only connection, row cap, time limit.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlglot import exp
 
 from tablerag.agent.lookup import literal, quote, rows
@@ -24,7 +26,7 @@ MIN_CHARS = 4
 _TRAILING = " .:;,"
 
 
-def found_nothing(rows_: list[list[object]] | tuple[tuple[object, ...], ...]) -> bool:
+def found_nothing(rows_: Sequence[Sequence[object]]) -> bool:
     """Whether a result is empty or one row of NULLs (an aggregate over no rows).
 
     Example:

@@ -42,7 +42,8 @@ UNGROUNDED = {
     "zh": "（注意：以下数字未在引用段落或问题中找到：{numbers}）",
     "en": "(Note: these numbers are not in the cited passages or the question: {numbers})",
 }
-_MARK = re.compile(r"\[(\d+)\]")
+CITATION_MARK = re.compile(r"\[(\d+)\]")
+"""A citation mark ``[n]``; the group is the number."""
 _SENTENCE_END = re.compile(r"(?<=[。！？!?])\s*|(?<=[.;；])\s+|\n+")
 
 
@@ -162,9 +163,9 @@ def facts_of(text: str, passages: Sequence[str]) -> list[Fact]:
         sentence = part.strip()
         if not sentence:
             continue
-        marks = [int(m) for m in _MARK.findall(sentence) if 1 <= int(m) <= len(passages)]
+        marks = [int(m) for m in CITATION_MARK.findall(sentence) if 1 <= int(m) <= len(passages)]
         cite = marks[0] if marks else None
-        if cite is None and not _MARK.search(sentence):
+        if cite is None and not CITATION_MARK.search(sentence):
             cite = best_passage(sentence, passages)
         facts.append(Fact(text=sentence, source="document", citation=cite))
     return facts

@@ -26,6 +26,7 @@ from tablerag.agent.loop.decompose import Answered, Plan, decompose
 from tablerag.agent.loop.retrieve import tables_of
 from tablerag.agent.loop.step import StepResult, StepTools, run_step
 from tablerag.agent.loop.tablesql import table_schemas
+from tablerag.agent.rag import CITATION_MARK
 from tablerag.answer import (
     Answer,
     AnswerStatus,
@@ -49,7 +50,6 @@ UNGROUNDED = {
     "en": "(Note: these numbers are not in the SQL results or the cited passages: {numbers})",
 }
 _WORD = re.compile(r"[\w\u3400-\u9fff]+")
-_MARK = re.compile(r"\[\d+\]")
 
 
 @dataclass(frozen=True)
@@ -222,18 +222,18 @@ def with_text_parts(final: str, steps: Sequence[Step]) -> str:
         Phones: suspend promotions [2].
         Phones: repair first [4]; see also [2].
     """
-    cited = set(_MARK.findall(final))
+    cited = set(CITATION_MARK.findall(final))
     parts = [final]
     for i, step in enumerate(steps):
         if step.decision != "both":
             continue
         text = step.text_answer
-        marks = set(_MARK.findall(text))
+        marks = set(CITATION_MARK.findall(text))
         after = steps[i + 1] if i + 1 < len(steps) else None
-        if after is not None and after.sql is None and _MARK.search(after.text_answer):
+        if after is not None and after.sql is None and CITATION_MARK.search(after.text_answer):
             text = after.text_answer
             # the passages only the follow-up found are what it adds
-            marks = (set(_MARK.findall(text)) - marks) or set(_MARK.findall(text))
+            marks = (set(CITATION_MARK.findall(text)) - marks) or set(CITATION_MARK.findall(text))
         if marks and not marks & cited:
             parts.append(text)
     return "\n".join(parts)

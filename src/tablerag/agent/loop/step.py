@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ from tablerag.agent.loop.retrieve import Searcher, retrieve, tables_of
 from tablerag.agent.loop.tablesql import answer_over_tables
 from tablerag.agent.loop.textside import PassageAnswer, answer_from_passages
 from tablerag.agent.nl2sql import NL2SQLOptions
-from tablerag.agent.rag import RAGOptions
+from tablerag.agent.rag import CITATION_MARK, RAGOptions
 from tablerag.answer import Answer, Citation, Language, SQLAttempt, Step
 from tablerag.errors import ProviderError, RetrievalError
 from tablerag.linking.catalog import SchemaCatalog
@@ -28,8 +27,6 @@ from tablerag.llm.base import LLM
 from tablerag.rag.rerank import Reranker
 from tablerag.rag.retrieve import Hit
 from tablerag.sql.engines.base import SQLEngine
-
-_MARK = re.compile(r"\[(\d+)\]")
 
 
 @dataclass(frozen=True)
@@ -242,7 +239,7 @@ def renumber(text: str, numbers: dict[int, int]) -> str:
         >>> renumber("A [1], B [2], C [9].", {1: 4, 2: 5})
         'A [4], B [5], C [9].'
     """
-    return _MARK.sub(lambda m: f"[{numbers.get(int(m.group(1)), int(m.group(1)))}]", text)
+    return CITATION_MARK.sub(lambda m: f"[{numbers.get(int(m.group(1)), int(m.group(1)))}]", text)
 
 
 def _ms(started: float) -> float:
