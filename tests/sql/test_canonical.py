@@ -71,3 +71,20 @@ def test_projection_keeps_its_name(con: duckdb.DuckDBPyConnection) -> None:
 def test_only_dashed_and_compact_pairs_are_canonicalised() -> None:
     assert canonical_format(("YYYY-MM-DD", "YYYYMMDD")) == "YYYY-MM-DD"
     assert canonical_format(("YYYY-MM", "YYYY/MM")) is None
+
+
+def test_rewritten_sql_sent_back_is_not_wrapped_again(con: duckdb.DuckDBPyConnection) -> None:
+    # A repair prompt shows the model the rewritten SQL; it echoes it, with one change.
+    once = canonicalize_formats(
+        "SELECT s.month, sum(s.amt) FROM sales s WHERE s.month <> '2026-10' GROUP BY s.month",
+        MONTHS,
+        dialect="duckdb",
+    )
+    echoed = once.replace("<> '2026-10'", "= '2026-09'")
+    again = canonicalize_formats(echoed, MONTHS, dialect="duckdb")
+    assert again == echoed
+    assert again.count("LENGTH(") == once.count("LENGTH(") == 3
+    assert con.execute(again).fetchall() == [("2026-09", 3)]
+    # a reference outside the canonical form is still rewritten
+    mixed = canonicalize_formats(echoed + " HAVING max(s.month) > '2026'", MONTHS, dialect="duckdb")
+    assert mixed.count("LENGTH(") == 4

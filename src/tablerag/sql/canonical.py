@@ -52,13 +52,21 @@ def canonicalize_formats(sql: str, columns: Mapping[tuple[str, str], str], *, di
         The rewritten SQL, or ``sql`` unchanged when nothing applies or it does not parse (the
         gate then reports the parse error).
 
+    A reference already inside its canonical form is left alone, so SQL rewritten once and
+    sent back by the model in a repair is not wrapped again (it was, each repair, until the
+    query outgrew the model's reply and came back cut off).
+
     Example:
-        >>> canonicalize_formats(
+        >>> once = canonicalize_formats(
         ...     "SELECT count(*) FROM fact_sales f WHERE f.stat_month = '2026-09'",
         ...     {("fact_sales", "stat_month"): "YYYY-MM"}, dialect="duckdb")
+        >>> once
         "SELECT COUNT(*) FROM fact_sales AS f WHERE CASE WHEN LENGTH(f.stat_month) = 6 THEN \
 SUBSTRING(f.stat_month, 1, 4) || '-' || SUBSTRING(f.stat_month, 5, 2) ELSE f.stat_month END \
 = '2026-09'"
+        >>> canonicalize_formats(once, {("fact_sales", "stat_month"): "YYYY-MM"},
+        ...                      dialect="duckdb") == once
+        True
     """
     if not columns:
         return sql
@@ -79,11 +87,23 @@ SUBSTRING(f.stat_month, 1, 4) || '-' || SUBSTRING(f.stat_month, 5, 2) ELSE f.sta
             continue
         template = _TEMPLATES[fmt].format(c=column.sql(dialect=dialect))
         replacement: exp.Expr = sqlglot.parse_one(template, read=dialect)
+        if _inside(column, replacement):
+            continue
         if isinstance(column.parent, exp.Select) and column in column.parent.expressions:
             replacement = exp.alias_(replacement, column.name, quoted=False)
         column.replace(replacement)
         changed = True
     return tree.sql(dialect=dialect) if changed else sql
+
+
+def _inside(column: exp.Column, canonical: exp.Expr) -> bool:
+    """Whether ``column`` already sits inside ``canonical`` (its own canonical form)."""
+    node = column.parent
+    while node is not None:
+        if isinstance(node, exp.Case) and node == canonical:
+            return True
+        node = node.parent
+    return False
 
 
 def _only_owner(name: str, present: set[str], columns: Mapping[tuple[str, str], str]) -> str | None:
