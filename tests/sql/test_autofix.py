@@ -66,3 +66,11 @@ def test_nothing_is_fixed_when_another_problem_needs_the_model() -> None:
     assert fix("SELECT Height FROM poker_player") is None  # needs a join: the model's call
     assert fix("DELETE FROM people") is None
     assert requalify("SELECT 1", [], dialect="sqlite") is None
+
+
+def test_a_join_the_move_would_make_compare_a_column_with_itself_is_left_to_the_model() -> None:
+    # club has no People_ID: the member table between them is missing, not the alias wrong
+    sql = "SELECT c.Name FROM people AS p JOIN club AS c ON p.People_ID = c.People_ID"
+    issues = validate(sql, dialect="sqlite", catalog=CAT)
+    assert [i.detail.get("requalify") for i in issues] == ["p"]
+    assert fix(sql) is None

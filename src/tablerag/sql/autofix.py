@@ -42,7 +42,11 @@ class Fixed:
 def requalify(sql: str, issues: Sequence[Issue], *, dialect: str) -> Fixed | None:
     """``sql`` with every column under a wrong alias moved to the one FROM item that has it.
 
-    None unless every issue is such a column (any other problem needs the model).
+    None unless every issue is such a column (any other problem needs the model), and None
+    when a move would compare a column with itself: ``JOIN dim_category AS p ON
+    s.product_code = p.product_code`` (the category table has no product code; the product
+    table between them is missing) is not mended into ``ON s.product_code = s.product_code``,
+    a cross join that gave every category the same count.
 
     Example:
         >>> from tablerag.sql.exposed import ExposedCatalog
@@ -75,7 +79,7 @@ def requalify(sql: str, issues: Sequence[Issue], *, dialect: str) -> Fixed | Non
         before = column.sql(dialect=dialect)
         column.set("table", exp.to_identifier(alias))
         notes.append(f"{column.sql(dialect=dialect)} for {before} (only {alias} has that column)")
-    if moves:
+    if moves or any(c.this == c.expression for c in tree.find_all(exp.EQ)):
         return None
     return Fixed(tree.sql(dialect=dialect), "tablerag wrote " + "; ".join(notes))
 
