@@ -88,3 +88,37 @@ def test_rewritten_sql_sent_back_is_not_wrapped_again(con: duckdb.DuckDBPyConnec
     # a reference outside the canonical form is still rewritten
     mixed = canonicalize_formats(echoed + " HAVING max(s.month) > '2026'", MONTHS, dialect="duckdb")
     assert mixed.count("LENGTH(") == 4
+
+
+@pytest.mark.parametrize(
+    ("where", "expected"),
+    [
+        pytest.param(
+            "month = CAST('2026-10-15' AS DATE) - INTERVAL '1' MONTH", [(3,)], id="date-minus"
+        ),
+        pytest.param("s.month = (DATE '2026-09-30')", [(3,)], id="date-literal-in-parens"),
+        pytest.param(
+            "month BETWEEN DATE '2026-09-01' AND DATE_TRUNC('month', DATE '2026-10-20')",
+            [(15,)],
+            id="between",
+        ),
+        pytest.param("month > CAST('2026-09-30 10:00' AS TIMESTAMP)", [(12,)], id="timestamp"),
+    ],
+)
+def test_a_date_compared_with_a_month_text_column_is_written_in_its_format(
+    con: duckdb.DuckDBPyConnection, where: str, expected: list[object]
+) -> None:
+    sql = f"SELECT sum(s.amt) FROM sales s WHERE {where}"
+    with pytest.raises(duckdb.Error):  # as written: '2026-09' is not a date
+        con.execute(sql).fetchall()
+    rewritten = canonicalize_formats(sql, MONTHS, dialect="duckdb")
+    assert "STRFTIME(" in rewritten
+    assert con.execute(rewritten).fetchall() == expected
+    assert canonicalize_formats(rewritten, MONTHS, dialect="duckdb") == rewritten
+
+
+def test_dates_compared_with_other_columns_are_left_alone() -> None:
+    sql = "SELECT amt FROM sales WHERE CAST('2026-10-01' AS DATE) = CURRENT_DATE"
+    assert canonicalize_formats(sql, MONTHS, dialect="duckdb") == sql
+    other = "SELECT 1 FROM cal WHERE label = CAST('2026-10-01' AS DATE)"
+    assert canonicalize_formats(other, MONTHS, dialect="duckdb") == other

@@ -9,7 +9,7 @@ user (it is the SQL that runs) and the result still passes the gate.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import sqlglot
 from sqlglot import exp
@@ -22,6 +22,18 @@ _TEMPLATES: dict[str, str] = {
     "YYYY-MM-DD": "CASE WHEN length({c}) = 8 THEN substr({c}, 1, 4) || '-' || substr({c}, 5, 2) "
     "|| '-' || substr({c}, 7, 2) ELSE {c} END",
 }
+_STRFTIME = {"YYYY-MM": "%Y-%m", "YYYY-MM-DD": "%Y-%m-%d"}
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+_DATE_TYPES = exp.DataType.TEMPORAL_TYPES - {exp.DataType.Type.TIME, exp.DataType.Type.TIMETZ}
+_DATE_NODES = (
+    exp.CurrentDate,
+    exp.CurrentTimestamp,
+    exp.DateAdd,
+    exp.DateSub,
+    exp.DateTrunc,
+    exp.TimestampTrunc,
+    exp.StrToDate,
+)
 _TWINS: dict[frozenset[str], str] = {
     frozenset({"YYYY-MM", "YYYYMM"}): "YYYY-MM",
     frozenset({"YYYY-MM-DD", "YYYYMMDD"}): "YYYY-MM-DD",
@@ -78,11 +90,15 @@ SUBSTRING(f.stat_month, 1, 4) || '-' || SUBSTRING(f.stat_month, 5, 2) ELSE f.sta
     for node in tree.find_all(exp.Table):
         names[node.alias_or_name] = node.name
     present = set(names.values())
-    changed = False
-    for column in list(tree.find_all(exp.Column)):
+
+    def format_of(column: exp.Column) -> str | None:
         qualifier = column.table
         owner = names.get(qualifier) if qualifier else _only_owner(column.name, present, columns)
-        fmt = columns.get((owner, column.name)) if owner else None
+        return columns.get((owner, column.name)) if owner else None
+
+    changed = _dates_as_text(tree, format_of)
+    for column in list(tree.find_all(exp.Column)):
+        fmt = format_of(column)
         if fmt is None:
             continue
         template = _TEMPLATES[fmt].format(c=column.sql(dialect=dialect))
@@ -94,6 +110,47 @@ SUBSTRING(f.stat_month, 1, 4) || '-' || SUBSTRING(f.stat_month, 5, 2) ELSE f.sta
         column.replace(replacement)
         changed = True
     return tree.sql(dialect=dialect) if changed else sql
+
+
+def _dates_as_text(tree: exp.Expr, format_of: Callable[[exp.Column], str | None]) -> bool:
+    """Write a date compared with a text column of dates as text in the column's format.
+
+    The local model compared the month column with a date (``stat_month = CAST('2026-11-15'
+    AS DATE) - INTERVAL '1' MONTH``) in two of the demo's questions; DuckDB cannot cast
+    '2026-10' to a date and the query failed three repairs running. ``strftime`` of that date
+    in the column's format (``'%Y-%m'``) is what was meant. Returns whether anything changed.
+    """
+    changed = False
+    for node in list(tree.find_all(*_COMPARISONS, exp.Between)):
+        keys = ("this", "low", "high") if isinstance(node, exp.Between) else ("this", "expression")
+        sides = [node.args[k] for k in keys if isinstance(node.args.get(k), exp.Expr)]
+        formats = {format_of(c) for side in sides for c in side.find_all(exp.Column)}
+        formats.discard(None)
+        if len(formats) != 1:
+            continue
+        pattern = _STRFTIME[formats.pop() or ""]
+        for side in sides:
+            if _is_date(side) and not any(format_of(c) for c in side.find_all(exp.Column)):
+                side.replace(exp.func("strftime", side.copy(), exp.Literal.string(pattern)))
+                changed = True
+    return changed
+
+
+def _is_date(node: exp.Expr) -> bool:
+    """Whether ``node`` is a date or timestamp: a cast to one, the current date, a date
+    function, or one of those plus or minus an interval."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Cast):
+        return node.to.this in _DATE_TYPES
+    if isinstance(node, _DATE_NODES):
+        return True
+    if isinstance(node, exp.Add | exp.Sub):
+        left, right = node.this, node.expression
+        return (_is_date(left) and isinstance(right, exp.Interval)) or (
+            isinstance(node, exp.Add) and isinstance(left, exp.Interval) and _is_date(right)
+        )
+    return False
 
 
 def _inside(column: exp.Column, canonical: exp.Expr) -> bool:
