@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from tablerag.errors import ProviderError, ProviderTimeout
 from tablerag.linking.cache import workspace_catalog
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.linking.linker import link
+from tablerag.linking.render import render_linked
 from tablerag.llm.testing import ScriptedLLM
 from tablerag.sql.engines import SQLEngine, open_engine
 from tablerag.workspace import Workspace
@@ -333,6 +335,32 @@ def test_schema_context_fits_the_budget_and_keeps_the_fact_table(parts) -> None:
     assert small.tables == full.tables[: len(small.tables)] and small.tables
     assert small.tokens <= max(150, small.tokens if len(small.tables) == 1 else 150)
     assert set(small.dropped) == set(full.tables) - set(small.tables)
+
+
+def test_over_the_budget_low_ranked_tables_become_compact_lines_before_they_are_dropped(
+    parts,  # type: ignore[no-untyped-def]
+) -> None:
+    _, catalog = parts
+    question = "上个月退货率最高的三个品类"  # refunds, sales, and the category names
+    linked = link(question, catalog)
+    names = linked.table_names
+    assert names[:2] == ("fact_refund", "fact_sales") and "dim_category" in names
+    full = schema_context(question, catalog, max_tokens=100_000)
+    first_two = render_linked(catalog, replace(linked, tables=linked.tables[:2]), samples=False)
+    budget = first_two.tokens + 60
+    tight = schema_context(question, catalog, max_tokens=budget)
+    assert tight.tokens <= budget < full.tokens
+    assert tight.dropped == () and set(tight.tables) == set(full.tables)
+    lines = [line for line in tight.text.splitlines() if line.startswith("-- also: ")]
+    assert [line.split("(")[0][len("-- also: ") :] for line in lines] == list(names[2:])
+    category = next(line for line in lines if "dim_category(" in line)
+    assert "category_code" in category and "category_name" in category  # key and label
+    assert "CREATE TABLE dim_category" not in tight.text
+    # with no room even for the lines, the lowest-ranked tables are dropped as before
+    first = render_linked(catalog, replace(linked, tables=linked.tables[:1]), samples=False)
+    bare = schema_context(question, catalog, max_tokens=first.tokens)
+    assert "-- also: " not in bare.text and bare.tables == ("fact_refund",)
+    assert set(bare.dropped) == set(names[1:])
 
 
 def test_narrow_linked_tables_are_shown_whole_when_they_fit(parts) -> None:  # type: ignore[no-untyped-def]

@@ -9,8 +9,10 @@ so the text is then fitted to ``max_tokens`` (notes first, they are short and sp
 tables (at most ``WHOLE_TABLE_MAX_COLUMNS`` columns) are shown whole when that fits: a column the
 linker left out of a small table costs a wrong answer, its few tokens cost little. Then come the
 linker's columns alone, then no sample values, then without the compact tier (the tables the
-linker lists by name and columns only), then dropping the lowest-ranked tables (joins that lose an
-end are dropped with them).
+linker lists by name and columns only), then listing the lowest-ranked linked tables as compact
+lines (their keys, label and best columns, and how they join: a dimension the answer groups by is
+useless dropped, and costs a tenth as a line), and only then dropping them (joins that lose an end
+are dropped with them).
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from tablerag.agent.definitions import definition_note, definition_rows
 from tablerag.agent.rollup import rollup_note, rollups
 from tablerag.agent.spelling import spelling_note, spellings
 from tablerag.linking.catalog import SchemaCatalog
-from tablerag.linking.linker import LinkedColumn, LinkedSchema, LinkOptions, link
+from tablerag.linking.linker import LinkedColumn, LinkedSchema, LinkedTable, LinkOptions, link
 from tablerag.linking.render import SchemaText, render_linked
+from tablerag.linking.tiers import CompactTable
 from tablerag.sql.canonical import canonical_format
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.tokens import count_tokens
@@ -30,6 +33,9 @@ from tablerag.tokens import count_tokens
 DEFAULT_MAX_TOKENS = 700
 WHOLE_TABLE_MAX_COLUMNS = 12
 """A linked table with at most this many columns is shown whole when the budget allows."""
+COMPACT_COLUMNS = 4
+"""Columns listed for a table the budget turns into a compact line (its keys always)."""
+_KEY_REASONS = ("primary key", "join key", "label column")
 
 
 @dataclass(frozen=True)
@@ -129,6 +135,11 @@ def _fit(catalog: SchemaCatalog, linked: LinkedSchema, max_tokens: int) -> Schem
         if text.tokens <= max_tokens:
             return _context(linked, text, False, lost)
     for keep in range(len(linked.tables) - 1, 0, -1):
+        cut = compact_tail(catalog, linked, keep)
+        text = render_linked(catalog, cut, samples=False)
+        if text.tokens <= max_tokens:
+            return _context(cut, text, False, lost)
+    for keep in range(len(linked.tables) - 1, 0, -1):
         cut = _first_tables(linked, keep)
         text = render_linked(catalog, cut, samples=False)
         if text.tokens <= max_tokens or keep == 1:
@@ -155,6 +166,34 @@ def whole_narrow_tables(catalog: SchemaCatalog, linked: LinkedSchema) -> LinkedS
         whole = replace(table, columns=columns, other_columns=())
         tables.append(whole if columns != table.columns else table)
     return replace(linked, tables=tuple(tables))
+
+
+def compact_tail(catalog: SchemaCatalog, linked: LinkedSchema, keep: int) -> LinkedSchema:
+    """``linked`` with its first ``keep`` tables in full and the others as compact lines,
+    before the compact tier it had; joins to a compact table move into its line."""
+    tail = tuple(_as_compact(catalog, t, linked) for t in linked.tables[keep:])
+    cut = _first_tables(linked, keep)
+    return replace(cut, compact=(*tail, *linked.compact))
+
+
+def _as_compact(catalog: SchemaCatalog, table: LinkedTable, linked: LinkedSchema) -> CompactTable:
+    """A linked table as a compact line: its key, join and label columns, then its best-scored
+    columns, up to :data:`COMPACT_COLUMNS` (keys always), in the table's order."""
+    via = tuple(j for j in linked.joins if table.name in (j.table, j.ref_table))
+    joined = {c for j in via for c in (j.columns if j.table == table.name else j.ref_columns)}
+    first = {
+        c.name
+        for c in table.columns
+        if c.name in joined or any(r in _KEY_REASONS for r in c.reasons)
+    }
+    ranked = sorted(
+        range(len(table.columns)),
+        key=lambda i: (table.columns[i].name not in first, -table.columns[i].score, i),
+    )
+    picked = sorted(ranked[: max(COMPACT_COLUMNS, len(first))])
+    listed = tuple(table.columns[i].name for i in picked)
+    total = len(catalog.tables[table.name].columns)
+    return CompactTable(table.name, table.score, table.reasons, listed, via, total - len(listed))
 
 
 def _first_tables(linked: LinkedSchema, keep: int) -> LinkedSchema:
