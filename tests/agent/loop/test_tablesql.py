@@ -82,3 +82,24 @@ def test_a_table_of_year_columns_gets_a_note_on_change_and_counting() -> None:
     assert not year_notes(catalog, ["sales", "labels"])
     # only the first two retrieved tables are annotated, like the row labels
     assert year_notes(catalog, ["sales", "labels", "report"]) == []
+
+
+def test_the_star_a_question_names_comes_whole_with_the_glossarys_definition(
+    sample_ws: Path,
+) -> None:
+    # The best chunk was the README's file list; the question needs refunds, sales and the
+    # category names (two tables away), and 退货率 as 指标口径.md defines it.
+    from tablerag.linking.cache import workspace_catalog
+    from tablerag.workspace import Workspace
+
+    with Workspace.open(sample_ws, create=False) as ws:
+        tables = ws.tables()
+        catalog = workspace_catalog(ws)
+    question = "上个月退货率最高的三个品类"
+    with open_engine(sample_ws, catalog=tables) as engine:
+        schema = table_schemas(question, catalog, ["readme_table_2"], max_tokens=700, engine=engine)
+    assert {"fact_refund", "fact_sales", "dim_product", "dim_category"} <= set(schema.tables)
+    assert schema.tokens <= 700
+    (definition,) = [n for n in schema.notes if n.startswith("-- 指标口径.md: ")]
+    assert "退货率" in definition and "已支付订单数" in definition
+    assert definition in schema.text

@@ -16,13 +16,14 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from tablerag.agent.definitions import definition_note, definition_rows
 from tablerag.agent.lookup import literal, quote, rows
 from tablerag.agent.nl2sql import NL2SQLOptions, answer_with_sql
 from tablerag.agent.schema_context import SchemaContext, schema_context
 from tablerag.answer import Answer, Language
 from tablerag.linking.catalog import SchemaCatalog, is_text_column
 from tablerag.linking.fkgraph import FKGraph
-from tablerag.linking.linker import link
+from tablerag.linking.linker import LinkedSchema, link
 from tablerag.linking.profile import is_numeric_type
 from tablerag.linking.render import ident, render_full
 from tablerag.llm.base import LLM
@@ -31,7 +32,7 @@ from tablerag.sql.sensitive import sanitize_sample
 from tablerag.tokens import count_tokens
 
 LINKED_EXTRA = 2
-"""The linker's tables added to the retrieved ones, best first."""
+"""The linker's groups of key-joined tables added to the retrieved ones, best first."""
 LABEL_TABLES = 2
 LABEL_ROWS = 20
 LABEL_CHARS = 60
@@ -73,13 +74,23 @@ def table_schemas(
     When the linker finds nothing in the question to choose between them, the retrieval
     already chose: the tables are shown whole (samples dropped if over the budget). With the
     engine, value notes (roll-ups, definitions, spellings) follow the schema as on the NL2SQL
-    path, then the row labels of small retrieved tables (:func:`label_notes`).
+    path, then the row labels of small retrieved tables (:func:`label_notes`). Definition rows
+    are looked up in the whole catalog: the glossary table that defines 退货率 is a document
+    table no chunk of the sub-question maps to, and the cut-down catalog would lose it.
     """
     if not tables:
         return SchemaContext("", (), 0)
-    sub = restrict(catalog, [*tables, *linked_tables(question, catalog, tables, linked_extra)])
+    linked = link(question, catalog)
+    sub = restrict(catalog, [*tables, *linked_tables(linked, catalog, tables, linked_extra)])
     if not sub.tables:
         return SchemaContext("", (), 0)
+    defined = (
+        [definition_note(d) for d in definition_rows(question, linked, catalog, engine)]
+        if engine
+        else []
+    )
+    if defined:
+        max_tokens = max(max_tokens - count_tokens("\n".join(defined)), 0)
     context = schema_context(question, sub, max_tokens=max_tokens, engine=engine)
     if not context.tables:
         text = render_full(sub, samples=True)
@@ -89,6 +100,7 @@ def table_schemas(
         context = SchemaContext(text.text, tuple(sub.tables), text.tokens, samples)
     shown = [t for t in tables if t in context.tables]
     notes = [
+        *(n for n in defined if n not in context.notes),
         *year_notes(sub, shown, question),
         *(label_notes(sub, shown, engine) if engine else []),
     ]
@@ -99,14 +111,29 @@ def table_schemas(
 
 
 def linked_tables(
-    question: str, catalog: SchemaCatalog, tables: Sequence[str], linked_extra: int
+    linked: LinkedSchema, catalog: SchemaCatalog, tables: Sequence[str], linked_extra: int
 ) -> list[str]:
-    """The linker's best ``linked_extra`` seed tables that ``tables`` lack, and the bridge
-    tables joining them to ``tables`` (a category table is no use without the product table
-    between it and the sales)."""
-    linked = link(question, catalog)
-    extra = [t.name for t in linked.tables if t.is_seed and t.name not in tables]
-    extra = extra[:linked_extra]
+    """The linker's seed tables that ``tables`` lack, from its best ``linked_extra`` groups of
+    tables joined by keys, and the bridge tables joining them to ``tables`` (a category table
+    is no use without the product table between it and the sales).
+
+    A group is a connected part of the key graph: in a star schema the facts and dimensions a
+    question names come together ("退货率最高的三个品类" needs refunds, sales and categories;
+    a cap of two tables left out the categories), while keyless look-alike tables (one per
+    report) count one each.
+    """
+    part = catalog.graph.component
+    groups: list[int] = []
+    extra = []
+    for t in linked.tables:
+        if not t.is_seed or t.name in tables:
+            continue
+        group = part.get(t.name, -1)
+        if group not in groups:
+            if len(groups) == linked_extra:
+                continue
+            groups.append(group)
+        extra.append(t.name)
     if not extra:
         return []
     nodes, _ = catalog.graph.join_tree([*tables, *extra])
