@@ -133,10 +133,17 @@ def test_sql_and_text_answering_two_parts_are_both_kept_and_composed(
         prompts.append(prompt)
         return f"ANSWER: {composed}"
 
+    def sql(prompt: str) -> str:
+        prompts.append(prompt)
+        return SQL_TOP
+
     passages = "Growth came from new enterprise customers in Europe [1]."
-    script = ByKind(decompose=decompose, sql=SQL_TOP, passages=passages)
+    script = ByKind(decompose=decompose, sql=sql, passages=passages)
     with qa(loop_ws, script) as q:
         answer = q.loop(TWO_PARTS)
+    # SQL is asked for the figures only; the documents get the whole question
+    sql_prompt = prompts.pop(0)
+    assert sql_prompt.endswith("Question: Which segment had the highest revenue in 2019")
     first, follow = answer.steps[0], answer.steps[1]
     assert (first.decision, first.chosen) == ("both", "sql"), first.note
     assert first.observation == f"SQL: Cloud | Text: {passages}"

@@ -190,6 +190,8 @@ reliable (a listing, SQL repaired twice, or a text without citations is below it
 _FIGURE = re.compile(
     r"\b(?:change|difference|increase|decrease|rate|value)\b|变化|差|增长|下降", re.I
 )
+_CLAUSE = re.compile(r"[，,；;]")
+_HAN = re.compile(r"[\u3400-\u9fff]")
 LISTING_ROWS = 3
 """A SQL result with more rows than this is a listing, not one answer."""
 
@@ -240,6 +242,33 @@ def asks_two_things(question: str) -> bool:
         (False, False)
     """
     return bool(extract_features(question).cues["policy"]) and asks_for_figure(question)
+
+
+def figure_part(question: str) -> str:
+    """The clauses of a two-part question that ask for the figures, for the SQL side.
+
+    "上个月退货率最高的三个品类，按退货政策分别应该怎么处理？" asked whole made the local model
+    compute the policy in SQL (a ``CASE WHEN refund_count > 10 THEN '处理退货'`` over a table it
+    made up); the documents answer that clause, the SQL side needs only the first. A question
+    that does not ask two things, or whose clauses do not split into figure clauses and
+    policy clauses, is returned whole.
+
+    Example:
+        >>> figure_part("上个月退货率最高的三个品类，按退货政策分别应该怎么处理？")
+        '上个月退货率最高的三个品类'
+        >>> figure_part("Which 3 categories had the highest return rate, and what does the "
+        ...             "return policy say to do?")
+        'Which 3 categories had the highest return rate'
+        >>> figure_part("上个月销售额是多少？")
+        '上个月销售额是多少？'
+    """
+    if not asks_two_things(question):
+        return question
+    clauses = [c.strip() for c in _CLAUSE.split(question) if c.strip()]
+    figures = [c for c in clauses if not extract_features(c).cues["policy"]]
+    if not figures or len(figures) == len(clauses) or not asks_for_figure(" ".join(figures)):
+        return question
+    return "，".join(figures) if _HAN.search(question) else ", ".join(figures)
 
 
 def result_cells(rows: Sequence[Sequence[Any]], limit: int = 10) -> tuple[Any, ...]:

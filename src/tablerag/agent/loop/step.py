@@ -12,6 +12,7 @@ from tablerag.agent.loop.crosscheck import (
     TextStatus,
     Verdict,
     crosscheck,
+    figure_part,
     result_cells,
     sql_reliability,
 )
@@ -155,7 +156,7 @@ def _sql_side(
     if not (tools.use_sql and tables and tools.engine is not None and tools.catalog is not None):
         return None, SQLSide("skipped")
     answer, _ = answer_over_tables(
-        question,
+        figure_part(question),
         llm=llm,
         engine=tools.engine,
         catalog=tools.catalog,
