@@ -176,3 +176,27 @@ def test_too_long_sql_is_refused_before_parsing() -> None:
 
 def test_empty_sql() -> None:
     assert codes("  ;  ") == ["empty"]
+
+
+def test_a_column_one_key_away_names_the_join_to_add() -> None:
+    star = ExposedCatalog.from_mapping(
+        {
+            "fact_sales": ["order_id", "product_code", "amount"],
+            "dim_product": ["id", "product_code", "category_code"],
+            "dim_category": ["id", "category_code", "category_name"],
+        }
+    )
+    sql = (
+        "SELECT p.category_name, sum(s.amount) FROM fact_sales AS s "
+        "JOIN dim_product AS p ON s.product_code = p.product_code GROUP BY 1"
+    )
+    (issue,) = validate(sql, dialect="duckdb", catalog=star)
+    assert issue.message.endswith(
+        "It is a column of dim_category, not of the tables in FROM: add JOIN dim_category "
+        "ON dim_category.category_code = p.category_code and read the column there."
+    )
+    # two hops away (no key shared with a FROM item), or shared only by bare ids: no guess
+    (far,) = validate("SELECT category_name FROM fact_sales", dialect="duckdb", catalog=star)
+    assert far.message.endswith("join that table (on its key) and read the column there.")
+    (ids,) = validate("SELECT o.name FROM orders AS o", dialect="duckdb", catalog=CAT)
+    assert "add JOIN" not in ids.message

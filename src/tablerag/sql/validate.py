@@ -31,6 +31,9 @@ MAX_LISTED_TABLES = 3
 """Tables named in an unknown-column message ("it is a column of a, b, c")."""
 MAX_LISTED_COLUMNS = 30
 """Above this many columns in FROM, an unknown-column message does not list them."""
+_KEYISH = re.compile(r".(?:id|code|key|_no)$|.(?:编码|编号|代码)$", re.IGNORECASE)
+"""A column name that reads as a foreign key (a join hint is only given on one of these). A bare
+``id`` is left out: two tables' ``id`` columns are their own keys, not a join."""
 
 _FORBIDDEN_NAMES = (
     "Insert", "Update", "Delete", "Merge", "Create", "Drop", "Alter", "AlterColumn", "Command",
@@ -211,6 +214,30 @@ def _parse_one(sql: str, dialect: str, issues: list[Issue]) -> exp.Expr | None:
         )
         return None
     return statements[0]
+
+
+@dataclass(frozen=True)
+class JoinHint:
+    """How to join ``table`` to the FROM item ``alias``: on their shared column ``key``."""
+
+    table: str
+    key: str
+    alias: str
+
+    def sql(self, dialect: str, name: str | None = None) -> str:
+        """``JOIN table [AS name] ON name.key = alias.key``.
+
+        Example:
+            >>> JoinHint("dim_category", "category_code", "p").sql("duckdb")
+            'JOIN dim_category ON dim_category.category_code = p.category_code'
+        """
+        table = exp.to_identifier(self.table).sql(dialect=dialect)
+        head = f"JOIN {table}" + (
+            f" AS {exp.to_identifier(name).sql(dialect=dialect)}" if name else ""
+        )
+        theirs = exp.column(self.key, table=name or self.table).sql(dialect=dialect)
+        ours = exp.column(self.key, table=self.alias).sql(dialect=dialect)
+        return f"{head} ON {theirs} = {ours}"
 
 
 def span(node: exp.Expr) -> tuple[int, int] | None:
@@ -405,7 +432,7 @@ class _Resolver:
                 return
             current = current.parent
         in_from = self._in_from(scope, name) if qualifier else []
-        self._column_issue(column, name, candidates, hidden, in_from)
+        self._column_issue(column, name, candidates, hidden, in_from, scope)
 
     def _in_from(self, scope: Scope, name: str) -> list[str]:
         """The alias of each FROM item of ``scope`` (or an enclosing one) that has the column."""
@@ -428,6 +455,7 @@ class _Resolver:
         candidates: list[str],
         hidden: set[str],
         in_from: list[str] | None = None,
+        scope: Scope | None = None,
     ) -> None:
         if name in hidden:
             self.issues.append(
@@ -483,21 +511,47 @@ class _Resolver:
             return
         elsewhere = self.tables_with(name)
         hint = [] if elsewhere else difflib.get_close_matches(name, candidates, n=1)
+        join = self._join_hint(scope, elsewhere[0]) if scope and len(elsewhere) == 1 else None
+        tail = self._column_tail(elsewhere, hint, candidates, join)
+        detail: dict[str, object] = {"column": column.name, "suggestion": hint, "tables": elsewhere}
+        if join is not None:
+            detail["join"] = join
         self.issues.append(
-            Issue(
-                "unknown_column",
-                f"Unknown column {column.name!r}.{self._column_tail(elsewhere, hint, candidates)}",
-                span(column),
-                {"column": column.name, "suggestion": hint, "tables": elsewhere},
-            )
+            Issue("unknown_column", f"Unknown column {column.name!r}.{tail}", span(column), detail)
         )
 
     def tables_with(self, name: str) -> list[str]:
         """Names of the exposed tables that have a readable column ``name`` (lower-case)."""
         return [t.name for t in self.catalog.tables if name in {c.lower() for c in t.columns}]
 
-    def _column_tail(self, elsewhere: list[str], hint: list[str], candidates: list[str]) -> str:
-        """How to fix an unknown column: the table that has it, a close name, or the choices."""
+    def _join_hint(self, scope: Scope, table: str) -> JoinHint | None:
+        """The join to ``table`` on the one key-like column that a FROM item of ``scope``
+        shares with it; None when there is no such single column.
+
+        Told only "join that table (on its key)", the local model swapped the product table
+        for the category table instead of adding it (the demo's 退货率 question).
+        """
+        target = next((t for t in self.catalog.tables if t.name == table), None)
+        if target is None:
+            return None
+        theirs = {c.lower(): c for c in target.columns}
+        for alias, (node, src) in scope.selected_sources.items():
+            shared = (self.outputs(src, node) or set()) & set(theirs)
+            keys = sorted(c for c in shared if _KEYISH.search(c))
+            if len(keys) == 1:
+                return JoinHint(table, theirs[keys[0]], alias)
+        return None
+
+    def _column_tail(
+        self, elsewhere: list[str], hint: list[str], candidates: list[str], join: JoinHint | None
+    ) -> str:
+        """How to fix an unknown column: the table that has it (and the join to it), a close
+        name, or the choices."""
+        if join:
+            return (
+                f" It is a column of {elsewhere[0]}, not of the tables in FROM: add "
+                f"{join.sql(self.dialect)} and read the column there."
+            )
         if elsewhere:
             shown = ", ".join(elsewhere[:MAX_LISTED_TABLES])
             return (
