@@ -103,6 +103,42 @@ def test_a_column_under_the_wrong_alias_is_mended_without_another_model_call(par
     assert answer.confidence == 0.85  # the model's first query, mended: no repair round
 
 
+def test_mends_follow_one_another_a_date_function_then_a_join_the_gate_names(parts) -> None:  # type: ignore[no-untyped-def]
+    # the local model's 退货率 query: a MySQL date function, and the category name read from
+    # the product table (the category table is one key further)
+    query = (
+        "```sql\nSELECT p.category_name, count(*) AS n FROM fact_sales AS s "
+        "JOIN dim_product AS p ON s.product_code = p.product_code "
+        "WHERE s.stat_month = DATE_SUB(CURDATE(), INTERVAL 1 MONTH) "
+        "GROUP BY p.category_name ORDER BY n DESC, 1\n```"
+    )
+    llm = ScriptedLLM(replies=[query])
+    answer = _ask("Order lines per category in the last month?", llm, parts, explain=False)
+    assert answer.status == "ok" and len(llm.history) == 1
+    refused, dated, joined = answer.sql_attempts
+    assert refused.issues[0].startswith("The function 'date_sub' is not on the allowlist")
+    assert dated.error == "rejected by the SQL gate"
+    assert dated.issues == [
+        "Unknown column 'category_name'. It is a column of dim_category, not of the tables in "
+        "FROM: add JOIN dim_category ON dim_category.category_code = p.category_code and read "
+        "the column there."
+    ]
+    assert joined.error is None and joined.note == (
+        "tablerag added JOIN dim_category AS dim_category ON dim_category.category_code = "
+        "p.category_code for category_name"
+    )
+    engine, _ = parts
+    expected = engine.execute(
+        "SELECT c.category_name, count(*) AS n FROM fact_sales s JOIN dim_product p "
+        "ON s.product_code = p.product_code JOIN dim_category c ON c.category_code = "
+        "p.category_code WHERE replace(s.stat_month, '-', '') = '202610' "
+        "GROUP BY 1 ORDER BY n DESC, 1"
+    )
+    # the mended query reads the mixed-format month column as one format, as the model's does
+    assert "STRFTIME(" in (answer.sql or "") and len(expected.rows) > 3
+    assert answer.table is not None and answer.table.rows == [list(r) for r in expected.rows]
+
+
 def test_a_literal_copied_from_a_cut_sample_is_read_as_a_prefix(parts) -> None:  # type: ignore[no-untyped-def]
     cut = "```sql\nSELECT count(*) AS n FROM dim_region WHERE region_name = '华…'\n```"
     llm = ScriptedLLM(replies=[cut])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -24,7 +24,7 @@ from tablerag.agent.sqltext import extract_sql
 from tablerag.answer import Answer, Fact, Language, ResultTable, SQLAttempt
 from tablerag.errors import EngineError, ProviderError, QueryTimeout, SQLRejected
 from tablerag.llm.base import LLM, Message
-from tablerag.sql.autofix import from_mysql, pin_today, requalify, unclip
+from tablerag.sql.autofix import Fixed, add_join, from_mysql, pin_today, requalify, unclip
 from tablerag.sql.canonical import canonicalize_formats
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.sql.policy import ExecutionPolicy
@@ -35,6 +35,8 @@ EXPLAIN_MAX_TOKENS = 120
 #: Result rows shown to the model for the explanation, and cells per row.
 EXPLAIN_ROWS = 10
 MAX_FEEDBACK_CHARS = 300
+MAX_MENDS = 3
+"""Mends in a row of one query the gate refused (each mended query goes through the gate)."""
 LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
 NO_DATA = {"zh": "没有找到匹配的数据。", "en": "No matching data was found."}
 NO_SQL = {
@@ -114,7 +116,7 @@ def answer_with_sql(
         sql = extract_sql(reply.text, dialect=engine.dialect)
         if sql is not None:
             sql = canonicalize_formats(sql, schema.canonical, dialect=engine.dialect)
-        tried, result = _run_fixing(engine, sql, opts, timings)
+        tried, result = _run_fixing(engine, sql, opts, timings, schema.canonical)
         attempts += tried
         if result is not None:
             break
@@ -164,12 +166,15 @@ def _run_fixing(
     sql: str | None,
     opts: NL2SQLOptions,
     timings: dict[str, float],
+    canonical: Mapping[tuple[str, str], str],
 ) -> tuple[list[SQLAttempt], ResultSet | None]:
     """Gate and run one query; when the gate can mend what it refused, run the mended SQL too.
 
     A literal copied from a cut sample value (``'Total Property, Plant and Equ…'``) is read as
     a prefix before the first run (:func:`~tablerag.sql.autofix.unclip`): as written it can only
-    find nothing. A wrong alias or a MySQL date function is mended after the gate refused it;
+    find nothing. A wrong alias, a MySQL date function or a column of a table one key away is
+    mended after the gate refused it (mended SQL the gate refuses again for another such
+    reason is mended again, up to :data:`MAX_MENDS` times);
     a query that found nothing, when it compared a column with a label the column does not
     store but begins one stored label (:func:`~tablerag.agent.literals.stored_labels`).
     """
@@ -177,19 +182,33 @@ def _run_fixing(
     attempt, result, refusal = _run(engine, unclipped.sql if unclipped else sql, opts, timings)
     if unclipped is not None:
         attempt = attempt.model_copy(update={"note": unclipped.note})
-    fixed = None
-    if refusal is not None:
-        fixed = requalify(refusal.sql, refusal.issues, dialect=engine.dialect) or from_mysql(
-            refusal.sql, refusal.issues, dialect=engine.dialect
-        )
+    fixed = _mend(refusal, engine.dialect) if refusal is not None else None
     if fixed is None and result is not None and found_nothing(result.rows):
         fixed = stored_labels(result.sql_executed, engine)
     if fixed is None:
         return [attempt], result
-    again, mended, _ = _run(engine, fixed.sql, opts, timings)
+    tried, mended = [attempt], None
+    for _ in range(MAX_MENDS):
+        # a mended query is read like the model's: mixed-format columns in one format
+        mended_sql = canonicalize_formats(fixed.sql, canonical, dialect=engine.dialect)
+        again, mended, refused = _run(engine, mended_sql, opts, timings)
+        tried.append(again.model_copy(update={"note": fixed.note}))
+        fixed = _mend(refused, engine.dialect) if refused is not None else None
+        if fixed is None:
+            break
     if result is not None and (mended is None or found_nothing(mended.rows)):
         return [attempt], result  # the label mend found nothing either: keep what ran
-    return [attempt, again.model_copy(update={"note": fixed.note})], mended
+    return tried, mended
+
+
+def _mend(refusal: SQLRejected, dialect: str) -> Fixed | None:
+    """The gate's own mend of a refused query: a wrong alias, a MySQL date function, or a
+    column of a table one key away (see :mod:`tablerag.sql.autofix`)."""
+    for mend in (requalify, from_mysql, add_join):
+        fixed = mend(refusal.sql, refusal.issues, dialect=dialect)
+        if fixed is not None:
+            return fixed
+    return None
 
 
 def _run(

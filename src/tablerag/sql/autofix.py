@@ -28,7 +28,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from tablerag.errors import Issue
-from tablerag.sql.validate import span
+from tablerag.sql.validate import JoinHint, span
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,69 @@ def requalify(sql: str, issues: Sequence[Issue], *, dialect: str) -> Fixed | Non
     if moves or any(c.this == c.expression for c in tree.find_all(exp.EQ)):
         return None
     return Fixed(tree.sql(dialect=dialect), "tablerag wrote " + "; ".join(notes))
+
+
+def add_join(sql: str, issues: Sequence[Issue], *, dialect: str) -> Fixed | None:
+    """``sql`` with the join the gate named for each column of a table one key away.
+
+    Told "add JOIN dim_category ON dim_category.category_code = p.category_code", the local
+    model replaced its product table by the category table (keeping the alias ``p``) three
+    repairs running. When the gate found exactly one FROM item sharing one key-like column
+    with the one table that has the column, there is one way to read it: join that table
+    under a fresh alias and read the column there. None unless every issue is such a column.
+
+    Example:
+        >>> from tablerag.sql.exposed import ExposedCatalog
+        >>> from tablerag.sql.validate import validate
+        >>> cat = ExposedCatalog.from_mapping({"product": ["product_id", "category_code"],
+        ...                                    "category": ["category_code", "name"]})
+        >>> sql = "SELECT p.name, count(*) FROM product AS p GROUP BY p.name"
+        >>> fixed = add_join(sql, validate(sql, dialect="duckdb", catalog=cat), dialect="duckdb")
+        >>> fixed.sql
+        'SELECT category.name, COUNT(*) FROM product AS p JOIN category AS category ON \
+category.category_code = p.category_code GROUP BY category.name'
+        >>> fixed.note
+        'tablerag added JOIN category AS category ON category.category_code = p.category_code \
+for name'
+    """
+    hints: dict[tuple[int, int], JoinHint] = {}
+    for issue in issues:
+        hint = issue.detail.get("join")
+        if issue.code != "unknown_column" or not isinstance(hint, JoinHint) or issue.span is None:
+            return None
+        hints[issue.span] = hint
+    tree = parse_or_none(sql, dialect) if hints else None
+    if tree is None:
+        return None
+    notes: list[str] = []
+    added: dict[tuple[int, JoinHint], str] = {}
+    for column in list(tree.find_all(exp.Column)):
+        where = span(column)
+        hint = hints.pop(where, None) if where is not None else None
+        select = column.find_ancestor(exp.Select) if hint is not None else None
+        if hint is None or select is None:
+            continue
+        name = added.get((id(select), hint))
+        if name is None:
+            name = _fresh_alias(select, hint.table)
+            join = hint.sql(dialect, name)
+            select.join(join.removeprefix("JOIN "), dialect=dialect, copy=False)
+            added[(id(select), hint)] = name
+            notes.append(f"{join} for {column.name}")
+        column.set("table", exp.to_identifier(name))
+    if hints:
+        return None
+    return Fixed(tree.sql(dialect=dialect), "tablerag added " + "; ".join(notes))
+
+
+def _fresh_alias(select: exp.Select, table: str) -> str:
+    """``table`` itself, or ``table_2``…, whichever no FROM item of ``select`` is called."""
+    taken = {s.alias_or_name.lower() for s in select.find_all(exp.Table)}
+    name, n = table, 1
+    while name.lower() in taken:
+        n += 1
+        name = f"{table}_{n}"
+    return name
 
 
 CLIP = "…"
