@@ -74,3 +74,28 @@ def test_a_join_the_move_would_make_compare_a_column_with_itself_is_left_to_the_
     issues = validate(sql, dialect="sqlite", catalog=CAT)
     assert [i.detail.get("requalify") for i in issues] == ["p"]
     assert fix(sql) is None
+
+
+def test_an_added_join_qualifies_the_bare_key_it_would_make_ambiguous() -> None:
+    import sqlite3
+
+    from tablerag.sql.autofix import add_join
+
+    likes = ExposedCatalog.from_mapping(
+        {"likes": ["student_id", "liked_id"], "highschooler": ["student_id", "name"]}
+    )
+    sql = "SELECT student_id, name FROM likes GROUP BY student_id HAVING COUNT(*) >= 2"
+    issues = validate(sql, dialect="sqlite", catalog=likes)
+    fixed = add_join(sql, issues, dialect="sqlite")
+    assert fixed is not None
+    assert fixed.sql == (
+        "SELECT likes.student_id, highschooler.name FROM likes JOIN highschooler AS highschooler "
+        "ON highschooler.student_id = likes.student_id GROUP BY likes.student_id "
+        "HAVING COUNT(*) >= 2"
+    )
+    con = sqlite3.connect(":memory:")
+    con.execute("CREATE TABLE likes (student_id INT, liked_id INT)")
+    con.execute("CREATE TABLE highschooler (student_id INT, name TEXT)")
+    con.executemany("INSERT INTO likes VALUES (?, ?)", [(1, 2), (1, 3), (2, 1)])
+    con.executemany("INSERT INTO highschooler VALUES (?, ?)", [(1, "Kyle"), (2, "Ann")])
+    assert con.execute(fixed.sql).fetchall() == [(1, "Kyle")]

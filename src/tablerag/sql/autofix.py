@@ -127,6 +127,7 @@ for name'
         name = added.get((id(select), hint))
         if name is None:
             name = _fresh_alias(select, hint.table)
+            _qualify_key(select, hint)
             join = hint.sql(dialect, name)
             select.join(join.removeprefix("JOIN "), dialect=dialect, copy=False)
             added[(id(select), hint)] = name
@@ -135,6 +136,15 @@ for name'
     if hints:
         return None
     return Fixed(tree.sql(dialect=dialect), "tablerag added " + "; ".join(notes))
+
+
+def _qualify_key(select: exp.Select, hint: JoinHint) -> None:
+    """Qualify ``select``'s bare references to the join key with the FROM item that had it:
+    once the joined table holds a column of that name too, a bare one is ambiguous."""
+    for column in select.find_all(exp.Column):
+        bare = not column.table and column.name.lower() == hint.key.lower()
+        if bare and column.find_ancestor(exp.Select) is select:
+            column.set("table", exp.to_identifier(hint.alias))
 
 
 def _fresh_alias(select: exp.Select, table: str) -> str:
