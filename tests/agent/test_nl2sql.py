@@ -139,6 +139,56 @@ def test_mends_follow_one_another_a_date_function_then_a_join_the_gate_names(par
     assert answer.table is not None and answer.table.rows == [list(r) for r in expected.rows]
 
 
+RATE_Q = "上个月退货率最高的三个品类"
+COUNTS = (
+    "```sql\nSELECT c.category_name, count(*) AS n FROM fact_refund f JOIN fact_sales s "
+    "ON f.order_id = s.order_id AND f.line_no = s.line_no JOIN dim_product p "
+    "ON s.product_code = p.product_code JOIN dim_category c ON c.category_code = p.category_code "
+    "GROUP BY 1 ORDER BY n DESC, 1 LIMIT 3\n```"
+)
+RATES = (
+    "```sql\nSELECT c.category_name, count(DISTINCT CASE WHEN s.status = 'REFUND' THEN "
+    "s.order_id END) * 1.0 / count(DISTINCT s.order_id) AS rate FROM fact_sales s "
+    "JOIN dim_product p ON s.product_code = p.product_code JOIN dim_category c "
+    "ON c.category_code = p.category_code WHERE s.status IN ('PAID', 'REFUND') "
+    "GROUP BY 1 ORDER BY rate DESC, 1 LIMIT 3\n```"
+)
+
+
+def test_a_query_that_divides_nothing_for_a_rate_gets_one_repair_round(parts) -> None:  # type: ignore[no-untyped-def]
+    engine, catalog = parts
+    llm = ScriptedLLM(replies=[COUNTS, RATES])
+    schema = schema_context(RATE_Q, catalog, engine=engine)  # with its notes
+    options = NL2SQLOptions(today=TODAY, explain=False)
+    answer = answer_with_sql(
+        RATE_Q, llm=llm, engine=engine, schema=schema, language="zh", options=options
+    )
+    assert answer.status == "ok" and len(llm.history) == 2
+    counted, divided = answer.sql_attempts
+    assert counted.error is not None and counted.error.startswith(
+        "it ran, but the question asks for 退货率, a rate, and the query divides nothing"
+    )
+    repair = llm.history[1].messages[-1]["content"]
+    assert "退货率" in repair and "As defined: 指标口径.md: 指标 = 退货率" in repair
+    assert divided.error is None and answer.table is not None
+    assert answer.table.columns == ["category_name", "rate"]
+    assert all(0 < row[1] < 1 for row in answer.table.rows)
+
+
+def test_when_the_rate_repair_fails_the_query_that_ran_is_kept(parts) -> None:  # type: ignore[no-untyped-def]
+    llm = ScriptedLLM(replies=[COUNTS, "no idea", "still no idea"])
+    answer = _ask(RATE_Q, llm, parts, explain=False)
+    assert answer.status == "ok"
+    assert answer.table is not None and answer.table.columns == ["category_name", "n"]
+    assert len(answer.sql_attempts) == 3 and "divides nothing" in (
+        answer.sql_attempts[0].error or ""
+    )
+    assert answer.confidence == 0.85  # the failed repairs do not count against what ran
+    # a rate asked once: a question without one, or a query that divides, runs once
+    plain = _ask("每个品类有多少笔退款？", ScriptedLLM(replies=[COUNTS]), parts, explain=False)
+    assert plain.status == "ok" and len(plain.sql_attempts) == 1
+
+
 def test_a_literal_copied_from_a_cut_sample_is_read_as_a_prefix(parts) -> None:  # type: ignore[no-untyped-def]
     cut = "```sql\nSELECT count(*) AS n FROM dim_region WHERE region_name = '华…'\n```"
     llm = ScriptedLLM(replies=[cut])

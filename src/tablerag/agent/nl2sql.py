@@ -19,6 +19,7 @@ from typing import Any
 from tablerag.agent.grounding import ungrounded_numbers
 from tablerag.agent.literals import found_nothing, stored_labels
 from tablerag.agent.prompts import render
+from tablerag.agent.ratio import missing_rate
 from tablerag.agent.schema_context import SchemaContext
 from tablerag.agent.sqltext import extract_sql
 from tablerag.answer import Answer, Fact, Language, ResultTable, SQLAttempt
@@ -36,6 +37,10 @@ EXPLAIN_MAX_TOKENS = 120
 EXPLAIN_ROWS = 10
 MAX_FEEDBACK_CHARS = 300
 MAX_MENDS = 3
+RATE_MISSING = (
+    "it ran, but the question asks for {word}, a rate, and the query divides nothing: "
+    "compute the numerator divided by the denominator"
+)
 """Mends in a row of one query the gate refused (each mended query goes through the gate)."""
 LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
 NO_DATA = {"zh": "没有找到匹配的数据。", "en": "No matching data was found."}
@@ -105,7 +110,9 @@ def answer_with_sql(
     )
     attempts: list[SQLAttempt] = []
     result: ResultSet | None = None
-    for _ in range(opts.max_repairs + 1):
+    kept: ResultSet | None = None  # ran, but computes no rate the question asks for
+    upto = 0  # the attempts up to the kept query's
+    for round_ in range(opts.max_repairs + 1):
         try:
             reply = llm.complete(
                 chat, temperature=0.0, max_tokens=SQL_MAX_TOKENS, timeout_s=opts.timeout_s
@@ -118,18 +125,29 @@ def answer_with_sql(
             sql = canonicalize_formats(sql, schema.canonical, dialect=engine.dialect)
         tried, result = _run_fixing(engine, sql, opts, timings, schema.canonical)
         attempts += tried
-        if result is not None:
+        rate = None
+        if result is not None and kept is None and round_ < opts.max_repairs:
+            rate = missing_rate(question, result.sql_executed, dialect=engine.dialect)
+        if result is not None and rate is None:
             break
         attempt = tried[-1]
+        if result is not None and rate is not None:
+            kept, result, upto = result, None, len(attempts)
+            attempt = attempt.model_copy(update={"error": RATE_MISSING.format(word=rate)})
+            attempts[-1] = attempt
         feedback = (attempt.error or "") + (
             ": " + "; ".join(attempt.issues) if attempt.issues else ""
         )
+        if rate is not None:
+            feedback += _definition(rate, schema.notes)
         shown = f"```sql\n{attempt.sql}\n```" if attempt.note else reply.text
         chat = [
             *chat,
             {"role": "assistant", "content": shown},
             *render("nl2sql_repair", error=feedback[:MAX_FEEDBACK_CHARS]),
         ]
+    if result is None and kept is not None:  # the rate repair failed: keep what ran
+        return _explained(question, language, llm, kept, attempts, timings, opts, upto)
     if result is None:
         text = NO_SQL[language].format(n=len(attempts))
         last = attempts[-1]
@@ -146,6 +164,12 @@ def answer_with_sql(
             + ". Rephrase the question or name the table and columns.",
         )
     return _explained(question, language, llm, result, attempts, timings, opts)
+
+
+def _definition(word: str, notes: Sequence[str]) -> str:
+    """The schema note defining ``word`` (a metric glossary row), as a repair hint."""
+    note = next((n for n in notes if word in n), None)
+    return f" As defined: {note.removeprefix('-- ')}" if note else ""
 
 
 DIALECT_NAMES = {"duckdb": "DuckDB", "sqlite": "SQLite", "postgres": "PostgreSQL"}
@@ -260,7 +284,10 @@ def _explained(
     attempts: list[SQLAttempt],
     timings: dict[str, float],
     opts: NL2SQLOptions,
+    upto: int | None = None,
 ) -> Answer:
+    """The answer for the rows of ``result``; its confidence counts the model's queries among
+    the first ``upto`` attempts (all by default)."""
     rows = [[jsonable(v) for v in row] for row in result.rows]
     table = ResultTable(
         columns=list(result.columns),
@@ -289,7 +316,7 @@ def _explained(
     if text is None:
         text = template_explanation(result.columns, rows, language, truncated=result.truncated)
     # the model's attempts: a mended rerun is not one (a prefix read in place counts as written)
-    written = max(1, sum(1 for a in attempts if a.note is None))
+    written = max(1, sum(1 for a in attempts[:upto] if a.note is None))
     confidence = max(0.3, 0.85 - 0.2 * (written - 1))
     fact = Fact(text=text, source="sql")
     return Answer(answer=text, status="ok", confidence=confidence, facts=[fact], **common)
