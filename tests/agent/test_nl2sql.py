@@ -184,6 +184,9 @@ def test_when_the_rate_repair_fails_the_query_that_ran_is_kept(parts) -> None:  
         answer.sql_attempts[0].error or ""
     )
     assert answer.confidence == 0.85  # the failed repairs do not count against what ran
+    assert answer.answer.endswith(
+        "（注意：问题问的是退货率，这个查询没有计算比率，结果不是退货率。）"
+    )
     # a rate asked once: a question without one, or a query that divides, runs once
     plain = _ask("每个品类有多少笔退款？", ScriptedLLM(replies=[COUNTS]), parts, explain=False)
     assert plain.status == "ok" and len(plain.sql_attempts) == 1

@@ -37,6 +37,11 @@ EXPLAIN_MAX_TOKENS = 120
 EXPLAIN_ROWS = 10
 MAX_FEEDBACK_CHARS = 300
 MAX_MENDS = 3
+RATE_CAVEAT = {
+    "zh": "（注意：问题问的是{word}，这个查询没有计算比率，结果不是{word}。）",
+    "en": "(Note: the question asks for {word}; this query computes no rate, so these rows "
+    "are not {word}.)",
+}
 RATE_MISSING = (
     "it ran, but the question asks for {word}, a rate, and the query divides nothing: "
     "compute the numerator divided by the denominator"
@@ -111,7 +116,7 @@ def answer_with_sql(
     attempts: list[SQLAttempt] = []
     result: ResultSet | None = None
     kept: ResultSet | None = None  # ran, but computes no rate the question asks for
-    upto = 0  # the attempts up to the kept query's
+    upto, asked_rate = 0, ""  # the attempts up to the kept query's; the rate it lacks
     for round_ in range(opts.max_repairs + 1):
         try:
             reply = llm.complete(
@@ -132,7 +137,7 @@ def answer_with_sql(
             break
         attempt = tried[-1]
         if result is not None and rate is not None:
-            kept, result, upto = result, None, len(attempts)
+            kept, result, upto, asked_rate = result, None, len(attempts), rate
             attempt = attempt.model_copy(update={"error": RATE_MISSING.format(word=rate)})
             attempts[-1] = attempt
         feedback = (attempt.error or "") + (
@@ -147,7 +152,11 @@ def answer_with_sql(
             *render("nl2sql_repair", error=feedback[:MAX_FEEDBACK_CHARS]),
         ]
     if result is None and kept is not None:  # the rate repair failed: keep what ran
-        return _explained(question, language, llm, kept, attempts, timings, opts, upto)
+        answer = _explained(question, language, llm, kept, attempts, timings, opts, upto)
+        if answer.status != "ok":
+            return answer
+        caveat = RATE_CAVEAT[language].format(word=asked_rate)
+        return answer.model_copy(update={"answer": f"{answer.answer}\n{caveat}"})
     if result is None:
         text = NO_SQL[language].format(n=len(attempts))
         last = attempts[-1]
