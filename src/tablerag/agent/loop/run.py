@@ -49,6 +49,7 @@ UNGROUNDED = {
     "zh": "（注意：以下数字未在查询结果或引用段落中找到：{numbers}）",
     "en": "(Note: these numbers are not in the SQL results or the cited passages: {numbers})",
 }
+_CLAUSE_END = re.compile(r"[，。；：,.;:!?！？\n]")
 _WORD = re.compile(r"[\w\u3400-\u9fff]+")
 
 
@@ -203,7 +204,8 @@ def follow_up(result: StepResult) -> str | None:
 
 def with_text_parts(final: str, steps: Sequence[Step]) -> str:
     """``final`` with the text part of each ``both`` step it left out (cites none of its
-    passages), on a line of its own: a small model composing "the categories, and what the
+    passages; for a text part without citation marks, repeats none of its clauses), on a line
+    of its own: a small model composing "the categories, and what the
     policy says" often keeps only the figures. The text part is the answer of the documents-only
     step that followed it (:func:`follow_up`) when there is one, and then left out means citing
     none of the passages only that step found; else the step's own text answer.
@@ -216,6 +218,13 @@ def with_text_parts(final: str, steps: Sequence[Step]) -> str:
         Above 10%: suspend promotions [2].
         >>> with_text_parts("Phones: suspend promotions [2].", [both])
         'Phones: suspend promotions [2].'
+        >>> bare = Step(n=1, action="sub-question", decision="both",
+        ...             text_answer="超过 20% 的商品，立即暂停线上销售（下架）。")
+        >>> print(with_text_parts("最高的是手机数码，按政策应采取以下措施：", [bare]))
+        最高的是手机数码，按政策应采取以下措施：
+        超过 20% 的商品，立即暂停线上销售（下架）。
+        >>> with_text_parts("手机数码：立即暂停线上销售（下架）。", [bare])
+        '手机数码：立即暂停线上销售（下架）。'
         >>> after = Step(n=2, action="sub-question", decision="text",
         ...              text_answer="Phones: repair first [4]; see also [2].")
         >>> print(with_text_parts("Phones: suspend promotions [2].", [both, after]))
@@ -234,9 +243,17 @@ def with_text_parts(final: str, steps: Sequence[Step]) -> str:
             text = after.text_answer
             # the passages only the follow-up found are what it adds
             marks = (set(CITATION_MARK.findall(text)) - marks) or set(CITATION_MARK.findall(text))
-        if marks and not marks & cited:
+        left_out = not marks & cited if marks else not _quotes(final, text)
+        if text and left_out:
             parts.append(text)
     return "\n".join(parts)
+
+
+def _quotes(final: str, text: str) -> bool:
+    """Whether ``final`` repeats a clause of ``text`` (at least 8 characters): how a text part
+    without citation marks is seen to be in the final answer."""
+    clauses = (c.strip() for c in _CLAUSE_END.split(CITATION_MARK.sub("", text)))
+    return any(len(c) >= 8 and c in final for c in clauses)
 
 
 def _answers_it(result: StepResult, question: str) -> bool:
