@@ -42,6 +42,21 @@ RATE_CAVEAT = {
     "en": "(Note: the question asks for {word}; this query computes no rate, so these rows "
     "are not {word}.)",
 }
+
+
+def caveats(text: str) -> list[str]:
+    """The caveat lines an NL2SQL answer carries (a rate the query did not compute), which an
+    answer composed from it must keep.
+
+    Example:
+        >>> note = RATE_CAVEAT["en"].format(word="return rate")
+        >>> caveats("Result: 3 rows." + chr(10) + note) == [note]
+        True
+    """
+    heads = tuple(c.split("{")[0] for c in RATE_CAVEAT.values())
+    return [line for line in text.splitlines() if line.startswith(heads)]
+
+
 RATE_MISSING = (
     "it ran, but the question asks for {word}, a rate, and the query divides nothing: "
     "compute the numerator divided by the denominator"

@@ -26,6 +26,7 @@ from tablerag.agent.loop.decompose import Answered, Plan, decompose
 from tablerag.agent.loop.retrieve import tables_of
 from tablerag.agent.loop.step import StepResult, StepTools, run_step
 from tablerag.agent.loop.tablesql import table_schemas
+from tablerag.agent.nl2sql import caveats
 from tablerag.agent.rag import CITATION_MARK
 from tablerag.answer import (
     Answer,
@@ -169,6 +170,9 @@ def run_loop(question: str, *, llm: LLM, language: Language, options: LoopOption
             )
     if final is not None:
         final = with_text_parts(final, [r.step for r in state.results])
+        # a caveat of a step's SQL answer (rows that are not the rate asked for) stays
+        notes = [c for r in state.results if r.sql for c in caveats(r.sql.answer)]
+        final = "\n".join([final, *(c for c in dict.fromkeys(notes) if c not in final)])
     return _envelope(question, language, state, final, stop, problem, budget, started)
 
 
