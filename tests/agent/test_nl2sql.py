@@ -187,6 +187,10 @@ def test_when_the_rate_repair_fails_the_query_that_ran_is_kept(parts) -> None:  
     assert answer.answer.endswith(
         "（注意：问题问的是退货率，这个查询没有计算比率，结果不是退货率。）"
     )
+    # a repair that runs but still divides nothing is used, with the same caveat
+    echoed = _ask(RATE_Q, ScriptedLLM(replies=[COUNTS, COUNTS]), parts, explain=False)
+    assert len(echoed.sql_attempts) == 2 and echoed.sql_attempts[1].error is None
+    assert echoed.answer.endswith("结果不是退货率。）") and echoed.confidence == pytest.approx(0.65)
     # a rate asked once: a question without one, or a query that divides, runs once
     plain = _ask("每个品类有多少笔退款？", ScriptedLLM(replies=[COUNTS]), parts, explain=False)
     assert plain.status == "ok" and len(plain.sql_attempts) == 1

@@ -37,6 +37,7 @@ EXPLAIN_MAX_TOKENS = 120
 EXPLAIN_ROWS = 10
 MAX_FEEDBACK_CHARS = 300
 MAX_MENDS = 3
+"""Mends in a row of one query the gate refused (each mended query goes through the gate)."""
 RATE_CAVEAT = {
     "zh": "（注意：问题问的是{word}，这个查询没有计算比率，结果不是{word}。）",
     "en": "(Note: the question asks for {word}; this query computes no rate, so these rows "
@@ -61,7 +62,7 @@ RATE_MISSING = (
     "it ran, but the question asks for {word}, a rate, and the query divides nothing: "
     "compute the numerator divided by the denominator"
 )
-"""Mends in a row of one query the gate refused (each mended query goes through the gate)."""
+"""Why a query that ran is questioned, for the repair round (a rate asked, nothing divided)."""
 LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
 NO_DATA = {"zh": "没有找到匹配的数据。", "en": "No matching data was found."}
 NO_SQL = {
@@ -168,10 +169,11 @@ def answer_with_sql(
         ]
     if result is None and kept is not None:  # the rate repair failed: keep what ran
         answer = _explained(question, language, llm, kept, attempts, timings, opts, upto)
-        if answer.status != "ok":
-            return answer
-        caveat = RATE_CAVEAT[language].format(word=asked_rate)
-        return answer.model_copy(update={"answer": f"{answer.answer}\n{caveat}"})
+        return _with_caveat(answer, asked_rate)
+    if result is not None and asked_rate:  # the repair ran: does it divide now?
+        answer = _explained(question, language, llm, result, attempts, timings, opts)
+        still = missing_rate(question, result.sql_executed, dialect=engine.dialect)
+        return _with_caveat(answer, still) if still else answer
     if result is None:
         text = NO_SQL[language].format(n=len(attempts))
         last = attempts[-1]
@@ -188,6 +190,14 @@ def answer_with_sql(
             + ". Rephrase the question or name the table and columns.",
         )
     return _explained(question, language, llm, result, attempts, timings, opts)
+
+
+def _with_caveat(answer: Answer, rate: str) -> Answer:
+    """``answer`` saying that its rows are not the rate the question asked for."""
+    if answer.status != "ok":
+        return answer
+    caveat = RATE_CAVEAT[answer.language].format(word=rate)
+    return answer.model_copy(update={"answer": f"{answer.answer}\n{caveat}"})
 
 
 def _definition(word: str, notes: Sequence[str]) -> str:
