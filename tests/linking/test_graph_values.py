@@ -48,6 +48,28 @@ def test_values_outside_the_key_veto_a_name_match() -> None:
     assert not any(e.ref_table == "singer" for e in edges)
 
 
+def test_report_tables_repeating_a_measure_column_are_not_joined_on_it() -> None:
+    # two TAT-QA tables of one report: every measure is unique in 5 rows, and net sales repeat
+    a = table("t_a", ("item", "VARCHAR"), ("fiscal_year_2018_net_sales", "BIGINT"))
+    b = table("t_b", ("region", "VARCHAR"), ("fiscal_year_2018_net_sales", "BIGINT"))
+    sales = frozenset({"120", "340", "560"})
+    measure = [("t_a", "fiscal_year_2018_net_sales"), ("t_b", "fiscal_year_2018_net_sales")]
+    edges = infer_edges(
+        [a, b], unique=dict.fromkeys(measure, True), values=dict.fromkeys(measure, sales)
+    )
+    assert edges == []
+    # a numeric column named as an id still refers, keys guessed or not
+    shops = table("shops", ("shop_no", "BIGINT"), ("city", "VARCHAR"))
+    sales_t = table("sales", ("shop_no", "BIGINT"), ("amount", "DOUBLE"))
+    shop = [("shops", "shop_no"), ("sales", "shop_no")]
+    edges = infer_edges(
+        [shops, sales_t],
+        unique={("shops", "shop_no"): True},
+        values=dict.fromkeys(shop, frozenset({"1", "2"})),
+    )
+    assert [(e.table, e.ref_table) for e in edges] == [("sales", "shops")]
+
+
 def test_chinese_column_naming_its_table_is_a_key() -> None:
     channel = table("电视频道", ("id", "text"), ("系列名", "text"), pk=("id",))
     series = table("电视连续剧", ("id", "number"), ("剧名", "text"), ("频道", "text"), pk=("id",))

@@ -226,6 +226,10 @@ def infer_edges(
     for table in tables:
         own_key = set(table.primary_key) if len(table.primary_key) == 1 else set()
         for col in table.columns:
+            if guess and _type_family(col.type) == "number" and not is_idlike(col.name):
+                # keys are guessed from unique values: in report tables every measure is unique,
+                # and two reports of one company repeat a column (col_2018, net sales) whole
+                continue
             best: JoinEdge | None = None
             for ref, key in keys:
                 if ref.name == table.name and key.name == col.name:
