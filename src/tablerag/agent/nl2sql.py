@@ -19,7 +19,7 @@ from typing import Any
 from tablerag.agent.grounding import ungrounded_numbers
 from tablerag.agent.literals import found_nothing, stored_labels
 from tablerag.agent.prompts import render
-from tablerag.agent.ratio import missing_rate
+from tablerag.agent.ratio import RATE_MISSING, definition_hint, missing_rate, with_caveat
 from tablerag.agent.schema_context import SchemaContext
 from tablerag.agent.sqltext import extract_sql
 from tablerag.answer import Answer, Fact, Language, ResultTable, SQLAttempt
@@ -38,31 +38,6 @@ EXPLAIN_ROWS = 10
 MAX_FEEDBACK_CHARS = 300
 MAX_MENDS = 3
 """Mends in a row of one query the gate refused (each mended query goes through the gate)."""
-RATE_CAVEAT = {
-    "zh": "（注意：问题问的是{word}，这个查询没有计算比率，结果不是{word}。）",
-    "en": "(Note: the question asks for {word}; this query computes no rate, so these rows "
-    "are not {word}.)",
-}
-
-
-def caveats(text: str) -> list[str]:
-    """The caveat lines an NL2SQL answer carries (a rate the query did not compute), which an
-    answer composed from it must keep.
-
-    Example:
-        >>> note = RATE_CAVEAT["en"].format(word="return rate")
-        >>> caveats("Result: 3 rows." + chr(10) + note) == [note]
-        True
-    """
-    heads = tuple(c.split("{")[0] for c in RATE_CAVEAT.values())
-    return [line for line in text.splitlines() if line.startswith(heads)]
-
-
-RATE_MISSING = (
-    "it ran, but the question asks for {word}, a rate, and the query divides nothing: "
-    "compute the numerator divided by the denominator"
-)
-"""Why a query that ran is questioned, for the repair round (a rate asked, nothing divided)."""
 LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
 NO_DATA = {"zh": "没有找到匹配的数据。", "en": "No matching data was found."}
 NO_SQL = {
@@ -160,7 +135,7 @@ def answer_with_sql(
             ": " + "; ".join(attempt.issues) if attempt.issues else ""
         )
         if rate is not None:
-            feedback += _definition(rate, schema.notes)
+            feedback += definition_hint(rate, schema.notes)
         shown = f"```sql\n{attempt.sql}\n```" if attempt.note else reply.text
         chat = [
             *chat,
@@ -169,11 +144,11 @@ def answer_with_sql(
         ]
     if result is None and kept is not None:  # the rate repair failed: keep what ran
         answer = _explained(question, language, llm, kept, attempts, timings, opts, upto)
-        return _with_caveat(answer, asked_rate)
+        return with_caveat(answer, asked_rate)
     if result is not None and asked_rate:  # the repair ran: does it divide now?
         answer = _explained(question, language, llm, result, attempts, timings, opts)
         still = missing_rate(question, result.sql_executed, dialect=engine.dialect)
-        return _with_caveat(answer, still) if still else answer
+        return with_caveat(answer, still) if still else answer
     if result is None:
         text = NO_SQL[language].format(n=len(attempts))
         last = attempts[-1]
@@ -190,20 +165,6 @@ def answer_with_sql(
             + ". Rephrase the question or name the table and columns.",
         )
     return _explained(question, language, llm, result, attempts, timings, opts)
-
-
-def _with_caveat(answer: Answer, rate: str) -> Answer:
-    """``answer`` saying that its rows are not the rate the question asked for."""
-    if answer.status != "ok":
-        return answer
-    caveat = RATE_CAVEAT[answer.language].format(word=rate)
-    return answer.model_copy(update={"answer": f"{answer.answer}\n{caveat}"})
-
-
-def _definition(word: str, notes: Sequence[str]) -> str:
-    """The schema note defining ``word`` (a metric glossary row), as a repair hint."""
-    note = next((n for n in notes if word in n), None)
-    return f" As defined: {note.removeprefix('-- ')}" if note else ""
 
 
 DIALECT_NAMES = {"duckdb": "DuckDB", "sqlite": "SQLite", "postgres": "PostgreSQL"}

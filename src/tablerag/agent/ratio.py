@@ -10,16 +10,31 @@ the rate, so that one repair round can ask for the division.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
+
+from tablerag.answer import Answer
 
 _ASKED = re.compile(
     r"[\u4e00-\u9fff]{2}率|占比|比例|百分比|比率"
     r"|\b(?:\w+ )?(?:rate|ratio|percentage|proportion)s?\b|\bshare of\b|\bper ?cent\b",
     re.IGNORECASE,
 )
+RATE_CAVEAT = {
+    "zh": "（注意：问题问的是{word}，这个查询没有计算比率，结果不是{word}。）",
+    "en": "(Note: the question asks for {word}; this query computes no rate, so these rows "
+    "are not {word}.)",
+}
+
+
+RATE_MISSING = (
+    "it ran, but the question asks for {word}, a rate, and the query divides nothing: "
+    "compute the numerator divided by the denominator"
+)
+"""Why a query that ran is questioned, for the repair round (a rate asked, nothing divided)."""
 _NOT_ASKED = re.compile(
     r"\b(?:exchange|interest|tax|coupon|discount) rates?\b|汇率|利率|税率"
     r"|^\s*how many\b|几个|多少个",
@@ -62,3 +77,30 @@ def missing_rate(question: str, sql: str, *, dialect: str) -> str | None:
     if any(_STORED.search(text) for text in (*names, *labels)):
         return None
     return asked.group(0)
+
+
+def with_caveat(answer: Answer, rate: str) -> Answer:
+    """``answer`` saying that its rows are not the rate the question asked for."""
+    if answer.status != "ok":
+        return answer
+    caveat = RATE_CAVEAT[answer.language].format(word=rate)
+    return answer.model_copy(update={"answer": f"{answer.answer}\n{caveat}"})
+
+
+def definition_hint(word: str, notes: Sequence[str]) -> str:
+    """The schema note defining ``word`` (a metric glossary row), as a repair hint."""
+    note = next((n for n in notes if word in n), None)
+    return f" As defined: {note.removeprefix('-- ')}" if note else ""
+
+
+def caveats(text: str) -> list[str]:
+    """The caveat lines an NL2SQL answer carries (a rate the query did not compute), which an
+    answer composed from it must keep.
+
+    Example:
+        >>> note = RATE_CAVEAT["en"].format(word="return rate")
+        >>> caveats("Result: 3 rows." + chr(10) + note) == [note]
+        True
+    """
+    heads = tuple(c.split("{")[0] for c in RATE_CAVEAT.values())
+    return [line for line in text.splitlines() if line.startswith(heads)]

@@ -194,6 +194,15 @@ def _key_columns(
     return keys
 
 
+def _children(table: TableInfo, guess: bool) -> list[ColumnInfo]:
+    """The columns of ``table`` that may refer to a key. With keys guessed from unique values,
+    a numeric column not named as an id is left out: in report tables every measure is unique,
+    and two reports of one company repeat a column (``col_2018``, net sales) whole."""
+    if not guess:
+        return list(table.columns)
+    return [c for c in table.columns if _type_family(c.type) != "number" or is_idlike(c.name)]
+
+
 def infer_edges(
     tables: Sequence[TableInfo],
     *,
@@ -225,11 +234,7 @@ def infer_edges(
     found: list[JoinEdge] = []
     for table in tables:
         own_key = set(table.primary_key) if len(table.primary_key) == 1 else set()
-        for col in table.columns:
-            if guess and _type_family(col.type) == "number" and not is_idlike(col.name):
-                # keys are guessed from unique values: in report tables every measure is unique,
-                # and two reports of one company repeat a column (col_2018, net sales) whole
-                continue
+        for col in _children(table, guess):
             best: JoinEdge | None = None
             for ref, key in keys:
                 if ref.name == table.name and key.name == col.name:

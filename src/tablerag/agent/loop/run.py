@@ -26,8 +26,8 @@ from tablerag.agent.loop.decompose import Answered, Plan, decompose
 from tablerag.agent.loop.retrieve import tables_of
 from tablerag.agent.loop.step import StepResult, StepTools, run_step
 from tablerag.agent.loop.tablesql import table_schemas
-from tablerag.agent.nl2sql import caveats
 from tablerag.agent.rag import CITATION_MARK
+from tablerag.agent.ratio import caveats
 from tablerag.answer import (
     Answer,
     AnswerStatus,
