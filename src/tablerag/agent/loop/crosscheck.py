@@ -190,7 +190,7 @@ reliable (a listing, SQL repaired twice, or a text without citations is below it
 _FIGURE = re.compile(
     r"\b(?:change|difference|increase|decrease|rate|value)\b|变化|差|增长|下降", re.I
 )
-_CLAUSE = re.compile(r"[，,；;]")
+_CLAUSE = re.compile(r"[，,；;？?]")
 _HAN = re.compile(r"[\u3400-\u9fff]")
 LISTING_ROWS = 3
 """A SQL result with more rows than this is a listing, not one answer."""
@@ -259,16 +259,29 @@ def figure_part(question: str) -> str:
         >>> figure_part("Which 3 categories had the highest return rate, and what does the "
         ...             "return policy say to do?")
         'Which 3 categories had the highest return rate'
+        >>> figure_part("上个月退款金额最多的退款原因是什么？按退货政策应该怎么处理？")
+        '上个月退款金额最多的退款原因是什么'
         >>> figure_part("上个月销售额是多少？")
         '上个月销售额是多少？'
+        >>> q = ("What is the proportion, in percentage, of deferred revenue and accrued "
+        ...      "warranty over gross deferred tax assets in 2019?")  # 'warranty': a policy cue
+        >>> figure_part(q) == q  # every clause asks for the figure: nothing to split off
+        True
     """
     if not asks_two_things(question):
         return question
     clauses = [c.strip() for c in _CLAUSE.split(question) if c.strip()]
-    figures = [c for c in clauses if not extract_features(c).cues["policy"]]
+    figures = [c for c in clauses if _figure_clause(c)]
     if not figures or len(figures) == len(clauses) or not asks_for_figure(" ".join(figures)):
         return question
     return "，".join(figures) if _HAN.search(question) else ", ".join(figures)
+
+
+def _figure_clause(clause: str) -> bool:
+    """A clause without a policy cue, or one naming a measure or quantity with it ("退款金额最多
+    的退款原因是什么" asks for the reason SQL finds; "分别应该怎么处理" asks the documents)."""
+    features = extract_features(clause)
+    return not features.cues["policy"] or bool(features.cues["measure"] or features.quantity_words)
 
 
 def result_cells(rows: Sequence[Sequence[Any]], limit: int = 10) -> tuple[Any, ...]:
