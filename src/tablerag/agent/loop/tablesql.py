@@ -123,12 +123,12 @@ def linked_tables(
     report) count one each.
     """
     part = catalog.graph.component
-    groups: list[int] = []
+    groups: list[int | str] = []
     extra = []
     for t in linked.tables:
         if not t.is_seed or t.name in tables:
             continue
-        group = part.get(t.name, -1)
+        group: int | str = part.get(t.name, t.name)  # a table off the graph is its own group
         if group not in groups:
             if len(groups) == linked_extra:
                 continue
