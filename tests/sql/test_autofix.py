@@ -99,3 +99,23 @@ def test_an_added_join_qualifies_the_bare_key_it_would_make_ambiguous() -> None:
     con.executemany("INSERT INTO likes VALUES (?, ?)", [(1, 2), (1, 3), (2, 1)])
     con.executemany("INSERT INTO highschooler VALUES (?, ?)", [(1, "Kyle"), (2, "Ann")])
     assert con.execute(fixed.sql).fetchall() == [(1, "Kyle")]
+
+
+def test_an_added_join_to_a_table_whose_name_needs_quotes_runs() -> None:
+    import sqlite3
+
+    from tablerag.sql.autofix import add_join
+
+    cat = ExposedCatalog.from_mapping(
+        {"销售 明细": ["商品编码", "金额"], "商品": ["商品编码", "名称"]}
+    )
+    sql = 'SELECT s.名称, SUM(s.金额) FROM "销售 明细" AS s GROUP BY s.名称'
+    fixed = add_join(sql, validate(sql, dialect="sqlite", catalog=cat), dialect="sqlite")
+    assert fixed is not None
+    assert 'JOIN "商品" AS "商品" ON "商品"."商品编码" = s."商品编码"' in fixed.sql
+    con = sqlite3.connect(":memory:")
+    con.execute('CREATE TABLE "销售 明细" (商品编码 TEXT, 金额 REAL)')
+    con.execute("CREATE TABLE 商品 (商品编码 TEXT, 名称 TEXT)")
+    con.execute("INSERT INTO \"销售 明细\" VALUES ('A', 2), ('A', 3)")
+    con.execute("INSERT INTO 商品 VALUES ('A', '手机')")
+    assert con.execute(fixed.sql).fetchall() == [("手机", 5.0)]

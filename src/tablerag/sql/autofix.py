@@ -129,7 +129,15 @@ for name'
             name = _fresh_alias(select, hint.table)
             _qualify_key(select, hint)
             join = hint.sql(dialect, name)
-            select.join(join.removeprefix("JOIN "), dialect=dialect, copy=False)
+            table = exp.Table(
+                this=exp.to_identifier(hint.table),
+                alias=exp.TableAlias(this=exp.to_identifier(name)),
+            )
+            on = exp.EQ(
+                this=exp.column(hint.key, table=name),
+                expression=exp.column(hint.key, table=hint.alias),
+            )
+            select.join(table, on=on, copy=False)  # built, not parsed: no name can break it
             added[(id(select), hint)] = name
             notes.append(f"{join} for {column.name}")
         column.set("table", exp.to_identifier(name))
