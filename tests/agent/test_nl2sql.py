@@ -196,6 +196,40 @@ def test_when_the_rate_repair_fails_the_query_that_ran_is_kept(parts) -> None:  
     assert plain.status == "ok" and len(plain.sql_attempts) == 1
 
 
+def test_a_query_that_found_nothing_through_a_join_no_key_supports_is_asked_again(parts) -> None:  # type: ignore[no-untyped-def]
+    engine, catalog = parts
+    question = "Order lines per category name in 2026-10"
+    schema = schema_context(question, catalog, engine=engine)
+    assert {"fact_sales", "dim_product", "dim_category"} <= set(schema.tables)
+    skipped = (
+        "```sql\nSELECT c.category_name, count(*) AS n FROM dim_category AS c JOIN fact_sales AS s "
+        "ON c.category_code = s.product_code GROUP BY 1 ORDER BY 1\n```"
+    )
+    bridged = (
+        "```sql\nSELECT c.category_name, count(*) AS n FROM fact_sales AS s JOIN dim_product AS p "
+        "ON s.product_code = p.product_code JOIN dim_category AS c "
+        "ON c.category_code = p.category_code GROUP BY 1 ORDER BY 1\n```"
+    )
+    llm = ScriptedLLM(replies=[skipped, bridged])
+    options = NL2SQLOptions(today=TODAY, explain=False)
+    answer = answer_with_sql(
+        question, llm=llm, engine=engine, schema=schema, language="en", options=options
+    )
+    assert answer.status == "ok" and len(llm.history) == 2
+    empty, joined = answer.sql_attempts
+    assert empty.error is not None and empty.error.startswith(
+        "it ran and found no rows: c.category_code = s.product_code compares keys of two tables "
+        "that no key joins: join them through dim_product ("
+    )
+    assert joined.error is None and answer.table is not None and len(answer.table.rows) > 3
+    # the repair cannot do better: the query that ran stays, and finds nothing
+    stuck = ScriptedLLM(replies=[skipped, skipped, skipped])
+    same = answer_with_sql(
+        question, llm=stuck, engine=engine, schema=schema, language="en", options=options
+    )
+    assert same.status == "no_data" and len(stuck.history) == 2
+
+
 def test_a_literal_copied_from_a_cut_sample_is_read_as_a_prefix(parts) -> None:  # type: ignore[no-untyped-def]
     cut = "```sql\nSELECT count(*) AS n FROM dim_region WHERE region_name = '华…'\n```"
     llm = ScriptedLLM(replies=[cut])

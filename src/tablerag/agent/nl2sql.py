@@ -17,6 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from tablerag.agent.grounding import ungrounded_numbers
+from tablerag.agent.joins import unjoined
 from tablerag.agent.literals import found_nothing, stored_labels
 from tablerag.agent.prompts import render
 from tablerag.agent.ratio import RATE_MISSING, definition_hint, missing_rate, with_caveat
@@ -121,15 +122,15 @@ def answer_with_sql(
             sql = canonicalize_formats(sql, schema.canonical, dialect=engine.dialect)
         tried, result = _run_fixing(engine, sql, opts, timings, schema.canonical)
         attempts += tried
-        rate = None
+        doubt = rate = None
         if result is not None and kept is None and round_ < opts.max_repairs:
-            rate = missing_rate(question, result.sql_executed, dialect=engine.dialect)
-        if result is not None and rate is None:
+            doubt, rate = _doubt(question, result, schema, engine.dialect)
+        if result is not None and doubt is None:
             break
         attempt = tried[-1]
-        if result is not None and rate is not None:
-            kept, result, upto, asked_rate = result, None, len(attempts), rate
-            attempt = attempt.model_copy(update={"error": RATE_MISSING.format(word=rate)})
+        if result is not None and doubt is not None:  # ran, but not what was asked: ask again
+            kept, result, upto, asked_rate = result, None, len(attempts), rate or ""
+            attempt = attempt.model_copy(update={"error": doubt})
             attempts[-1] = attempt
         feedback = (attempt.error or "") + (
             ": " + "; ".join(attempt.issues) if attempt.issues else ""
@@ -142,9 +143,9 @@ def answer_with_sql(
             {"role": "assistant", "content": shown},
             *render("nl2sql_repair", error=feedback[:MAX_FEEDBACK_CHARS]),
         ]
-    if result is None and kept is not None:  # the rate repair failed: keep what ran
+    if result is None and kept is not None:  # the repair failed: keep what ran
         answer = _explained(question, language, llm, kept, attempts, timings, opts, upto)
-        return with_caveat(answer, asked_rate)
+        return with_caveat(answer, asked_rate) if asked_rate else answer
     if result is not None and asked_rate:  # the repair ran: does it divide now?
         answer = _explained(question, language, llm, result, attempts, timings, opts)
         still = missing_rate(question, result.sql_executed, dialect=engine.dialect)
@@ -165,6 +166,20 @@ def answer_with_sql(
             + ". Rephrase the question or name the table and columns.",
         )
     return _explained(question, language, llm, result, attempts, timings, opts)
+
+
+def _doubt(
+    question: str, result: ResultSet, schema: SchemaContext, dialect: str
+) -> tuple[str | None, str | None]:
+    """Why a query that ran is asked again, and the rate it lacks: it found nothing through a
+    join no key supports (:func:`~tablerag.agent.joins.unjoined`), or it divides nothing for a
+    rate the question asks (:func:`~tablerag.agent.ratio.missing_rate`); (None, None) if neither.
+    """
+    if found_nothing(result.rows):
+        join = unjoined(result.sql_executed, schema.edges, dialect=dialect)
+        return (f"it ran and found no rows: {join}" if join else None), None
+    rate = missing_rate(question, result.sql_executed, dialect=dialect)
+    return (RATE_MISSING.format(word=rate) if rate else None), rate
 
 
 DIALECT_NAMES = {"duckdb": "DuckDB", "sqlite": "SQLite", "postgres": "PostgreSQL"}

@@ -23,6 +23,7 @@ from tablerag.agent.definitions import definition_note, definition_rows
 from tablerag.agent.rollup import rollup_note, rollups
 from tablerag.agent.spelling import spelling_note, spellings
 from tablerag.linking.catalog import SchemaCatalog
+from tablerag.linking.fkgraph import JoinEdge
 from tablerag.linking.linker import LinkedColumn, LinkedSchema, LinkedTable, LinkOptions, link
 from tablerag.linking.render import SchemaText, render_linked
 from tablerag.linking.tiers import CompactTable
@@ -54,6 +55,8 @@ class SchemaContext:
     """(table, column) -> the one format generated SQL reads a mixed-format column in."""
     notes: tuple[str, ...] = ()
     """Comment lines about the question's values, at the end of ``text``."""
+    edges: tuple[JoinEdge, ...] = ()
+    """The keys between the tables the text names (to check a query's joins against)."""
 
 
 def schema_context(
@@ -87,7 +90,17 @@ def schema_context(
     if notes:
         text = context.text + "\n\n" + "\n".join(notes)
         context = replace(context, text=text, tokens=count_tokens(text), notes=notes)
-    return replace(context, canonical=mixed_format_columns(catalog, context.tables))
+    return replace(
+        context,
+        canonical=mixed_format_columns(catalog, context.tables),
+        edges=keys_between(catalog, context.tables),
+    )
+
+
+def keys_between(catalog: SchemaCatalog, tables: tuple[str, ...]) -> tuple[JoinEdge, ...]:
+    """The catalog's keys (declared and inferred) with both ends among ``tables``."""
+    shown = set(tables)
+    return tuple(e for e in catalog.edges if e.table in shown and e.ref_table in shown)
 
 
 def value_notes(

@@ -19,7 +19,7 @@ from dataclasses import replace
 from tablerag.agent.definitions import definition_note, definition_rows
 from tablerag.agent.lookup import literal, quote, rows
 from tablerag.agent.nl2sql import NL2SQLOptions, answer_with_sql
-from tablerag.agent.schema_context import SchemaContext, schema_context
+from tablerag.agent.schema_context import SchemaContext, keys_between, schema_context
 from tablerag.answer import Answer, Language
 from tablerag.linking.catalog import SchemaCatalog, is_text_column
 from tablerag.linking.fkgraph import FKGraph
@@ -97,7 +97,10 @@ def table_schemas(
         samples = text.tokens <= max_tokens
         if not samples:
             text = render_full(sub, samples=False)
-        context = SchemaContext(text.text, tuple(sub.tables), text.tokens, samples)
+        names = tuple(sub.tables)
+        context = SchemaContext(
+            text.text, names, text.tokens, samples, edges=keys_between(sub, names)
+        )
     shown = [t for t in tables if t in context.tables]
     notes = [
         *(n for n in defined if n not in context.notes),
