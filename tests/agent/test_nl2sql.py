@@ -196,34 +196,59 @@ def test_when_the_rate_repair_fails_the_query_that_ran_is_kept(parts) -> None:  
     assert plain.status == "ok" and len(plain.sql_attempts) == 1
 
 
-def test_a_query_that_found_nothing_through_a_join_no_key_supports_is_asked_again(parts) -> None:  # type: ignore[no-untyped-def]
+def test_a_join_no_key_supports_is_routed_through_the_bridge_or_asked_again(parts) -> None:  # type: ignore[no-untyped-def]
     engine, catalog = parts
     question = "Order lines per category name in 2026-10"
     schema = schema_context(question, catalog, engine=engine)
     assert {"fact_sales", "dim_product", "dim_category"} <= set(schema.tables)
+    options = NL2SQLOptions(today=TODAY, explain=False)
+    expected = engine.execute(
+        "SELECT c.category_name, count(*) AS n FROM fact_sales AS s JOIN dim_product AS p "
+        "ON s.product_code = p.product_code JOIN dim_category AS c "
+        "ON c.category_code = p.category_code GROUP BY 1 ORDER BY 1"
+    ).rows
+    # the English 退货率 question's join: the gate routes it through dim_product itself
     skipped = (
         "```sql\nSELECT c.category_name, count(*) AS n FROM dim_category AS c JOIN fact_sales AS s "
         "ON c.category_code = s.product_code GROUP BY 1 ORDER BY 1\n```"
     )
-    bridged = (
-        "```sql\nSELECT c.category_name, count(*) AS n FROM fact_sales AS s JOIN dim_product AS p "
-        "ON s.product_code = p.product_code JOIN dim_category AS c "
-        "ON c.category_code = p.category_code GROUP BY 1 ORDER BY 1\n```"
-    )
-    llm = ScriptedLLM(replies=[skipped, bridged])
-    options = NL2SQLOptions(today=TODAY, explain=False)
+    llm = ScriptedLLM(replies=[skipped])
     answer = answer_with_sql(
         question, llm=llm, engine=engine, schema=schema, language="en", options=options
     )
-    assert answer.status == "ok" and len(llm.history) == 2
-    empty, joined = answer.sql_attempts
-    assert empty.error is not None and empty.error.startswith(
+    assert answer.status == "ok" and len(llm.history) == 1
+    empty, bridged = answer.sql_attempts
+    assert bridged.note == (
+        "tablerag joined dim_category and fact_sales through dim_product "
+        "(no key joins them directly)"
+    )
+    assert answer.table is not None and answer.table.rows == [list(r) for r in expected]
+    # the same join written in WHERE: one repair round, told the bridge and its keys
+    implicit = (
+        "```sql\nSELECT c.category_name, count(*) AS n FROM dim_category AS c, fact_sales AS s "
+        "WHERE c.category_code = s.product_code GROUP BY 1 ORDER BY 1\n```"
+    )
+    right = (
+        "```sql\n"
+        + skipped.split("\n")[1].replace(
+            "FROM dim_category AS c JOIN fact_sales AS s ON c.category_code = s.product_code",
+            "FROM fact_sales AS s JOIN dim_product AS p ON s.product_code = p.product_code "
+            "JOIN dim_category AS c ON c.category_code = p.category_code",
+        )
+        + "\n```"
+    )
+    llm = ScriptedLLM(replies=[implicit, right])
+    again = answer_with_sql(
+        question, llm=llm, engine=engine, schema=schema, language="en", options=options
+    )
+    assert again.status == "ok" and len(llm.history) == 2
+    assert (again.sql_attempts[0].error or "").startswith(
         "it ran and found no rows: c.category_code = s.product_code compares keys of two tables "
         "that no key joins: join them through dim_product ("
     )
-    assert joined.error is None and answer.table is not None and len(answer.table.rows) > 3
-    # the repair cannot do better: the query that ran stays, and finds nothing
-    stuck = ScriptedLLM(replies=[skipped, skipped, skipped])
+    assert again.table is not None and again.table.rows == [list(r) for r in expected]
+    # a repair that cannot do better leaves the query that ran: nothing found
+    stuck = ScriptedLLM(replies=[implicit, implicit, implicit])
     same = answer_with_sql(
         question, llm=stuck, engine=engine, schema=schema, language="en", options=options
     )

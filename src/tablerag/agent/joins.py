@@ -16,6 +16,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from tablerag.linking.fkgraph import JoinEdge
+from tablerag.sql.autofix import Fixed
 
 
 def unjoined(sql: str, edges: Sequence[JoinEdge], *, dialect: str) -> str | None:
@@ -83,3 +84,91 @@ def _bridge(a: str, b: str, edges: Sequence[JoinEdge]) -> tuple[str, list[JoinEd
         return None
     middle = common[0]
     return middle, [near_b[middle], near_a[middle]]
+
+
+def rebridge(sql: str, edges: Sequence[JoinEdge], *, dialect: str) -> Fixed | None:
+    """``sql`` with a join between two tables that no key joins routed through the one table
+    with a key to each (see :func:`unjoined`); None when there is no such join.
+
+    The bridge is joined just before the offending JOIN, on its key to the table already in
+    FROM; the offending condition becomes the key between the bridge and the joined table.
+
+    Example:
+        >>> edges = [JoinEdge("sales", ("product_code",), "product", ("product_code",)),
+        ...          JoinEdge("product", ("category_code",), "category", ("category_code",))]
+        >>> sql = ("SELECT c.name, COUNT(*) FROM category AS c JOIN sales AS s "
+        ...        "ON c.category_code = s.product_code GROUP BY c.name")
+        >>> fixed = rebridge(sql, edges, dialect="duckdb")
+        >>> fixed.sql
+        'SELECT c.name, COUNT(*) FROM category AS c JOIN product AS product ON \
+product.category_code = c.category_code JOIN sales AS s ON s.product_code = \
+product.product_code GROUP BY c.name'
+        >>> fixed.note
+        'tablerag joined category and sales through product (no key joins them directly)'
+    """
+    if not edges:
+        return None
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except (ParseError, TokenError):
+        return None
+    names = {t.alias_or_name: t.name for t in tree.find_all(exp.Table)}
+    pairs = {frozenset((e.table, e.ref_table)) for e in edges}
+    for select in tree.find_all(exp.Select):
+        joins = list(select.args.get("joins") or [])
+        for i, join in enumerate(joins):
+            joined, on = join.this, join.args.get("on")
+            if not isinstance(joined, exp.Table) or on is None:
+                continue
+            here = joined.alias_or_name
+            for eq in on.find_all(exp.EQ):
+                left, right = eq.this, eq.expression
+                if not (isinstance(left, exp.Column) and isinstance(right, exp.Column)):
+                    continue
+                if here not in (left.table, right.table) or left.table == right.table:
+                    continue
+                there = right.table if left.table == here else left.table
+                a, b = names.get(here), names.get(there)
+                if a is None or b is None or a == b or frozenset((a, b)) in pairs:
+                    continue
+                bridge = _bridge(a, b, edges)
+                if bridge is None:
+                    continue
+                middle, (to_there, to_here) = bridge
+                alias = _fresh(set(names), middle)
+                table = exp.Table(
+                    this=exp.to_identifier(middle),
+                    alias=exp.TableAlias(this=exp.to_identifier(alias)),
+                )
+                first = _condition(to_there, {b: there, middle: alias})
+                joins.insert(i, exp.Join(this=table, on=first))
+                eq.replace(_condition(to_here, {a: here, middle: alias}))
+                select.set("joins", joins)
+                note = f"tablerag joined {b} and {a} through {middle} (no key joins them directly)"
+                return Fixed(tree.sql(dialect=dialect), note)
+    return None
+
+
+def _condition(edge: JoinEdge, aliases: dict[str, str]) -> exp.Expr:
+    """The key ``edge`` as a condition, each table written by its alias in ``aliases``."""
+    parts = [
+        exp.EQ(
+            this=exp.column(c, table=aliases[edge.table]),
+            expression=exp.column(r, table=aliases[edge.ref_table]),
+        )
+        for c, r in zip(edge.columns, edge.ref_columns, strict=True)
+    ]
+    out: exp.Expr = parts[0]
+    for part in parts[1:]:
+        out = exp.and_(out, part)
+    return out
+
+
+def _fresh(taken: set[str], name: str) -> str:
+    """``name``, or ``name_2``…, whichever ``taken`` lacks (case-insensitive)."""
+    low = {t.lower() for t in taken}
+    out, n = name, 1
+    while out.lower() in low:
+        n += 1
+        out = f"{name}_{n}"
+    return out

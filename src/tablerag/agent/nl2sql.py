@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from tablerag.agent.grounding import ungrounded_numbers
-from tablerag.agent.joins import unjoined
+from tablerag.agent.joins import rebridge, unjoined
 from tablerag.agent.literals import found_nothing, stored_labels
 from tablerag.agent.prompts import render
 from tablerag.agent.ratio import RATE_MISSING, definition_hint, missing_rate, with_caveat
@@ -25,6 +25,7 @@ from tablerag.agent.schema_context import SchemaContext
 from tablerag.agent.sqltext import extract_sql
 from tablerag.answer import Answer, Fact, Language, ResultTable, SQLAttempt
 from tablerag.errors import EngineError, ProviderError, QueryTimeout, SQLRejected
+from tablerag.linking.fkgraph import JoinEdge
 from tablerag.llm.base import LLM, Message
 from tablerag.sql.autofix import Fixed, add_join, from_mysql, pin_today, requalify, unclip
 from tablerag.sql.canonical import canonicalize_formats
@@ -120,7 +121,7 @@ def answer_with_sql(
         sql = extract_sql(reply.text, dialect=engine.dialect)
         if sql is not None:
             sql = canonicalize_formats(sql, schema.canonical, dialect=engine.dialect)
-        tried, result = _run_fixing(engine, sql, opts, timings, schema.canonical)
+        tried, result = _run_fixing(engine, sql, opts, timings, schema.canonical, schema.edges)
         attempts += tried
         doubt = rate = None
         if result is not None and kept is None and round_ < opts.max_repairs:
@@ -201,6 +202,7 @@ def _run_fixing(
     opts: NL2SQLOptions,
     timings: dict[str, float],
     canonical: Mapping[tuple[str, str], str],
+    edges: Sequence[JoinEdge] = (),
 ) -> tuple[list[SQLAttempt], ResultSet | None]:
     """Gate and run one query; when the gate can mend what it refused, run the mended SQL too.
 
@@ -210,7 +212,9 @@ def _run_fixing(
     mended after the gate refused it (mended SQL the gate refuses again for another such
     reason is mended again, up to :data:`MAX_MENDS` times);
     a query that found nothing, when it compared a column with a label the column does not
-    store but begins one stored label (:func:`~tablerag.agent.literals.stored_labels`).
+    store but begins one stored label (:func:`~tablerag.agent.literals.stored_labels`), or
+    joined two tables no key joins, where one table has a key to each
+    (:func:`~tablerag.agent.joins.rebridge`).
     """
     unclipped = unclip(sql, dialect=engine.dialect) if sql else None
     attempt, result, refusal = _run(engine, unclipped.sql if unclipped else sql, opts, timings)
@@ -218,7 +222,9 @@ def _run_fixing(
         attempt = attempt.model_copy(update={"note": unclipped.note})
     fixed = _mend(refusal, engine.dialect) if refusal is not None else None
     if fixed is None and result is not None and found_nothing(result.rows):
-        fixed = stored_labels(result.sql_executed, engine)
+        fixed = stored_labels(result.sql_executed, engine) or rebridge(
+            result.sql_executed, edges, dialect=engine.dialect
+        )
     if fixed is None:
         return [attempt], result
     tried, mended = [attempt], None
