@@ -9,7 +9,7 @@ category_code. :func:`unjoined` names the bridge, so that one repair round can u
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import sqlglot
 from sqlglot import exp
@@ -43,15 +43,40 @@ product.category_code = category.category_code).'
         >>> unjoined(ok, edges, dialect="duckdb") is None
         True
     """
+    parsed = _parse(sql, edges, dialect)
+    if parsed is None:
+        return None
+    tree, names = parsed
+    for eq, left, right, (middle, ends) in _unkeyed(tree, names, edges):
+        a, b = names[left.table], names[right.table]
+        via = f"{ends[b].condition()}; {ends[a].condition()}"
+        return (
+            f"{eq.sql(dialect=dialect)} compares keys of two tables that no key joins: "
+            f"join them through {middle} ({via})."
+        )
+    return None
+
+
+def _parse(
+    sql: str, edges: Sequence[JoinEdge], dialect: str
+) -> tuple[exp.Expr, dict[str, str]] | None:
+    """The tree of ``sql`` and its FROM items (alias → table); None without keys or a parse."""
     if not edges:
         return None
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
     except (ParseError, TokenError):
         return None
-    names = {t.alias_or_name: t.name for t in tree.find_all(exp.Table)}
+    return tree, {t.alias_or_name: t.name for t in tree.find_all(exp.Table)}
+
+
+def _unkeyed(
+    node: exp.Expr, names: dict[str, str], edges: Sequence[JoinEdge]
+) -> Iterator[tuple[exp.EQ, exp.Column, exp.Column, tuple[str, dict[str, JoinEdge]]]]:
+    """Each ``a.x = b.y`` under ``node`` between two tables no key joins and one table
+    bridges, with that bridge."""
     pairs = {frozenset((e.table, e.ref_table)) for e in edges}
-    for eq in tree.find_all(exp.EQ):
+    for eq in node.find_all(exp.EQ):
         left, right = eq.this, eq.expression
         if not (isinstance(left, exp.Column) and isinstance(right, exp.Column)):
             continue
@@ -60,16 +85,11 @@ product.category_code = category.category_code).'
             continue
         bridge = _bridge(a, b, edges)
         if bridge is not None:
-            via = "; ".join(e.condition() for e in bridge[1])
-            return (
-                f"{eq.sql(dialect=dialect)} compares keys of two tables that no key joins: "
-                f"join them through {bridge[0]} ({via})."
-            )
-    return None
+            yield eq, left, right, bridge
 
 
-def _bridge(a: str, b: str, edges: Sequence[JoinEdge]) -> tuple[str, list[JoinEdge]] | None:
-    """The one table with a key to both ``a`` and ``b``, and those two keys."""
+def _bridge(a: str, b: str, edges: Sequence[JoinEdge]) -> tuple[str, dict[str, JoinEdge]] | None:
+    """The one table with a key to both ``a`` and ``b``, and those keys by the table they reach."""
 
     def touching(t: str) -> dict[str, JoinEdge]:
         return {
@@ -83,7 +103,7 @@ def _bridge(a: str, b: str, edges: Sequence[JoinEdge]) -> tuple[str, list[JoinEd
     if len(common) != 1:
         return None
     middle = common[0]
-    return middle, [near_b[middle], near_a[middle]]
+    return middle, {a: near_a[middle], b: near_b[middle]}
 
 
 def rebridge(sql: str, edges: Sequence[JoinEdge], *, dialect: str) -> Fixed | None:
@@ -106,14 +126,10 @@ product.product_code GROUP BY c.name'
         >>> fixed.note
         'tablerag joined category and sales through product (no key joins them directly)'
     """
-    if not edges:
+    parsed = _parse(sql, edges, dialect)
+    if parsed is None:
         return None
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect)
-    except (ParseError, TokenError):
-        return None
-    names = {t.alias_or_name: t.name for t in tree.find_all(exp.Table)}
-    pairs = {frozenset((e.table, e.ref_table)) for e in edges}
+    tree, names = parsed
     for select in tree.find_all(exp.Select):
         joins = list(select.args.get("joins") or [])
         for i, join in enumerate(joins):
@@ -121,28 +137,20 @@ product.product_code GROUP BY c.name'
             if not isinstance(joined, exp.Table) or on is None:
                 continue
             here = joined.alias_or_name
-            for eq in on.find_all(exp.EQ):
-                left, right = eq.this, eq.expression
-                if not (isinstance(left, exp.Column) and isinstance(right, exp.Column)):
-                    continue
-                if here not in (left.table, right.table) or left.table == right.table:
+            for eq, left, right, (middle, ends) in _unkeyed(on, names, edges):
+                if here not in (left.table, right.table):
                     continue
                 there = right.table if left.table == here else left.table
-                a, b = names.get(here), names.get(there)
-                if a is None or b is None or a == b or frozenset((a, b)) in pairs:
-                    continue
-                bridge = _bridge(a, b, edges)
-                if bridge is None:
-                    continue
-                middle, (to_there, to_here) = bridge
+                a, b = names[here], names[there]
                 alias = _fresh(set(names), middle)
                 table = exp.Table(
                     this=exp.to_identifier(middle),
                     alias=exp.TableAlias(this=exp.to_identifier(alias)),
                 )
-                first = _condition(to_there, {b: there, middle: alias})
-                joins.insert(i, exp.Join(this=table, on=first))
-                eq.replace(_condition(to_here, {a: here, middle: alias}))
+                joins.insert(
+                    i, exp.Join(this=table, on=_condition(ends[b], {b: there, middle: alias}))
+                )
+                eq.replace(_condition(ends[a], {a: here, middle: alias}))
                 select.set("joins", joins)
                 note = f"tablerag joined {b} and {a} through {middle} (no key joins them directly)"
                 return Fixed(tree.sql(dialect=dialect), note)
