@@ -16,7 +16,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from tablerag.linking.fkgraph import JoinEdge
-from tablerag.sql.autofix import Fixed
+from tablerag.sql.autofix import Fixed, fresh_name
 
 
 def unjoined(sql: str, edges: Sequence[JoinEdge], *, dialect: str) -> str | None:
@@ -142,7 +142,7 @@ product.product_code GROUP BY c.name'
                     continue
                 there = right.table if left.table == here else left.table
                 a, b = names[here], names[there]
-                alias = _fresh(set(names), middle)
+                alias = fresh_name(names, middle)
                 table = exp.Table(
                     this=exp.to_identifier(middle),
                     alias=exp.TableAlias(this=exp.to_identifier(alias)),
@@ -169,14 +169,4 @@ def _condition(edge: JoinEdge, aliases: dict[str, str]) -> exp.Expr:
     out: exp.Expr = parts[0]
     for part in parts[1:]:
         out = exp.and_(out, part)
-    return out
-
-
-def _fresh(taken: set[str], name: str) -> str:
-    """``name``, or ``name_2``…, whichever ``taken`` lacks (case-insensitive)."""
-    low = {t.lower() for t in taken}
-    out, n = name, 1
-    while out.lower() in low:
-        n += 1
-        out = f"{name}_{n}"
     return out

@@ -26,7 +26,7 @@ from tablerag.linking.catalog import SchemaCatalog
 from tablerag.linking.fkgraph import JoinEdge
 from tablerag.linking.linker import LinkedColumn, LinkedSchema, LinkedTable, LinkOptions, link
 from tablerag.linking.render import SchemaText, render_linked
-from tablerag.linking.tiers import CompactTable
+from tablerag.linking.tiers import CompactTable, Evidence, compact_table
 from tablerag.sql.canonical import canonical_format
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.tokens import count_tokens
@@ -36,7 +36,6 @@ WHOLE_TABLE_MAX_COLUMNS = 12
 """A linked table with at most this many columns is shown whole when the budget allows."""
 COMPACT_COLUMNS = 4
 """Columns listed for a table the budget turns into a compact line (its keys always)."""
-_KEY_REASONS = ("primary key", "join key", "label column")
 
 
 @dataclass(frozen=True)
@@ -190,23 +189,18 @@ def compact_tail(catalog: SchemaCatalog, linked: LinkedSchema, keep: int) -> Lin
 
 
 def _as_compact(catalog: SchemaCatalog, table: LinkedTable, linked: LinkedSchema) -> CompactTable:
-    """A linked table as a compact line: its key, join and label columns, then its best-scored
-    columns, up to :data:`COMPACT_COLUMNS` (keys always), in the table's order."""
+    """A linked table as a compact line (:func:`~tablerag.linking.tiers.compact_table`): its
+    key, join and label columns, then its best-scored ones, up to :data:`COMPACT_COLUMNS`."""
     via = tuple(j for j in linked.joins if table.name in (j.table, j.ref_table))
-    joined = {c for j in via for c in (j.columns if j.table == table.name else j.ref_columns)}
-    first = {
-        c.name
-        for c in table.columns
-        if c.name in joined or any(r in _KEY_REASONS for r in c.reasons)
-    }
-    ranked = sorted(
-        range(len(table.columns)),
-        key=lambda i: (table.columns[i].name not in first, -table.columns[i].score, i),
+    keys = {c.name for c in table.columns if {"primary key", "join key"} & set(c.reasons)}
+    label = next((c.name for c in table.columns if "label column" in c.reasons), None)
+    evidence = Evidence(
+        {table.name: table.score},
+        {(table.name, c.name): c.score for c in table.columns},
+        {table.name: keys},
+        {table.name: label} if label else {},
     )
-    picked = sorted(ranked[: max(COMPACT_COLUMNS, len(first))])
-    listed = tuple(table.columns[i].name for i in picked)
-    total = len(catalog.tables[table.name].columns)
-    return CompactTable(table.name, table.score, table.reasons, listed, via, total - len(listed))
+    return compact_table(catalog, table.name, table.reasons, via, evidence, COMPACT_COLUMNS)
 
 
 def _first_tables(linked: LinkedSchema, keep: int) -> LinkedSchema:

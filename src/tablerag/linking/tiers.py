@@ -119,7 +119,7 @@ def compact_tier(
         return ()
     scores = evidence.table_scores
     out = [
-        _compact(
+        compact_table(
             catalog,
             name,
             why,
@@ -164,11 +164,11 @@ def compact_tier(
     for _, _, name, via, why in ranked:
         if used[namespace(name)] < options.max_tables:
             used[namespace(name)] += 1
-            out.append(_compact(catalog, name, (why,), via, evidence, options.max_columns))
+            out.append(compact_table(catalog, name, (why,), via, evidence, options.max_columns))
     return tuple(out)
 
 
-def _compact(
+def compact_table(
     catalog: SchemaCatalog,
     name: str,
     why: tuple[str, ...],
@@ -176,6 +176,9 @@ def _compact(
     evidence: Evidence,
     limit: int,
 ) -> CompactTable:
+    """Table ``name`` as a compact line: every column when it has at most ``limit``, else its
+    keys, label and join columns first, then its best-scored columns, up to ``limit`` (keys
+    always), in the table's order."""
     names = [c.name for c in catalog.tables[name].columns]
     score = round(evidence.table_scores.get(name, 0.0), 3)
     if len(names) <= limit:

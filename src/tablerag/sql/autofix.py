@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import sqlglot
@@ -126,7 +126,7 @@ for name'
             continue
         name = added.get((id(select), hint))
         if name is None:
-            name = _fresh_alias(select, hint.table)
+            name = fresh_name((t.alias_or_name for t in select.find_all(exp.Table)), hint.table)
             _qualify_key(select, hint)
             join = hint.sql(dialect, name)
             table = exp.Table(
@@ -155,14 +155,20 @@ def _qualify_key(select: exp.Select, hint: JoinHint) -> None:
             column.set("table", exp.to_identifier(hint.alias))
 
 
-def _fresh_alias(select: exp.Select, table: str) -> str:
-    """``table`` itself, or ``table_2``…, whichever no FROM item of ``select`` is called."""
-    taken = {s.alias_or_name.lower() for s in select.find_all(exp.Table)}
-    name, n = table, 1
-    while name.lower() in taken:
+def fresh_name(taken: Iterable[str], name: str) -> str:
+    """``name``, or ``name_2``…, whichever ``taken`` lacks (case-insensitive): an alias for a
+    table a mend adds to a query.
+
+    Example:
+        >>> fresh_name(["p", "Category"], "category"), fresh_name(["p"], "category")
+        ('category_2', 'category')
+    """
+    low = {t.lower() for t in taken}
+    out, n = name, 1
+    while out.lower() in low:
         n += 1
-        name = f"{table}_{n}"
-    return name
+        out = f"{name}_{n}"
+    return out
 
 
 CLIP = "…"

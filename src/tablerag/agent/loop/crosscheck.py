@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from tablerag.agent.features import extract_features
 from tablerag.agent.grounding import ungrounded_numbers
-from tablerag.answer import FactSource, StepDecision
+from tablerag.answer import FactSource, StepDecision, detect_language
 
 SQLStatus = Literal["ok", "no_data", "error", "skipped"]
 TextStatus = Literal["ok", "not_found", "degraded", "error", "skipped"]
@@ -191,7 +191,6 @@ _FIGURE = re.compile(
     r"\b(?:change|difference|increase|decrease|rate|value)\b|变化|差|增长|下降", re.I
 )
 _CLAUSE = re.compile(r"[，,；;？?]")
-_HAN = re.compile(r"[\u3400-\u9fff]")
 LISTING_ROWS = 3
 """A SQL result with more rows than this is a listing, not one answer."""
 
@@ -274,7 +273,7 @@ def figure_part(question: str) -> str:
     figures = [c for c in clauses if _figure_clause(c)]
     if not figures or len(figures) == len(clauses) or not asks_for_figure(" ".join(figures)):
         return question
-    return "，".join(figures) if _HAN.search(question) else ", ".join(figures)
+    return ("，" if detect_language(question) == "zh" else ", ").join(figures)
 
 
 def _figure_clause(clause: str) -> bool:
