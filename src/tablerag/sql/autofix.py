@@ -128,18 +128,10 @@ for name'
         if name is None:
             name = fresh_name((t.alias_or_name for t in select.find_all(exp.Table)), hint.table)
             _qualify_key(select, hint)
-            join = hint.sql(dialect, name)
-            table = exp.Table(
-                this=exp.to_identifier(hint.table),
-                alias=exp.TableAlias(this=exp.to_identifier(name)),
-            )
-            on = exp.EQ(
-                this=exp.column(hint.key, table=name),
-                expression=exp.column(hint.key, table=hint.alias),
-            )
-            select.join(table, on=on, copy=False)  # built, not parsed: no name can break it
+            join = hint.join(name)
+            select.join(join, copy=False)
+            notes.append(f"{join.sql(dialect=dialect)} for {column.name}")
             added[(id(select), hint)] = name
-            notes.append(f"{join} for {column.name}")
         column.set("table", exp.to_identifier(name))
     if hints:
         return None

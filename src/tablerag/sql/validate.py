@@ -224,20 +224,25 @@ class JoinHint:
     key: str
     alias: str
 
+    def join(self, name: str | None = None) -> exp.Join:
+        """``JOIN table [AS name] ON name.key = alias.key`` as a tree (built, not parsed: no
+        table name can break it)."""
+        alias = exp.TableAlias(this=exp.to_identifier(name)) if name else None
+        table = exp.Table(this=exp.to_identifier(self.table), alias=alias)
+        on = exp.EQ(
+            this=exp.column(self.key, table=name or self.table),
+            expression=exp.column(self.key, table=self.alias),
+        )
+        return exp.Join(this=table, on=on)
+
     def sql(self, dialect: str, name: str | None = None) -> str:
-        """``JOIN table [AS name] ON name.key = alias.key``.
+        """:meth:`join` as text.
 
         Example:
             >>> JoinHint("dim_category", "category_code", "p").sql("duckdb")
             'JOIN dim_category ON dim_category.category_code = p.category_code'
         """
-        table = exp.to_identifier(self.table).sql(dialect=dialect)
-        head = f"JOIN {table}" + (
-            f" AS {exp.to_identifier(name).sql(dialect=dialect)}" if name else ""
-        )
-        theirs = exp.column(self.key, table=name or self.table).sql(dialect=dialect)
-        ours = exp.column(self.key, table=self.alias).sql(dialect=dialect)
-        return f"{head} ON {theirs} = {ours}"
+        return self.join(name).sql(dialect=dialect)
 
 
 def span(node: exp.Expr) -> tuple[int, int] | None:
