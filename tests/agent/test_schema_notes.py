@@ -92,6 +92,19 @@ def test_the_metric_definition_is_quoted_from_the_documents(parts) -> None:  # t
     assert len(quoted) == 1 and "指标 = 毛利率;" in quoted[0]
 
 
+def test_an_english_question_gets_the_chinese_definition_and_its_tables(parts) -> None:  # type: ignore[no-untyped-def]
+    engine, catalog = parts
+    context = schema_context(
+        "Which three categories had the highest return rate last month?", catalog, engine=engine
+    )
+    quoted = [n for n in context.notes if n.startswith("-- 指标口径.md")]
+    assert len(quoted) == 1 and "指标 = 退货率;" in quoted[0]
+    assert {"fact_refund", "fact_sales", "dim_category"} <= set(context.tables)
+    margin = schema_context("What is the gross margin of each channel?", catalog, engine=engine)
+    quoted = [n for n in margin.notes if n.startswith("-- 指标口径.md")]
+    assert len(quoted) == 1 and "指标 = 毛利率;" in quoted[0]
+
+
 def test_rows_of_numbers_in_documents_are_not_quoted_as_definitions(parts) -> None:  # type: ignore[no-untyped-def]
     engine, catalog = parts
     # 华东 is also a row of the regional targets table in 区域销售制度.docx: numbers, no text.

@@ -14,6 +14,7 @@ from pathlib import PurePath
 
 from tablerag.agent.lookup import literal, quote, rows, specific_matches
 from tablerag.linking.catalog import SchemaCatalog
+from tablerag.linking.lexicon import translate
 from tablerag.linking.linker import LinkedSchema, is_document_table
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.sql.sensitive import sanitize_sample
@@ -38,7 +39,8 @@ class DefinitionRow:
 def definition_rows(
     question: str, linked: LinkedSchema, catalog: SchemaCatalog, engine: SQLEngine
 ) -> tuple[DefinitionRow, ...]:
-    """Rows of document tables (not linked themselves) whose cell the question names.
+    """Rows of document tables (not linked themselves) whose cell the question names, in
+    either language ("return rate" names a 退货率 row; see ``lexicon.translate``).
 
     Args:
         question: the user's question.
@@ -50,7 +52,7 @@ def definition_rows(
         At most :data:`MAX_ROWS` definition rows, in the order of the value matches.
     """
     found: list[DefinitionRow] = []
-    for m in specific_matches(question, linked.values):
+    for m in specific_matches(translate(question), linked.values):
         info = catalog.tables.get(m.table)
         if info is None or m.table in linked.table_names or not is_document_table(info):
             continue

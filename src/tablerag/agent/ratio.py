@@ -17,6 +17,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from tablerag.answer import Answer
+from tablerag.linking.lexicon import equivalents
 
 _ASKED = re.compile(
     r"[\u4e00-\u9fff]{2}率|占比|比例|百分比|比率"
@@ -89,7 +90,8 @@ def with_caveat(answer: Answer, rate: str) -> Answer:
 
 def definition_hint(word: str, notes: Sequence[str]) -> str:
     """The schema note defining ``word`` (a metric glossary row), as a repair hint."""
-    note = next((n for n in notes if word in n), None)
+    names = equivalents(word)
+    note = next((n for n in notes if any(w in n for w in names)), None)
     return f" As defined: {note.removeprefix('-- ')}" if note else ""
 
 

@@ -2,6 +2,8 @@
 
 A workspace glossary (term → words) is merged on top of :data:`BUSINESS_TERMS`; both only add
 words to the question before matching, so they can never invent a table or a column.
+:data:`TERM_PAIRS` names the same metric in English and Chinese, so that an English question
+finds a Chinese glossary row ("return rate" → 退货率) and the other way round.
 """
 
 from __future__ import annotations
@@ -23,6 +25,21 @@ BUSINESS_TERMS: dict[str, tuple[str, ...]] = {
     "revenue": ("net", "amount", "净额", "金额"),
     "sales": ("amount", "net", "净额", "金额"),
 }
+
+TERM_PAIRS: tuple[tuple[str, str], ...] = (
+    ("return rate", "退货率"),
+    ("refund rate", "退货率"),
+    ("gross margin", "毛利率"),
+    ("gross profit", "毛利"),
+    ("average order value", "客单价"),
+    ("net sales", "销售额"),
+    ("sales volume", "销量"),
+    ("units sold", "销量"),
+    ("completion rate", "完成率"),
+)
+"""(English, Chinese) names of one business metric; a Chinese term may have several English
+names. Kept to multi-word English names, so that a common word ("sales", "profit") in an
+English-only schema's question adds nothing."""
 
 _MONTH = re.compile(r"上月|本月|上个月|这个月|每月|月份|月度|\d{1,2}月|\bmonth(ly|s)?\b", re.I)
 _YEAR = re.compile(
@@ -69,3 +86,43 @@ def expand(question: str, glossary: dict[str, tuple[str, ...]]) -> tuple[str, li
     hits = [t for t in hits if not any(t != o and t in o for o in hits)]
     extra = " ".join(w for t in hits for w in glossary[t])
     return (f"{question} {extra}" if extra else question), hits
+
+
+def translate(question: str) -> str:
+    """``question`` followed by the other language's names of the metrics it names.
+
+    A longer term shadows a shorter one inside it (毛利率 names the margin, not 毛利).
+
+    Example:
+        >>> translate("Which categories had the highest return rate?")
+        'Which categories had the highest return rate? 退货率'
+        >>> translate("上月毛利率最高的大区")
+        '上月毛利率最高的大区 gross margin'
+        >>> translate("How many singers are there?")
+        'How many singers are there?'
+    """
+    text = question.lower()
+    named = {t for pair in TERM_PAIRS for t in pair if t in text}
+    named = {t for t in named if not any(t != o and t in o for o in named)}
+    extra: list[str] = []
+    for english, chinese in TERM_PAIRS:
+        for term, other in ((english, chinese), (chinese, english)):
+            if term in named and other not in text and other not in extra:
+                extra.append(other)
+    return f"{question} {' '.join(extra)}" if extra else question
+
+
+def equivalents(term: str) -> tuple[str, ...]:
+    """``term`` and its names in the other language.
+
+    Example:
+        >>> equivalents("退货率"), equivalents("return rate"), equivalents("rate")
+        (('退货率', 'return rate', 'refund rate'), ('return rate', '退货率'), ('rate',))
+    """
+    low = term.lower()
+    out = [term]
+    for english, chinese in TERM_PAIRS:
+        other = chinese if low == english else english if low == chinese else None
+        if other is not None and other not in out:
+            out.append(other)
+    return tuple(out)

@@ -37,7 +37,7 @@ from pathlib import PurePath
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.linking.databases import DatabaseOptions, database_of, database_scores
 from tablerag.linking.fkgraph import MAX_HOPS, JoinEdge, is_idlike
-from tablerag.linking.lexicon import BUSINESS_TERMS, expand, time_grains
+from tablerag.linking.lexicon import BUSINESS_TERMS, expand, time_grains, translate
 from tablerag.linking.semantic import semantic_index
 from tablerag.linking.text import (
     QueryText,
@@ -279,7 +279,8 @@ def _score(
 ) -> tuple[_Scores, list[ValueMatch], list[str], tuple[str, ...]]:
     f = _features(catalog)
     glossary = {**BUSINESS_TERMS, **catalog.glossary}
-    expanded, terms = expand(question, glossary)
+    translated = translate(question)
+    expanded, terms = expand(translated, glossary)
     q = QueryText.of(expanded)
     grains = time_grains(question)
     s = into or _Scores()
@@ -301,7 +302,7 @@ def _score(
                 s.column(key, weight * bonus, f"time grain {p.time_grain}")
     matches: list[ValueMatch] = []
     if options.use_values and catalog.values is not None:
-        matches = catalog.values.search(question, limit=100)
+        matches = catalog.values.search(translated, limit=100)
         for m in matches:
             s.column((m.table, m.column), weight * 0.9 * m.score, f"value {m.value!r} ({m.how})")
     per_table: dict[str, list[tuple[float, str]]] = {}
