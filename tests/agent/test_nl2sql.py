@@ -175,6 +175,55 @@ def test_a_query_that_divides_nothing_for_a_rate_gets_one_repair_round(parts) ->
     assert all(0 < row[1] < 1 for row in answer.table.rows)
 
 
+def test_an_english_rate_question_is_repaired_with_the_chinese_definition(parts) -> None:  # type: ignore[no-untyped-def]
+    engine, catalog = parts
+    question = "Which three categories had the highest return rate last month?"
+    llm = ScriptedLLM(replies=[COUNTS, RATES])
+    schema = schema_context(question, catalog, engine=engine)
+    options = NL2SQLOptions(today=TODAY, explain=False)
+    answer = answer_with_sql(
+        question, llm=llm, engine=engine, schema=schema, language="en", options=options
+    )
+    assert answer.status == "ok" and len(llm.history) == 2
+    repair = llm.history[1].messages[-1]["content"]
+    assert "return rate, a rate" in repair and "As defined: 指标口径.md: 指标 = 退货率" in repair
+
+
+def test_a_month_past_the_data_gets_one_repair_round_naming_the_range(parts) -> None:  # type: ignore[no-untyped-def]
+    wrong = "```sql\nSELECT count(*) AS n FROM fact_sales WHERE stat_month = '2026-11'\n```"
+    right = "```sql\nSELECT count(*) AS n FROM fact_sales WHERE stat_month = '2026-10'\n```"
+    llm = ScriptedLLM(replies=[wrong, right])
+    answer = _ask("How many sales lines were there last month?", llm, parts, explain=False)
+    assert answer.status == "ok" and len(llm.history) == 2
+    repair = llm.history[1].messages[-1]["content"]
+    assert "stat_month has no '2026-11': its values run from '2026-01' to '2026-10'" in repair
+    assert answer.table is not None and answer.table.rows[0][0] > 0
+    # a month the question names is what was asked: no repair round, the empty count stands
+    llm = ScriptedLLM(replies=[wrong])
+    named = _ask("How many sales lines were there in 2026-11?", llm, parts, explain=False)
+    assert len(llm.history) == 1 and named.table is not None and named.table.rows == [[0]]
+
+
+def test_issues_of_two_kinds_are_mended_one_kind_after_the_other(parts) -> None:  # type: ignore[no-untyped-def]
+    # r.status is a column of s (wrong alias); category_name is one key away (a missing join)
+    sql = (
+        "```sql\nSELECT p.category_name, SUM(CASE WHEN r.status = 'REFUND' THEN 1 ELSE 0 END) "
+        "AS n FROM fact_refund AS r JOIN fact_sales AS s ON r.order_id = s.order_id "
+        "AND r.line_no = s.line_no JOIN dim_product AS p ON s.product_code = p.product_code "
+        "GROUP BY p.category_name ORDER BY n DESC\n```"
+    )
+    llm = ScriptedLLM(replies=[sql])
+    answer = _ask("各品类的退款行数", llm, parts, explain=False)
+    assert answer.status == "ok" and len(llm.history) == 1
+    refused, *mended = answer.sql_attempts
+    assert len(refused.issues) == 2 and [a.note for a in mended] == [
+        "tablerag added JOIN dim_category AS dim_category ON dim_category.category_code = "
+        "p.category_code for category_name",
+        "tablerag wrote s.status for r.status (only s has that column)",
+    ]
+    assert answer.table is not None and answer.table.columns == ["category_name", "n"]
+
+
 def test_when_the_rate_repair_fails_the_query_that_ran_is_kept(parts) -> None:  # type: ignore[no-untyped-def]
     llm = ScriptedLLM(replies=[COUNTS, "no idea", "still no idea"])
     answer = _ask(RATE_Q, llm, parts, explain=False)

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from tablerag.agent.dates import dated
 from tablerag.agent.grounding import ungrounded_numbers
 from tablerag.agent.joins import rebridge, unjoined
-from tablerag.agent.literals import found_nothing, stored_labels
+from tablerag.agent.literals import found_nothing, past_the_data, stored_labels
 from tablerag.agent.prompts import render
 from tablerag.agent.ratio import RATE_MISSING, definition_hint, missing_rate, with_caveat
 from tablerag.agent.schema_context import SchemaContext
@@ -104,7 +105,7 @@ def answer_with_sql(
         this_month=f"{today:%Y-%m}",
         last_month=f"{today.replace(day=1) - dt.timedelta(days=1):%Y-%m}",
         schema=schema.text or "(no tables)",
-        question=question,
+        question=dated(question, today),
     )
     attempts: list[SQLAttempt] = []
     result: ResultSet | None = None
@@ -125,7 +126,7 @@ def answer_with_sql(
         attempts += tried
         doubt = rate = None
         if result is not None and kept is None and round_ < opts.max_repairs:
-            doubt, rate = _doubt(question, result, schema, engine.dialect)
+            doubt, rate = _doubt(question, result, schema, engine)
         if result is not None and doubt is None:
             break
         attempt = tried[-1]
@@ -170,17 +171,24 @@ def answer_with_sql(
 
 
 def _doubt(
-    question: str, result: ResultSet, schema: SchemaContext, dialect: str
+    question: str, result: ResultSet, schema: SchemaContext, engine: SQLEngine
 ) -> tuple[str | None, str | None]:
     """Why a query that ran is asked again, and the rate it lacks: it found nothing through a
-    join no key supports (:func:`~tablerag.agent.joins.unjoined`), or it divides nothing for a
-    rate the question asks (:func:`~tablerag.agent.ratio.missing_rate`); (None, None) if neither.
+    join no key supports (:func:`~tablerag.agent.joins.unjoined`) or for a date past the data
+    (:func:`~tablerag.agent.literals.past_the_data`), or it divides nothing for a rate the
+    question asks (:func:`~tablerag.agent.ratio.missing_rate`); (None, None) if none of these.
     """
-    if found_nothing(result.rows):
-        join = unjoined(result.sql_executed, schema.edges, dialect=dialect)
-        return (f"it ran and found no rows: {join}" if join else None), None
-    rate = missing_rate(question, result.sql_executed, dialect=dialect)
+    empty = found_nothing(result.rows)
+    if empty or _all_zero(result.rows):  # COUNT(*) over no rows is 0, not empty
+        why = unjoined(result.sql_executed, schema.edges, dialect=engine.dialect) if empty else None
+        why = why or past_the_data(result.sql_executed, engine, question)
+        return (f"it ran and found no rows: {why}" if why else None), None
+    rate = missing_rate(question, result.sql_executed, dialect=engine.dialect)
     return (RATE_MISSING.format(word=rate) if rate else None), rate
+
+
+def _all_zero(rows: Sequence[Sequence[object]]) -> bool:
+    return len(rows) == 1 and all(v in (0, None) and v is not False for v in rows[0])
 
 
 DIALECT_NAMES = {"duckdb": "DuckDB", "sqlite": "SQLite", "postgres": "PostgreSQL"}
@@ -241,14 +249,33 @@ def _run_fixing(
     return tried, mended
 
 
+_MENDS = (requalify, from_mysql, add_join)
+
+
 def _mend(refusal: SQLRejected, dialect: str) -> Fixed | None:
     """The gate's own mend of a refused query: a wrong alias, a MySQL date function, or a
-    column of a table one key away (see :mod:`tablerag.sql.autofix`)."""
-    for mend in (requalify, from_mysql, add_join):
+    column of a table one key away (see :mod:`tablerag.sql.autofix`).
+
+    Each mend takes a query only when it can mend every issue. When the issues are of two
+    kinds ("r.status: write s.status" and "category_name: add JOIN dim_category ..."), and
+    each issue alone is one some mend reads one way, the first kind is mended now and the
+    gate's next look names the rest (the caller mends up to :data:`MAX_MENDS` times); the
+    local model, given both at once, swapped its product table for the category table.
+    """
+    for mend in _MENDS:
         fixed = mend(refusal.sql, refusal.issues, dialect=dialect)
         if fixed is not None:
             return fixed
-    return None
+    alone = [
+        next((m for m in _MENDS if m(refusal.sql, [i], dialect=dialect) is not None), None)
+        for i in refusal.issues
+    ]
+    if not alone or None in alone:
+        return None
+    first = alone[0]
+    assert first is not None
+    mine = [i for i, m in zip(refusal.issues, alone, strict=True) if m is first]
+    return first(refusal.sql, mine, dialect=dialect)
 
 
 def _run(
