@@ -138,12 +138,20 @@ def test_sql_and_text_answering_two_parts_are_both_kept_and_composed(
         return SQL_TOP
 
     passages = "Growth came from new enterprise customers in Europe [1]."
-    script = ByKind(decompose=decompose, sql=sql, passages=passages)
+    asked: list[str] = []
+
+    def read(prompt: str) -> str:
+        asked.append(prompt.rsplit("Question: ", 1)[-1])
+        return passages
+
+    script = ByKind(decompose=decompose, sql=sql, passages=read)
     with qa(loop_ws, script) as q:
         answer = q.loop(TWO_PARTS)
-    # SQL is asked for the figures only; the documents get the whole question
+    # SQL is asked for the figures only (the passages get the rest, when it stands on its own;
+    # the follow-up, SQL skipped, asks the whole question led by what SQL found)
     sql_prompt = prompts.pop(0)
     assert sql_prompt.endswith("Question: Which segment had the highest revenue in 2019")
+    assert asked == [TWO_PARTS, f"Cloud — {TWO_PARTS}"]  # "why?" alone is asked whole
     first, follow = answer.steps[0], answer.steps[1]
     assert (first.decision, first.chosen) == ("both", "sql"), first.note
     assert first.observation == f"SQL: Cloud | Text: {passages}"
@@ -162,6 +170,39 @@ def test_sql_and_text_answering_two_parts_are_both_kept_and_composed(
         assert follow.text_answer.startswith("Growth came from new enterprise customers")
     assert answer.table is not None and answer.table.rows == [["Cloud"]]
     assert 1 in first.citations and answer.citations[0].n == 1
+
+
+def test_where_sql_answers_the_figures_the_passages_are_asked_the_rest(loop_ws: Path) -> None:
+    question = "Which segment had the highest revenue in 2019, and why did it grow per the report?"
+    asked: list[str] = []
+
+    def read(prompt: str) -> str:
+        asked.append(prompt.rsplit("Question: ", 1)[-1])
+        return "New enterprise customers in Europe [1]."
+
+    script = ByKind(
+        decompose="ANSWER: Cloud, thanks to customers in Europe [1].", sql=SQL_TOP, passages=read
+    )
+    with qa(loop_ws, script) as q:
+        answer = q.loop(question)
+    assert asked[0] == "why did it grow per the report?"
+    assert answer.steps[0].decision == "both"
+    # without SQL there is nothing to answer the figures: the passages get the whole question
+    asked.clear()
+    with qa(loop_ws, script) as q:
+        q.loop(question, use_sql=False)
+    assert asked[0] == question
+
+
+def test_a_composition_that_keeps_only_the_text_gets_the_sql_answer_back(loop_ws: Path) -> None:
+    passages = "Growth came from new enterprise customers in Europe [1]."
+    echo = f"segment had the highest revenue in 2019, and why? -> {passages}"
+    script = ByKind(decompose=f"ANSWER: {echo}", sql=SQL_TOP, passages=passages)
+    with qa(loop_ws, script) as q:
+        answer = q.loop(TWO_PARTS)
+    assert answer.steps[0].decision == "both"
+    # the echoed question is dropped, the figures SQL found lead the answer
+    assert answer.answer == f"Result: segment = Cloud.\n{passages}"
 
 
 def test_a_one_part_question_keeps_the_conflict_rule(loop_ws: Path) -> None:

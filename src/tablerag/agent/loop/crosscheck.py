@@ -267,13 +267,62 @@ def figure_part(question: str) -> str:
         >>> figure_part(q) == q  # every clause asks for the figure: nothing to split off
         True
     """
-    if not asks_two_things(question):
+    parts = _two_parts(question)
+    return _joined(parts[0], question) if parts else question
+
+
+def text_part(question: str) -> str:
+    """The clauses of a two-part question that ask what the documents say, for the text side.
+
+    Asked whole, "... the highest return rate last month, and how should each be handled under
+    the return policy?" made the local model reply that the passages do not say which
+    categories had the highest rate, though the first passage was the policy for products
+    with many returns; the SQL side answers the figures. Returned whole when
+    :func:`figure_part` is.
+
+    Example:
+        >>> text_part("上个月退货率最高的三个品类，按退货政策分别应该怎么处理？")
+        '按退货政策分别应该怎么处理'
+        >>> text_part("Which 3 categories had the highest return rate, and what does the "
+        ...           "return policy say to do?")
+        'what does the return policy say to do?'
+        >>> text_part("上个月销售额是多少？")
+        '上个月销售额是多少？'
+        >>> text_part("Which segment had the highest revenue in 2019, and why?")
+        'Which segment had the highest revenue in 2019, and why?'
+    """
+    parts = _two_parts(question)
+    if not parts:
         return question
+    rest = _joined([_LEADING_AND.sub("", c) for c in parts[1]], question)
+    if len(rest.split()) < MIN_PART_WORDS and len(_HAN.findall(rest)) < MIN_PART_HAN:
+        return question  # "why?" cannot stand on its own
+    return rest + ("?" if detect_language(question) == "en" else "")
+
+
+MIN_PART_WORDS = 4
+MIN_PART_HAN = 6
+"""A text part shorter than this (in words, or in Chinese characters) is asked whole."""
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+_LEADING_AND = re.compile(r"^(?:and|but|then)\s+|^(?:并且|而且|那么|以及|并)", re.IGNORECASE)
+
+
+def _two_parts(question: str) -> tuple[list[str], list[str]] | None:
+    """The figure clauses and the other clauses of a question that asks two things, or None
+    when it does not, or its clauses do not split that way."""
+    if not asks_two_things(question):
+        return None
     clauses = [c.strip() for c in _CLAUSE.split(question) if c.strip()]
     figures = [c for c in clauses if _figure_clause(c)]
     if not figures or len(figures) == len(clauses) or not asks_for_figure(" ".join(figures)):
-        return question
-    return ("，" if detect_language(question) == "zh" else ", ").join(figures)
+        return None
+    return figures, [c for c in clauses if c not in figures]
+
+
+def _joined(clauses: Sequence[str], question: str) -> str:
+    return ("，" if detect_language(question) == "zh" else ", ").join(clauses)
 
 
 def _figure_clause(clause: str) -> bool:

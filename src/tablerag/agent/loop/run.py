@@ -169,6 +169,7 @@ def run_loop(question: str, *, llm: LLM, language: Language, options: LoopOption
                 )
             )
     if final is not None:
+        final = with_figure_parts(unechoed(final, question), state.results)
         final = with_text_parts(final, [r.step for r in state.results])
         # a caveat of a step's SQL answer (rows that are not the rate asked for) stays
         notes = [c for r in state.results if r.sql for c in caveats(r.sql.answer)]
@@ -204,6 +205,40 @@ def follow_up(result: StepResult) -> str | None:
     if not names:
         return None
     return f"{', '.join(dict.fromkeys(n.strip() for n in names))} — {step.input}"
+
+
+def unechoed(final: str, question: str) -> str:
+    """``final`` without a leading echo of the question in the trace's ``question -> answer``
+    form (the local model composed "3 categories had the highest return rate ..., and how
+    should each be handled ...? -> Under the return policy, ...").
+
+    Example:
+        >>> q = "Which segment had the highest revenue in 2019, and why?"
+        >>> unechoed("segment had the highest revenue in 2019, and why? -> Cloud [1].", q)
+        'Cloud [1].'
+        >>> unechoed("Revenue -> profit: Cloud [1].", q)
+        'Revenue -> profit: Cloud [1].'
+    """
+    head, arrow, rest = final.partition("->")
+    return rest.strip() if arrow and rest.strip() and _same(head, question) else final
+
+
+def with_figure_parts(final: str, results: Sequence[StepResult]) -> str:
+    """``final`` led by the SQL answer of each ``both`` step whose rows it names none of: a
+    small model composing "the categories, and what the policy says" sometimes keeps only the
+    policy (the mirror of :func:`with_text_parts`). Rows without names (numbers only) are
+    left to the composition.
+    """
+    parts: list[str] = []
+    for result in results:
+        table = result.step.result
+        if result.step.decision != "both" or result.sql is None or table is None:
+            continue
+        cells = (v for row in table.rows[:LISTING_ROWS] for v in row)
+        names = [v.strip() for v in cells if isinstance(v, str) and len(v.strip()) > 1]
+        if names and not any(n in final for n in names):
+            parts.append(result.sql.answer)
+    return "\n".join([*parts, final])
 
 
 def with_text_parts(final: str, steps: Sequence[Step]) -> str:

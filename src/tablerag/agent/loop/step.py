@@ -15,6 +15,7 @@ from tablerag.agent.loop.crosscheck import (
     figure_part,
     result_cells,
     sql_reliability,
+    text_part,
 )
 from tablerag.agent.loop.retrieve import Searcher, retrieve, tables_of
 from tablerag.agent.loop.tablesql import answer_over_tables
@@ -111,7 +112,9 @@ def run_step(
     timings["retrieval"] = _ms(started)
     tables = tables_of(hits)
     sql_answer, sql = _sql_side(question, llm, tools, tables, language)
-    text_answer = _text_side(question, llm, tools, hits, language)
+    # where SQL answers the figures, the passages are asked the rest (see text_part)
+    asked = question if sql.status == "skipped" else text_part(question)
+    text_answer = _text_side(asked, llm, tools, hits, language)
     text = (
         TextSide(_text_status(text_answer), text_answer.answer, text_answer.confidence)
         if text_answer is not None
