@@ -119,3 +119,38 @@ def test_an_added_join_to_a_table_whose_name_needs_quotes_runs() -> None:
     con.execute("INSERT INTO \"销售 明细\" VALUES ('A', 2), ('A', 3)")
     con.execute("INSERT INTO 商品 VALUES ('A', '手机')")
     assert con.execute(fixed.sql).fetchall() == [("手机", 5.0)]
+
+
+def test_a_column_two_keys_away_is_read_through_the_bridge_table() -> None:
+    import sqlite3
+
+    from tablerag.sql.autofix import add_join
+
+    star = ExposedCatalog.from_mapping(
+        {
+            "fact_refund": ["refund_id", "order_id"],
+            "fact_sales": ["order_id", "product_code"],
+            "dim_product": ["product_code", "category_code"],
+            "dim_category": ["category_code", "category_name"],
+        }
+    )
+    sql = (
+        "SELECT category_name, COUNT(r.refund_id) FROM fact_refund AS r JOIN fact_sales AS s "
+        "ON r.order_id = s.order_id GROUP BY category_name"
+    )
+    fixed = add_join(sql, validate(sql, dialect="sqlite", catalog=star), dialect="sqlite")
+    assert fixed is not None
+    assert fixed.note == (
+        "tablerag added JOIN dim_product AS dim_product ON dim_product.product_code = "
+        "s.product_code JOIN dim_category AS dim_category ON dim_category.category_code = "
+        "dim_product.category_code for category_name"
+    )
+    assert validate(fixed.sql, dialect="sqlite", catalog=star) == []
+    con = sqlite3.connect(":memory:")
+    for table in star.tables:
+        con.execute(f"CREATE TABLE {table.name} ({', '.join(table.columns)})")
+    con.executemany("INSERT INTO fact_refund VALUES (?, ?)", [(1, 10), (2, 11), (3, 12)])
+    con.executemany("INSERT INTO fact_sales VALUES (?, ?)", [(10, "P1"), (11, "P2"), (12, "P1")])
+    con.executemany("INSERT INTO dim_product VALUES (?, ?)", [("P1", "C1"), ("P2", "C2")])
+    con.executemany("INSERT INTO dim_category VALUES (?, ?)", [("C1", "手机"), ("C2", "家电")])
+    assert sorted(con.execute(fixed.sql).fetchall()) == [("家电", 1), ("手机", 2)]

@@ -195,8 +195,21 @@ def test_a_column_one_key_away_names_the_join_to_add() -> None:
         "It is a column of dim_category, not of the tables in FROM: add JOIN dim_category "
         "ON dim_category.category_code = p.category_code and read the column there."
     )
-    # two hops away (no key shared with a FROM item), or shared only by bare ids: no guess
+    # two hops away, through the one table that shares a key with each: both joins named
     (far,) = validate("SELECT category_name FROM fact_sales", dialect="duckdb", catalog=star)
-    assert far.message.endswith("join that table (on its key) and read the column there.")
+    assert far.message.endswith(
+        "add JOIN dim_product ON dim_product.product_code = fact_sales.product_code "
+        "JOIN dim_category ON dim_category.category_code = dim_product.category_code "
+        "and read the column there."
+    )
+    # two tables could bridge (product or promotion): no guess; shared only by bare ids: none
+    two = ExposedCatalog.from_mapping(
+        {
+            **{t.name: list(t.columns) for t in star.tables},
+            "dim_promo": ["product_code", "category_code", "discount"],
+        }
+    )
+    (either,) = validate("SELECT category_name FROM fact_sales", dialect="duckdb", catalog=two)
+    assert either.message.endswith("join that table (on its key) and read the column there.")
     (ids,) = validate("SELECT o.name FROM orders AS o", dialect="duckdb", catalog=CAT)
     assert "add JOIN" not in ids.message

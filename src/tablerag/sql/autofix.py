@@ -126,11 +126,14 @@ for name'
             continue
         name = added.get((id(select), hint))
         if name is None:
-            name = fresh_name((t.alias_or_name for t in select.find_all(exp.Table)), hint.table)
+            taken = [t.alias_or_name for t in select.find_all(exp.Table)]
+            via_name = fresh_name(taken, hint.via) if hint.via else None
+            name = fresh_name([*taken, *([via_name] if via_name else [])], hint.table)
             _qualify_key(select, hint)
-            join = hint.join(name)
-            select.join(join, copy=False)
-            notes.append(f"{join.sql(dialect=dialect)} for {column.name}")
+            joins = hint.joins(name, via_name)
+            for join in joins:
+                select.join(join, copy=False)
+            notes.append(" ".join(j.sql(dialect=dialect) for j in joins) + f" for {column.name}")
             added[(id(select), hint)] = name
         column.set("table", exp.to_identifier(name))
     if hints:
@@ -141,8 +144,9 @@ for name'
 def _qualify_key(select: exp.Select, hint: JoinHint) -> None:
     """Qualify ``select``'s bare references to the join key with the FROM item that had it:
     once the joined table holds a column of that name too, a bare one is ambiguous."""
+    key = hint.via_key or hint.key  # the column the FROM item shares with the first join
     for column in select.find_all(exp.Column):
-        bare = not column.table and column.name.lower() == hint.key.lower()
+        bare = not column.table and column.name.lower() == key.lower()
         if bare and column.find_ancestor(exp.Select) is select:
             column.set("table", exp.to_identifier(hint.alias))
 

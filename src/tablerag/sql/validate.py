@@ -218,31 +218,52 @@ def _parse_one(sql: str, dialect: str, issues: list[Issue]) -> exp.Expr | None:
 
 @dataclass(frozen=True)
 class JoinHint:
-    """How to join ``table`` to the FROM item ``alias``: on their shared column ``key``."""
+    """How to join ``table`` to the FROM item ``alias``: on their shared column ``key``, or,
+    with a bridge ``via``, join ``via`` on its shared column ``via_key`` with ``alias`` and
+    then ``table`` on ``key``, the column ``via`` shares with it (fact → product → category)."""
 
     table: str
     key: str
     alias: str
+    via: str = ""
+    via_key: str = ""
 
-    def join(self, name: str | None = None) -> exp.Join:
-        """``JOIN table [AS name] ON name.key = alias.key`` as a tree (built, not parsed: no
-        table name can break it)."""
-        alias = exp.TableAlias(this=exp.to_identifier(name)) if name else None
-        table = exp.Table(this=exp.to_identifier(self.table), alias=alias)
-        on = exp.EQ(
-            this=exp.column(self.key, table=name or self.table),
-            expression=exp.column(self.key, table=self.alias),
-        )
-        return exp.Join(this=table, on=on)
+    def joins(self, name: str | None = None, via_name: str | None = None) -> list[exp.Join]:
+        """The JOIN clauses, as trees (built, not parsed: no table name can break them):
+        ``JOIN table [AS name] ON name.key = alias.key``, or through the bridge first."""
+        if not self.via:
+            return [_join(self.table, name, self.key, self.alias)]
+        bridge = via_name or self.via
+        return [
+            _join(self.via, via_name, self.via_key, self.alias),
+            _join(self.table, name, self.key, bridge),
+        ]
 
-    def sql(self, dialect: str, name: str | None = None) -> str:
-        """:meth:`join` as text.
+    def sql(self, dialect: str, name: str | None = None, via_name: str | None = None) -> str:
+        """:meth:`joins` as text.
 
         Example:
             >>> JoinHint("dim_category", "category_code", "p").sql("duckdb")
             'JOIN dim_category ON dim_category.category_code = p.category_code'
+            >>> JoinHint("dim_category", "category_code", "s", "dim_product", "product_code"
+            ...          ).sql("duckdb")  # doctest: +NORMALIZE_WHITESPACE
+            'JOIN dim_product ON dim_product.product_code = s.product_code
+             JOIN dim_category ON dim_category.category_code = dim_product.category_code'
         """
-        return self.join(name).sql(dialect=dialect)
+        return " ".join(j.sql(dialect=dialect) for j in self.joins(name, via_name))
+
+
+def _join(table: str, name: str | None, key: str, other: str) -> exp.Join:
+    alias = exp.TableAlias(this=exp.to_identifier(name)) if name else None
+    node = exp.Table(this=exp.to_identifier(table), alias=alias)
+    on = exp.EQ(this=exp.column(key, table=name or table), expression=exp.column(key, table=other))
+    return exp.Join(this=node, on=on)
+
+
+def _one_key(ours: set[str], theirs: set[str]) -> str | None:
+    """The one key-like column two tables share (lower-case), else None."""
+    keys = [c for c in ours & theirs if _KEYISH.search(c)]
+    return keys[0] if len(keys) == 1 else None
 
 
 def span(node: exp.Expr) -> tuple[int, int] | None:
@@ -540,12 +561,44 @@ class _Resolver:
         if target is None:
             return None
         theirs = {c.lower(): c for c in target.columns}
-        for alias, (node, src) in scope.selected_sources.items():
-            shared = (self.outputs(src, node) or set()) & set(theirs)
-            keys = sorted(c for c in shared if _KEYISH.search(c))
-            if len(keys) == 1:
-                return JoinHint(table, theirs[keys[0]], alias)
-        return None
+        sources = {
+            alias: self.outputs(src, node) or set()
+            for alias, (node, src) in scope.selected_sources.items()
+        }
+        for alias, columns in sources.items():
+            key = _one_key(columns, set(theirs))
+            if key is not None:
+                return JoinHint(table, theirs[key], alias)
+        named = {
+            node.name.lower()
+            for node, _ in scope.selected_sources.values()
+            if isinstance(node, exp.Table)
+        }
+        return self._bridge_hint(sources, named | {table.lower()}, target.name, theirs)
+
+    def _bridge_hint(
+        self, sources: dict[str, set[str]], taken: set[str], table: str, theirs: dict[str, str]
+    ) -> JoinHint | None:
+        """The join to ``table`` through the one table (not in FROM) that shares one key-like
+        column with a FROM item and another with ``table``; None unless exactly one such path.
+
+        "各品类的退款" read ``category_name`` over the refund and sales tables; the product
+        table between them and the category table was the model's to find, and it joined the
+        category table on the product code instead.
+        """
+        found: list[JoinHint] = []
+        for bridge in self.catalog.tables:
+            if bridge.name.lower() in taken:
+                continue
+            cols = {c.lower(): c for c in bridge.columns}
+            onward = _one_key(set(cols), set(theirs))
+            if onward is None:
+                continue
+            for alias, columns in sources.items():
+                back = _one_key(columns, set(cols) - {onward})
+                if back is not None:
+                    found.append(JoinHint(table, theirs[onward], alias, bridge.name, cols[back]))
+        return found[0] if len(found) == 1 else None
 
     def _column_tail(
         self, elsewhere: list[str], hint: list[str], candidates: list[str], join: JoinHint | None
