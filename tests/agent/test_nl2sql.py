@@ -224,6 +224,40 @@ def test_issues_of_two_kinds_are_mended_one_kind_after_the_other(parts) -> None:
     assert answer.table is not None and answer.table.columns == ["category_name", "n"]
 
 
+ONES = (
+    "```sql\nSELECT c.category_name, count(f.refund_id) * 1.0 / count(f.order_id) AS refund_rate "
+    "FROM fact_refund f JOIN fact_sales s ON f.order_id = s.order_id AND f.line_no = s.line_no "
+    "JOIN dim_product p ON s.product_code = p.product_code JOIN dim_category c "
+    "ON c.category_code = p.category_code GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 3\n```"
+)
+
+
+def test_a_rate_that_is_1_in_every_row_gets_one_repair_round(parts) -> None:  # type: ignore[no-untyped-def]
+    engine, catalog = parts
+    llm = ScriptedLLM(replies=[ONES, RATES])
+    schema = schema_context(RATE_Q, catalog, engine=engine)
+    options = NL2SQLOptions(today=TODAY, explain=False)
+    answer = answer_with_sql(
+        RATE_Q, llm=llm, engine=engine, schema=schema, language="zh", options=options
+    )
+    assert answer.status == "ok" and len(llm.history) == 2
+    ones, divided = answer.sql_attempts
+    assert ones.error is not None and ones.error.startswith(
+        "it ran, but the question asks for 退货率, and refund_rate is 1 in every row"
+    )
+    assert "As defined: 指标口径.md: 指标 = 退货率" in llm.history[1].messages[-1]["content"]
+    assert divided.error is None and answer.table is not None
+    assert all(0 < row[1] < 1 for row in answer.table.rows)
+    # the repair writes the same query again: the rows are kept, with the caveat
+    llm = ScriptedLLM(replies=[ONES, ONES])
+    kept = answer_with_sql(
+        RATE_Q, llm=llm, engine=engine, schema=schema, language="zh", options=options
+    )
+    assert kept.status == "ok" and kept.answer.endswith(
+        "这个查询的 refund_rate 每一行都是 1，分子分母数的是同一批行，结果不是退货率。）"
+    )
+
+
 def test_when_the_rate_repair_fails_the_query_that_ran_is_kept(parts) -> None:  # type: ignore[no-untyped-def]
     llm = ScriptedLLM(replies=[COUNTS, "no idea", "still no idea"])
     answer = _ask(RATE_Q, llm, parts, explain=False)

@@ -21,7 +21,7 @@ from tablerag.agent.grounding import ungrounded_numbers
 from tablerag.agent.joins import rebridge, unjoined
 from tablerag.agent.literals import found_nothing, past_the_data, stored_labels
 from tablerag.agent.prompts import render
-from tablerag.agent.ratio import RATE_MISSING, definition_hint, missing_rate, with_caveat
+from tablerag.agent.ratio import RateProblem, definition_hint, rate_problem, with_caveat
 from tablerag.agent.schema_context import SchemaContext
 from tablerag.agent.sqltext import extract_sql
 from tablerag.answer import Answer, Fact, Language, ResultTable, SQLAttempt
@@ -110,7 +110,7 @@ def answer_with_sql(
     attempts: list[SQLAttempt] = []
     result: ResultSet | None = None
     kept: ResultSet | None = None  # ran, but computes no rate the question asks for
-    upto, asked_rate = 0, ""  # the attempts up to the kept query's; the rate it lacks
+    upto, asked = 0, None  # the attempts up to the kept query's; what its rate lacks
     for round_ in range(opts.max_repairs + 1):
         try:
             reply = llm.complete(
@@ -124,21 +124,21 @@ def answer_with_sql(
             sql = canonicalize_formats(sql, schema.canonical, dialect=engine.dialect)
         tried, result = _run_fixing(engine, sql, opts, timings, schema.canonical, schema.edges)
         attempts += tried
-        doubt = rate = None
+        doubt, rate = None, None
         if result is not None and kept is None and round_ < opts.max_repairs:
             doubt, rate = _doubt(question, result, schema, engine)
         if result is not None and doubt is None:
             break
         attempt = tried[-1]
         if result is not None and doubt is not None:  # ran, but not what was asked: ask again
-            kept, result, upto, asked_rate = result, None, len(attempts), rate or ""
+            kept, result, upto, asked = result, None, len(attempts), rate
             attempt = attempt.model_copy(update={"error": doubt})
             attempts[-1] = attempt
         feedback = (attempt.error or "") + (
             ": " + "; ".join(attempt.issues) if attempt.issues else ""
         )
         if rate is not None:
-            feedback += definition_hint(rate, schema.notes)
+            feedback += definition_hint(rate.word, schema.notes)
         shown = f"```sql\n{attempt.sql}\n```" if attempt.note else reply.text
         chat = [
             *chat,
@@ -147,10 +147,10 @@ def answer_with_sql(
         ]
     if result is None and kept is not None:  # the repair failed: keep what ran
         answer = _explained(question, language, llm, kept, attempts, timings, opts, upto)
-        return with_caveat(answer, asked_rate) if asked_rate else answer
-    if result is not None and asked_rate:  # the repair ran: does it divide now?
+        return with_caveat(answer, asked) if asked else answer
+    if result is not None and asked:  # the repair ran: is its rate right now?
         answer = _explained(question, language, llm, result, attempts, timings, opts)
-        still = missing_rate(question, result.sql_executed, dialect=engine.dialect)
+        still = _rate_problem(question, result, engine.dialect)
         return with_caveat(answer, still) if still else answer
     if result is None:
         text = NO_SQL[language].format(n=len(attempts))
@@ -170,21 +170,26 @@ def answer_with_sql(
     return _explained(question, language, llm, result, attempts, timings, opts)
 
 
+def _rate_problem(question: str, result: ResultSet, dialect: str) -> RateProblem | None:
+    return rate_problem(question, result.sql_executed, result.columns, result.rows, dialect=dialect)
+
+
 def _doubt(
     question: str, result: ResultSet, schema: SchemaContext, engine: SQLEngine
-) -> tuple[str | None, str | None]:
+) -> tuple[str | None, RateProblem | None]:
     """Why a query that ran is asked again, and the rate it lacks: it found nothing through a
     join no key supports (:func:`~tablerag.agent.joins.unjoined`) or for a date past the data
-    (:func:`~tablerag.agent.literals.past_the_data`), or it divides nothing for a rate the
-    question asks (:func:`~tablerag.agent.ratio.missing_rate`); (None, None) if none of these.
+    (:func:`~tablerag.agent.literals.past_the_data`), or the rate the question asks for is
+    not computed or is the same 0 or 1 in every row (:func:`~tablerag.agent.ratio.rate_problem`);
+    (None, None) if none of these.
     """
     empty = found_nothing(result.rows)
     if empty or _all_zero(result.rows):  # COUNT(*) over no rows is 0, not empty
         why = unjoined(result.sql_executed, schema.edges, dialect=engine.dialect) if empty else None
         why = why or past_the_data(result.sql_executed, engine, question)
         return (f"it ran and found no rows: {why}" if why else None), None
-    rate = missing_rate(question, result.sql_executed, dialect=engine.dialect)
-    return (RATE_MISSING.format(word=rate) if rate else None), rate
+    rate = _rate_problem(question, result, engine.dialect)
+    return (rate.doubt if rate else None), rate
 
 
 def _all_zero(rows: Sequence[Sequence[object]]) -> bool:

@@ -4,13 +4,17 @@
 counted refunds and ranked the categories by the count, and the answer called that the return
 rate. A rate is a division (or an average of one); a query with neither, that reads no stored
 rate column either, answers another question. :func:`missing_rate` says which word asked for
-the rate, so that one repair round can ask for the division.
+the rate, so that one repair round can ask for the division. A division can count the same rows
+above and below the line (refunds ÷ refunded orders): every group's rate is then 1 (or 0), which
+:func:`same_rate` notices. :func:`rate_problem` runs both and says what to ask and what to warn.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import sqlglot
 from sqlglot import exp
@@ -80,11 +84,79 @@ def missing_rate(question: str, sql: str, *, dialect: str) -> str | None:
     return asked.group(0)
 
 
-def with_caveat(answer: Answer, rate: str) -> Answer:
+SAME_CAVEAT = {
+    "zh": "（注意：问题问的是{word}，这个查询的 {column} 每一行都是 {value}，"
+    "分子分母数的是同一批行，结果不是{word}。）",
+    "en": "(Note: the question asks for {word}; {column} is {value} in every row of this query, "
+    "which counts the same rows above and below the line, so these rows are not {word}.)",
+}
+RATE_SAME = (
+    "it ran, but the question asks for {word}, and {column} is {value} in every row: the "
+    "division counts the same rows above and below the line; divide the rows that have it by "
+    "all the rows of each group"
+)
+MIN_SAME_ROWS = 2
+
+
+@dataclass(frozen=True)
+class RateProblem:
+    """What is wrong with the rate a query computed: the question's word for the rate, the
+    reason for the repair round, and the caveat when the repair does not mend it."""
+
+    word: str
+    doubt: str
+    caveat: dict[str, str]
+
+
+def same_rate(
+    question: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+) -> tuple[str, str, str] | None:
+    """(the question's rate word, the column, its value) when the question asks for a rate and
+    a rate column is the same 0 or 1 in each of at least :data:`MIN_SAME_ROWS` rows.
+
+    Example:
+        >>> q = "上个月退货率最高的三个品类"
+        >>> same_rate(q, ["category", "refund_rate"], [["手机", 1.0], ["家电", 1.0]])
+        ('退货率', 'refund_rate', '1')
+        >>> same_rate(q, ["category", "refund_rate"], [["手机", 0.4], ["家电", 0.2]])
+        >>> same_rate("各品类的退款数", ["category", "n"], [["手机", 1], ["家电", 1]])
+    """
+    asked = _ASKED.search(question)
+    if asked is None or _NOT_ASKED.search(question) or len(rows) < MIN_SAME_ROWS:
+        return None
+    for i, name in enumerate(columns):
+        values = {row[i] for row in rows}
+        if not _STORED.search(name) or len(values) != 1:
+            continue
+        (value,) = values
+        if isinstance(value, int | float) and not isinstance(value, bool) and value in (0, 1):
+            return asked.group(0), name, str(int(value))
+    return None
+
+
+def rate_problem(
+    question: str, sql: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], *, dialect: str
+) -> RateProblem | None:
+    """The problem with the rate a query that ran computed for ``question``: none computed
+    (:func:`missing_rate`) or the same 0 or 1 in every row (:func:`same_rate`); None if
+    neither."""
+    word = missing_rate(question, sql, dialect=dialect)
+    if word is not None:
+        caveat = {k: v.format(word=word) for k, v in RATE_CAVEAT.items()}
+        return RateProblem(word, RATE_MISSING.format(word=word), caveat)
+    same = same_rate(question, columns, rows)
+    if same is None:
+        return None
+    word, column, value = same
+    caveat = {k: v.format(word=word, column=column, value=value) for k, v in SAME_CAVEAT.items()}
+    return RateProblem(word, RATE_SAME.format(word=word, column=column, value=value), caveat)
+
+
+def with_caveat(answer: Answer, problem: RateProblem) -> Answer:
     """``answer`` saying that its rows are not the rate the question asked for."""
     if answer.status != "ok":
         return answer
-    caveat = RATE_CAVEAT[answer.language].format(word=rate)
+    caveat = problem.caveat[answer.language]
     return answer.model_copy(update={"answer": f"{answer.answer}\n{caveat}"})
 
 
@@ -104,5 +176,5 @@ def caveats(text: str) -> list[str]:
         >>> caveats("Result: 3 rows." + chr(10) + note) == [note]
         True
     """
-    heads = tuple(c.split("{")[0] for c in RATE_CAVEAT.values())
+    heads = tuple(c.split("{")[0] for c in (*RATE_CAVEAT.values(), *SAME_CAVEAT.values()))
     return [line for line in text.splitlines() if line.startswith(heads)]
