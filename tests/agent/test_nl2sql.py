@@ -243,7 +243,7 @@ def test_a_rate_that_is_1_in_every_row_gets_one_repair_round(parts) -> None:  # 
     assert answer.status == "ok" and len(llm.history) == 2
     ones, divided = answer.sql_attempts
     assert ones.error is not None and ones.error.startswith(
-        "it ran, but the question asks for 退货率, and refund_rate is 1 in every row"
+        "it ran, but the question asks for 退货率, and refund_rate is 1 in every row, which no "
     )
     assert "As defined: 指标口径.md: 指标 = 退货率" in llm.history[1].messages[-1]["content"]
     assert divided.error is None and answer.table is not None
@@ -254,7 +254,7 @@ def test_a_rate_that_is_1_in_every_row_gets_one_repair_round(parts) -> None:  # 
         RATE_Q, llm=llm, engine=engine, schema=schema, language="zh", options=options
     )
     assert kept.status == "ok" and kept.answer.endswith(
-        "这个查询的 refund_rate 每一行都是 1，分子分母数的是同一批行，结果不是退货率。）"
+        "这个查询的 refund_rate 每一行都是 1，比率算错了，结果不是退货率。）"
     )
 
 

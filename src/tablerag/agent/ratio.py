@@ -86,15 +86,17 @@ def missing_rate(question: str, sql: str, *, dialect: str) -> str | None:
 
 SAME_CAVEAT = {
     "zh": "（注意：问题问的是{word}，这个查询的 {column} 每一行都是 {value}，"
-    "分子分母数的是同一批行，结果不是{word}。）",
+    "比率算错了，结果不是{word}。）",
     "en": "(Note: the question asks for {word}; {column} is {value} in every row of this query, "
-    "which counts the same rows above and below the line, so these rows are not {word}.)",
+    "so the division is wrong and these rows are not {word}.)",
 }
 RATE_SAME = (
-    "it ran, but the question asks for {word}, and {column} is {value} in every row: the "
-    "division counts the same rows above and below the line; divide the rows that have it by "
-    "all the rows of each group"
+    "it ran, but the question asks for {word}, and {column} is {value} in every row, which no "
+    "real rate is; divide the rows that have it by all the rows of each group"
 )
+"""Why a query whose rate is 1 everywhere (the division counts the same rows above and below
+the line) or 0 everywhere (the rows above it never qualify) is asked again; short, so that the
+definition quoted after it fits the repair message."""
 MIN_SAME_ROWS = 2
 
 
