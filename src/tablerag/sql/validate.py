@@ -598,7 +598,8 @@ class _Resolver:
                 back = _one_key(columns, set(cols) - {onward})
                 if back is not None:
                     found.append(JoinHint(table, theirs[onward], alias, bridge.name, cols[back]))
-        return found[0] if len(found) == 1 else None
+        # one bridge table (reached from any FROM item that has its key) is one way to read it
+        return found[0] if len({h.via for h in found}) == 1 else None
 
     def _column_tail(
         self, elsewhere: list[str], hint: list[str], candidates: list[str], join: JoinHint | None
