@@ -187,7 +187,8 @@ def _doubt(
     if empty or _all_zero(result.rows):  # COUNT(*) over no rows is 0, not empty
         why = unjoined(result.sql_executed, schema.edges, dialect=engine.dialect) if empty else None
         why = why or past_the_data(result.sql_executed, engine, question)
-        return (f"it ran and found no rows: {why}" if why else None), None
+        if why or empty:
+            return (f"it ran and found no rows: {why}" if why else None), None
     rate = _rate_problem(question, result, engine.dialect)
     return (rate.doubt if rate else None), rate
 
