@@ -213,3 +213,7 @@ def test_a_column_one_key_away_names_the_join_to_add() -> None:
     assert either.message.endswith("join that table (on its key) and read the column there.")
     (ids,) = validate("SELECT o.name FROM orders AS o", dialect="duckdb", catalog=CAT)
     assert "add JOIN" not in ids.message
+    # a shared column that merely ends in "id" is no key
+    paid = ExposedCatalog.from_mapping({"orders": ["order_no", "paid"], "bills": ["paid", "memo"]})
+    (memo,) = validate("SELECT o.memo FROM orders AS o", dialect="duckdb", catalog=paid)
+    assert "add JOIN" not in memo.message
