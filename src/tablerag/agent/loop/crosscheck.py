@@ -26,6 +26,7 @@ from typing import Any, Literal
 from tablerag.agent.features import extract_features
 from tablerag.agent.grounding import ungrounded_numbers
 from tablerag.answer import FactSource, StepDecision, detect_language
+from tablerag.linking.text import han_text
 
 SQLStatus = Literal["ok", "no_data", "error", "skipped"]
 TextStatus = Literal["ok", "not_found", "degraded", "error", "skipped"]
@@ -295,7 +296,7 @@ def text_part(question: str) -> str:
     if not parts:
         return question
     rest = _joined([_LEADING_AND.sub("", c) for c in parts[1]], question)
-    if len(rest.split()) < MIN_PART_WORDS and len(_HAN.findall(rest)) < MIN_PART_HAN:
+    if len(rest.split()) < MIN_PART_WORDS and len(han_text(rest)) < MIN_PART_HAN:
         return question  # "why?" cannot stand on its own
     return rest + ("?" if detect_language(question) == "en" else "")
 
@@ -303,9 +304,6 @@ def text_part(question: str) -> str:
 MIN_PART_WORDS = 4
 MIN_PART_HAN = 6
 """A text part shorter than this (in words, or in Chinese characters) is asked whole."""
-_HAN = re.compile(r"[\u4e00-\u9fff]")
-
-
 _LEADING_AND = re.compile(r"^(?:and|but|then)\s+|^(?:并且|而且|那么|以及|并)", re.IGNORECASE)
 
 
