@@ -72,3 +72,13 @@ def test_unusable_cache_file_is_a_config_error(tmp_path: Path) -> None:
     (tmp_path / "llm_cache.sqlite").write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(ConfigError, match="delete the file"):
         ResponseCache(tmp_path)
+
+
+def test_the_cached_llm_reports_the_wrapped_spec(tmp_path: Path) -> None:
+    class Named(ScriptedLLM):
+        @property
+        def spec(self) -> str:
+            return "local:model.gguf"  # a stable name, as LocalLLM gives for a path
+
+    with CachedLLM(Named("/home/someone/.cache/model.gguf"), tmp_path) as llm:
+        assert llm.spec == "local:model.gguf"

@@ -128,6 +128,11 @@ class CachedLLM(LLM):
         self.supports_streaming = inner.supports_streaming  # type: ignore[misc]
         self.is_remote = inner.is_remote  # type: ignore[misc]
 
+    @property
+    def spec(self) -> str:
+        """The wrapped LLM's spec (``local:<file name>``, not the path ``model`` holds)."""
+        return self.inner.spec
+
     def close(self) -> None:
         """Close the wrapped LLM and the cache file."""
         self.inner.close()
