@@ -102,13 +102,9 @@ def translate(question: str) -> str:
         'How many singers are there?'
     """
     text = question.lower()
-    named = {t for pair in TERM_PAIRS for t in pair if t in text}
-    named = {t for t in named if not any(t != o and t in o for o in named)}
-    extra: list[str] = []
-    for english, chinese in TERM_PAIRS:
-        for term, other in ((english, chinese), (chinese, english)):
-            if term in named and other not in text and other not in extra:
-                extra.append(other)
+    named = dict.fromkeys(t for pair in TERM_PAIRS for t in pair if t in text)
+    kept = [t for t in named if not any(t != o and t in o for o in named)]
+    extra = dict.fromkeys(o for t in kept for o in equivalents(t)[1:] if o not in text)
     return f"{question} {' '.join(extra)}" if extra else question
 
 
