@@ -379,10 +379,10 @@ class FKGraph:
             root = pending.pop(0)
             if root not in nodes:
                 nodes.append(root)
-            tree = {root}
+            tree = {root: None}  # ordered: ties between equal paths must not follow str hashing
             while pending:
                 dist, paths = nx.multi_source_dijkstra(
-                    self.graph, tree, cutoff=max_hops * 2.0, weight="weight"
+                    self.graph, list(tree), cutoff=max_hops * 2.0, weight="weight"
                 )
                 reach = [
                     (dist[s], i, s)
@@ -396,7 +396,7 @@ class FKGraph:
                 for a, b in zip(path, path[1:], strict=False):
                     if b not in tree:
                         pairs.append((a, b))
-                        tree.add(b)
+                        tree[b] = None
                         if b not in nodes:
                             nodes.append(b)
                 pending.remove(nxt)
