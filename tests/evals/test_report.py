@@ -142,3 +142,32 @@ def test_compare_two_runs(tmp_path: Path) -> None:
 def test_not_a_run_folder(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="results.jsonl"):
         write_report(tmp_path)
+
+
+def test_partial_run_adds_the_categories_of_the_shared_cases(run_dir: Path) -> None:
+    text = write_report(run_dir).read_text(encoding="utf-8")
+    # naive has case 4 (db2, wrong) that tablerag has not reached: the plain table compares
+    # 3 naive db2 cases with 2 tablerag ones; the shared one compares the same 2.
+    assert "| db2 | 33.3% (3) | 50.0% (2) |" in text
+    shared = text.split("## Accuracy by category on the shared cases")[1]
+    assert "| category | naive | tablerag |" in shared
+    assert "| db2 | 50.0% (2) | 50.0% (2) |" in shared
+
+
+def test_complete_run_has_no_shared_category_table() -> None:
+    outs = [outcome("1", "a", True), outcome("1", "b", False)]
+    text = render_markdown(summarise(outs), outs, {})
+    assert "on the shared cases" not in text and "mean score" not in text
+
+
+def test_graded_metric_adds_the_mean_score_of_the_shared_cases() -> None:
+    def graded(case: str, method: str, score: float) -> Outcome:
+        return Outcome(case, method, score == 1.0, score, category="span")
+
+    outs = [graded("1", "rag", 0.5), graded("2", "rag", 1.0), graded("1", "loop", 0.0)]
+    outs += [graded("2", "loop", 0.2)]
+    text = render_markdown(summarise(outs), outs, {})
+    # Methods come in name order, so loop is the base.
+    assert "| wrong where loop is right | mean score |" in text
+    assert "| loop | 0.0% | 0 | 0 | 0.100 |" in text
+    assert "| rag | 50.0% | 1 | 0 | 0.750 |" in text

@@ -73,12 +73,15 @@ def _by_key(outcomes: Sequence[Outcome], key: str) -> dict[str, dict[str, list[b
     return out
 
 
-def _breakdown(title: str, methods: Sequence[str], table: Mapping[str, Mapping[str, Any]]) -> str:
-    """A Markdown table: one row per stratum, one column per method ("acc (n)")."""
+def _breakdown(
+    title: str, methods: Sequence[str], table: Mapping[str, Mapping[str, Any]], key: str = ""
+) -> str:
+    """A Markdown table: one row per stratum (``key``, else the title's last word), one column
+    per method ("acc (n)")."""
     strata = sorted({k for m in methods for k in table.get(m, {})})
     if not strata:
         return ""
-    lines = [f"## {title}", "", "| " + " | ".join([title.split()[-1], *methods]) + " |"]
+    lines = [f"## {title}", "", "| " + " | ".join([key or title.split()[-1], *methods]) + " |"]
     lines.append("|" + "---|" * (len(methods) + 1))
     for key in strata:
         cells = []
@@ -139,6 +142,7 @@ def render_markdown(
     for section in (
         _breakdown("Accuracy by hardness", methods, hardness),
         _breakdown("Accuracy by category", methods, by_cat),
+        _shared_breakdown(outcomes, summaries, shared),
     ):
         if section:
             lines += [section]
@@ -172,17 +176,54 @@ def _shared_cases(outcomes: Sequence[Outcome], methods: Sequence[str]) -> set[st
 
 
 def _paired(outcomes: Sequence[Outcome], methods: Sequence[str], shared: set[str]) -> list[str]:
-    """Accuracy on the shared cases, and how often each method is right where the first is not."""
-    latest = {(o.method, o.case_id): o.correct for o in outcomes if o.case_id in shared}
+    """Accuracy on the shared cases, and how often each method is right where the first is not.
+
+    A graded metric (TAT-QA's F1, a score that is not just 0 or 1) adds its mean.
+    """
+    latest = {(o.method, o.case_id): o for o in outcomes if o.case_id in shared}
+    graded = any(o.score != float(o.correct) for o in latest.values())
     base = methods[0]
-    lines = [f"| method (shared cases) | accuracy | right where {base} is wrong | wrong where "
-             f"{base} is right |", "|---|---|---|---|"]  # fmt: skip
+    head = (
+        f"| method (shared cases) | accuracy | right where {base} is wrong "
+        f"| wrong where {base} is right |"
+    )
+    lines = [
+        head + (" mean score |" if graded else ""),
+        "|---|---|---|---|" + ("---|" if graded else ""),
+    ]
     for m in methods:
-        acc = sum(latest[(m, c)] for c in shared) / len(shared)
-        wins = sum(latest[(m, c)] and not latest[(base, c)] for c in shared)
-        losses = sum(latest[(base, c)] and not latest[(m, c)] for c in shared)
-        lines.append(f"| {m} | {_pct(acc)} | {wins} | {losses} |")
+        right = {c: latest[(m, c)].correct for c in shared}
+        wins = sum(right[c] and not latest[(base, c)].correct for c in shared)
+        losses = sum(latest[(base, c)].correct and not right[c] for c in shared)
+        score = sum(latest[(m, c)].score for c in shared) / len(shared)
+        tail = f" {score:.3f} |" if graded else ""
+        lines.append(
+            f"| {m} | {_pct(sum(right.values()) / len(shared))} | {wins} | {losses} |{tail}"
+        )
     return lines
+
+
+def _shared_breakdown(
+    outcomes: Sequence[Outcome], summaries: Mapping[str, MethodSummary], shared: set[str]
+) -> str:
+    """Accuracy by category on the cases every method answered, when some method has more.
+
+    A run stopped part way (``--time-budget``) leaves the later methods behind the earlier
+    ones, and the plain per-category table then compares different cases.
+    """
+    if len(summaries) < 2 or not shared or all(s.n == len(shared) for s in summaries.values()):
+        return ""
+    latest = {(o.method, o.case_id): o for o in outcomes if o.case_id in shared}
+    table: dict[str, dict[str, dict[str, float]]] = {}
+    for m in summaries:
+        per: dict[str, list[bool]] = defaultdict(list)
+        for c in shared:
+            o = latest[(m, c)]
+            per[o.category].append(o.correct)
+        table[m] = {k: {"n": len(v), "accuracy": sum(v) / len(v)} for k, v in per.items()}
+    return _breakdown(
+        "Accuracy by category on the shared cases", list(summaries), table, "category"
+    )
 
 
 def write_plots(
