@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
 from decimal import Decimal
 
 import pytest
@@ -58,19 +56,3 @@ def test_foreign_numbers_are_flagged(
 
 def test_source_values_skip_nulls_and_booleans_and_parse_text() -> None:
     assert source_values([None, True, "a 3.5 b", 7]) == [Decimal("3.5"), Decimal(7)]
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        "tablerag.agent.grounding",
-        "tablerag.agent.hybrid",
-        "tablerag.agent.nl2sql",
-        "tablerag.agent.prompts",
-        "tablerag.agent.rag",
-        "tablerag.agent.sqltext",
-    ],
-)
-def test_docstring_examples_of_the_answering_modules_hold(name: str) -> None:
-    result = doctest.testmod(importlib.import_module(name))
-    assert result.attempted > 0 and result.failed == 0

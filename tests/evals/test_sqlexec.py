@@ -208,21 +208,3 @@ class TestExecutor:
         ex = Executor({"shop": db})
         first = ex.gold("shop", "SELECT name FROM singer")
         assert ex.gold("shop", "SELECT name FROM singer") is first
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        "tablerag.evals.sqlexec",
-        "tablerag.evals.sql_task",
-        "tablerag.evals.report",
-        "tablerag.evals.runner",
-        "tablerag.cli.eval_common",
-    ],
-)
-def test_doctests(name: str) -> None:
-    import doctest
-    import importlib
-
-    result = doctest.testmod(importlib.import_module(name))
-    assert result.attempted > 0 and result.failed == 0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 import random
 import re
 from dataclasses import dataclass
@@ -10,7 +9,6 @@ from dataclasses import dataclass
 import pytest
 
 from tablerag.errors import ConfigError
-from tablerag.ingest import chunking
 from tablerag.ingest.chunking import chunk_document, split_long, table_chunks
 from tablerag.tokens import count_tokens
 from tablerag.types import Block, Chunk, Document
@@ -319,8 +317,3 @@ def test_the_card_names_the_file_not_its_folder_or_host() -> None:
     assert card.source == "/home/ana/finance/budget.xlsx"  # the chunk still records where
     (db,) = table_chunks("orders", "postgresql://ana@db.internal:5432/sales", ["id"], [])
     assert "Source: sales (postgresql)\n" in db.text and "db.internal" not in db.text
-
-
-def test_doctests() -> None:
-    result = doctest.testmod(chunking)
-    assert result.attempted > 0 and result.failed == 0

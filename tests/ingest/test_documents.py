@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
 from pathlib import Path
 
 import docx
@@ -471,13 +469,3 @@ def test_unknown_suffix_and_missing_file_are_source_errors(tmp_path: Path) -> No
     for missing in ("missing.md", "missing.docx", "missing.pdf"):
         with pytest.raises(SourceError, match="Cannot read"):
             load_document(tmp_path / missing)
-
-
-@pytest.mark.parametrize(
-    "module",
-    ["_blocks", "markdown", "text", "html"],
-)
-def test_doctests(module: str) -> None:
-    mod = importlib.import_module(f"tablerag.ingest.documents.{module}")
-    result = doctest.testmod(mod)
-    assert result.attempted > 0 and result.failed == 0

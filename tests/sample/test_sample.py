@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -133,12 +132,6 @@ def test_keeps_unrelated_files_in_the_folder(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("mine")
     write_sample(tmp_path)
     assert (tmp_path / "notes.txt").read_text() == "mine"
-
-
-def test_doctests_of_pure_helpers() -> None:
-    for module in (mart, documents):
-        result = doctest.testmod(module)
-        assert result.attempted > 0 and result.failed == 0, module.__name__
 
 
 # --- schema shape and descriptions -----------------------------------------------------------

@@ -380,7 +380,7 @@ def _count_byte(data: bytes, byte: int) -> int:
     several instructions per byte, and the scan reads the whole file).
 
     Example:
-        >>> _count_byte(b"a\nb\n\n", 10)
+        >>> _count_byte(b"a\\nb\\n\\n", 10)
         3
     """
     return int(np.count_nonzero(np.frombuffer(data, dtype=np.uint8) == byte))
