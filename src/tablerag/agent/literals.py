@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from sqlglot import exp
 
 from tablerag.agent.lookup import literal, quote, rows
+from tablerag.linking.values import ValueIndex
 from tablerag.sql.autofix import Fixed, parse_or_none
 from tablerag.sql.engines.base import SQLEngine
 
@@ -37,6 +39,69 @@ def found_nothing(rows_: Sequence[Sequence[object]]) -> bool:
         (True, True, False)
     """
     return not rows_ or all(v is None for row in rows_ for v in row)
+
+
+def all_zero(rows_: Sequence[Sequence[object]]) -> bool:
+    """Whether a result is one row of zeros (``COUNT(*)`` over no rows is 0, not empty).
+
+    Example:
+        >>> all_zero([[0, None]]), all_zero([[0], [0]]), all_zero([[False]])
+        (True, False, False)
+    """
+    return len(rows_) == 1 and all(v in (0, None) and v is not False for v in rows_[0])
+
+
+@dataclass(frozen=True)
+class LabelHome:
+    """A table outside the query that stores a label the query compared with."""
+
+    label: str
+    table: str
+    column: str
+
+
+def label_homes(sql: str, values: ValueIndex | None, dialect: str) -> list[LabelHome]:
+    """Where the labels a query compared with live, when none of its own tables stores them.
+
+    Retrieval chose a look-alike table (another report with ``item``, ``2019``, ``2018``), the
+    model filtered on the line the question names (``item = 'Total Other'``), and the query
+    found nothing: that line is a row of a table no chunk of the question mapped to. For each
+    ``column = 'label'`` (or ``IN``) whose label no table of the query stores in any indexed
+    column and exactly one other table stores (the value index, compared as it normalises),
+    that table; first mention first, each table once. A label many tables store ('Other') names
+    no table. Empty when the SQL does not parse or there is no value index.
+
+    Example:
+        >>> ix = ValueIndex()
+        >>> ix.add("cash_flow", "item", ["Net cash used in investing activities"])
+        >>> ix.add("tax", "item", ["Non-current deferred tax liabilities", "Other"])
+        >>> ix.add("leases", "item", ["Other"])
+        >>> ix.freeze()
+        >>> sql = "SELECT x FROM cash_flow WHERE item = 'Non-current deferred tax liabilities'"
+        >>> [(h.table, h.column) for h in label_homes(sql, ix, "duckdb")]
+        [('tax', 'item')]
+        >>> label_homes("SELECT 1 FROM cash_flow WHERE item IN ('Other')", ix, "duckdb")
+        []
+    """
+    tree = parse_or_none(sql, dialect)
+    if tree is None or values is None:
+        return []
+    own = {t.name for t in tree.find_all(exp.Table)}
+    compared = [
+        str(node.this)
+        for cmp in tree.find_all(exp.EQ, exp.In)
+        for node in ([cmp.expression, cmp.this] if isinstance(cmp, exp.EQ) else cmp.expressions)
+        if _is_text(node)
+    ]
+    homes: dict[str, LabelHome] = {}
+    for label in dict.fromkeys(compared):
+        owners = values.owners(label)
+        if any(t in own for t, _ in owners):
+            continue
+        tables = {t for t, _ in owners}
+        if len(tables) == 1 and owners[0][0] not in homes:
+            homes[owners[0][0]] = LabelHome(label, *owners[0])
+    return list(homes.values())
 
 
 def stored_labels(sql: str, engine: SQLEngine) -> Fixed | None:

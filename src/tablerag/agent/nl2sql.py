@@ -19,7 +19,7 @@ from typing import Any
 from tablerag.agent.dates import dated
 from tablerag.agent.grounding import ungrounded_numbers
 from tablerag.agent.joins import rebridge, unjoined
-from tablerag.agent.literals import found_nothing, past_the_data, stored_labels
+from tablerag.agent.literals import all_zero, found_nothing, past_the_data, stored_labels
 from tablerag.agent.prompts import render
 from tablerag.agent.ratio import RateProblem, definition_hint, rate_problem, with_caveat
 from tablerag.agent.schema_context import SchemaContext
@@ -184,7 +184,7 @@ def _doubt(
     (None, None) if none of these.
     """
     empty = found_nothing(result.rows)
-    if empty or _all_zero(result.rows):  # COUNT(*) over no rows is 0, not empty
+    if empty or all_zero(result.rows):  # COUNT(*) over no rows is 0, not empty
         why = unjoined(result.sql_executed, schema.edges, dialect=engine.dialect) if empty else None
         why = why or past_the_data(result.sql_executed, engine, question)
         if why or empty:
@@ -193,8 +193,11 @@ def _doubt(
     return (rate.doubt if rate else None), rate
 
 
-def _all_zero(rows: Sequence[Sequence[object]]) -> bool:
-    return len(rows) == 1 and all(v in (0, None) and v is not False for v in rows[0])
+FIRST_CONFIDENCE = 0.85
+"""Confidence of a SQL answer from the model's first query."""
+REWRITE_COST = 0.2
+"""What each further query the model wrote (a repair round) takes off it."""
+MIN_CONFIDENCE = 0.3
 
 
 DIALECT_NAMES = {"duckdb": "DuckDB", "sqlite": "SQLite", "postgres": "PostgreSQL"}
@@ -366,7 +369,7 @@ def _explained(
         text = template_explanation(result.columns, rows, language, truncated=result.truncated)
     # the model's attempts: a mended rerun is not one (a prefix read in place counts as written)
     written = max(1, sum(1 for a in attempts[:upto] if a.note is None))
-    confidence = max(0.3, 0.85 - 0.2 * (written - 1))
+    confidence = max(MIN_CONFIDENCE, FIRST_CONFIDENCE - REWRITE_COST * (written - 1))
     fact = Fact(text=text, source="sql")
     return Answer(answer=text, status="ok", confidence=confidence, facts=[fact], **common)
 

@@ -138,6 +138,19 @@ class ValueIndex:
             for g in sorted(grams(value), key=lambda g: (self._gram_count[g], g))[:3]:
                 self._buckets[g].append(vid)
 
+    def owners(self, value: str) -> list[tuple[str, str]]:
+        """The (table, column) pairs that store ``value`` (compared as :func:`normalise` does).
+
+        Example:
+            >>> ix = ValueIndex()
+            >>> ix.add("t1", "item", ["Total Other"])
+            >>> ix.add("t2", "label", ["total  other:"])
+            >>> ix.owners("TOTAL OTHER"), ix.owners("Other")
+            ([('t1', 'item'), ('t2', 'label')], [])
+        """
+        vid = self._by_value.get(normalise(value))
+        return list(self._owners[vid]) if vid is not None else []
+
     def search(self, question: str, *, fuzzy: bool = True, limit: int = 20) -> list[ValueMatch]:
         """Values of the index that occur in ``question`` (best first).
 

@@ -6,9 +6,12 @@ from pathlib import Path
 
 import duckdb
 
-from tablerag.agent.loop.tablesql import LINKED_EXTRA, table_schemas
-from tablerag.linking.catalog import build_catalog
+from tablerag.agent.loop.tablesql import LINKED_EXTRA, answer_over_tables, table_schemas
+from tablerag.agent.nl2sql import NL2SQLOptions
+from tablerag.answer import Answer
+from tablerag.linking.catalog import SchemaCatalog, build_catalog
 from tablerag.linking.rows import DuckDBRows
+from tablerag.llm.testing import ScriptedLLM
 from tablerag.sql.engines import open_engine
 from tablerag.types import ColumnInfo, TableInfo
 
@@ -103,3 +106,99 @@ def test_the_star_a_question_names_comes_whole_with_the_glossarys_definition(
     (definition,) = [n for n in schema.notes if n.startswith("-- 指标口径.md: ")]
     assert "退货率" in definition and "已支付订单数" in definition
     assert definition in schema.text
+
+
+def _reports(tmp_path: Path) -> tuple[Path, list[TableInfo]]:
+    """Two reports of the same shape: a cash-flow table and a deferred-tax table."""
+    path = tmp_path / "reports.duckdb"
+    con = duckdb.connect(str(path))
+    lines = {
+        "cash": [("Net cash used in investing activities", -692999.0, -74599.0), ("Other", 1, 2)],
+        "tax": [("Non-current deferred tax liabilities", -5321.0, -3674.0), ("Other", 3, 4)],
+    }
+    tables = []
+    for name, rows_ in lines.items():
+        con.execute(f"CREATE TABLE {name} (item VARCHAR, col_2019 DOUBLE, col_2018 DOUBLE)")
+        con.executemany(f"INSERT INTO {name} VALUES (?, ?, ?)", rows_)
+        columns = tuple(report_table(name).columns)
+        tables.append(TableInfo(name, f"{name}.csv", columns, len(rows_)))
+    con.close()
+    return path, tables
+
+
+def _catalog(path: Path, tables: list[TableInfo]) -> SchemaCatalog:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return build_catalog(tables, rows=DuckDBRows(con, schema="main"), infer_keys=False)
+    finally:
+        con.close()
+
+
+def _ask(path: Path, tables: list[TableInfo], llm: ScriptedLLM, question: str) -> Answer:
+    catalog = _catalog(path, tables)
+    with open_engine(path, catalog=tables) as engine:
+        answer, _ = answer_over_tables(
+            question,
+            llm=llm,
+            engine=engine,
+            catalog=catalog,
+            tables=["cash"],
+            language="en",
+            options=NL2SQLOptions(explain=False),
+            max_tokens=700,
+        )
+    return answer
+
+
+def test_a_label_only_another_table_stores_sends_the_question_to_that_table(
+    tmp_path: Path,
+) -> None:
+    path, tables = _reports(tmp_path)
+    label = "Non-current deferred tax liabilities"
+    wrong = f"```sql\nSELECT col_2019 - col_2018 FROM cash WHERE item = '{label}'\n```"
+    right = f"```sql\nSELECT col_2019 - col_2018 FROM tax WHERE item = '{label}'\n```"
+    llm = ScriptedLLM(replies=[wrong, right])
+    question = f"What was the change in the {label} between 2018 and 2019?"
+    answer = _ask(path, tables, llm, question)
+    assert answer.status == "ok" and answer.table is not None
+    assert answer.table.rows == [[-1647.0]]
+    assert answer.confidence == 0.65  # two queries written, as after a repair round
+    assert [a.sql.split(" FROM ")[1][:3] for a in answer.sql_attempts] == ["cas", "tax"]
+    note = answer.sql_attempts[1].note or ""
+    assert f"tax.item stores '{label}'" in note
+    # the second prompt showed the tax table first, with its row labels
+    second = llm.history[1].messages[-1]["content"]
+    assert "tax" in second and label in second
+
+
+def test_a_label_many_tables_store_or_a_second_empty_result_keeps_the_first_answer(
+    tmp_path: Path,
+) -> None:
+    path, tables = _reports(tmp_path)
+    many = "```sql\nSELECT col_2019 FROM cash WHERE item = 'Others'\n```"  # stored nowhere
+    llm = ScriptedLLM(replies=[many])
+    assert _ask(path, tables, llm, "What were others in 2019?").status == "no_data"
+    assert len(llm.history) == 1
+    label = "Non-current deferred tax liabilities"
+    first = f"```sql\nSELECT col_2019 FROM cash WHERE item = '{label}'\n```"
+    still = f"```sql\nSELECT col_2019 FROM tax WHERE item = '{label}' AND col_2018 > 0\n```"
+    llm = ScriptedLLM(replies=[first, still])
+    answer = _ask(path, tables, llm, f"What were {label} in 2019?")
+    assert len(llm.history) == 2 and answer.status == "no_data"
+    assert [a.sql for a in answer.sql_attempts] == [answer.sql] and "FROM cash" in (
+        answer.sql or ""
+    )
+
+
+def test_a_count_of_zero_over_the_wrong_table_is_asked_again_too(tmp_path: Path) -> None:
+    path, tables = _reports(tmp_path)
+    label = "Non-current deferred tax liabilities"
+    count = "```sql\nSELECT CAST(col_2019 < 0 AS INTEGER) + CAST(col_2018 < 0 AS INTEGER) AS n "
+    llm = ScriptedLLM(
+        replies=[
+            f"```sql\nSELECT COUNT(*) FROM cash WHERE item = '{label}'\n```",
+            f"{count}FROM tax WHERE item = '{label}'\n```",
+        ]
+    )
+    answer = _ask(path, tables, llm, f"In how many years were the {label} negative?")
+    assert answer.table is not None and answer.table.rows == [[2]]

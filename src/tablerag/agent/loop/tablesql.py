@@ -17,10 +17,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from tablerag.agent.definitions import definition_note, definition_rows
+from tablerag.agent.literals import LabelHome, all_zero, found_nothing, label_homes
 from tablerag.agent.lookup import literal, quote, rows
-from tablerag.agent.nl2sql import NL2SQLOptions, answer_with_sql
+from tablerag.agent.nl2sql import MIN_CONFIDENCE, REWRITE_COST, NL2SQLOptions, answer_with_sql
 from tablerag.agent.schema_context import SchemaContext, keys_between, schema_context
-from tablerag.answer import Answer, Language
+from tablerag.answer import Answer, Language, SQLAttempt
 from tablerag.linking.catalog import SchemaCatalog, is_text_column
 from tablerag.linking.fkgraph import FKGraph
 from tablerag.linking.linker import LinkedSchema, link
@@ -232,10 +233,50 @@ def answer_over_tables(
 ) -> tuple[Answer, SchemaContext]:
     """Write, gate and run SQL for ``question`` over ``tables`` (see :func:`answer_with_sql`).
 
+    A query that found nothing (or counted 0) because it filtered on a label that only a table
+    it did not read stores (:func:`~tablerag.agent.literals.label_homes`) is written once more
+    with that table first (its row labels and year columns noted): retrieval mapped the
+    question to a look-alike table, or the model chose one. The answer keeps both rounds'
+    attempts; the first round's answer stands when the second finds nothing either.
+
     Never raises for model or SQL failures: they come back as an answer with status ``error``.
     """
-    schema = table_schemas(question, catalog, tables, max_tokens=max_tokens, engine=engine)
-    answer = answer_with_sql(
-        question, llm=llm, engine=engine, schema=schema, language=language, options=options
+
+    def ask(over: Sequence[str]) -> tuple[Answer, SchemaContext]:
+        schema = table_schemas(question, catalog, over, max_tokens=max_tokens, engine=engine)
+        answer = answer_with_sql(
+            question, llm=llm, engine=engine, schema=schema, language=language, options=options
+        )
+        return answer, schema
+
+    answer, schema = ask(tables)
+    homes = _homes(answer, catalog, engine.dialect)
+    if not homes:
+        return answer, schema
+    again, wider = ask([*(h.table for h in homes), *tables])
+    if again.status != "ok" or found_nothing(again.table.rows if again.table else []):
+        return answer, schema
+    where = "; ".join(f"{h.table}.{h.column} stores {literal(h.label)}" for h in homes)
+    first, *rest = again.sql_attempts or [SQLAttempt(sql=again.sql or "")]
+    noted = first.model_copy(
+        update={"note": f"asked again with the table that stores the label ({where})"}
     )
-    return answer, schema
+    timings = dict(answer.timings_ms)
+    for stage, ms in again.timings_ms.items():
+        timings[stage] = round(timings.get(stage, 0.0) + ms, 3)
+    update = {
+        "sql_attempts": [*answer.sql_attempts, noted, *rest],
+        "timings_ms": timings,
+        # the first round's query counts among the model's queries, as a repair round's does
+        "confidence": max(MIN_CONFIDENCE, round(again.confidence - REWRITE_COST, 3)),
+    }
+    return again.model_copy(update=update), wider
+
+
+def _homes(answer: Answer, catalog: SchemaCatalog, dialect: str) -> list[LabelHome]:
+    """Where the labels of a query that found nothing live (none for any other answer)."""
+    rows_ = answer.table.rows if answer.table is not None else []
+    empty = answer.status == "no_data" or (answer.status == "ok" and all_zero(rows_))
+    if not empty or not answer.sql:
+        return []
+    return label_homes(answer.sql, catalog.values, dialect)
