@@ -144,15 +144,75 @@ def _is_text(node: exp.Expr) -> bool:
 
 def _table_of(column: exp.Column, tree: exp.Expr) -> str | None:
     """The quoted table a column reads from: its qualifier's table, or the query's only table."""
+    t = _table_node(column, tree)
+    if t is None:
+        return None
+    return f"{quote(t.db)}.{quote(t.name)}" if t.db else quote(t.name)
+
+
+def _table_node(column: exp.Column, tree: exp.Expr) -> exp.Table | None:
     select = column.find_ancestor(exp.Select)
     scope = select if select is not None else tree
     tables = [t for t in scope.find_all(exp.Table) if t.find_ancestor(exp.Select) is scope]
     if column.table:
         tables = [t for t in tables if t.alias_or_name == column.table]
-    if len(tables) != 1:
+    return tables[0] if len(tables) == 1 else None
+
+
+def label_elsewhere(sql: str, engine: SQLEngine, shown: Sequence[str]) -> str | None:
+    """Why a query found nothing when it filtered one table on a label another shown table stores.
+
+    The schema showed the retrieved report table and a look-alike the linker added (one with a
+    ``change`` column); the model filtered the look-alike on the question's line
+    (``item = 'Non-current deferred tax liabilities'``), which only the retrieved table stores.
+    For each ``column = 'label'`` (a label of at least :data:`MIN_CHARS` characters with a
+    letter) whose table does not store it, the reason names the shown tables that do (compared
+    without case and outer spaces), for the repair round. None when no other shown table stores
+    any such label (or the SQL does not parse).
+    """
+    tree = parse_or_none(sql, engine.dialect)
+    if tree is None:
         return None
-    t = tables[0]
-    return f"{quote(t.db)}.{quote(t.name)}" if t.db else quote(t.name)
+    own = {t.name for t in tree.find_all(exp.Table)}
+    others = [t for t in shown if t not in own]
+    reasons: list[str] = []
+    for eq in tree.find_all(exp.EQ) if others else ():
+        column, value = eq.this, eq.expression
+        if isinstance(value, exp.Column):
+            column, value = value, column
+        if not (isinstance(column, exp.Column) and _is_text(value)):
+            continue
+        written = str(value.this)
+        if len(written.strip()) < MIN_CHARS or not any(ch.isalpha() for ch in written):
+            continue
+        table = _table_node(column, tree)
+        if table is None or _storing(engine, table.name, written, [column.name]):
+            continue
+        homes = [f"{t}.{c}" for t in others for c in _storing(engine, t, written)]
+        if homes:
+            reasons.append(
+                f"{table.name}.{column.name} has no {literal(written)}; "
+                f"{', '.join(homes[:3])} stores it: read that table"
+            )
+    return "; ".join(reasons) or None
+
+
+def _storing(
+    engine: SQLEngine, table: str, text: str, columns: Sequence[str] | None = None
+) -> list[str]:
+    """The columns of ``table`` (all it exposes, or ``columns``) that store ``text`` in some
+    row, compared without case and outer spaces; one lookup."""
+    exposed = engine.catalog.table(table)
+    names = list(columns) if columns is not None else list(exposed.columns) if exposed else []
+    if not names:
+        return []
+    wanted = literal(text.strip().lower())
+    hits = [f"lower(trim(CAST({quote(c)} AS VARCHAR))) = {wanted}" for c in names]
+    flags = ", ".join(f"MAX(CASE WHEN {h} THEN 1 ELSE 0 END)" for h in hits)
+    got = rows(engine, f"SELECT {flags} FROM {quote(table)}")
+    if not got:
+        return []
+    return [c for c, flag in zip(names, got[0], strict=True) if flag == 1]
 
 
 def _one_stored(engine: SQLEngine, table: str, column: str, text: str) -> str | None:

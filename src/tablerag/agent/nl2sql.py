@@ -19,7 +19,13 @@ from typing import Any
 from tablerag.agent.dates import dated
 from tablerag.agent.grounding import ungrounded_numbers
 from tablerag.agent.joins import rebridge, unjoined
-from tablerag.agent.literals import all_zero, found_nothing, past_the_data, stored_labels
+from tablerag.agent.literals import (
+    all_zero,
+    found_nothing,
+    label_elsewhere,
+    past_the_data,
+    stored_labels,
+)
 from tablerag.agent.prompts import render
 from tablerag.agent.ratio import RateProblem, definition_hint, rate_problem, with_caveat
 from tablerag.agent.schema_context import SchemaContext
@@ -179,7 +185,8 @@ def _doubt(
 ) -> tuple[str | None, RateProblem | None]:
     """Why a query that ran is asked again, and the rate it lacks: it found nothing through a
     join no key supports (:func:`~tablerag.agent.joins.unjoined`) or for a date past the data
-    (:func:`~tablerag.agent.literals.past_the_data`), or the rate the question asks for is
+    (:func:`~tablerag.agent.literals.past_the_data`) or for a label only another shown table
+    stores (:func:`~tablerag.agent.literals.label_elsewhere`), or the rate the question asks for is
     not computed or is the same 0 or 1 in every row (:func:`~tablerag.agent.ratio.rate_problem`);
     (None, None) if none of these.
     """
@@ -187,6 +194,7 @@ def _doubt(
     if empty or all_zero(result.rows):  # COUNT(*) over no rows is 0, not empty
         why = unjoined(result.sql_executed, schema.edges, dialect=engine.dialect) if empty else None
         why = why or past_the_data(result.sql_executed, engine, question)
+        why = why or label_elsewhere(result.sql_executed, engine, schema.tables)
         if why or empty:
             return (f"it ran and found no rows: {why}" if why else None), None
     rate = _rate_problem(question, result, engine.dialect)

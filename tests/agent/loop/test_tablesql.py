@@ -109,12 +109,14 @@ def test_the_star_a_question_names_comes_whole_with_the_glossarys_definition(
 
 
 def _reports(tmp_path: Path) -> tuple[Path, list[TableInfo]]:
-    """Two reports of the same shape: a cash-flow table and a deferred-tax table."""
+    """Reports of the same shape: a cash-flow table, a deferred-tax table and six more (a
+    catalog of at most six tables is shown whole)."""
     path = tmp_path / "reports.duckdb"
     con = duckdb.connect(str(path))
     lines = {
         "cash": [("Net cash used in investing activities", -692999.0, -74599.0), ("Other", 1, 2)],
         "tax": [("Non-current deferred tax liabilities", -5321.0, -3674.0), ("Other", 3, 4)],
+        **{f"r{i}": [(f"Line {i}", i, i), ("Other", 5, 6)] for i in range(6)},
     }
     tables = []
     for name, rows_ in lines.items():
@@ -150,7 +152,7 @@ def _ask(path: Path, tables: list[TableInfo], llm: ScriptedLLM, question: str) -
     return answer
 
 
-def test_a_label_only_another_table_stores_sends_the_question_to_that_table(
+def test_a_label_only_an_unshown_table_stores_sends_the_question_to_that_table(
     tmp_path: Path,
 ) -> None:
     path, tables = _reports(tmp_path)
@@ -158,17 +160,33 @@ def test_a_label_only_another_table_stores_sends_the_question_to_that_table(
     wrong = f"```sql\nSELECT col_2019 - col_2018 FROM cash WHERE item = '{label}'\n```"
     right = f"```sql\nSELECT col_2019 - col_2018 FROM tax WHERE item = '{label}'\n```"
     llm = ScriptedLLM(replies=[wrong, right])
-    question = f"What was the change in the {label} between 2018 and 2019?"
-    answer = _ask(path, tables, llm, question)
+    # a question the linker finds nothing in: the retrieved table alone is shown
+    answer = _ask(path, tables, llm, "How did it change?")
+    first, second = (c.messages[-1]["content"] for c in llm.history)
+    assert "TABLE tax" not in first
     assert answer.status == "ok" and answer.table is not None
     assert answer.table.rows == [[-1647.0]]
     assert answer.confidence == 0.65  # two queries written, as after a repair round
     assert [a.sql.split(" FROM ")[1][:3] for a in answer.sql_attempts] == ["cas", "tax"]
     note = answer.sql_attempts[1].note or ""
     assert f"tax.item stores '{label}'" in note
-    # the second prompt showed the tax table first, with its row labels
-    second = llm.history[1].messages[-1]["content"]
-    assert "tax" in second and label in second
+    # the second prompt shows the tax table, with its row labels
+    assert "TABLE tax" in second
+    assert f"'{label}'" in second
+
+
+def test_a_label_a_shown_table_stores_is_named_in_the_repair_round(tmp_path: Path) -> None:
+    path, tables = _reports(tmp_path)
+    label = "Non-current deferred tax liabilities"
+    wrong = f"```sql\nSELECT col_2019 - col_2018 FROM cash WHERE item = '{label}'\n```"
+    right = f"```sql\nSELECT col_2019 - col_2018 FROM tax WHERE item = '{label}'\n```"
+    llm = ScriptedLLM(replies=[wrong, right])
+    question = f"What was the change in the {label} between 2018 and 2019?"
+    answer = _ask(path, tables, llm, question)
+    repair = llm.history[1].messages[-1]["content"]
+    assert f"cash.item has no '{label}'; tax.item stores it: read that table" in repair
+    assert answer.table is not None and answer.table.rows == [[-1647.0]]
+    assert [a.note for a in answer.sql_attempts] == [None, None]
 
 
 def test_a_label_many_tables_store_or_a_second_empty_result_keeps_the_first_answer(
@@ -183,7 +201,7 @@ def test_a_label_many_tables_store_or_a_second_empty_result_keeps_the_first_answ
     first = f"```sql\nSELECT col_2019 FROM cash WHERE item = '{label}'\n```"
     still = f"```sql\nSELECT col_2019 FROM tax WHERE item = '{label}' AND col_2018 > 0\n```"
     llm = ScriptedLLM(replies=[first, still])
-    answer = _ask(path, tables, llm, f"What were {label} in 2019?")
+    answer = _ask(path, tables, llm, "What was it?")
     assert len(llm.history) == 2 and answer.status == "no_data"
     assert [a.sql for a in answer.sql_attempts] == [answer.sql] and "FROM cash" in (
         answer.sql or ""
@@ -202,3 +220,23 @@ def test_a_count_of_zero_over_the_wrong_table_is_asked_again_too(tmp_path: Path)
     )
     answer = _ask(path, tables, llm, f"In how many years were the {label} negative?")
     assert answer.table is not None and answer.table.rows == [[2]]
+
+
+def test_label_elsewhere_names_only_shown_tables_that_store_a_real_label(tmp_path: Path) -> None:
+    from tablerag.agent.literals import label_elsewhere
+
+    path, tables = _reports(tmp_path)
+    label = "Non-current deferred tax liabilities"
+    sql = f"SELECT col_2019 FROM cash WHERE item = '{label.upper()}'"
+    with open_engine(path, catalog=tables) as engine:
+        assert label_elsewhere(sql, engine, ["cash", "r0", "tax"]) == (
+            f"cash.item has no '{label.upper()}'; tax.item stores it: read that table"
+        )
+        assert label_elsewhere(sql, engine, ["cash", "r0"]) is None  # not shown: not named
+        assert label_elsewhere(sql, engine, ["cash"]) is None
+        # a label its own table stores, a short label, a number: nothing to say
+        own = "SELECT col_2019 FROM tax WHERE item = 'Other'"
+        assert label_elsewhere(own, engine, ["tax", "cash"]) is None
+        assert label_elsewhere("SELECT 1 FROM cash WHERE item = 'Oth'", engine, ["r0"]) is None
+        assert label_elsewhere("SELECT 1 FROM cash WHERE item = '2019'", engine, ["r0"]) is None
+        assert label_elsewhere("SELECT FROM WHERE", engine, ["tax"]) is None

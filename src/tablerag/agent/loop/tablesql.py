@@ -130,8 +130,8 @@ def linked_tables(
     groups: list[int | str] = []
     extra = []
     for t in linked.tables:
-        if not t.is_seed or t.name in tables:
-            continue
+        if not t.is_seed or t.name in tables or t.score <= 0:
+            continue  # a seed of score 0 is the linker's fallback: it found nothing
         group: int | str = part.get(t.name, t.name)  # a table off the graph is its own group
         if group not in groups:
             if len(groups) == linked_extra:
@@ -234,26 +234,30 @@ def answer_over_tables(
     """Write, gate and run SQL for ``question`` over ``tables`` (see :func:`answer_with_sql`).
 
     A query that found nothing (or counted 0) because it filtered on a label that only a table
-    it did not read stores (:func:`~tablerag.agent.literals.label_homes`) is written once more
-    with that table first (its row labels and year columns noted): retrieval mapped the
-    question to a look-alike table, or the model chose one. The answer keeps both rounds'
-    attempts; the first round's answer stands when the second finds nothing either.
+    the model was not shown stores (:func:`~tablerag.agent.literals.label_homes`; retrieval
+    mapped the question to a look-alike report) is written once more over that table alone
+    (its row labels and year columns noted). A shown table that stores it is named in the
+    NL2SQL repair round instead (:func:`~tablerag.agent.literals.label_elsewhere`). The answer
+    keeps both rounds' attempts; the first round's answer stands when the second finds nothing
+    either.
 
     Never raises for model or SQL failures: they come back as an answer with status ``error``.
     """
 
-    def ask(over: Sequence[str]) -> tuple[Answer, SchemaContext]:
-        schema = table_schemas(question, catalog, over, max_tokens=max_tokens, engine=engine)
+    def ask(over: Sequence[str], extra: int = LINKED_EXTRA) -> tuple[Answer, SchemaContext]:
+        schema = table_schemas(
+            question, catalog, over, max_tokens=max_tokens, engine=engine, linked_extra=extra
+        )
         answer = answer_with_sql(
             question, llm=llm, engine=engine, schema=schema, language=language, options=options
         )
         return answer, schema
 
     answer, schema = ask(tables)
-    homes = _homes(answer, catalog, engine.dialect)
+    homes = [h for h in _homes(answer, catalog, engine.dialect) if h.table not in schema.tables]
     if not homes:
         return answer, schema
-    again, wider = ask([*(h.table for h in homes), *tables])
+    again, wider = ask([h.table for h in homes], extra=0)
     if again.status != "ok" or found_nothing(again.table.rows if again.table else []):
         return answer, schema
     where = "; ".join(f"{h.table}.{h.column} stores {literal(h.label)}" for h in homes)
