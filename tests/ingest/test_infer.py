@@ -23,6 +23,9 @@ from tablerag.ingest import infer
         pytest.param(["¥1,200", "￥5.5"], "DECIMAL(18,1)", "¥", id="yuan-symbols"),
         pytest.param(["$3.50", "-$1"], "DECIMAL(18,2)", "$", id="dollars"),
         pytest.param(["USD 12", "USD 7"], "BIGINT", "USD", id="currency-code"),
+        pytest.param(["$(5,637)", "$ (0.66)", "$1,200"], "DECIMAL(18,2)", "$", id="dollar-parens"),
+        pytest.param(["(12)%", "5%", "(3.5%)"], "DECIMAL(18,1)", "%", id="percent-parens"),
+        pytest.param(["$(5)", "(5)"], "VARCHAR", None, id="parens-unit-on-some-values"),
         pytest.param(["1200元", "35元"], "BIGINT", "元", id="yuan-suffix"),
         pytest.param(["3.5万元", "12万元"], "DECIMAL(18,1)", "万元", id="wan-yuan"),
         pytest.param(["2026-09-01", "2026-9-2"], "DATE", None, id="iso-dates"),
@@ -75,6 +78,14 @@ def test_percent_and_currency_keep_the_written_number() -> None:
     assert convert_in_duckdb(["1,200元", "3元"])[1] == [1200, 3]
 
 
+def test_accounting_negatives_with_a_unit_outside_the_parentheses() -> None:
+    # US financial statements write "$(5,637)" and "(12)%": negatives, not text
+    sql_type, out = convert_in_duckdb(["$(5,637)", "$ (0.66)", "$1,200", "($7)", "$ 3", None])
+    assert sql_type == "DECIMAL(18,2)"
+    assert out == [-5637, Decimal("-0.66"), 1200, -7, 3, None]
+    assert convert_in_duckdb(["(12)%", "5%", "(3.5) %"])[1] == [-12, 5, Decimal("-3.5")]
+
+
 def test_dates_convert_in_every_form() -> None:
     sql_type, out = convert_in_duckdb(
         [
@@ -115,6 +126,12 @@ BATTERY = [
     "00.5",
     "(5)",
     "(1,000.25)",
+    "$(5,637)",
+    "$ (0.66)",
+    "($5)",
+    "(12)%",
+    "(12) %",
+    "$(5",
     "5%",
     "5 %",
     "5％",

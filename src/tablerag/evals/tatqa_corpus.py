@@ -25,7 +25,7 @@ from tablerag.workspace import Workspace
 
 _YEAR = re.compile(r"^(19|20)\d{2}$")
 _FOOTNOTE = re.compile(r"\s*\(\d\)$")
-_NUMBERISH = re.compile(r"^\(?-?\$?\s*[\d,]+(\.\d+)?\s*%?\)?$")
+_NUMBERISH = re.compile(r"^\(?-?\$?\s*\(?[\d,]+(\.\d+)?\)?\s*%?\)?$")
 _UNITS = (
     (re.compile(r"\bbillions?\b", re.I), "billion"),
     (re.compile(r"\bmillions?\b|\$m\b|€m\b|£m\b", re.I), "million"),
@@ -53,6 +53,8 @@ def plain_number(cell: str) -> str:
     Example:
         >>> plain_number("$  1,452.4"), plain_number("(3.5)"), plain_number("12.5%")
         ('1452.4', '-3.5', '12.5')
+        >>> plain_number("$(5,637)"), plain_number("$ (0.66)"), plain_number("(12)%")
+        ('-5637', '-0.66', '-12')
         >>> plain_number("—"), plain_number("Fixed Price")
         ('', 'Fixed Price')
     """
@@ -61,7 +63,7 @@ def plain_number(cell: str) -> str:
         return ""
     if not _NUMBERISH.match(text):
         return text
-    negative = text.startswith("(") and text.endswith(")") or text.startswith("-")
+    negative = "(" in text or text.startswith("-")
     digits = re.sub(r"[^\d.]", "", text)
     if not digits or digits == ".":
         return text

@@ -7,7 +7,9 @@ A text column becomes typed only when EVERY non-null value converts. The recogni
   digits or more than 38 significant digits. Integers become BIGINT, decimals DECIMAL(18|38, s)
   with s the most decimals any value has (exact: no binary floating point).
 * numbers with a unit, the same unit on every value: percents (``12.5%`` -> 12.5, unit ``%``),
-  currency symbols and codes (``¥1,200``, ``￥5``, ``$3.50``, ``USD 12``, ``1200元``, ``3.5万元``).
+  currency symbols and codes (``¥1,200``, ``￥5``, ``$3.50``, ``USD 12``, ``1200元``, ``3.5万元``);
+  accounting negatives with a unit inside or outside the parentheses (``($5)``, ``$(5,637)``,
+  ``$ (0.66)``, ``(12)%``).
   The value is stored as written (12.5 stays 12.5, not 0.125); the unit goes to the catalog.
 * dates: ``2026-09-01``, ``2026/9/1``, ``2026.9.1``, ``2026年9月1日``, ``Sep 1, 2026``,
   ``September 1, 2026``, ``1 September 2026``, ``1-Sep-2026``; timestamps ``2026-09-01 12:30``,
@@ -501,10 +503,11 @@ def number_pattern(
     if prefixes:
         pre = "(?:" + "|".join(re.escape(p) for p in prefixes) + ")"
         forms += [rf"[-+]?{pre} ?{num}", rf"{pre} ?[-+]{num}"]
-        forms += [rf"\({pre} ?{num}\)"] if parens else []
+        forms += [rf"\({pre} ?{num}\)", rf"{pre} ?\({num}\)"] if parens else []
     if suffixes:
         post = "(?:" + "|".join(re.escape(s) for s in suffixes) + ")"
-        forms += [rf"[-+]?{num} ?{post}"] + ([rf"\({num} ?{post}\)"] if parens else [])
+        forms += [rf"[-+]?{num} ?{post}"]
+        forms += [rf"\({num} ?{post}\)", rf"\({num}\) ?{post}"] if parens else []
     return "|".join(forms)
 
 
@@ -533,7 +536,7 @@ def _int_capacity(shape: Shape) -> int:
 
 
 _UNIT_SPLIT = re.compile(
-    r"\(?[-+]?(?P<pre>[^0-9.()+\- ]*) ?[-+]?[0-9.,，]+ ?(?P<post>[^0-9()]*)\)?"
+    r"\(?[-+]?(?P<pre>[^0-9.()+\- ]*) ?\(?[-+]?[0-9.,，]+\)? ?(?P<post>[^0-9()]*)\)?"
 )
 _PLAIN_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]{0,17})")
 _NOT_DIGIT = re.compile(r"[^0-9.]")
@@ -565,7 +568,7 @@ def _number_shape(value: str) -> Shape | None:
         len(whole),
         separators,
         frozenset({spelling}) if spelling else frozenset(),
-        value.startswith("("),
+        "(" in value,
     )
 
 
@@ -612,6 +615,8 @@ def _number_conversion(value: str, shape: Shape, sql_type: str) -> str:
         text = f"replace({text}, {_quote(separator)}, '')"
     if not shape.parens:
         return f"TRY_CAST({text} AS {sql_type})"
+    # "$(5)" and "$ (5)" are "(5)" and " (5)" once the unit is gone
+    text = f"ltrim({text})" if shape.spellings else text
     inner = f"TRY_CAST(replace(replace({text}, '(', ''), ')', '') AS {sql_type})"
     return f"CASE WHEN {text} LIKE '(%' THEN -{inner} ELSE TRY_CAST({text} AS {sql_type}) END"
 
