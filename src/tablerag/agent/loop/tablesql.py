@@ -38,6 +38,9 @@ LABEL_TABLES = 2
 LABEL_ROWS = 20
 LABEL_CHARS = 60
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+_HOW_MANY_YEARS = re.compile(
+    r"how many (?:of the )?years|in how many years|哪几年|几年|多少年", re.I
+)
 
 
 def restrict(catalog: SchemaCatalog, tables: Iterable[str]) -> SchemaCatalog:
@@ -150,10 +153,13 @@ def year_notes(catalog: SchemaCatalog, tables: Sequence[str], question: str = ""
     A report table (``item``, ``col_2019``, ``col_2018``) has no ``year`` and no ``change``
     column, and the model wrote ``SELECT change FROM t`` or counted rows for "how many years
     did X exceed …" (11 of 23 wrong TAT-QA arithmetic and count answers of the loop, first 64
-    questions). The note says how those are written over year columns. A table with a year in
-    two columns (one measure per year twice) gets none: "one column per year" would be false.
-    The change is spelled for the two years the question names when both are columns, else for
-    the latest two.
+    questions). The note says how those are written over year columns: the count for a "how
+    many years" question, the change for any other (given both, the model wrote the count for
+    "What was the change in …" in 2 of 6 TAT-QA change questions; with one, in none), both
+    without a question. A
+    table with a year in two columns (one measure per year twice) gets none: "one column per
+    year" would be false. The change is spelled for the two years the question names when both
+    are columns, else for the latest two.
 
     Example:
         >>> from tablerag.linking.catalog import build_catalog
@@ -168,8 +174,13 @@ def year_notes(catalog: SchemaCatalog, tables: Sequence[str], question: str = ""
         True
         >>> note.endswith("adds CAST(col_2019 > x AS INTEGER) + CAST(col_2018 > x AS INTEGER).")
         True
+        >>> year_notes(cat, ["t"], "What was the change in revenue?")[0].endswith("col_2018.")
+        True
+        >>> "change" in year_notes(cat, ["t"], "How many years did revenue exceed $5m?")[0][-60:]
+        False
     """
     asked = set(_YEAR.findall(question))
+    counts = bool(_HOW_MANY_YEARS.search(question))
     notes: list[str] = []
     for name in tables[:LABEL_TABLES]:
         years: list[tuple[str, str]] = []
@@ -182,11 +193,14 @@ def year_notes(catalog: SchemaCatalog, tables: Sequence[str], question: str = ""
         named = [y for y in years if y[0] in asked]
         (new_year, new), (old_year, old) = sorted(named if len(named) > 1 else years)[::-1][:2]
         columns = ", ".join(ident(c) for _, c in years)
+        change = f"the change from {old_year} to {new_year} is {ident(new)} - {ident(old)}"
         count = " + ".join(f"CAST({ident(c)} > x AS INTEGER)" for _, c in years)
+        counting = f'"how many years" adds {count}'
+        how = [change] if question and not counts else [counting] if counts else [change, counting]
         notes.append(
             f"-- {ident(name)} has one column per year ({columns}) and no year or change column: "
-            f"the change from {old_year} to {new_year} is {ident(new)} - {ident(old)}; "
-            f'"how many years" adds {count}.'
+            + "; ".join(how)
+            + "."
         )
     return notes
 
