@@ -3,27 +3,13 @@
 from __future__ import annotations
 
 import doctest
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
 from tablerag.evals.runner import Outcome, ResultLog
+from tests.bench import load_script
 
-SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "keep_run.py"
-
-
-def load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("keep_run", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["keep_run"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-keep_run = load_script()
+keep_run = load_script("keep_run")
 
 
 def test_doctests() -> None:

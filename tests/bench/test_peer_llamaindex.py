@@ -4,35 +4,24 @@ driven end to end by a stand-in child; LlamaIndex and the model are never used h
 from __future__ import annotations
 
 import doctest
-import importlib.util
 import json
 import os
 import sqlite3
 import stat
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
 from tablerag.evals.runner import Case, Outcome, ResultLog
 from tablerag.evals.sqlexec import Executor
+from tests.bench import BENCH, load_script
 from tests.evals.test_sql_task import QUESTIONS, make_db, make_spider
 
-SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "peer_llamaindex.py"
+SCRIPT = BENCH / "peer_llamaindex.py"
 
-
-def load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("peer_llamaindex", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["peer_llamaindex"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-peer = load_script()
+peer = load_script("peer_llamaindex")
 
 
 def test_doctests() -> None:
