@@ -74,14 +74,15 @@ def _by_key(outcomes: Sequence[Outcome], key: str) -> dict[str, dict[str, list[b
 
 
 def _breakdown(
-    title: str, methods: Sequence[str], table: Mapping[str, Mapping[str, Any]], key: str = ""
+    title: str, methods: Sequence[str], table: Mapping[str, Mapping[str, Any]], stratum: str = ""
 ) -> str:
-    """A Markdown table: one row per stratum (``key``, else the title's last word), one column
-    per method ("acc (n)")."""
+    """A Markdown table: one row per stratum (named ``stratum``, else the title's last word),
+    one column per method ("acc (n)")."""
     strata = sorted({k for m in methods for k in table.get(m, {})})
     if not strata:
         return ""
-    lines = [f"## {title}", "", "| " + " | ".join([key or title.split()[-1], *methods]) + " |"]
+    head = [stratum or title.split()[-1], *methods]
+    lines = [f"## {title}", "", "| " + " | ".join(head) + " |"]
     lines.append("|" + "---|" * (len(methods) + 1))
     for key in strata:
         cells = []

@@ -38,9 +38,7 @@ LABEL_TABLES = 2
 LABEL_ROWS = 20
 LABEL_CHARS = 60
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
-_HOW_MANY_YEARS = re.compile(
-    r"how many (?:of the )?years|in how many years|哪几年|几年|多少年", re.I
-)
+_HOW_MANY_YEARS = re.compile(r"how many (?:of the )?years|有几年|哪几年|多少年", re.I)
 
 
 def restrict(catalog: SchemaCatalog, tables: Iterable[str]) -> SchemaCatalog:
@@ -156,10 +154,9 @@ def year_notes(catalog: SchemaCatalog, tables: Sequence[str], question: str = ""
     questions). The note says how those are written over year columns: the count for a "how
     many years" question, the change for any other (given both, the model wrote the count for
     "What was the change in …" in 2 of 6 TAT-QA change questions; with one, in none), both
-    without a question. A
-    table with a year in two columns (one measure per year twice) gets none: "one column per
-    year" would be false. The change is spelled for the two years the question names when both
-    are columns, else for the latest two.
+    without a question. A table with a year in two columns (one measure per year twice) gets
+    none: "one column per year" would be false. The change is spelled for the two years the
+    question names when both are columns, else for the latest two.
 
     Example:
         >>> from tablerag.linking.catalog import build_catalog
