@@ -87,14 +87,8 @@ def label_homes(sql: str, values: ValueIndex | None, dialect: str) -> list[Label
     if tree is None or values is None:
         return []
     own = {t.name for t in tree.find_all(exp.Table)}
-    compared = [
-        str(node.this)
-        for cmp in tree.find_all(exp.EQ, exp.In)
-        for node in ([cmp.expression, cmp.this] if isinstance(cmp, exp.EQ) else cmp.expressions)
-        if _is_text(node)
-    ]
     homes: dict[str, LabelHome] = {}
-    for label in dict.fromkeys(compared):
+    for label in dict.fromkeys(label for _, label in _compared_labels(tree)):
         owners = values.owners(label)
         if any(t in own for t, _ in owners):
             continue
@@ -176,13 +170,7 @@ def label_elsewhere(sql: str, engine: SQLEngine, shown: Sequence[str]) -> str | 
     own = {t.name for t in tree.find_all(exp.Table)}
     others = [t for t in shown if t not in own]
     reasons: list[str] = []
-    for eq in tree.find_all(exp.EQ) if others else ():
-        column, value = eq.this, eq.expression
-        if isinstance(value, exp.Column):
-            column, value = value, column
-        if not (isinstance(column, exp.Column) and _is_text(value)):
-            continue
-        written = str(value.this)
+    for column, written in _compared_labels(tree) if others else ():
         if len(written.strip()) < MIN_CHARS or not any(ch.isalpha() for ch in written):
             continue
         table = _table_node(column, tree)
@@ -195,6 +183,19 @@ def label_elsewhere(sql: str, engine: SQLEngine, shown: Sequence[str]) -> str | 
                 f"{', '.join(homes[:3])} stores it: read that table"
             )
     return "; ".join(reasons) or None
+
+
+def _compared_labels(tree: exp.Expr) -> list[tuple[exp.Column, str]]:
+    """(column, label) for each ``column = 'label'`` and each label of ``column IN (...)``."""
+    out: list[tuple[exp.Column, str]] = []
+    for cmp in tree.find_all(exp.EQ, exp.In):
+        if isinstance(cmp, exp.In):
+            pairs = [(cmp.this, v) for v in cmp.expressions]
+        else:
+            column, value = cmp.this, cmp.expression
+            pairs = [(value, column) if isinstance(value, exp.Column) else (column, value)]
+        out += [(c, str(v.this)) for c, v in pairs if isinstance(c, exp.Column) and _is_text(v)]
+    return out
 
 
 def _storing(

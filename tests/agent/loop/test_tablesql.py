@@ -232,6 +232,11 @@ def test_label_elsewhere_names_only_shown_tables_that_store_a_real_label(tmp_pat
         assert label_elsewhere(sql, engine, ["cash", "r0", "tax"]) == (
             f"cash.item has no '{label.upper()}'; tax.item stores it: read that table"
         )
+        listed = f"SELECT item FROM cash WHERE item IN ('Line 0', '{label}')"
+        assert label_elsewhere(listed, engine, ["cash", "tax", "r0"]) == (
+            f"cash.item has no 'Line 0'; r0.item stores it: read that table; "
+            f"cash.item has no '{label}'; tax.item stores it: read that table"
+        )
         assert label_elsewhere(sql, engine, ["cash", "r0"]) is None  # not shown: not named
         assert label_elsewhere(sql, engine, ["cash"]) is None
         # a label its own table stores, a short label, a number: nothing to say
