@@ -84,12 +84,36 @@ def test_compare_two_runs(spider: Path, model: FunctionLLM, tmp_path: Path) -> N
     assert "| tablerag | - |" in shown.stdout
 
 
+def test_only_runs_the_named_cases_of_the_sample(
+    spider: Path, model: FunctionLLM, tmp_path: Path
+) -> None:
+    first = runner.invoke(
+        app,
+        ["eval", "sql", "--dataset", "spider", "--path", str(spider), "--methods", "naive",
+         "--out", str(tmp_path / "all"), "--json"],
+    )  # fmt: skip
+    assert first.exit_code == 0, first.output
+    lines = (tmp_path / "all" / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    ids = [json.loads(line)["case_id"] for line in lines]
+    calls = len(model.history)
+    result = runner.invoke(
+        app,
+        ["eval", "sql", "--dataset", "spider", "--path", str(spider), "--methods", "naive",
+         "--only", f"{ids[2]}, {ids[0]}", "--out", str(tmp_path / "two"), "--json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    kept = (tmp_path / "two" / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    assert sorted(json.loads(line)["case_id"] for line in kept) == sorted([ids[0], ids[2]])
+    assert len(model.history) == calls + 2
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["--methods", "naive,magic"], "Unknown method 'magic'"),
         (["--dataset", "wikisql"], "Unknown dataset"),
         (["--llm-threads", "2", "--llm", "openai:gpt"], "--llm-threads applies"),
+        (["--only", "nosuch/0"], "--only names no case of the sample: nosuch/0"),
     ],
 )
 def test_errors(

@@ -59,6 +59,13 @@ OutOpt = Annotated[
 WorkersOpt = Annotated[
     int, typer.Option(min=1, help="Cases in flight at once (1 for the local model).")
 ]
+OnlyOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="Run only these cases of the sample: comma-separated ids or their beginnings "
+        "(from results.jsonl); give the run its own --out."
+    ),
+]
 TimeBudgetOpt = Annotated[
     float | None,
     typer.Option(help="Stop starting new cases after this many seconds (resume later)."),

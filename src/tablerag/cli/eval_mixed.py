@@ -14,6 +14,7 @@ from tablerag.cli.eval_common import (
     LLMTimeoutOpt,
     MethodsOpt,
     NoCacheOpt,
+    OnlyOpt,
     OutOpt,
     PathOpt,
     SeedOpt,
@@ -42,6 +43,7 @@ def mixed(
     out: OutOpt = None,
     workers: WorkersOpt = 1,
     time_budget: TimeBudgetOpt = None,
+    only: OnlyOpt = None,
     no_cache: NoCacheOpt = False,
     llm_timeout: LLMTimeoutOpt = None,
     llm_threads: LLMThreadsOpt = None,
@@ -58,7 +60,7 @@ def mixed(
     """
     from tablerag.evals.datasets.tatqa import load_tatqa
     from tablerag.evals.mixed_task import METHODS, build_methods, loop_figures, tatqa_cases
-    from tablerag.evals.runner import EVAL_TODAY, sample_cases
+    from tablerag.evals.runner import EVAL_TODAY, only_cases, sample_cases
     from tablerag.evals.tatqa_corpus import build_corpus, corpus_units
     from tablerag.settings import load_settings
 
@@ -66,7 +68,7 @@ def mixed(
         raise ConfigError(f"Unknown mixed dataset {dataset!r}; use tatqa.")
     contexts = load_tatqa(path)
     names = parse_methods(methods, METHODS, METHODS)
-    picked = sample_cases(tatqa_cases(contexts), limit, sample_seed)
+    picked = only_cases(sample_cases(tatqa_cases(contexts), limit, sample_seed), only)
     folder = run_folder("mixed", dataset, limit, sample_seed, out)
     settings = load_settings(None, embedder=embedder, llm_timeout_s=llm_timeout, today=EVAL_TODAY)
     corpus = build_corpus(

@@ -14,6 +14,7 @@ from tablerag.cli.eval_common import (
     EvalJsonOpt,
     LimitOpt,
     MethodsOpt,
+    OnlyOpt,
     OutOpt,
     PathOpt,
     SeedOpt,
@@ -53,6 +54,7 @@ def retrieval(
     methods: MethodsOpt = None,
     out: OutOpt = None,
     time_budget: TimeBudgetOpt = None,
+    only: OnlyOpt = None,
     as_json: EvalJsonOpt = False,
 ) -> None:
     """Retrieval recall@1/5/10 and MRR@10 per search mode; accuracy = recall@5.
@@ -63,7 +65,7 @@ def retrieval(
     """
     from tablerag.evals.datasets.custom import custom_cases, load_custom
     from tablerag.evals.retrieval_task import INDEX_DIR, build_index, build_methods
-    from tablerag.evals.runner import ResultLog, sample_cases
+    from tablerag.evals.runner import ResultLog, only_cases, sample_cases
     from tablerag.rag.retrieve import MODES
     from tablerag.workspace import Workspace
 
@@ -71,7 +73,7 @@ def retrieval(
     folder = run_folder("retrieval", dataset, limit, sample_seed, out)
     corpus = _corpus(dataset, path)
     cases = custom_cases(load_custom(path), "retrieval") if corpus is None else corpus.cases
-    picked = sample_cases(cases, limit, sample_seed)
+    picked = only_cases(sample_cases(cases, limit, sample_seed), only)
     meta: dict[str, Any] = {
         "task": "retrieval",
         "dataset": dataset,

@@ -15,6 +15,7 @@ from tablerag.cli.eval_common import (
     LLMTimeoutOpt,
     MethodsOpt,
     NoCacheOpt,
+    OnlyOpt,
     OutOpt,
     PathOpt,
     SeedOpt,
@@ -42,6 +43,7 @@ def sql(
     out: OutOpt = None,
     workers: WorkersOpt = 1,
     time_budget: TimeBudgetOpt = None,
+    only: OnlyOpt = None,
     no_cache: NoCacheOpt = False,
     llm_timeout: LLMTimeoutOpt = None,
     llm_threads: LLMThreadsOpt = None,
@@ -52,13 +54,13 @@ def sql(
     Methods: naive, tablerag, tablerag-nolink, tablerag-novalues, tablerag-norepair,
     tablerag-tiers.
     """
-    from tablerag.evals.runner import EVAL_TODAY, sample_cases
+    from tablerag.evals.runner import EVAL_TODAY, only_cases, sample_cases
     from tablerag.evals.sql_task import DEFAULT_METHODS, METHODS, SQLTask, load_sql_dataset
     from tablerag.settings import load_settings
 
     names = parse_methods(methods, METHODS, DEFAULT_METHODS)
     data = load_sql_dataset(dataset, path)
-    cases = sample_cases(data.cases, limit, sample_seed)
+    cases = only_cases(sample_cases(data.cases, limit, sample_seed), only)
     folder = run_folder("sql", dataset, limit, sample_seed, out)
     skipped = sum(data.skipped.values())
     if skipped:

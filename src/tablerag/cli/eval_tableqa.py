@@ -15,6 +15,7 @@ from tablerag.cli.eval_common import (
     LLMTimeoutOpt,
     MethodsOpt,
     NoCacheOpt,
+    OnlyOpt,
     OutOpt,
     PathOpt,
     SeedOpt,
@@ -51,6 +52,7 @@ def tableqa(
     out: OutOpt = None,
     workers: WorkersOpt = 1,
     time_budget: TimeBudgetOpt = None,
+    only: OnlyOpt = None,
     no_cache: NoCacheOpt = False,
     llm_timeout: LLMTimeoutOpt = None,
     llm_threads: LLMThreadsOpt = None,
@@ -62,7 +64,7 @@ def tableqa(
     > 100).
     """
     from tablerag.agent.nl2sql import NL2SQLOptions
-    from tablerag.evals.runner import sample_cases
+    from tablerag.evals.runner import only_cases, sample_cases
     from tablerag.evals.tableqa_task import EVAL_TODAY, METHODS, build_methods
     from tablerag.settings import load_settings
 
@@ -70,7 +72,7 @@ def tableqa(
     names = parse_methods(methods, METHODS, default)
     if dataset == "custom" and "markdown" in names:
         raise ConfigError("The markdown method needs one table per question (WikiTQ); drop it.")
-    picked = sample_cases(cases, limit, sample_seed)
+    picked = only_cases(sample_cases(cases, limit, sample_seed), only)
     folder = run_folder("tableqa", dataset, limit, sample_seed, out)
     model = open_llm(llm, folder, cache=not no_cache, threads=llm_threads)
     today = EVAL_TODAY if dataset == "wikitq" else None

@@ -153,6 +153,33 @@ def sample_cases(
     return [cases[i] for i in sorted(chosen)]
 
 
+def only_cases(cases: Sequence[Case], ids: str | None) -> list[Case]:
+    """The cases whose id is, or begins with, one of the comma-separated ``ids`` (all if None).
+
+    For looking again at a few cases of a run (``--only 1e20b997,f3c2a0c3``) with the same
+    sample, corpus and model; give such a run its own ``--out``.
+
+    Raises:
+        ConfigError: an id matches no case of the sample.
+
+    Example:
+        >>> cs = [Case("1e20b997-aa", "q", None), Case("f3c2a0c3-bb", "q", None)]
+        >>> [c.case_id for c in only_cases(cs, "f3c2, 1e20b997-aa")]
+        ['1e20b997-aa', 'f3c2a0c3-bb']
+    """
+    if ids is None:
+        return list(cases)
+    wanted = [i.strip() for i in ids.split(",") if i.strip()]
+    missing = [w for w in wanted if not any(c.case_id.startswith(w) for c in cases)]
+    if missing or not wanted:
+        raise ConfigError(
+            f"--only names no case of the sample: {', '.join(missing) or repr(ids)}. Give case "
+            "ids (or their beginnings) from the run's results.jsonl, with the same --limit and "
+            "--sample-seed."
+        )
+    return [c for c in cases if any(c.case_id.startswith(w) for w in wanted)]
+
+
 class ResultLog:
     """The run folder's ``results.jsonl``: append-only, read back for resuming and reports.
 
