@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from tablerag.agent.lookup import literal, quote, rows
+from tablerag.linking.text import han_text
 from tablerag.linking.values import ValueIndex
 from tablerag.sql.autofix import Fixed, parse_or_none
 from tablerag.sql.engines.base import SQLEngine
@@ -159,10 +160,11 @@ def label_elsewhere(sql: str, engine: SQLEngine, shown: Sequence[str]) -> str | 
     The schema showed the retrieved report table and a look-alike the linker added (one with a
     ``change`` column); the model filtered the look-alike on the question's line
     (``item = 'Non-current deferred tax liabilities'``), which only the retrieved table stores.
-    For each ``column = 'label'`` (a label of at least :data:`MIN_CHARS` characters with a
-    letter) whose table does not store it, the reason names the shown tables that do (compared
-    without case and outer spaces), for the repair round. None when no other shown table stores
-    any such label (or the SQL does not parse).
+    For each ``column = 'label'`` or label of ``column IN (...)`` (one that names something:
+    :func:`_names_something`) whose table does not store it, the reason names the shown tables
+    that do (compared without case and outer spaces), for the repair round. Only the columns
+    the engine exposes are read (never a hidden or sensitive one). None when no other shown
+    table stores any such label (or the SQL does not parse).
     """
     tree = parse_or_none(sql, engine.dialect)
     if tree is None:
@@ -171,7 +173,7 @@ def label_elsewhere(sql: str, engine: SQLEngine, shown: Sequence[str]) -> str | 
     others = [t for t in shown if t not in own]
     reasons: list[str] = []
     for column, written in _compared_labels(tree) if others else ():
-        if len(written.strip()) < MIN_CHARS or not any(ch.isalpha() for ch in written):
+        if not _names_something(written):
             continue
         table = _table_node(column, tree)
         if table is None or _storing(engine, table.name, written, [column.name]):
@@ -183,6 +185,20 @@ def label_elsewhere(sql: str, engine: SQLEngine, shown: Sequence[str]) -> str | 
                 f"{', '.join(homes[:3])} stores it: read that table"
             )
     return "; ".join(reasons) or None
+
+
+def _names_something(label: str) -> bool:
+    """A label specific enough to look for: two Han characters ('华东'), else at least
+    :data:`MIN_CHARS` characters with a letter ('Other', not '2019' or 'EU').
+
+    Example:
+        >>> [_names_something(t) for t in ("华东", "华", "Other", "EU", "2019")]
+        [True, False, True, False, False]
+    """
+    text = label.strip()
+    if han_text(text):
+        return len(text) >= 2
+    return len(text) >= MIN_CHARS and any(ch.isalpha() for ch in text)
 
 
 def _compared_labels(tree: exp.Expr) -> list[tuple[exp.Column, str]]:
