@@ -61,6 +61,8 @@ def main() -> None:
     shown_row = "schema shown (tables of loop_k chunks + the linker's)"
     rows = [f"tables of {k} kept chunks" for k in KEPT] + [shown_row]
     rows += [f"first {n} recalled tables" for n in FIRST_TABLES]
+    every_row = f"every table of the {settings.loop_recall_k} recalled chunks"
+    rows.append(every_row)
     found: Counter[str] = Counter({row: 0 for row in rows})
     tables_per_q: Counter[str] = Counter({row: 0 for row in rows})
     with QA.open(workspace, llm=ScriptedLLM(), settings=settings) as qa:
@@ -71,6 +73,8 @@ def main() -> None:
             for n in FIRST_TABLES:
                 found[f"first {n} recalled tables"] += gold in recalled[:n]
                 tables_per_q[f"first {n} recalled tables"] += len(recalled[:n])
+            found[every_row] += gold in recalled
+            tables_per_q[every_row] += len(recalled)
             for k in KEPT:
                 hits = retrieve(case.question, qa.search, recall_k=settings.loop_recall_k, k=k)
                 kept = tables_of(hits)
