@@ -15,6 +15,7 @@ from tablerag.errors import ConfigError, ProviderError
 from tablerag.evals.runner import Case
 from tablerag.evals.sql_task import (
     SQLTask,
+    TableragMethod,
     create_tables,
     load_sql_dataset,
     question_text,
@@ -115,6 +116,13 @@ def answers(mapping: dict[str, str]) -> FunctionLLM:
         return "I do not know."
 
     return FunctionLLM(reply)
+
+
+def tablerag_methods(task: SQLTask, names: list[str]) -> list[TableragMethod]:
+    """The named methods, which must all be TableRAG's (they have a schema)."""
+    methods = task.methods(names)
+    assert all(isinstance(m, TableragMethod) for m in methods)
+    return [m for m in methods if isinstance(m, TableragMethod)]
 
 
 @pytest.fixture
@@ -311,7 +319,9 @@ class TestTablerag:
     def test_linked_vs_full_schema(self, spider: Path) -> None:
         data = load_sql_dataset("spider", spider)
         task = SQLTask(data, ScriptedLLM())
-        linked, full, novalues = task.methods(["tablerag", "tablerag-nolink", "tablerag-novalues"])
+        linked, full, novalues = tablerag_methods(
+            task, ["tablerag", "tablerag-nolink", "tablerag-novalues"]
+        )
         case = data.cases[0]  # about singers only
         q = question_text(case)
         assert "CREATE TABLE concert" not in linked.schema(case, q).text  # compact at most
@@ -323,7 +333,7 @@ class TestTablerag:
     def test_tiers_method_adds_the_key_neighbour_as_one_compact_line(self, spider: Path) -> None:
         data = load_sql_dataset("spider", spider)
         task = SQLTask(data, ScriptedLLM())
-        default, tiers = task.methods(["tablerag", "tablerag-tiers"])
+        default, tiers = tablerag_methods(task, ["tablerag", "tablerag-tiers"])
         case = data.cases[0]  # about singers only
         q = question_text(case)
         assert "-- also:" not in default.schema(case, q).text
@@ -332,7 +342,7 @@ class TestTablerag:
     def test_value_index_links_a_value_only_question(self, spider: Path) -> None:
         data = load_sql_dataset("spider", spider)
         task = SQLTask(data, ScriptedLLM())
-        linked, novalues = task.methods(["tablerag", "tablerag-novalues"])
+        linked, novalues = tablerag_methods(task, ["tablerag", "tablerag-novalues"])
         case = Case("x", "What is the year of Home Visits?", "", "concerts", {"db": "concerts"})
         assert "concert" in linked.schema(case, case.question).tables
         assert "Home Visits" in linked.schema(case, case.question).text
