@@ -82,6 +82,9 @@ def test_a_table_of_year_columns_gets_a_note_on_change_and_counting() -> None:
     wider = table("r3", ("col_2017", "BIGINT"), ("col_2018", "BIGINT"), ("col_2019", "BIGINT"))
     (asked,) = year_notes(build_catalog([wider]), ["r3"], "Change from 2017 to 2018?")
     assert "the change from 2017 to 2018 is col_2018 - col_2017" in asked
+    # the count names the row filter when the table has a label column to filter on
+    assert "(WHERE item = its label)" in year_notes(catalog, ["report"], "How many years did X?")[0]
+    assert "WHERE" not in year_notes(build_catalog([wider]), ["r3"], "How many years did X?")[0]
     assert not year_notes(catalog, ["sales", "labels"])
     # only the first two retrieved tables are annotated, like the row labels
     assert year_notes(catalog, ["sales", "labels", "report"]) == []

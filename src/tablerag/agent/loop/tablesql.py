@@ -154,9 +154,11 @@ def year_notes(catalog: SchemaCatalog, tables: Sequence[str], question: str = ""
     questions). The note says how those are written over year columns: the count for a "how
     many years" question, the change for any other (given both, the model wrote the count for
     "What was the change in …" in 2 of 6 TAT-QA change questions; with one, in none), both
-    without a question. A table with a year in two columns (one measure per year twice) gets
-    none: "one column per year" would be false. The change is spelled for the two years the
-    question names when both are columns, else for the latest two.
+    without a question. The count names the row filter: given the formula alone, the model
+    wrote none in 10 of 16 "how many years" TAT-QA questions, and 4 with it (2 more right). A
+    table with a year in two columns (one measure per year twice) gets none: "one column per
+    year" would be false. The change is spelled for the two years the question names when both
+    are columns, else for the latest two.
 
     Example:
         >>> from tablerag.linking.catalog import build_catalog
@@ -169,7 +171,9 @@ def year_notes(catalog: SchemaCatalog, tables: Sequence[str], question: str = ""
         True
         >>> "the change from 2018 to 2019 is col_2019 - col_2018;" in note
         True
-        >>> note.endswith("adds CAST(col_2019 > x AS INTEGER) + CAST(col_2018 > x AS INTEGER).")
+        >>> "CAST(col_2019 > x AS INTEGER) + CAST(col_2018 > x AS INTEGER) in the one row" in note
+        True
+        >>> note.endswith("(WHERE item = its label).")
         True
         >>> year_notes(cat, ["t"], "What was the change in revenue?")[0].endswith("col_2018.")
         True
@@ -192,7 +196,10 @@ def year_notes(catalog: SchemaCatalog, tables: Sequence[str], question: str = ""
         columns = ", ".join(ident(c) for _, c in years)
         change = f"the change from {old_year} to {new_year} is {ident(new)} - {ident(old)}"
         count = " + ".join(f"CAST({ident(c)} > x AS INTEGER)" for _, c in years)
+        label = next((c.name for c in catalog.tables[name].columns if is_text_column(c)), None)
         counting = f'"how many years" adds {count}'
+        if label is not None:
+            counting += f" in the one row it asks about (WHERE {ident(label)} = its label)"
         how = [change] if question and not counts else [counting] if counts else [change, counting]
         notes.append(
             f"-- {ident(name)} has one column per year ({columns}) and no year or change column: "
