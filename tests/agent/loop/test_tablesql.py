@@ -90,6 +90,27 @@ def test_a_table_of_year_columns_gets_a_note_on_change_and_counting() -> None:
     assert year_notes(catalog, ["sales", "labels", "report"]) == []
 
 
+def test_a_scaled_figure_of_the_question_is_given_in_each_tables_unit() -> None:
+    def table(name: str, description: str) -> TableInfo:
+        cols = (ColumnInfo("item", "VARCHAR"), ColumnInfo("col_2019", "BIGINT"))
+        return TableInfo(name, f"{name}.csv", cols, 4, description=description)
+
+    k, m = table("k", "Inventories. Amounts in thousands."), table("m", "Segments (in millions)")
+    catalog = build_catalog([k, m, table("plain", "Headcount by site")])
+    q = "How many years did net income exceed $1,500 thousand and sales $2 million?"
+    notes = table_schemas(q, catalog, ["plain", "k"], max_tokens=2000).notes
+    in_k = (
+        "-- k holds amounts in thousands: $1,500 thousand is 1500; $2 million is 2000 in its cells."
+    )
+    assert in_k in notes
+    # a table without a unit gets no note
+    assert not [n for n in notes if n.startswith("-- plain")]
+    in_m = "-- m holds amounts in millions: $1,500 thousand is 1.5; $2 million is 2 in its cells."
+    assert in_m in table_schemas(q, catalog, ["m"], max_tokens=2000).notes
+    # nor does a question without a scaled figure
+    assert not table_schemas("Which year was higher?", catalog, ["k"], max_tokens=2000).notes
+
+
 def test_the_star_a_question_names_comes_whole_with_the_glossarys_definition(
     sample_ws: Path,
 ) -> None:
