@@ -32,7 +32,7 @@ from tablerag.llm.testing import FunctionLLM
 from tablerag.sample import write_sample
 from tablerag.service import QA
 from tablerag.settings import load_settings
-from tablerag.workspace import DB_FILE, Workspace
+from tablerag.store.workspace import DB_FILE, Workspace
 
 INSTANT_SQL = "```sql\nSELECT count(DISTINCT order_id) AS orders FROM fact_sales\n```"
 

@@ -28,13 +28,13 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tablerag.agent.loop.retrieve import retrieve, tables_of
-from tablerag.agent.loop.tablesql import table_schemas
 from tablerag.evals.datasets.tatqa import load_tatqa
 from tablerag.evals.mixed_task import tatqa_cases
 from tablerag.evals.runner import EVAL_TODAY, sample_cases
 from tablerag.evals.tatqa_corpus import build_corpus, table_name
 from tablerag.llm.testing import ScriptedLLM
+from tablerag.loop.retrieve import retrieve, tables_of
+from tablerag.loop.tablesql import table_schemas
 from tablerag.service import QA
 from tablerag.settings import load_settings
 

@@ -663,8 +663,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.path is None:
         print("error: --path is required (the Spider folder)", file=sys.stderr)
         return 2
-    from tablerag.agent.nl2sql import SQL_MAX_TOKENS
     from tablerag.llm.llamacpp import DEFAULT_CONTEXT_TOKENS
+    from tablerag.nl2sql.path import SQL_MAX_TOKENS
 
     args.n_ctx = args.n_ctx or DEFAULT_CONTEXT_TOKENS
     args.max_tokens = args.max_tokens or SQL_MAX_TOKENS

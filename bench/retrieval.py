@@ -36,7 +36,7 @@ from tablerag.evals.retrieval_task import (
 )
 from tablerag.evals.runner import Outcome, ResultLog, run, sample_cases
 from tablerag.rag.retrieve import MODES
-from tablerag.workspace import Workspace
+from tablerag.store.workspace import Workspace
 
 
 def evaluate(

@@ -8,7 +8,7 @@ text index. The workspace is the bundled sample corpus, ingested with the hashin
 Usage::
 
     .venv/bin/python bench/routing.py --append bench/RESULTS.md
-    .venv/bin/python bench/routing.py --cases src/tablerag/agent/data/router_dev.jsonl
+    .venv/bin/python bench/routing.py --cases src/tablerag/router/data/router_dev.jsonl
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tablerag.agent.router import INTENTS, RouterContext, route
-from tablerag.workspace import Workspace
+from tablerag.router.router import INTENTS, RouterContext, route
+from tablerag.store.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CASES = ROOT / "tests" / "agent" / "routing_cases.jsonl"

@@ -28,6 +28,7 @@ from pathlib import Path
 import jieba
 import numpy as np
 
+from tablerag.lang.tokenize import tokenize
 from tablerag.rag.index import (
     get_embedder,
     load_index,
@@ -37,8 +38,7 @@ from tablerag.rag.index import (
     store_vectors,
 )
 from tablerag.rag.retrieve import search
-from tablerag.rag.tokenize import tokenize
-from tablerag.workspace import Workspace
+from tablerag.store.workspace import Workspace
 
 SYLLABLES = [
     "ka",

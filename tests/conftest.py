@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tablerag.workspace import Workspace
+from tablerag.store.workspace import Workspace
 
-pytest_plugins = ["tests.plugins.network", "tests.plugins.postgres"]
+pytest_plugins = ["tests.plugins.network", "tests.plugins.postgres", "tests.plugins.answering"]
 
 os.environ.setdefault("TABLERAG_EMBEDDER", "hashing")
 

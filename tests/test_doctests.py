@@ -27,7 +27,7 @@ MODULES = _modules()
 
 
 def test_the_walk_finds_the_package() -> None:
-    assert len(MODULES) > 100 and "tablerag.agent.loop.crosscheck" in MODULES
+    assert len(MODULES) > 100 and "tablerag.loop.crosscheck" in MODULES
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -18,7 +18,7 @@ import pytest
 
 import tablerag
 from tablerag.settings import load_settings
-from tablerag.workspace import Workspace
+from tablerag.store.workspace import Workspace
 
 #: Libraries no CLI start needs: what the question-answering, ingestion and linking stacks load.
 HEAVY = (
@@ -114,7 +114,7 @@ def test_import_tablerag_is_lazy_and_complete(tmp_path: Path) -> None:
     )
     assert run.stdout.splitlines() == [
         "[]",
-        "tablerag.service tablerag.workspace tablerag.service tablerag.settings",
+        "tablerag.service tablerag.store.workspace tablerag.service tablerag.settings",
     ]
 
 
@@ -127,7 +127,7 @@ def test_unknown_attribute_is_an_attribute_error() -> None:
 def test_constants_repeated_for_a_light_cli_match_their_source() -> None:
     from tablerag.cli import _common, eval_retrieval
     from tablerag.rag import index
-    from tablerag.workspace import DEFAULT_PATH
+    from tablerag.store.workspace import DEFAULT_PATH
 
     assert _common.DEFAULT_PATH == DEFAULT_PATH
     assert eval_retrieval.DEFAULT_EMBEDDER == index.DEFAULT_EMBEDDER

@@ -27,8 +27,8 @@ from tablerag.errors import (
 if _typing.TYPE_CHECKING:
     from tablerag.service import QA, ask
     from tablerag.settings import Settings, load_settings
+    from tablerag.store.workspace import Workspace
     from tablerag.types import Chunk, ColumnInfo, Document, Problem, SourceReport, TableInfo
-    from tablerag.workspace import Workspace
 
 __all__ = [
     "Chunk",
@@ -66,7 +66,7 @@ _LAZY: dict[str, str] = {
     "Settings": "tablerag.settings",
     "SourceReport": "tablerag.types",
     "TableInfo": "tablerag.types",
-    "Workspace": "tablerag.workspace",
+    "Workspace": "tablerag.store.workspace",
     "ask": "tablerag.service",
     "load_settings": "tablerag.settings",
 }

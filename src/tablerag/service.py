@@ -20,24 +20,24 @@ from typing import Self
 
 import duckdb
 
-from tablerag.agent.hybrid import fuse, run_both
-from tablerag.agent.loop import LoopOptions, StepTools, run_loop
-from tablerag.agent.nl2sql import NL2SQLOptions, answer_with_sql
-from tablerag.agent.rag import RAGOptions, answer_from_documents
-from tablerag.agent.router import PROBE_K, RouterContext, route
-from tablerag.agent.schema_context import schema_context
 from tablerag.answer import Answer, Clarification, Language, LLMUsage, RouteInfo, detect_language
+from tablerag.answer.hybrid import fuse, run_both
 from tablerag.errors import ProviderError, RetrievalError, WorkspaceError
 from tablerag.linking.cache import workspace_catalog
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.llm import LLM, load_llm
+from tablerag.loop import LoopOptions, StepTools, run_loop
+from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql
+from tablerag.nl2sql.schema_context import schema_context
+from tablerag.rag.answer import RAGOptions, answer_from_documents
 from tablerag.rag.index import LoadedIndex, load_index
 from tablerag.rag.retrieve import Hit, search
+from tablerag.router.router import PROBE_K, RouterContext, route
 from tablerag.settings import Settings, load_settings
 from tablerag.sql.engines import SQLEngine, open_engine
 from tablerag.sql.policy import ExecutionPolicy
+from tablerag.store.workspace import Workspace
 from tablerag.types import TableInfo
-from tablerag.workspace import Workspace
 
 MAX_REASONS = 6
 _CLAUSE = re.compile(r"[，,（(：:；;。.]")

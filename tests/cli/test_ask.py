@@ -13,7 +13,7 @@ from tablerag.answer import Answer
 from tablerag.cli import app
 from tablerag.llm.base import Message
 from tablerag.llm.testing import FunctionLLM
-from tests.agent.conftest import build_sample_workspace
+from tests.plugins.answering import build_sample_workspace
 
 runner = CliRunner()
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from tablerag.cli import app
-from tests.agent.conftest import build_sample_workspace
 from tests.evals.test_retrieval_task import write_policyqa
+from tests.plugins.answering import build_sample_workspace
 
 runner = CliRunner()
 

@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 from tablerag.cli import app
 from tablerag.errors import ConfigError
 from tablerag.llm.testing import FunctionLLM
-from tests.agent.conftest import build_sample_workspace
 from tests.evals.test_tableqa_task import _reply
 from tests.evals.test_wikitq_reader import write_wikitq
+from tests.plugins.answering import build_sample_workspace
 
 runner = CliRunner()
 

@@ -25,7 +25,7 @@ from tablerag.evals.tatqa_metric import tatqa_score
 from tablerag.llm.base import Message
 from tablerag.llm.testing import FunctionLLM
 from tablerag.settings import Settings
-from tablerag.workspace import DB_FILE, Workspace
+from tablerag.store.workspace import DB_FILE, Workspace
 from tests.evals.test_tatqa_reader import write_tatqa
 
 

@@ -17,7 +17,7 @@ from tablerag.evals.retrieval_task import (
     tatqa_corpus,
 )
 from tablerag.evals.runner import Case, ResultLog, run, summarise
-from tablerag.workspace import Workspace
+from tablerag.store.workspace import Workspace
 
 SEGMENTS = [
     "We collect your email address and phone number when you register an account.",

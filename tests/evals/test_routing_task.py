@@ -16,8 +16,8 @@ from tablerag.evals.routing_task import (
     load_routing_cases,
 )
 from tablerag.evals.runner import Case, ResultLog, run, summarise
-from tablerag.workspace import Workspace
-from tests.agent.conftest import build_sample_workspace
+from tablerag.store.workspace import Workspace
+from tests.plugins.answering import build_sample_workspace
 
 
 def _write(path: Path, rows: list[dict[str, str]]) -> Path:

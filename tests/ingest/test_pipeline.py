@@ -10,7 +10,7 @@ import pytest
 
 from tablerag.errors import ConfigError
 from tablerag.settings import Settings
-from tablerag.workspace import Workspace
+from tablerag.store.workspace import Workspace
 
 SETTINGS = Settings(index_on_ingest=False)
 

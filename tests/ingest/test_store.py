@@ -9,13 +9,13 @@ import duckdb
 import pytest
 
 from tablerag.errors import SourceError
-from tablerag.ingest.staging import StagedTable
 from tablerag.ingest.store import (
     sanitize_column_names,
     sanitize_table_name,
     store_table,
 )
 from tablerag.ingest.tables import stage_rows
+from tablerag.store.staging import StagedTable
 from tablerag.types import TableInfo
 
 

@@ -15,9 +15,9 @@ import openpyxl
 import pytest
 
 from tablerag.errors import SourceError
-from tablerag.ingest.staging import StagedTable
 from tablerag.ingest.store import store_table
 from tablerag.ingest.tables import TABLE_SUFFIXES, read_table_file, stage_rows
+from tablerag.store.staging import StagedTable
 from tablerag.types import TableInfo
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tablerag.settings import Settings
-from tablerag.workspace import Workspace
+from tablerag.store.workspace import Workspace
 
 
 @pytest.fixture(scope="module")

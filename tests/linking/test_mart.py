@@ -11,7 +11,7 @@ from tablerag.linking.catalog import SchemaCatalog, build_catalog
 from tablerag.linking.linker import LinkOptions, link
 from tablerag.linking.render import render_full, render_linked
 from tablerag.linking.tiers import TierOptions
-from tablerag.workspace import Workspace
+from tablerag.store.workspace import Workspace
 
 REFUND_TABLES = {"fact_refund", "fact_sales", "dim_product", "dim_category"}
 

@@ -16,8 +16,8 @@ from tablerag.linking.profile import ColumnCheck, column_checks
 from tablerag.linking.render import render_full, render_table
 from tablerag.linking.rows import SQLiteRows
 from tablerag.settings import Settings
+from tablerag.store.workspace import Workspace
 from tablerag.types import ColumnInfo, TableInfo
-from tablerag.workspace import Workspace
 
 # --------------------------------------------------------------------------- parsing
 

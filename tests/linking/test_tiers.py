@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tablerag.agent.schema_context import schema_context
 from tablerag.linking.catalog import SchemaCatalog, build_catalog
 from tablerag.linking.linker import LinkOptions, link
 from tablerag.linking.render import render_linked
 from tablerag.linking.tiers import TierOptions
+from tablerag.nl2sql.schema_context import schema_context
 from tablerag.types import ColumnInfo, TableInfo
 
 TIERS = LinkOptions(compact=TierOptions(max_tables=2, small_database=6))

@@ -11,8 +11,8 @@ import pytest
 from tablerag import registry
 from tablerag.embed.base import Matrix, Role
 from tablerag.embed.hashing import HashingEmbedder
+from tablerag.store.workspace import Workspace
 from tablerag.types import Chunk
-from tablerag.workspace import Workspace
 
 CORPUS: tuple[Chunk, ...] = (
     Chunk(

@@ -7,7 +7,7 @@ import json
 from typer.testing import CliRunner
 
 from tablerag.cli import app
-from tablerag.workspace import Workspace
+from tablerag.store.workspace import Workspace
 
 runner = CliRunner()
 

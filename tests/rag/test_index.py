@@ -11,8 +11,8 @@ import pytest
 from tablerag.errors import RetrievalError
 from tablerag.rag.index import index_dir, load_index, read_manifest, refresh_index
 from tablerag.rag.retrieve import search
+from tablerag.store.workspace import Workspace
 from tablerag.types import Chunk
-from tablerag.workspace import Workspace
 
 from .conftest import CORPUS, CountingEmbedder, put_chunks
 

@@ -10,7 +10,7 @@ from tablerag import registry
 from tablerag.errors import ConfigError, ProviderError
 from tablerag.rag.rerank import APIReranker, IdentityReranker
 from tablerag.rag.retrieve import search
-from tablerag.workspace import Workspace
+from tablerag.store.workspace import Workspace
 
 from ..embed.loopback import Loopback, loopback
 

@@ -8,7 +8,7 @@ from tablerag.embed.hashing import HashingEmbedder
 from tablerag.errors import ConfigError, RetrievalError
 from tablerag.rag.rerank import Reranker
 from tablerag.rag.retrieve import Hit, search
-from tablerag.workspace import Workspace
+from tablerag.store.workspace import Workspace
 
 
 @pytest.mark.parametrize("mode", ["bm25", "dense", "hybrid"])

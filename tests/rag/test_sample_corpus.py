@@ -9,7 +9,7 @@ import pytest
 
 from tablerag.rag.retrieve import search
 from tablerag.settings import load_settings
-from tablerag.workspace import Workspace
+from tablerag.store.workspace import Workspace
 
 
 def _ingest(folder: Path, sample_dir: Path, embedder: str) -> Workspace:

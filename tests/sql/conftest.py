@@ -19,8 +19,8 @@ from sqlalchemy.engine import make_url
 
 from tablerag.sql.engines import SQLEngine, open_engine
 from tablerag.sql.policy import ExecutionPolicy
+from tablerag.store.workspace import DB_FILE
 from tablerag.types import ColumnInfo, TableInfo
-from tablerag.workspace import DB_FILE
 
 ENGINES = ("duckdb", "sqlite", "postgres")
 N_ORDERS = 2000

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from tablerag.agent.literals import label_elsewhere
+from tablerag.nl2sql.literals import label_elsewhere
 from tablerag.sql.engines import SQLEngine
 from tests.sql.conftest import ENGINES
 

@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 
 if TYPE_CHECKING:
-    from tablerag.workspace import Workspace
+    from tablerag.store.workspace import Workspace
 
 console = Console()
 err_console = Console(stderr=True)
@@ -31,7 +31,7 @@ WorkspaceOpt = Annotated[
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
-#: ``tablerag.workspace.DEFAULT_PATH``, repeated so ``--help`` need not import duckdb (a test
+#: ``tablerag.store.workspace.DEFAULT_PATH``, repeated so ``--help`` need not import duckdb (a test
 #: keeps the two equal).
 DEFAULT_PATH = Path(".tablerag")
 DEFAULT_WORKSPACE = Path(os.environ.get("TABLERAG_WORKSPACE", str(DEFAULT_PATH)))
@@ -60,7 +60,7 @@ def open_workspace(
     path: Path, *, create: bool = False, read_only: bool = True
 ) -> Iterator[Workspace]:
     """Open the workspace for one command and close it afterwards."""
-    from tablerag.workspace import Workspace
+    from tablerag.store.workspace import Workspace
 
     ws = Workspace.open(path, create=create, read_only=read_only)
     try:

@@ -51,7 +51,7 @@ def demo(
     from tablerag.sample import write_sample
     from tablerag.sample.mart import REFERENCE_DATE
     from tablerag.settings import CONFIG_FILE, load_settings
-    from tablerag.workspace import DB_FILE
+    from tablerag.store.workspace import DB_FILE
 
     corpus = workspace / "sample"
     if not (workspace / DB_FILE).exists() or not corpus.is_dir():

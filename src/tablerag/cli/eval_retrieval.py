@@ -67,7 +67,7 @@ def retrieval(
     from tablerag.evals.retrieval_task import INDEX_DIR, build_index, build_methods
     from tablerag.evals.runner import ResultLog, only_cases, sample_cases
     from tablerag.rag.retrieve import MODES
-    from tablerag.workspace import Workspace
+    from tablerag.store.workspace import Workspace
 
     names = parse_methods(methods, MODES, MODES)
     folder = run_folder("retrieval", dataset, limit, sample_seed, out)

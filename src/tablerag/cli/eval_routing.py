@@ -38,7 +38,7 @@ def routing(
     ] = "routing",
     path: Annotated[
         Path | None,
-        typer.Option(help="The labelled questions; default: tests/agent/routing_cases.jsonl."),
+        typer.Option(help="The labelled questions; default: tests/router/routing_cases.jsonl."),
     ] = None,
     workspace: Annotated[
         Path | None,
@@ -64,7 +64,7 @@ def routing(
         sample_workspace,
     )
     from tablerag.evals.runner import ResultLog, sample_cases
-    from tablerag.workspace import Workspace
+    from tablerag.store.workspace import Workspace
 
     names = parse_methods(methods, METHODS, DEFAULT_METHODS)
     if dataset == "routing":

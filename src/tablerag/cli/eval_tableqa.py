@@ -63,9 +63,9 @@ def tableqa(
     Methods: markdown (WikiTQ only), tablerag. Category: the table's size (rows <= 20, <= 100,
     > 100).
     """
-    from tablerag.agent.nl2sql import NL2SQLOptions
     from tablerag.evals.runner import only_cases, sample_cases
     from tablerag.evals.tableqa_task import EVAL_TODAY, METHODS, build_methods
+    from tablerag.nl2sql.path import NL2SQLOptions
     from tablerag.settings import load_settings
 
     cases, default = _cases(dataset, path, workspace)

@@ -19,7 +19,7 @@ from tablerag.cli._common import (
 )
 
 if TYPE_CHECKING:
-    from tablerag.agent.router import Route
+    from tablerag.router.router import Route
 
 
 def register(app: typer.Typer) -> None:
@@ -42,9 +42,9 @@ def route(
 
 
 def _decide(question: str, workspace: Path) -> Route:
-    from tablerag.agent.router import RouterContext
-    from tablerag.agent.router import route as run_route
-    from tablerag.workspace import DB_FILE
+    from tablerag.router.router import RouterContext
+    from tablerag.router.router import route as run_route
+    from tablerag.store.workspace import DB_FILE
 
     if not (workspace / DB_FILE).exists():
         note = f"no workspace at {str(workspace)!r}: rules and question features only"

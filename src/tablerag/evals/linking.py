@@ -22,12 +22,12 @@ from pathlib import Path
 
 from tablerag.evals.datasets.spider import Dataset, LinkingCase
 from tablerag.evals.gold import gold_schema
+from tablerag.lang.tokenize import tokenize
 from tablerag.linking.catalog import SchemaCatalog, build_catalog
 from tablerag.linking.linker import LinkedSchema, LinkOptions, link
 from tablerag.linking.render import render_full, render_linked, render_table
 from tablerag.linking.rows import SQLiteRows
 from tablerag.rag.bm25 import BM25Index
-from tablerag.rag.tokenize import tokenize
 from tablerag.tokens import count_tokens
 from tablerag.types import ForeignKey, TableInfo
 

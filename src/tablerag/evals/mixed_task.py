@@ -4,7 +4,7 @@ Methods, all on the same model and the same workspace (:mod:`tablerag.evals.tatq
 
 * ``direct``: the model answers from what it knows (no retrieval);
 * ``rag``: retrieval-only RAG, tables read as their Markdown chunks;
-* ``tablerag``: the TableRAG loop (:mod:`tablerag.agent.loop`);
+* ``tablerag``: the TableRAG loop (:mod:`tablerag.loop`);
 * ``tablerag-nodecomp`` / ``-nosql`` / ``-nodocs``: the loop without schema-aware decomposition,
   without SQL (tables as Markdown text), without document retrieval;
 * ``tablerag-decompfirst``: the loop in the paper's order (plan before the first step).
@@ -24,16 +24,16 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from tablerag.agent.grounding import Number, numbers_in
-from tablerag.agent.loop.retrieve import retrieve, tables_of
-from tablerag.agent.loop.textside import answer_from_passages
-from tablerag.agent.prompts import render
 from tablerag.answer import Answer, detect_language
+from tablerag.answer.grounding import Number, numbers_in
 from tablerag.errors import ProviderError
 from tablerag.evals.datasets.tatqa import TatContext
 from tablerag.evals.runner import Case, Metered, Outcome
 from tablerag.evals.tatqa_metric import tatqa_score
 from tablerag.llm.base import LLM
+from tablerag.loop.retrieve import retrieve, tables_of
+from tablerag.loop.textside import answer_from_passages
+from tablerag.prompts import render
 from tablerag.service import QA
 from tablerag.settings import Settings
 

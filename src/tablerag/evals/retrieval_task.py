@@ -40,8 +40,8 @@ from tablerag.evals.linking import percentile
 from tablerag.evals.runner import Case, Outcome
 from tablerag.rag.index import refresh_index
 from tablerag.rag.retrieve import MODES, Hit, search
+from tablerag.store.workspace import Workspace
 from tablerag.types import Chunk
-from tablerag.workspace import Workspace
 
 KS = (1, 5, 10)
 TOP_K = 10

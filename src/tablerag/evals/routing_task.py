@@ -1,13 +1,13 @@
 """The routing task: how often the router picks the expected path, and the confusion matrix.
 
 Cases come from a labelled JSONL file, one object a line: ``question`` plus the expected intent
-as ``intent`` (the format of ``tests/agent/routing_cases.jsonl``) or ``route`` (the custom
+as ``intent`` (the format of ``tests/router/routing_cases.jsonl``) or ``route`` (the custom
 format), and an optional ``id``. Category = the expected intent, so the per-category accuracy is
 each intent's recall.
 
 Methods:
 
-* ``rules`` — :func:`tablerag.agent.router.route` with rules and question features only (no
+* ``rules`` — :func:`tablerag.router.router.route` with rules and question features only (no
   workspace, no retrieval probe).
 * ``catalog`` — plus the workspace's catalog vocabulary and values (no probe).
 * ``router`` — plus the BM25 probe of the workspace's text index: what ``tablerag ask`` does.
@@ -26,18 +26,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tablerag.agent.router import INTENTS, RouterContext, route
 from tablerag.errors import ConfigError
 from tablerag.evals.runner import Case, Outcome
+from tablerag.router.router import INTENTS, RouterContext, route
 from tablerag.settings import Settings
-from tablerag.workspace import Workspace
+from tablerag.store.workspace import Workspace
 
 METHODS: tuple[str, ...] = ("rules", "catalog", "router")
 DEFAULT_METHODS: tuple[str, ...] = ("rules", "router")
 SAMPLE_DIR = "sample-workspace"
 READY_FILE = "ready"
-REPO_CASES = Path(__file__).resolve().parents[3] / "tests" / "agent" / "routing_cases.jsonl"
-PACKAGED_CASES = Path(__file__).resolve().parents[1] / "agent" / "data" / "router_dev.jsonl"
+REPO_CASES = Path(__file__).resolve().parents[3] / "tests" / "router" / "routing_cases.jsonl"
+PACKAGED_CASES = Path(__file__).resolve().parents[1] / "router" / "data" / "router_dev.jsonl"
 
 
 def default_cases_file() -> Path:

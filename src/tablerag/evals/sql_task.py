@@ -9,7 +9,7 @@ Methods, all on the same model:
 * ``naive``: the whole schema as CREATE TABLE statements, one call, the SQL extracted and run
   (no linking, no repair).
 * ``tablerag``: the product's NL2SQL path: the graph linker's schema context (values read from
-  the SQLite file) → :func:`tablerag.agent.nl2sql.answer_with_sql` (product prompt, canonical
+  the SQLite file) → :func:`tablerag.nl2sql.path.answer_with_sql` (product prompt, canonical
   formats, the SQL gate, up to 2 repairs; no explanation call).
 * ``tablerag-nolink``: the whole schema (product rendering), product prompt and repairs.
 * ``tablerag-novalues``: the linker without the value index.
@@ -30,9 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tablerag.agent.nl2sql import LLM_FAILED, SQL_MAX_TOKENS, NL2SQLOptions, answer_with_sql
-from tablerag.agent.schema_context import SchemaContext, schema_context
-from tablerag.agent.sqltext import extract_sql
 from tablerag.answer import Answer, detect_language
 from tablerag.errors import ConfigError, EngineError, ProviderError
 from tablerag.evals.datasets.bird import load_bird
@@ -48,6 +45,9 @@ from tablerag.linking import (
 )
 from tablerag.linking.tiers import TIER_PRESETS
 from tablerag.llm.base import LLM, Message
+from tablerag.nl2sql.path import LLM_FAILED, SQL_MAX_TOKENS, NL2SQLOptions, answer_with_sql
+from tablerag.nl2sql.schema_context import SchemaContext, schema_context
+from tablerag.nl2sql.sqltext import extract_sql
 from tablerag.settings import Settings, load_settings
 from tablerag.tokens import count_tokens
 from tablerag.types import TableInfo

@@ -29,9 +29,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from tablerag.agent.nl2sql import LLM_FAILED, NL2SQLOptions, answer_with_sql, jsonable
-from tablerag.agent.prompts import SEPARATOR, fill
-from tablerag.agent.schema_context import schema_context
 from tablerag.answer import Answer, detect_language
 from tablerag.errors import (
     ConfigError,
@@ -46,9 +43,12 @@ from tablerag.evals.wikitq_metric import denotation_match
 from tablerag.linking.cache import workspace_catalog
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.llm.base import LLM, Message
+from tablerag.nl2sql.path import LLM_FAILED, NL2SQLOptions, answer_with_sql, jsonable
+from tablerag.nl2sql.schema_context import schema_context
+from tablerag.prompts import SEPARATOR, fill
 from tablerag.settings import Settings
 from tablerag.sql.engines import SQLEngine, open_engine
-from tablerag.workspace import DB_FILE, Workspace
+from tablerag.store.workspace import DB_FILE, Workspace
 
 METHODS: tuple[str, ...] = ("markdown", "tablerag")
 EVAL_TODAY = dt.date(2026, 1, 1)

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tablerag.evals.datasets.tatqa import TatContext
-from tablerag.ingest.annotations import FORMAT
 from tablerag.settings import load_settings
-from tablerag.workspace import Workspace
+from tablerag.store.annotations import FORMAT
+from tablerag.store.workspace import Workspace
 
 _YEAR = re.compile(r"^(19|20)\d{2}$")
 _FOOTNOTE = re.compile(r"\s*\(\d\)$")

@@ -37,10 +37,10 @@ from sqlalchemy.sql import sqltypes
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from tablerag.catalog import MAX_SAMPLE_CHARS as MAX_SAMPLE_CHARS
-from tablerag.catalog import quote_ident as quote_ident
-from tablerag.catalog import truncate
 from tablerag.errors import ConfigError, SourceError
+from tablerag.ingest.sampling import MAX_SAMPLE_CHARS as MAX_SAMPLE_CHARS
+from tablerag.ingest.sampling import quote_ident as quote_ident
+from tablerag.ingest.sampling import truncate
 from tablerag.types import ColumnInfo, ForeignKey, Problem, TableInfo
 
 SUPPORTED_URLS = (

@@ -18,21 +18,21 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from tablerag.catalog import diverse_samples, quote_ident
 from tablerag.errors import ConfigError, EngineError, SourceError, TableragError
 from tablerag.ingest import chunking
-from tablerag.ingest.annotations import is_descriptions_file, read_descriptions
 from tablerag.ingest.database import is_database_url, redact_url, reflect_database_report
 from tablerag.ingest.documents import DOCUMENT_SUFFIXES, load_document
-from tablerag.ingest.staging import StagedTable
+from tablerag.ingest.sampling import diverse_samples, quote_ident
 from tablerag.ingest.store import sanitize_table_name, store_table
 from tablerag.ingest.tables import TABLE_SUFFIXES, read_table_file, stage_rows
 from tablerag.rag.index import refresh_index
 from tablerag.settings import Settings, load_settings
+from tablerag.store.annotations import is_descriptions_file, read_descriptions
+from tablerag.store.staging import StagedTable
 from tablerag.types import Chunk, Document, Problem, SourceReport, SourceStatus, TableInfo
 
 if TYPE_CHECKING:
-    from tablerag.workspace import Workspace
+    from tablerag.store.workspace import Workspace
 
 log = logging.getLogger(__name__)
 

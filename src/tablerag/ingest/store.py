@@ -19,7 +19,7 @@ import duckdb
 
 from tablerag.errors import SourceError
 from tablerag.ingest import infer
-from tablerag.ingest.staging import StagedTable
+from tablerag.store.staging import StagedTable
 from tablerag.types import ColumnInfo, Problem, TableInfo
 
 #: DuckDB's reserved words; a name equal to one of them gets a trailing underscore.

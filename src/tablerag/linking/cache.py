@@ -22,8 +22,8 @@ from tablerag.linking.catalog import (
 )
 from tablerag.linking.profile import ColumnProfile
 from tablerag.linking.rows import DuckDBRows
+from tablerag.store.workspace import Workspace
 from tablerag.types import TableInfo
-from tablerag.workspace import Workspace
 
 
 def fingerprint(table: TableInfo, content_hash: str | None) -> str:

@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from tablerag.lang.tokenize import tokenize
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.linking.databases import DatabaseOptions, database_of, database_scores
 from tablerag.linking.fkgraph import MAX_HOPS, JoinEdge, is_idlike
@@ -51,7 +52,6 @@ from tablerag.linking.text import (
 )
 from tablerag.linking.tiers import CompactTable, Evidence, TierOptions, compact_tier
 from tablerag.linking.values import ValueMatch
-from tablerag.rag.tokenize import tokenize
 from tablerag.types import TableInfo
 
 _DOCUMENT_ORIGIN = re.compile(r"^table \d+\b")

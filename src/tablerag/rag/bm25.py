@@ -1,4 +1,4 @@
-"""Lexical index: BM25 (``bm25s``, Lucene variant) over :func:`~tablerag.rag.tokenize.tokenize`."""
+"""Lexical index: BM25 (``bm25s``, Lucene variant) over :func:`~tablerag.lang.tokenize.tokenize`."""
 
 from __future__ import annotations
 

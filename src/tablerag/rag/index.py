@@ -31,8 +31,8 @@ import numpy as np
 from tablerag import registry
 from tablerag.embed.base import Embedder, Matrix
 from tablerag.errors import RetrievalError
+from tablerag.lang.tokenize import TOKENIZER_VERSION, tokenize
 from tablerag.rag.bm25 import BM25Index
-from tablerag.rag.tokenize import TOKENIZER_VERSION, tokenize
 from tablerag.rag.vector import VectorIndex
 from tablerag.types import Chunk
 

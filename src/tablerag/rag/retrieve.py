@@ -12,10 +12,10 @@ from typing import Any, Literal, get_args
 from tablerag import registry
 from tablerag.embed.base import Embedder
 from tablerag.errors import ConfigError, RetrievalError
+from tablerag.lang.tokenize import tokenize, unsupported_script
 from tablerag.rag.fusion import RRF_K, reciprocal_rank_fusion
 from tablerag.rag.index import LoadedIndex, WorkspaceLike, get_embedder, load_index
 from tablerag.rag.rerank import IdentityReranker, Reranker
-from tablerag.rag.tokenize import tokenize, unsupported_script
 from tablerag.types import Chunk
 
 Mode = Literal["hybrid", "bm25", "dense"]

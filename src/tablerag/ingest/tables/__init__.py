@@ -12,12 +12,12 @@ from pathlib import Path
 import duckdb
 
 from tablerag.errors import SourceError
-from tablerag.ingest.staging import StagedTable
 from tablerag.ingest.tables.delimited import read_csv
 from tablerag.ingest.tables.excel import read_excel
 from tablerag.ingest.tables.jsonfile import read_json
 from tablerag.ingest.tables.parquet import read_parquet
 from tablerag.ingest.tables.rows import stage_rows
+from tablerag.store.staging import StagedTable
 
 Reader = Callable[[Path, duckdb.DuckDBPyConnection], list[StagedTable]]
 

@@ -24,7 +24,6 @@ import numpy as np
 
 from tablerag.errors import SourceError
 from tablerag.ingest.encoding import utf8_path
-from tablerag.ingest.staging import StagedTable
 from tablerag.ingest.store import load_typed, propose
 from tablerag.ingest.tables.rows import (
     clean_header,
@@ -32,6 +31,7 @@ from tablerag.ingest.tables.rows import (
     quote_name,
     stage_rows,
 )
+from tablerag.store.staging import StagedTable
 from tablerag.types import Problem
 
 DELIMITERS = (",", "\t", ";", "|")

@@ -22,8 +22,8 @@ import openpyxl
 from openpyxl.utils.exceptions import InvalidFileException
 
 from tablerag.errors import SourceError
-from tablerag.ingest.staging import StagedTable
 from tablerag.ingest.tables.rows import stage_rows
+from tablerag.store.staging import StagedTable
 from tablerag.types import Problem
 
 _READ_ONLY_BYTES = 20 * 1024 * 1024  # bigger workbooks are streamed (merged cells unknown)

@@ -24,13 +24,13 @@ import duckdb
 from tablerag.errors import SourceError
 from tablerag.ingest import infer
 from tablerag.ingest.encoding import decode
-from tablerag.ingest.staging import StagedTable
 from tablerag.ingest.tables.rows import (
     clean_header,
     load_rows,
     new_relation_name,
     quote_name,
 )
+from tablerag.store.staging import StagedTable
 from tablerag.types import Problem
 
 Record = dict[str, Any]

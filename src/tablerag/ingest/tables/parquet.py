@@ -7,8 +7,8 @@ from pathlib import Path
 import duckdb
 
 from tablerag.errors import SourceError
-from tablerag.ingest.staging import StagedTable
 from tablerag.ingest.tables.rows import clean_header, new_relation_name, quote_name
+from tablerag.store.staging import StagedTable
 
 _MAGIC = b"PAR1"
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import duckdb
 
-from tablerag.ingest.staging import STAGE_PREFIX, StagedTable
 from tablerag.ingest.store import sanitize_column_name, sanitize_column_names
+from tablerag.store.staging import STAGE_PREFIX, StagedTable
 from tablerag.types import Problem
 
 Row = Sequence[str | None]

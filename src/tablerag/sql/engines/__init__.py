@@ -10,7 +10,7 @@ from tablerag.sql.engines.base import CatalogArg, SQLEngine
 from tablerag.sql.engines.duckdb import DuckDBEngine
 from tablerag.sql.engines.sqlite import SQLiteEngine
 from tablerag.sql.policy import ExecutionPolicy
-from tablerag.workspace import DB_FILE
+from tablerag.store.workspace import DB_FILE
 
 __all__ = ["DuckDBEngine", "ResourceLimitExceeded", "SQLEngine", "SQLiteEngine", "open_engine"]
 

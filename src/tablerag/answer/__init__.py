@@ -1,0 +1,46 @@
+"""The answer every path returns (:mod:`~tablerag.answer.envelope`), its grounding check and the
+fusion of two paths' answers."""
+
+from __future__ import annotations
+
+from tablerag.answer.envelope import (
+    STAGES,
+    Answer,
+    AnswerPath,
+    AnswerStatus,
+    BudgetName,
+    Citation,
+    Clarification,
+    Fact,
+    FactSource,
+    Language,
+    LLMUsage,
+    ResultTable,
+    RouteInfo,
+    RouteIntent,
+    SQLAttempt,
+    Step,
+    StepDecision,
+    detect_language,
+)
+
+__all__ = [
+    "STAGES",
+    "Answer",
+    "AnswerPath",
+    "AnswerStatus",
+    "BudgetName",
+    "Citation",
+    "Clarification",
+    "Fact",
+    "FactSource",
+    "LLMUsage",
+    "Language",
+    "ResultTable",
+    "RouteInfo",
+    "RouteIntent",
+    "SQLAttempt",
+    "Step",
+    "StepDecision",
+    "detect_language",
+]

@@ -1,0 +1,1 @@
+"""Language data and text handling shared by every component: tokenizing, lexicons, messages."""

@@ -1,0 +1,474 @@
+"""The TableRAG loop: decompose with schema context, retrieve, SQL, cross-check; ≤ N steps.
+
+The first step asks the question whole: one SQL query over the tables its best chunks map to
+often computes it (a small model asked to plan before any evidence mostly guessed an answer:
+43 of 57 TAT-QA questions, an unused call each). When that step leaves the question unanswered,
+the decomposer, shown the schemas of those tables and what was found, asks the next
+sub-question or gives the final answer, one step at a time (see
+:func:`~tablerag.loop.step.run_step`). ``decompose_first`` restores the paper's order
+(plan, then the first step). A first sub-question that is the question itself ends the loop as
+soon as it is answered, unless SQL and text answered different parts of it (``both``): the
+decomposer then composes them or asks for what is missing. Budgets of steps, tokens and
+seconds stop runaway loops; the best answer found so far is returned, marked ``degraded``.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from tablerag.answer import (
+    Answer,
+    AnswerStatus,
+    BudgetName,
+    Citation,
+    Fact,
+    Language,
+    SQLAttempt,
+    Step,
+)
+from tablerag.answer.grounding import ungrounded_numbers
+from tablerag.errors import BudgetExceeded, ProviderError, RetrievalError
+from tablerag.llm.base import LLM
+from tablerag.loop.budget import Budget
+from tablerag.loop.crosscheck import LISTING_ROWS
+from tablerag.loop.decompose import Answered, Plan, decompose
+from tablerag.loop.retrieve import tables_of
+from tablerag.loop.step import StepResult, StepTools, run_step
+from tablerag.loop.tablesql import table_schemas
+from tablerag.nl2sql.ratio import caveats
+from tablerag.rag.answer import CITATION_MARK
+from tablerag.rag.retrieve import Hit
+
+NOT_FOUND = {
+    "zh": "表格和文档中都没有找到答案。",
+    "en": "The answer was not found in the tables or the documents.",
+}
+UNGROUNDED = {
+    "zh": "（注意：以下数字未在查询结果或引用段落中找到：{numbers}）",
+    "en": "(Note: these numbers are not in the SQL results or the cited passages: {numbers})",
+}
+_CLAUSE_END = re.compile(r"[，。；：,.;:!?！？\n]")
+_WORD = re.compile(r"[\w\u3400-\u9fff]+")
+
+
+@dataclass(frozen=True)
+class LoopOptions:
+    """Budgets and switches of the loop (the service fills them from Settings)."""
+
+    max_steps: int = 5
+    max_tokens: int = 16_000
+    max_seconds: float = 600.0
+    schema_aware: bool = True
+    """Show the decomposer the probed tables' schemas (off: the ablation ``nodecomp``)."""
+    decompose_first: bool = False
+    """Ask the decomposer before the first step (off: the first step is the question itself)."""
+    timeout_s: float = 120.0
+    step: StepTools | None = None
+    """Set by the caller: search, engine, catalog, recall/keep sizes, SQL and docs switches."""
+
+
+@dataclass
+class _State:
+    results: list[StepResult] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def add(self, result: StepResult) -> None:
+        self.results.append(result)
+        self.citations.extend(result.citations)
+        for stage, ms in result.timings.items():
+            self.timings[stage] = round(self.timings.get(stage, 0.0) + ms, 3)
+
+    def answered(self) -> list[Answered]:
+        return [Answered(r.step.input, r.verdict.answer or "(not found)") for r in self.results]
+
+
+def run_loop(question: str, *, llm: LLM, language: Language, options: LoopOptions) -> Answer:
+    """Answer ``question`` with the TableRAG loop; never raises for model or SQL failures.
+
+    Args:
+        question: the user's question.
+        llm: the model of every call.
+        language: language of the answer.
+        options: budgets, switches and the step tools (``options.step`` must be set).
+
+    Returns:
+        An answer on path ``loop`` with every step in ``steps``, the SQL and rows of the last
+        step that ran SQL, every step's citations and attempts; status ``ok``, ``not_found``, or
+        ``degraded`` when a budget or the model stopped it (``budget_exhausted`` says which).
+    """
+    assert options.step is not None, "LoopOptions.step must carry the search and the engine"
+    tools = options.step
+    budget = Budget(llm, options.max_steps, options.max_tokens, options.max_seconds)
+    state = _State()
+    started = time.perf_counter()
+    probe, schemas = _probe(question, tools, options, state)
+    asked: set[str] = set()
+    final: str | None = None
+    stop: BudgetName | None = None
+    problem = ""
+    while final is None:
+        stop = budget.exhausted(steps_done=len(state.results))
+        last_call = stop == "steps"
+        if stop not in (None, "steps"):
+            break
+        if not state.results and not options.decompose_first:
+            plan = Plan("next", question)  # the first step asks the question whole
+        else:
+            try:
+                plan = _plan(question, llm, schemas, state, language, options, last_call)
+            except ProviderError as exc:
+                if state.results:
+                    problem = f"The model failed while planning: {exc}"
+                    break
+                plan = Plan("next", question)
+            if plan.kind == "answer" and not state.results:
+                plan = Plan("next", question)  # an answer needs evidence: ask the question itself
+        if plan.kind == "answer":
+            final = plan.text
+            stop = None
+            break
+        if last_call:
+            break
+        key = _key(plan.text)
+        if key in asked:  # the model repeats itself: make it answer now
+            final = _forced(question, llm, schemas, state, language, options)
+            if final is None:
+                problem = f"The model asked {plan.text!r} twice and then gave no answer."
+            break
+        asked.add(key)
+        hits = probe if key == _key(question) else None
+        result = run_step(
+            len(state.results) + 1,
+            plan.text,
+            llm=llm,
+            tools=tools,
+            language=language,
+            cited=state.citations,
+            hits=hits,
+        )
+        state.add(result)
+        if _answers_it(result, question):
+            final = result.verdict.answer
+            stop = None
+        follow = follow_up(result)
+        if (
+            follow
+            and _key(follow) not in asked
+            and budget.exhausted(steps_done=len(state.results)) is None
+        ):
+            asked.add(_key(follow))
+            text_only = replace(tools, use_sql=False)
+            n = len(state.results) + 1
+            state.add(
+                run_step(
+                    n, follow, llm=llm, tools=text_only, language=language, cited=state.citations
+                )
+            )
+    if final is not None:
+        final = with_figure_parts(unechoed(final, question), state.results)
+        final = with_text_parts(final, [r.step for r in state.results])
+        # a caveat of a step's SQL answer (rows that are not the rate asked for) stays
+        notes = [c for r in state.results if r.sql for c in caveats(r.sql.answer)]
+        final = "\n".join([final, *(c for c in dict.fromkeys(notes) if c not in final)])
+    return _envelope(question, language, state, final, stop, problem, budget, started)
+
+
+def follow_up(result: StepResult) -> str | None:
+    """For a ``both`` step whose SQL found a few named rows, the step's question led by those
+    names, for the documents alone.
+
+    The passages of the first step were retrieved for the whole question, before SQL said which
+    categories (or reasons, products) it is about; retrieving again with their names finds
+    what the documents say about them (第四条 七天无理由退货, not the general rules).
+
+    Example:
+        >>> from tablerag.loop.crosscheck import Verdict
+        >>> from tablerag.answer import ResultTable
+        >>> rows = [["七天无理由退货", 3862]]
+        >>> table = ResultTable(columns=["reason", "amt"], rows=rows, row_count=1)
+        >>> step = Step(n=1, action="sub-question", input="退款最多的原因？怎么处理？",
+        ...             result=table, decision="both")
+        >>> follow_up(StepResult(step, Verdict("both", "sql", ""), (), None, {}))
+        '七天无理由退货 — 退款最多的原因？怎么处理？'
+    """
+    step = result.step
+    if result.verdict.decision != "both" or step.result is None:
+        return None
+    rows = step.result.rows
+    if not rows or len(rows) > LISTING_ROWS:
+        return None
+    names = [v for row in rows for v in row if isinstance(v, str) and len(v.strip()) > 1]
+    if not names:
+        return None
+    return f"{', '.join(dict.fromkeys(n.strip() for n in names))} — {step.input}"
+
+
+def unechoed(final: str, question: str) -> str:
+    """``final`` without a leading echo of the question in the trace's ``question -> answer``
+    form (the local model composed "3 categories had the highest return rate ..., and how
+    should each be handled ...? -> Under the return policy, ...").
+
+    Example:
+        >>> q = "Which segment had the highest revenue in 2019, and why?"
+        >>> unechoed("segment had the highest revenue in 2019, and why? -> Cloud [1].", q)
+        'Cloud [1].'
+        >>> unechoed("Revenue -> profit: Cloud [1].", q)
+        'Revenue -> profit: Cloud [1].'
+    """
+    head, arrow, rest = final.partition("->")
+    return rest.strip() if arrow and rest.strip() and _same(head, question) else final
+
+
+def with_figure_parts(final: str, results: Sequence[StepResult]) -> str:
+    """``final`` led by the SQL answer of each ``both`` step whose rows it names none of: a
+    small model composing "the categories, and what the policy says" sometimes keeps only the
+    policy (the mirror of :func:`with_text_parts`). Rows without names (numbers only) are
+    left to the composition.
+    """
+    parts: list[str] = []
+    for result in results:
+        table = result.step.result
+        if result.step.decision != "both" or result.sql is None or table is None:
+            continue
+        cells = (v for row in table.rows[:LISTING_ROWS] for v in row)
+        names = [v.strip() for v in cells if isinstance(v, str) and len(v.strip()) > 1]
+        if names and not any(n in final for n in names):
+            parts.append(result.sql.answer)
+    return "\n".join([*parts, final])
+
+
+def with_text_parts(final: str, steps: Sequence[Step]) -> str:
+    """``final`` with the text part of each ``both`` step it left out (cites none of its
+    passages; for a text part without citation marks, repeats none of its clauses), on a line
+    of its own: a small model composing "the categories, and what the
+    policy says" often keeps only the figures. The text part is the answer of the documents-only
+    step that followed it (:func:`follow_up`) when there is one, and then left out means citing
+    none of the passages only that step found; else the step's own text answer.
+
+    Example:
+        >>> both = Step(n=1, action="sub-question", decision="both",
+        ...             text_answer="Above 10%: suspend promotions [2].")
+        >>> print(with_text_parts("Phones", [both]))
+        Phones
+        Above 10%: suspend promotions [2].
+        >>> with_text_parts("Phones: suspend promotions [2].", [both])
+        'Phones: suspend promotions [2].'
+        >>> bare = Step(n=1, action="sub-question", decision="both",
+        ...             text_answer="超过 20% 的商品，立即暂停线上销售（下架）。")
+        >>> print(with_text_parts("最高的是手机数码，按政策应采取以下措施：", [bare]))
+        最高的是手机数码，按政策应采取以下措施：
+        超过 20% 的商品，立即暂停线上销售（下架）。
+        >>> with_text_parts("手机数码：立即暂停线上销售（下架）。", [bare])
+        '手机数码：立即暂停线上销售（下架）。'
+        >>> after = Step(n=2, action="sub-question", decision="text",
+        ...              text_answer="Phones: repair first [4]; see also [2].")
+        >>> print(with_text_parts("Phones: suspend promotions [2].", [both, after]))
+        Phones: suspend promotions [2].
+        Phones: repair first [4]; see also [2].
+    """
+    cited = set(CITATION_MARK.findall(final))
+    parts = [final]
+    for i, step in enumerate(steps):
+        if step.decision != "both":
+            continue
+        text = step.text_answer
+        marks = set(CITATION_MARK.findall(text))
+        after = steps[i + 1] if i + 1 < len(steps) else None
+        if after is not None and after.sql is None and CITATION_MARK.search(after.text_answer):
+            text = after.text_answer
+            # the passages only the follow-up found are what it adds
+            marks = (set(CITATION_MARK.findall(text)) - marks) or set(CITATION_MARK.findall(text))
+        left_out = not marks & cited if marks else not _quotes(final, text)
+        if text and left_out:
+            parts.append(text)
+    return "\n".join(parts)
+
+
+def _quotes(final: str, text: str) -> bool:
+    """Whether ``final`` repeats a clause of ``text`` (at least 8 characters): how a text part
+    without citation marks is seen to be in the final answer."""
+    clauses = (c.strip() for c in _CLAUSE_END.split(CITATION_MARK.sub("", text)))
+    return any(len(c) >= 8 and c in final for c in clauses)
+
+
+def _answers_it(result: StepResult, question: str) -> bool:
+    """Whether the first step, asking the question itself, answered it whole.
+
+    Both sides answering different parts (``both``) leave the composing to the decomposer.
+    """
+    verdict = result.verdict
+    whole = result.step.n == 1 and _same(result.step.input, question)
+    return whole and bool(verdict.answer) and verdict.decision != "both"
+
+
+def _probe(
+    question: str, tools: StepTools, options: LoopOptions, state: _State
+) -> tuple[list[Hit] | None, str]:
+    """The question's own chunks and the schemas of their tables (for the decomposer)."""
+    started = time.perf_counter()
+    try:
+        hits = tools.retrieve(question)
+    except (RetrievalError, ProviderError):
+        return None, ""
+    _add(state.timings, "retrieval", (time.perf_counter() - started) * 1000)
+    if not options.schema_aware or tools.catalog is None:
+        return hits, ""
+    tables = tables_of(hits)
+    if not tables:
+        return hits, ""
+    started = time.perf_counter()
+    schema = table_schemas(question, tools.catalog, tables, max_tokens=tools.schema_max_tokens)
+    _add(state.timings, "schema", (time.perf_counter() - started) * 1000)
+    return hits, schema.text
+
+
+def _forced(
+    question: str,
+    llm: LLM,
+    schemas: str,
+    state: _State,
+    language: Language,
+    options: LoopOptions,
+) -> str | None:
+    """One last call that must answer (the decomposer repeated itself)."""
+    try:
+        plan = _plan(question, llm, schemas, state, language, options, last_call=True)
+    except ProviderError:
+        return None
+    return plan.text if plan.kind == "answer" else None
+
+
+def _plan(
+    question: str,
+    llm: LLM,
+    schemas: str,
+    state: _State,
+    language: Language,
+    options: LoopOptions,
+    last_call: bool,
+) -> Plan:
+    """One decomposer call with the answers so far; its time is added to the LLM stage.
+
+    Raises:
+        ProviderError: the model failed.
+    """
+    plan, reply = decompose(
+        question,
+        llm=llm,
+        schemas=schemas,
+        answered=state.answered(),
+        language=language,
+        last_call=last_call,
+        two_parts=any(r.verdict.decision == "both" for r in state.results),
+        timeout_s=options.timeout_s,
+    )
+    _add(state.timings, "llm", reply.latency_ms)
+    return plan
+
+
+def _envelope(
+    question: str,
+    language: Language,
+    state: _State,
+    final: str | None,
+    stop: BudgetName | None,
+    problem: str,
+    budget: Budget,
+    started: float,
+) -> Answer:
+    results = state.results
+    evidence = [r for r in results if r.verdict.decision != "none"]
+    sql_steps = [r for r in results if r.sql is not None and r.sql.table is not None]
+    shown = next((r for r in reversed(sql_steps) if r.verdict.chosen == "sql"), None)
+    shown = shown or (sql_steps[-1] if sql_steps else None)
+    attempts: list[SQLAttempt] = [a for r in results if r.sql for a in r.sql.sql_attempts]
+    facts = [
+        Fact(
+            text=f"{r.step.input} → {r.verdict.answer}",
+            source=r.verdict.chosen or "document",
+            citation=(r.step.citations[0] if r.step.citations else None),
+        )
+        for r in evidence
+        if r.verdict.chosen is not None
+    ]
+    status: AnswerStatus = "ok"
+    error: str | None = None
+    text = final
+    if stop is not None or problem:
+        status = "degraded"
+        error = problem or str(_exceeded(stop, budget))
+        if text is None:
+            text = evidence[-1].verdict.answer if evidence else NOT_FOUND[language]
+    if text is None or not evidence:
+        text, status = NOT_FOUND[language], ("not_found" if status == "ok" else status)
+    confidence = min((r.verdict.confidence for r in evidence), default=0.0)
+    sources: list[object] = [question]
+    for r in results:
+        sources.append(r.verdict.answer)
+        if r.sql is not None and r.sql.table is not None:
+            sources.extend(v for row in r.sql.table.rows for v in row)
+    sources.extend(c.snippet for c in state.citations)
+    loose = ungrounded_numbers(text, sources) if evidence else []
+    note = ""
+    if loose:
+        note = UNGROUNDED[language].format(numbers=", ".join(loose))
+        confidence = min(confidence, 0.4)
+    final_step = Step(
+        n=len(results) + 1,
+        action="answer",
+        input=question,
+        observation=text,
+        note=note,
+    )
+    timings = dict(state.timings)
+    timings["total"] = round((time.perf_counter() - started) * 1000, 3)
+    return Answer(
+        question=question,
+        answer=text,
+        language=language,
+        path="loop",
+        table=shown.sql.table if shown and shown.sql else None,
+        sql=shown.sql.sql if shown and shown.sql else None,
+        sql_attempts=attempts,
+        citations=state.citations,
+        facts=facts,
+        confidence=round(confidence, 3),
+        status=status,
+        error=error,
+        timings_ms=timings,
+        steps=[r.step for r in results] + [final_step],
+        budget_exhausted=stop,
+    )
+
+
+def _exceeded(stop: BudgetName | None, budget: Budget) -> BudgetExceeded:
+    limits = {"steps": budget.max_steps, "tokens": budget.max_tokens, "seconds": budget.max_seconds}
+    name = stop or "steps"
+    return BudgetExceeded(name, limits[name])
+
+
+def _key(text: str) -> str:
+    return " ".join(_WORD.findall(text.lower()))
+
+
+def _same(a: str, b: str) -> bool:
+    """Whether sub-question ``a`` asks the question ``b`` itself (≥ 80% shared words).
+
+    Example:
+        >>> _same("What was the revenue in 2019", "What was the revenue in 2019?")
+        True
+        >>> _same("Revenue in 2018?", "What was the change in revenue from 2018 to 2019?")
+        False
+    """
+    wa, wb = set(_WORD.findall(a.lower())), set(_WORD.findall(b.lower()))
+    if not wa or not wb:
+        return False
+    return len(wa & wb) / len(wa | wb) >= 0.8
+
+
+def _add(timings: dict[str, float], stage: str, ms: float) -> None:
+    timings[stage] = round(timings.get(stage, 0.0) + ms, 3)

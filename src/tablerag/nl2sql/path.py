@@ -1,0 +1,532 @@
+"""NL2SQL path v1: schema → one LLM call → extract → gate + read-only run → repair → explain.
+
+The model sees the linked schema and the question and answers with one ```sql block. The query
+goes through :meth:`SQLEngine.execute` (the sqlglot gate, a read-only connection, a row cap, a
+time limit, masking). A rejected or failing query goes back to the model with the error, at
+most ``max_repairs`` times. The rows are then explained in the question's language; an
+explanation with a number that is not in the rows is replaced by a template built from the rows.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from tablerag.answer import Answer, Fact, Language, ResultTable, SQLAttempt
+from tablerag.answer.grounding import ungrounded_numbers
+from tablerag.errors import EngineError, ProviderError, QueryTimeout, SQLRejected
+from tablerag.linking.fkgraph import JoinEdge
+from tablerag.llm.base import LLM, Message
+from tablerag.nl2sql.autofix import Fixed, add_join, from_mysql, pin_today, requalify, unclip
+from tablerag.nl2sql.canonical import canonicalize_formats
+from tablerag.nl2sql.dates import dated
+from tablerag.nl2sql.joins import rebridge, unjoined
+from tablerag.nl2sql.literals import (
+    all_zero,
+    found_nothing,
+    label_elsewhere,
+    past_the_data,
+    stored_labels,
+)
+from tablerag.nl2sql.ratio import RateProblem, definition_hint, rate_problem, with_caveat
+from tablerag.nl2sql.schema_context import SchemaContext
+from tablerag.nl2sql.sqltext import extract_sql
+from tablerag.prompts import render
+from tablerag.sql.engines.base import SQLEngine
+from tablerag.sql.policy import ExecutionPolicy
+from tablerag.sql.result import ResultSet
+
+SQL_MAX_TOKENS = 320
+EXPLAIN_MAX_TOKENS = 120
+#: Result rows shown to the model for the explanation, and cells per row.
+EXPLAIN_ROWS = 10
+MAX_FEEDBACK_CHARS = 300
+MAX_MENDS = 3
+"""Mends in a row of one query the gate refused (each mended query goes through the gate)."""
+LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
+NO_DATA = {"zh": "没有找到匹配的数据。", "en": "No matching data was found."}
+NO_SQL = {
+    "zh": "无法为这个问题生成可执行的 SQL 查询（共尝试 {n} 次）。",
+    "en": "Could not write a SQL query that runs for this question ({n} attempts).",
+}
+LLM_FAILED = {
+    "zh": "语言模型没有给出回答，无法生成 SQL。",
+    "en": "The language model did not answer, so no SQL was written.",
+}
+
+
+@dataclass(frozen=True)
+class NL2SQLOptions:
+    """Knobs of the path (the service fills them from Settings)."""
+
+    max_repairs: int = 2
+    """Extra LLM calls after a rejected or failing query."""
+    timeout_s: float = 120.0
+    """Time limit of one LLM call."""
+    explain: bool = True
+    """Ask the model to explain the rows (else the template explanation is used)."""
+    today: dt.date | None = None
+    """The date relative time words ("last month") refer to; None means today."""
+    policy: ExecutionPolicy | None = None
+    """Limits of each query; None uses the engine's."""
+
+
+def answer_with_sql(
+    question: str,
+    *,
+    llm: LLM,
+    engine: SQLEngine,
+    schema: SchemaContext,
+    language: Language,
+    options: NL2SQLOptions | None = None,
+) -> Answer:
+    """Answer ``question`` with SQL over the tables in ``schema``.
+
+    Never raises for model or SQL failures: they become an answer with status ``error`` and
+    every attempt listed.
+
+    Args:
+        question: the user's question.
+        llm: the model that writes and explains the SQL.
+        engine: the read-only engine (gate, limits, masking).
+        schema: the schema text the model sees.
+        language: language of the answer.
+        options: repairs, time limits, today's date.
+
+    Returns:
+        An answer on path ``nl2sql``: status ``ok`` (with table, SQL and explanation),
+        ``no_data`` (the query ran and found nothing) or ``error`` (with the attempts).
+    """
+    opts = options or NL2SQLOptions()
+    timings: dict[str, float] = {}
+    today = opts.today or dt.date.today()
+    chat = render(
+        "nl2sql",
+        dialect=dialect_name(engine.dialect),
+        today=today.isoformat(),
+        this_month=f"{today:%Y-%m}",
+        last_month=f"{today.replace(day=1) - dt.timedelta(days=1):%Y-%m}",
+        schema=schema.text or "(no tables)",
+        question=dated(question, today),
+    )
+    attempts: list[SQLAttempt] = []
+    result: ResultSet | None = None
+    kept: ResultSet | None = None  # ran, but computes no rate the question asks for
+    upto, asked = 0, None  # the attempts up to the kept query's; what its rate lacks
+    for round_ in range(opts.max_repairs + 1):
+        try:
+            reply = llm.complete(
+                chat, temperature=0.0, max_tokens=SQL_MAX_TOKENS, timeout_s=opts.timeout_s
+            )
+        except ProviderError as exc:
+            return _failed(question, language, attempts, timings, LLM_FAILED[language], exc)
+        _add(timings, "llm", reply.latency_ms)
+        sql = extract_sql(reply.text, dialect=engine.dialect)
+        if sql is not None:
+            sql = canonicalize_formats(sql, schema.canonical, dialect=engine.dialect)
+        tried, result = _run_fixing(engine, sql, opts, timings, schema.canonical, schema.edges)
+        attempts += tried
+        doubt, rate = None, None
+        if result is not None and kept is None and round_ < opts.max_repairs:
+            doubt, rate = _doubt(question, result, schema, engine)
+        if result is not None and doubt is None:
+            break
+        attempt = tried[-1]
+        if result is not None and doubt is not None:  # ran, but not what was asked: ask again
+            kept, result, upto, asked = result, None, len(attempts), rate
+            attempt = attempt.model_copy(update={"error": doubt})
+            attempts[-1] = attempt
+        feedback = (attempt.error or "") + (
+            ": " + "; ".join(attempt.issues) if attempt.issues else ""
+        )
+        if rate is not None:
+            feedback += definition_hint(rate.word, schema.notes)
+        shown = f"```sql\n{attempt.sql}\n```" if attempt.note else reply.text
+        chat = [
+            *chat,
+            {"role": "assistant", "content": shown},
+            *render("nl2sql_repair", error=feedback[:MAX_FEEDBACK_CHARS]),
+        ]
+    if result is None and kept is not None:  # the repair failed: keep what ran
+        answer = _explained(question, language, llm, kept, attempts, timings, opts, upto)
+        return with_caveat(answer, asked) if asked else answer
+    if result is not None and asked:  # the repair ran: is its rate right now?
+        answer = _explained(question, language, llm, result, attempts, timings, opts)
+        still = _rate_problem(question, result, engine.dialect)
+        return with_caveat(answer, still) if still else answer
+    if result is None:
+        text = NO_SQL[language].format(n=len(attempts))
+        last = attempts[-1]
+        problem = f"The SQL failed {len(attempts)} times; last problem: {last.error}"
+        detail = "; ".join(last.issues)
+        return _failed(
+            question,
+            language,
+            attempts,
+            timings,
+            text,
+            problem
+            + (f" ({detail})" if detail else "")
+            + ". Rephrase the question or name the table and columns.",
+        )
+    return _explained(question, language, llm, result, attempts, timings, opts)
+
+
+def _rate_problem(question: str, result: ResultSet, dialect: str) -> RateProblem | None:
+    return rate_problem(question, result.sql_executed, result.columns, result.rows, dialect=dialect)
+
+
+def _doubt(
+    question: str, result: ResultSet, schema: SchemaContext, engine: SQLEngine
+) -> tuple[str | None, RateProblem | None]:
+    """Why a query that ran is asked again, and the rate it lacks: it found nothing through a
+    join no key supports (:func:`~tablerag.nl2sql.joins.unjoined`) or for a date past the data
+    (:func:`~tablerag.nl2sql.literals.past_the_data`) or for a label only another shown table
+    stores (:func:`~tablerag.nl2sql.literals.label_elsewhere`), or the rate the question asks for is
+    not computed or is the same 0 or 1 in every row (:func:`~tablerag.nl2sql.ratio.rate_problem`);
+    (None, None) if none of these.
+    """
+    empty = found_nothing(result.rows)
+    if empty or all_zero(result.rows):  # COUNT(*) over no rows is 0, not empty
+        why = unjoined(result.sql_executed, schema.edges, dialect=engine.dialect) if empty else None
+        why = why or past_the_data(result.sql_executed, engine, question)
+        why = why or label_elsewhere(result.sql_executed, engine, schema.tables)
+        if why or empty:
+            return (f"it ran and found no rows: {why}" if why else None), None
+    rate = _rate_problem(question, result, engine.dialect)
+    return (rate.doubt if rate else None), rate
+
+
+FIRST_CONFIDENCE = 0.85
+"""Confidence of a SQL answer from the model's first query."""
+REWRITE_COST = 0.2
+"""What each further query the model wrote (a repair round) takes off it."""
+MIN_CONFIDENCE = 0.3
+
+
+DIALECT_NAMES = {"duckdb": "DuckDB", "sqlite": "SQLite", "postgres": "PostgreSQL"}
+
+
+def dialect_name(dialect: str) -> str:
+    """The SQL dialect's name as the prompt says it.
+
+    Example:
+        >>> dialect_name("postgres"), dialect_name("mysql")
+        ('PostgreSQL', 'mysql')
+    """
+    return DIALECT_NAMES.get(dialect, dialect)
+
+
+def _run_fixing(
+    engine: SQLEngine,
+    sql: str | None,
+    opts: NL2SQLOptions,
+    timings: dict[str, float],
+    canonical: Mapping[tuple[str, str], str],
+    edges: Sequence[JoinEdge] = (),
+) -> tuple[list[SQLAttempt], ResultSet | None]:
+    """Gate and run one query; when the gate can mend what it refused, run the mended SQL too.
+
+    A literal copied from a cut sample value (``'Total Property, Plant and Equ…'``) is read as
+    a prefix before the first run (:func:`~tablerag.nl2sql.autofix.unclip`): as written it can only
+    find nothing. A wrong alias, a MySQL date function or a column of a table one key away is
+    mended after the gate refused it (mended SQL the gate refuses again for another such
+    reason is mended again, up to :data:`MAX_MENDS` times);
+    a query that found nothing, when it compared a column with a label the column does not
+    store but begins one stored label (:func:`~tablerag.nl2sql.literals.stored_labels`), or
+    joined two tables no key joins, where one table has a key to each
+    (:func:`~tablerag.nl2sql.joins.rebridge`).
+    """
+    unclipped = unclip(sql, dialect=engine.dialect) if sql else None
+    attempt, result, refusal = _run(engine, unclipped.sql if unclipped else sql, opts, timings)
+    if unclipped is not None:
+        attempt = attempt.model_copy(update={"note": unclipped.note})
+    fixed = _mend(refusal, engine.dialect) if refusal is not None else None
+    if fixed is None and result is not None and found_nothing(result.rows):
+        fixed = stored_labels(result.sql_executed, engine) or rebridge(
+            result.sql_executed, edges, dialect=engine.dialect
+        )
+    if fixed is None:
+        return [attempt], result
+    tried, mended = [attempt], None
+    for _ in range(MAX_MENDS):
+        # a mended query is read like the model's: mixed-format columns in one format
+        mended_sql = canonicalize_formats(fixed.sql, canonical, dialect=engine.dialect)
+        again, mended, refused = _run(engine, mended_sql, opts, timings)
+        tried.append(again.model_copy(update={"note": fixed.note}))
+        fixed = _mend(refused, engine.dialect) if refused is not None else None
+        if fixed is None:
+            break
+    if result is not None and (mended is None or found_nothing(mended.rows)):
+        return [attempt], result  # the label mend found nothing either: keep what ran
+    return tried, mended
+
+
+_MENDS = (requalify, from_mysql, add_join)
+
+
+def _mend(refusal: SQLRejected, dialect: str) -> Fixed | None:
+    """The gate's own mend of a refused query: a wrong alias, a MySQL date function, or a
+    column of a table one key away (see :mod:`tablerag.nl2sql.autofix`).
+
+    Each mend takes a query only when it can mend every issue. When the issues are of two
+    kinds ("r.status: write s.status" and "category_name: add JOIN dim_category ..."), and
+    each issue alone is one some mend reads one way, the first kind is mended now and the
+    gate's next look names the rest (the caller mends up to :data:`MAX_MENDS` times); the
+    local model, given both at once, swapped its product table for the category table.
+    """
+    for mend in _MENDS:
+        fixed = mend(refusal.sql, refusal.issues, dialect=dialect)
+        if fixed is not None:
+            return fixed
+    alone = [
+        next((m for m in _MENDS if m(refusal.sql, [i], dialect=dialect) is not None), None)
+        for i in refusal.issues
+    ]
+    if not alone or None in alone:
+        return None
+    first = alone[0]
+    assert first is not None
+    mine = [i for i, m in zip(refusal.issues, alone, strict=True) if m is first]
+    return first(refusal.sql, mine, dialect=dialect)
+
+
+def _run(
+    engine: SQLEngine,
+    sql: str | None,
+    opts: NL2SQLOptions,
+    timings: dict[str, float],
+) -> tuple[SQLAttempt, ResultSet | None, SQLRejected | None]:
+    """Gate and run one query; the attempt records what the gate or the engine said, and a gate
+    refusal comes back whole (its issues say what the gate could mend). With the ``today``
+    option, ``CURRENT_DATE`` is that day (:func:`~tablerag.nl2sql.autofix.pin_today`)."""
+    if sql is not None and opts.today is not None:
+        sql = pin_today(sql, opts.today, dialect=engine.dialect)
+    policy = opts.policy
+    if sql is None:
+        return (
+            SQLAttempt(
+                sql="", error="no SQL query found in the reply; answer with one ```sql block"
+            ),
+            None,
+            None,
+        )
+    started = time.perf_counter()
+    try:
+        result = engine.execute(sql, policy)
+    except SQLRejected as exc:
+        _add(timings, "validation", _ms(started))
+        issues = list(dict.fromkeys(i.message for i in exc.issues))  # each problem once
+        attempt = SQLAttempt(sql=sql, error="rejected by the SQL gate", issues=issues)
+        return attempt, None, exc
+    except QueryTimeout as exc:
+        _add(timings, "execution", _ms(started))
+        slow = f"too slow, stopped after {exc.time_limit_ms} ms; write a simpler query"
+        return SQLAttempt(sql=sql, error=slow), None, None
+    except EngineError as exc:
+        _add(timings, "execution", _ms(started))
+        return SQLAttempt(sql=sql, error=f"the database refused it: {exc}"), None, None
+    total = _ms(started)
+    _add(timings, "execution", result.elapsed_ms)
+    _add(timings, "validation", max(0.0, total - result.elapsed_ms))
+    return SQLAttempt(sql=result.sql_executed), result, None
+
+
+def _explained(
+    question: str,
+    language: Language,
+    llm: LLM,
+    result: ResultSet,
+    attempts: list[SQLAttempt],
+    timings: dict[str, float],
+    opts: NL2SQLOptions,
+    upto: int | None = None,
+) -> Answer:
+    """The answer for the rows of ``result``; its confidence counts the model's queries among
+    the first ``upto`` attempts (all by default)."""
+    rows = [[jsonable(v) for v in row] for row in result.rows]
+    table = ResultTable(
+        columns=list(result.columns),
+        rows=rows,
+        row_count=len(rows),
+        truncated=result.truncated,
+    )
+    common: dict[str, Any] = {
+        "question": question,
+        "language": language,
+        "path": "nl2sql",
+        "table": table,
+        "sql": result.sql_executed,
+        "sql_attempts": attempts,
+        "timings_ms": timings,
+    }
+    if found_nothing(rows):
+        return Answer(answer=NO_DATA[language], status="no_data", confidence=0.6, **common)
+    # One value needs no model: the template says it exactly, and saves a call (seconds locally).
+    single = len(rows) == 1 and len(result.columns) == 1
+    text = (
+        explain(question, language, llm, result, timings, opts)
+        if opts.explain and not single
+        else None
+    )
+    if text is None:
+        text = template_explanation(result.columns, rows, language, truncated=result.truncated)
+    # the model's attempts: a mended rerun is not one (a prefix read in place counts as written)
+    written = max(1, sum(1 for a in attempts[:upto] if a.note is None))
+    confidence = max(MIN_CONFIDENCE, FIRST_CONFIDENCE - REWRITE_COST * (written - 1))
+    fact = Fact(text=text, source="sql")
+    return Answer(answer=text, status="ok", confidence=confidence, facts=[fact], **common)
+
+
+def explain(
+    question: str,
+    language: Language,
+    llm: LLM,
+    result: ResultSet,
+    timings: dict[str, float],
+    opts: NL2SQLOptions,
+) -> str | None:
+    """The model's explanation of the rows, or None when it failed or used a foreign number."""
+    shown = result.rows[:EXPLAIN_ROWS]
+    lines = [" | ".join(result.columns)]
+    lines += [" | ".join(_fmt(v) for v in row) for row in shown]
+    chat: list[Message] = render(
+        "explain",
+        language=LANGUAGE_NAMES[language],
+        question=question,
+        rows=str(len(result.rows)),
+        result="\n".join(lines),
+    )
+    try:
+        reply = llm.complete(
+            chat, temperature=0.0, max_tokens=EXPLAIN_MAX_TOKENS, timeout_s=opts.timeout_s
+        )
+    except ProviderError:
+        return None
+    _add(timings, "llm", reply.latency_ms)
+    text = reply.text.strip()
+    cells = [v for row in shown for v in row]
+    # The row count may be quoted ("3 regions"), but 1 would excuse any stray "1".
+    counts = [len(result.rows)] if len(result.rows) > 1 else []
+    if (
+        sum(ch.isalpha() for ch in text) < 2
+        or "```" in text
+        or ungrounded_numbers(text, [*cells, question, *counts])
+        or not quotes_result(text, cells, question)
+    ):
+        return None
+    return text
+
+
+def quotes_result(text: str, cells: Sequence[Any], question: str) -> bool:
+    """Whether an explanation says something from the result: a text cell, or a number the
+    question does not hold (an explanation that only restates the question explains nothing).
+
+    Example:
+        >>> cells = ["P3001", 0.254]
+        >>> quotes_result("退货率超过10%的商品应按政策处理。", cells, "退货率超过10%的商品")
+        False
+        >>> quotes_result("P3001 的退货率最高。", cells, "退货率超过10%的商品")
+        True
+        >>> quotes_result("最高为 25.4%。", cells, "退货率超过10%的商品")
+        True
+    """
+    labels = (str(v).strip() for v in cells if isinstance(v, str | dt.date))
+    return any(label and label in text for label in labels) or bool(
+        ungrounded_numbers(text, [question])
+    )
+
+
+def template_explanation(
+    columns: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    language: Language,
+    *,
+    truncated: bool = False,
+) -> str:
+    """A plain explanation built from the rows alone (so every number in it is grounded).
+
+    Example:
+        >>> template_explanation(["毛利"], [[1234.5678]], "zh")
+        '查询结果：毛利 = 1234.57。'
+        >>> template_explanation(["region", "n"], [["East", 3], ["North", 2]], "en")
+        'The query returned 2 rows: region = East, n = 3; region = North, n = 2.'
+    """
+
+    def row_text(row: Sequence[Any]) -> str:
+        sep = "，" if language == "zh" else ", "
+        return sep.join(f"{c} = {_fmt(v)}" for c, v in zip(columns, row, strict=True))
+
+    if len(rows) == 1:
+        head = "查询结果：" if language == "zh" else "Result: "
+        return head + row_text(rows[0]) + ("。" if language == "zh" else ".")
+    shown = "; ".join(row_text(r) for r in rows[:3])
+    more = len(rows) > 3 or truncated
+    if language == "zh":
+        tail = "；更多行见结果表。" if more else "。"
+        return f"查询返回 {len(rows)} 行：{shown}{tail}"
+    tail = "; more rows in the table." if more else "."
+    return f"The query returned {len(rows)} rows: {shown}{tail}"
+
+
+def jsonable(value: Any) -> Any:
+    """A result cell as JSON can carry it: decimals as numbers, dates as ISO text.
+
+    Example:
+        >>> jsonable(Decimal("12.50")), jsonable(Decimal("3")), jsonable(dt.date(2026, 10, 1))
+        (12.5, 3, '2026-10-01')
+    """
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dt.date | dt.datetime | dt.time):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return value.hex()
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
+
+
+def _fmt(value: Any) -> str:
+    value = jsonable(value)
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return str(value)
+
+
+def _failed(
+    question: str,
+    language: Language,
+    attempts: list[SQLAttempt],
+    timings: dict[str, float],
+    text: str,
+    error: ProviderError | str,
+) -> Answer:
+    message = str(error)
+    return Answer(
+        question=question,
+        answer=text,
+        language=language,
+        path="nl2sql",
+        status="error",
+        error=message or type(error).__name__,
+        sql=next((a.sql for a in reversed(attempts) if a.sql), None),
+        sql_attempts=attempts,
+        timings_ms=timings,
+    )
+
+
+def _add(timings: dict[str, float], stage: str, ms: float) -> None:
+    timings[stage] = round(timings.get(stage, 0.0) + ms, 3)
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000.0

@@ -1,0 +1,228 @@
+"""RAG path v1: hybrid retrieval → a short answer grounded in numbered passages, with citations.
+
+"Relevant" is judged on the BM25 score of the best passage (``min_score``, calibrated on the
+sample corpus, see bench/RESULTS.md): dense similarities of unrelated texts are not near zero, so
+they cannot tell "nothing relevant" apart. Nothing relevant → "not found in the documents",
+without an LLM call. When the model fails (timeout, HTTP error, empty or garbage reply) the
+answer degrades to the retrieved passages themselves.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tablerag.answer import Answer, Citation, Fact, Language
+from tablerag.answer.grounding import strip_enumerators, ungrounded_numbers
+from tablerag.errors import ProviderError, RetrievalError
+from tablerag.lang.tokenize import tokenize
+from tablerag.llm.base import LLM
+from tablerag.prompts import render
+from tablerag.rag.retrieve import Hit
+from tablerag.types import source_label
+
+Searcher = Callable[[str, int], Sequence[Hit]]
+"""``search(question, k)``: the ``k`` best hits of the text index, best first."""
+
+ANSWER_MAX_TOKENS = 256
+NOT_FOUND_MARK = "NOT_FOUND"
+SNIPPET_CHARS = 200
+#: Share of a sentence's words a passage must hold for an unmarked sentence to cite it.
+MIN_OVERLAP = 0.5
+LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
+NOT_FOUND = {"zh": "文档中没有找到相关内容。", "en": "Not found in the documents."}
+DEGRADED = {
+    "zh": "语言模型没有给出可用的回答；以下是最相关的文档段落：",
+    "en": "The language model gave no usable answer; these are the most relevant passages:",
+}
+UNGROUNDED = {
+    "zh": "（注意：以下数字未在引用段落或问题中找到：{numbers}）",
+    "en": "(Note: these numbers are not in the cited passages or the question: {numbers})",
+}
+CITATION_MARK = re.compile(r"\[(\d+)\]")
+"""A citation mark ``[n]``; the group is the number."""
+_SENTENCE_END = re.compile(r"(?<=[。！？!?])\s*|(?<=[.;；])\s+|\n+")
+
+
+@dataclass(frozen=True)
+class RAGOptions:
+    """Knobs of the path (the service fills them from Settings)."""
+
+    k: int = 4
+    """Passages given to the model."""
+    min_score: float = 2.0
+    """Least BM25 score of the best passage for the documents to count as relevant."""
+    passage_chars: int = 300
+    """Each passage is cut to this many characters in the prompt."""
+    timeout_s: float = 120.0
+    """Time limit of the LLM call."""
+
+
+def is_relevant(hits: Sequence[Hit], min_score: float) -> bool:
+    """Whether the best lexical score among ``hits`` reaches ``min_score``."""
+    return max((h.bm25 or 0.0 for h in hits), default=0.0) >= min_score
+
+
+def answer_from_documents(
+    question: str,
+    *,
+    llm: LLM,
+    search: Searcher,
+    language: Language,
+    options: RAGOptions | None = None,
+) -> Answer:
+    """Answer ``question`` from the documents, citing the passages it used.
+
+    Never raises for retrieval or model failures: they become an answer with status
+    ``error`` or ``degraded``.
+
+    Args:
+        question: the user's question.
+        llm: the model that writes the answer.
+        search: the text index search.
+        language: language of the answer.
+        options: passages, relevance threshold, time limit.
+
+    Returns:
+        An answer on path ``rag``: ``ok`` with citations, ``not_found``, ``degraded``
+        (passages only) or ``error`` (retrieval failed).
+    """
+    opts = options or RAGOptions()
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    try:
+        hits = list(search(question, opts.k))
+    except RetrievalError as exc:
+        return _answer(
+            question, language, NOT_FOUND[language], timings, status="error", error=str(exc)
+        )
+    timings["retrieval"] = round((time.perf_counter() - started) * 1000, 3)
+    if not is_relevant(hits, opts.min_score):
+        return _answer(question, language, NOT_FOUND[language], timings, status="not_found")
+    hits = hits[: opts.k]
+    citations = [citation(n, h) for n, h in enumerate(hits, start=1)]
+    passages = "\n\n".join(_passage(n, h, opts.passage_chars) for n, h in enumerate(hits, start=1))
+    chat = render("rag", language=LANGUAGE_NAMES[language], passages=passages, question=question)
+    try:
+        reply = llm.complete(
+            chat, temperature=0.0, max_tokens=ANSWER_MAX_TOKENS, timeout_s=opts.timeout_s
+        )
+    except ProviderError as exc:
+        return _degraded(question, language, citations, timings, str(exc))
+    timings["llm"] = round(reply.latency_ms, 3)
+    text = reply.text.strip()
+    if NOT_FOUND_MARK in text.upper().replace(" ", "_"):
+        return _answer(question, language, NOT_FOUND[language], timings, status="not_found")
+    if not _usable(text):
+        return _degraded(
+            question, language, citations, timings, "the model's reply was empty or not text"
+        )
+    facts = facts_of(text, [h.text for h in hits])
+    confidence = 0.8 if any(f.citation for f in facts) else 0.5
+    loose = ungrounded_numbers(text, [h.text for h in hits] + [question])
+    if loose:
+        text += " " + UNGROUNDED[language].format(numbers=", ".join(loose))
+        confidence = min(confidence, 0.3)
+    return _answer(
+        question, language, text, timings, citations=citations, facts=facts, confidence=confidence
+    )
+
+
+def citation(n: int, hit: Hit) -> Citation:
+    """The citation numbered ``n`` for a hit (snippet cut to :data:`SNIPPET_CHARS`)."""
+    snippet = " ".join(hit.text.split())
+    return Citation(
+        n=n,
+        chunk_id=hit.chunk_id,
+        source=hit.source,
+        page=hit.page,
+        heading_path=list(hit.heading_path),
+        snippet=snippet if len(snippet) <= SNIPPET_CHARS else snippet[: SNIPPET_CHARS - 1] + "…",
+        table=hit.table,
+    )
+
+
+def facts_of(text: str, passages: Sequence[str]) -> list[Fact]:
+    """Sentences of ``text``, each with the passage it cites (numbered from 1).
+
+    A sentence cites the first valid ``[n]`` it carries. Small models often forget the
+    markers, so a sentence without one is attributed to the passage sharing most of its
+    words (at least :data:`MIN_OVERLAP` of them); otherwise it cites nothing.
+
+    Example:
+        >>> ps = ["Refunds take 14 days.", "Damaged parcels: tell us in 48 hours."]
+        >>> facts = facts_of("Refunds: 14 days [1]. No gift cards [3]. Damaged: 48 hours.", ps)
+        >>> [(f.text, f.citation) for f in facts]
+        [('Refunds: 14 days [1].', 1), ('No gift cards [3].', None), ('Damaged: 48 hours.', 2)]
+    """
+    facts = []
+    for part in _SENTENCE_END.split(strip_enumerators(text)):
+        sentence = part.strip()
+        if not sentence:
+            continue
+        marks = [int(m) for m in CITATION_MARK.findall(sentence) if 1 <= int(m) <= len(passages)]
+        cite = marks[0] if marks else None
+        if cite is None and not CITATION_MARK.search(sentence):
+            cite = best_passage(sentence, passages)
+        facts.append(Fact(text=sentence, source="document", citation=cite))
+    return facts
+
+
+def best_passage(sentence: str, passages: Sequence[str]) -> int | None:
+    """Number (from 1) of the passage sharing most word tokens with ``sentence``, if enough do.
+
+    Example:
+        >>> best_passage("退货期限是七天", ["换货需保持完好", "七天无理由退货"])
+        2
+        >>> best_passage("Gift cards", ["Refunds take 14 days."]) is None
+        True
+    """
+    words = set(tokenize(sentence))
+    if not words:
+        return None
+    shares = [len(words & set(tokenize(p))) / len(words) for p in passages]
+    best = max(range(len(shares)), key=shares.__getitem__, default=None)
+    return best + 1 if best is not None and shares[best] >= MIN_OVERLAP else None
+
+
+def _usable(text: str) -> bool:
+    letters = sum(ch.isalpha() for ch in text)
+    return letters >= 2 and letters * 3 >= len(text.replace(" ", ""))
+
+
+def _passage(n: int, hit: Hit, limit: int) -> str:
+    where = " > ".join([source_label(hit.source), *hit.heading_path])
+    body = " ".join(hit.text.split())
+    body = body if len(body) <= limit else body[: limit - 1] + "…"
+    return f"[{n}] ({where}) {body}"
+
+
+def _degraded(
+    question: str,
+    language: Language,
+    citations: list[Citation],
+    timings: dict[str, float],
+    why: str,
+) -> Answer:
+    lines = [DEGRADED[language]] + [f"[{c.n}] {c.snippet}" for c in citations[:3]]
+    return _answer(
+        question,
+        language,
+        "\n".join(lines),
+        timings,
+        status="degraded",
+        error=why,
+        citations=citations,
+        confidence=0.3,
+    )
+
+
+def _answer(
+    question: str, language: Language, text: str, timings: dict[str, float], **fields: Any
+) -> Answer:
+    return Answer(
+        question=question, answer=text, language=language, path="rag", timings_ms=timings, **fields
+    )

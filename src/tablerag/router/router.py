@@ -1,0 +1,343 @@
+"""Router v1: which path answers a question — documents, tables, both, small talk, or ask back.
+
+Rules and a hand-weighted linear model over :mod:`tablerag.router.features` (cue words, catalog
+words and values, time expressions, length) plus, optionally, a BM25 probe of the workspace's
+text index. No LLM call; a decision takes well under a millisecond without the probe.
+
+Scores: *data* and *knowledge* evidence are weighted sums of features; each side's intent
+score is its evidence minus ``cross_penalty`` times the other side's; *hybrid* scores
+``min(data, knowledge) + bias``, so it wins only when both sides are strong. A softmax turns
+the five scores into probabilities; when the top of data/knowledge is below
+``low_confidence.top_below`` and the other side is not negligible, the route is *hybrid* (the
+caller runs both paths and fuses the answers).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+from tablerag.errors import RetrievalError
+from tablerag.rag.retrieve import Hit, search
+from tablerag.router.features import Features, Vocabulary, extract_features
+
+if TYPE_CHECKING:
+    from tablerag.store.workspace import Workspace
+
+Intent = Literal["knowledge", "data", "hybrid", "chitchat", "ambiguous"]
+INTENTS: tuple[Intent, ...] = get_args(Intent)
+Probe = Callable[[str], Sequence[Hit]]
+#: Distinct values above this count make a column an identifier column: not indexed.
+MAX_VALUES_PER_COLUMN = 200
+MAX_VALUE_CHARS = 24
+PROBE_K = 8
+#: Least probe strength of both the table and the prose side for a data/knowledge question with
+#: multi-hop cues to go to the TableRAG loop.
+LOOP_MIN_STRENGTH = 0.5
+_NUMBERISH = re.compile(r"^[\d\s.,:/%+-]+$")
+_CLAUSE = re.compile(r"[；;，,（(：:。.=]")
+
+
+@dataclass(frozen=True)
+class Route:
+    """The router's decision: intent, confidence in [0, 1], why, and every intent's score."""
+
+    intent: Intent
+    confidence: float
+    reasons: tuple[str, ...]
+    scores: Mapping[str, float]
+    """Probability of each intent (softmax of the linear scores); they sum to 1."""
+    evidence: Mapping[str, float] = field(default_factory=dict)
+    """Raw data / knowledge evidence and probe strengths, for debugging and benchmarks."""
+    loop: bool = False
+    """Multi-hop or set-level over tables and text: the caller runs the TableRAG loop."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``intent``, ``confidence``, ``reasons``, ``scores``, ``evidence``."""
+        return {
+            "intent": self.intent,
+            "confidence": self.confidence,
+            "reasons": list(self.reasons),
+            "scores": dict(self.scores),
+            "evidence": dict(self.evidence),
+            "loop": self.loop,
+        }
+
+
+@dataclass(frozen=True)
+class RouterContext:
+    """What the router knows about a workspace; build it once with :meth:`from_workspace`.
+
+    ``probe`` (optional) searches the text index; the router derives document-side strength
+    from prose hits and table-side strength from hits whose chunk belongs to a table.
+    """
+
+    vocabulary: Vocabulary = field(default_factory=Vocabulary)
+    probe: Probe | None = None
+    value_columns: Mapping[str, str] = field(default_factory=dict)
+    note: str = ""
+    """Said in every route's reasons (e.g. that no workspace was available)."""
+
+    @classmethod
+    def empty(cls, note: str = "no workspace: rules and question features only") -> RouterContext:
+        """A context with no catalog and no probe: rules and features alone."""
+        return cls(note=note)
+
+    @classmethod
+    def from_workspace(cls, workspace: Workspace, *, probe: bool = True) -> RouterContext:
+        """Catalog words, distinct short values and (optionally) a BM25 probe of ``workspace``.
+
+        The probe uses the workspace, so keep it open while routing.
+        """
+        words: list[str] = []
+        values: dict[str, str] = {}
+        for table in workspace.tables():
+            words.append(table.name)
+            words.extend(_head_clauses(table.description))
+            for column in table.columns:
+                if column.sensitive:
+                    continue
+                words.append(column.name)
+                words.extend(_head_clauses(column.description))
+                if "CHAR" not in column.type.upper() and column.type.upper() != "TEXT":
+                    continue
+                found = (
+                    _distinct_values(workspace, table.name, column.name)
+                    if table.stored
+                    else list(column.samples)
+                )
+                for value in found:
+                    values.setdefault(value, f"{table.name}.{column.name}")
+        search_probe: Probe | None = None
+        if probe:
+
+            def search_probe(question: str) -> Sequence[Hit]:
+                return search(workspace, question, k=PROBE_K, mode="bm25")
+
+        return cls(Vocabulary.build(words, values), search_probe, values)
+
+
+def _head_clauses(description: str) -> list[str]:
+    """The first clause of each language part of a description ("商品名称 / Product name")."""
+    return [_CLAUSE.split(part, maxsplit=1)[0].strip() for part in description.split(" / ")]
+
+
+def _distinct_values(workspace: Workspace, table: str, column: str) -> list[str]:
+    col = '"' + column.replace('"', '""') + '"'
+    tab = '"data"."' + table.replace('"', '""') + '"'
+    rows = workspace.con.execute(
+        f"SELECT DISTINCT {col} FROM {tab} WHERE {col} IS NOT NULL "
+        f"AND length({col}) BETWEEN 2 AND {MAX_VALUE_CHARS} LIMIT {MAX_VALUES_PER_COLUMN + 1}"
+    ).fetchall()
+    if len(rows) > MAX_VALUES_PER_COLUMN:
+        return []
+    return [str(r[0]) for r in rows if not _NUMBERISH.match(str(r[0]))]
+
+
+@lru_cache(maxsize=1)
+def load_weights() -> dict[str, Any]:
+    """The packaged weights (``tablerag/router/data/router_weights.json``)."""
+    text = resources.files("tablerag.router").joinpath("data/router_weights.json")
+    weights: dict[str, Any] = json.loads(text.read_text("utf-8"))
+    return weights
+
+
+def route(question: str, context: RouterContext | None = None) -> Route:
+    """Decide which path answers ``question``.
+
+    Args:
+        question: the user's question, Chinese or English.
+        context: catalog vocabulary and optional probe; default: rules and features only.
+
+    Returns:
+        The intent with a confidence, human-readable reasons and every intent's probability.
+
+    Example:
+        >>> route("上月华东的毛利是多少？").intent
+        'data'
+        >>> route("毛利是怎么定义的？").intent
+        'knowledge'
+        >>> route("谢谢！").intent, route("那个呢").intent
+        ('chitchat', 'ambiguous')
+    """
+    ctx = context or RouterContext.empty()
+    w = load_weights()
+    f = extract_features(question, ctx.vocabulary)
+    reasons: list[str] = [ctx.note] if ctx.note else []
+    doc, table = _probe(ctx, question, reasons) if f.length else (0.0, 0.0)
+    x = _vector(f, w["caps"])
+    meta = x["meta"] > 0
+    data = _dot(w["data"], x) + w["data"]["table_strength"] * table
+    know = _dot(w["knowledge"], x) + w["knowledge"]["doc_strength"] * doc
+    pen = w["cross_penalty"]
+    content = (
+        x["aggregate"]
+        + x["measure"]
+        + x["measure_alone"]
+        + x["policy"]
+        + x["meta"]
+        + x["catalog_values"]
+    )
+    short = max(0.0, 1 - f.length / w["ambiguous"]["short_length"])
+    raw = {
+        "knowledge": know - pen * data,
+        "data": data - pen * know,
+        "hybrid": min(data, know)
+        + w["hybrid"]["bias"]
+        - (w["hybrid"]["meta_penalty"] if meta else 0),
+        "chitchat": w["chitchat"]["chitchat"] * x["chitchat"]
+        + w["chitchat"]["bias"]
+        + w["chitchat"]["leftover"] * x["leftover"]
+        - w["chitchat"]["content_penalty"] * min(content, 1.0),
+        "ambiguous": w["ambiguous"]["bias"]
+        + w["ambiguous"]["vague"] * x["vague"]
+        + w["ambiguous"]["shortness"] * short
+        + w["ambiguous"]["leftover"] * x["leftover"]
+        - w["ambiguous"]["content_penalty"] * content,
+    }
+    if not f.length:
+        raw = {k: (5.0 if k == "ambiguous" else 0.0) for k in raw}
+        reasons.append("rule: the question has no words")
+    probs = _softmax(raw)
+    intent, confidence = _decide(probs, w["low_confidence"], reasons)
+    reasons[len(reasons) :] = _explain(f, ctx, doc, table, meta, data, know)
+    evidence = {"data": round(data, 3), "knowledge": round(know, 3), "doc": doc, "table": table}
+    loop = needs_loop(intent, f, doc, table)
+    if loop:
+        reasons.insert(
+            0,
+            f"multi-hop/set-level cues ({', '.join(f.multi_hop)}) over tables and text: "
+            "the TableRAG loop",
+        )
+    return Route(intent, round(confidence, 3), tuple(reasons), probs, evidence, loop)
+
+
+def needs_loop(intent: Intent, f: Features, doc: float, table: float) -> bool:
+    """Whether a question goes to the TableRAG loop instead of a one-call path.
+
+    It must carry a multi-hop or set-level cue and concern tables *and* text: routed hybrid,
+    or a data/knowledge question whose probe found both table and prose chunks
+    (:data:`LOOP_MIN_STRENGTH` each). Simple questions keep the one-call paths.
+
+    Example:
+        >>> from tablerag.router.features import extract_features
+        >>> f = extract_features("What was the change in revenue from 2018 to 2019?")
+        >>> needs_loop("data", f, 0.6, 0.7), needs_loop("data", f, 0.0, 0.7)
+        (True, False)
+        >>> needs_loop("data", extract_features("What was revenue in 2019?"), 0.6, 0.7)
+        False
+    """
+    if not f.multi_hop or intent in ("chitchat", "ambiguous"):
+        return False
+    if intent == "hybrid":
+        return True
+    return doc >= LOOP_MIN_STRENGTH and table >= LOOP_MIN_STRENGTH
+
+
+def _vector(f: Features, caps: Mapping[str, int]) -> dict[str, float]:
+    # A metric word alone ("退款的流程") is weak; with an aggregate, time or "how many" it counts.
+    anchored = bool(f.cues["aggregate"] or f.cues["time"] or f.quantity_words)
+    counts = {
+        "aggregate": f.count("aggregate"),
+        "measure": f.count("measure") if anchored else 0,
+        "measure_alone": 0 if anchored else f.count("measure"),
+        "time": f.count("time"),
+        "policy": f.count("policy"),
+        "meta": min(f.count("meta"), 1),
+        "chitchat": f.count("chitchat"),
+        "vague": f.count("vague"),
+        "quantity_question": min(len(f.quantity_words), 1),
+        "reason_question": min(len(f.reason_words), 1),
+        "catalog_values": len(f.catalog_values),
+        "catalog_words": len(f.catalog_words),
+        "digits": 1 if f.digits else 0,
+        "leftover": len(f.leftover),
+    }
+    return {k: float(min(v, caps.get(k, v))) for k, v in counts.items()}
+
+
+def _dot(weights: Mapping[str, float], x: Mapping[str, float]) -> float:
+    return sum(weights[k] * x[k] for k in weights if k in x)
+
+
+def _softmax(raw: Mapping[str, float]) -> dict[str, float]:
+    top = max(raw.values())
+    exp = {k: math.exp(v - top) for k, v in raw.items()}
+    total = sum(exp.values())
+    return {k: round(exp[k] / total, 4) for k in INTENTS}
+
+
+def _decide(
+    probs: Mapping[str, float], rule: Mapping[str, float], reasons: list[str]
+) -> tuple[Intent, float]:
+    best: Intent = max(INTENTS, key=lambda k: probs[k])
+    if best in ("data", "knowledge"):
+        other = "knowledge" if best == "data" else "data"
+        rest = probs[other] + probs["hybrid"]
+        if probs[best] < rule["top_below"] and rest >= rule["other_and_hybrid_at_least"]:
+            reasons.append(
+                f"low confidence between data ({probs['data']:.2f}) and knowledge "
+                f"({probs['knowledge']:.2f}): run both paths and fuse"
+            )
+            return "hybrid", probs["data"] + probs["knowledge"] + probs["hybrid"]
+    return best, probs[best]
+
+
+def _probe(ctx: RouterContext, question: str, reasons: list[str]) -> tuple[float, float]:
+    """Document-side and table-side strength in [0, 1) from the top BM25 scores."""
+    if ctx.probe is None:
+        return 0.0, 0.0
+    try:
+        hits = ctx.probe(question)
+    except RetrievalError as exc:
+        reasons.append(f"retrieval probe skipped: {exc}")
+        return 0.0, 0.0
+    half = float(load_weights()["probe"]["half_score"])
+    doc = max((h.score for h in hits if h.table is None), default=0.0)
+    table = max((h.score for h in hits if h.table is not None), default=0.0)
+    return round(doc / (doc + half), 3), round(table / (table + half), 3)
+
+
+def _explain(
+    f: Features,
+    ctx: RouterContext,
+    doc: float,
+    table: float,
+    meta: bool,
+    data: float,
+    know: float,
+) -> list[str]:
+    out: list[str] = []
+    if f.cues["chitchat"]:
+        out.append(f"small-talk cues: {', '.join(f.cues['chitchat'])}")
+    if meta:
+        out.append(f"meta-question ({', '.join(f.cues['meta'])}): definitions live in documents")
+    data_cues = [f"{c} ({fam})" for fam in ("aggregate", "measure", "time") for c in f.cues[fam]]
+    if data_cues:
+        out.append("data cues: " + ", ".join(data_cues))
+    if f.catalog_values:
+        found = [f"{v} → {ctx.value_columns.get(v, _lookup(ctx, v))}" for v in f.catalog_values]
+        out.append("catalog values: " + ", ".join(found))
+    if f.catalog_words:
+        out.append("catalog words: " + ", ".join(f.catalog_words))
+    if f.cues["policy"]:
+        out.append("document cues: " + ", ".join(f.cues["policy"]))
+    if f.cues["vague"]:
+        out.append("vague words: " + ", ".join(f.cues["vague"]))
+    if ctx.probe is not None:
+        out.append(f"retrieval probe: documents {doc:.2f}, tables {table:.2f}")
+    out.append(f"evidence: data {data:.2f}, knowledge {know:.2f}")
+    return out
+
+
+def _lookup(ctx: RouterContext, lowered: str) -> str:
+    for value, column in ctx.value_columns.items():
+        if value.lower() == lowered:
+            return column
+    return "?"

@@ -1,0 +1,104 @@
+"""Hybrid path: both paths run side by side; one fused answer, each fact labelled by source."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from tablerag.answer import Answer, Citation, Fact, ResultTable
+from tablerag.answer.hybrid import fuse, run_both
+from tablerag.llm.base import Message
+from tablerag.llm.testing import FunctionLLM
+from tablerag.service import QA
+
+HYBRID_Q = "退货率超过10%的商品根据退货政策应该怎么处理"
+
+
+def _sql(status: str = "ok", text: str = "退货率最高的商品是 P1001。") -> Answer:
+    return Answer(
+        question="q",
+        answer=text,
+        language="zh",
+        path="nl2sql",
+        status=status,  # type: ignore[arg-type]
+        error="boom" if status == "error" else None,
+        sql="SELECT 1",
+        table=ResultTable(columns=["p"], rows=[["P1001"]], row_count=1),
+        facts=[Fact(text=text, source="sql")] if status == "ok" else [],
+        confidence=0.8 if status == "ok" else 0.0,
+        timings_ms={"llm": 10.0, "execution": 1.0},
+    )
+
+
+def _doc(status: str = "ok") -> Answer:
+    cite = Citation(n=1, chunk_id="c1", source="退货政策.md", snippet="退货率超过10%的商品暂停促销")
+    return Answer(
+        question="q",
+        answer="暂停促销并排查原因 [1]。" if status == "ok" else "文档中没有找到相关内容。",
+        language="zh",
+        path="rag",
+        status=status,  # type: ignore[arg-type]
+        citations=[cite] if status == "ok" else [],
+        facts=[Fact(text="暂停促销并排查原因 [1]。", source="document", citation=1)]
+        if status == "ok"
+        else [],
+        confidence=0.7 if status == "ok" else 0.0,
+        timings_ms={"llm": 5.0, "retrieval": 2.0},
+    )
+
+
+def test_fusion_labels_every_fact_and_keeps_both_sides() -> None:
+    fused = fuse(HYBRID_Q, "zh", _sql(), _doc())
+    assert fused.path == "hybrid" and fused.status == "ok"
+    assert fused.answer == "【数据】退货率最高的商品是 P1001。\n【文档】暂停促销并排查原因 [1]。"
+    assert [(f.source, f.citation) for f in fused.facts] == [("sql", None), ("document", 1)]
+    assert fused.sql == "SELECT 1" and fused.table is not None and len(fused.citations) == 1
+    assert fused.timings_ms == {"llm": 15.0, "execution": 1.0, "retrieval": 2.0}
+
+
+def test_one_side_failing_keeps_the_other_and_says_why() -> None:
+    fused = fuse("q", "en", _sql("error", "Could not write SQL."), _doc())
+    assert fused.status == "ok" and fused.answer.startswith("[data] Could not write SQL.")
+    assert fused.error == "sql: boom" and fused.citations
+    nothing = fuse("q", "en", _sql("no_data", "No matching data was found."), _doc("not_found"))
+    assert nothing.status == "no_data" and nothing.facts == []
+
+
+def test_both_paths_really_run_at_the_same_time() -> None:
+    barrier = threading.Barrier(2, timeout=5)
+
+    def side(answer: Answer) -> Answer:
+        barrier.wait()  # deadlocks (and times out) unless the other side runs concurrently
+        return answer
+
+    sql, doc = run_both(lambda: side(_sql()), lambda: side(_doc()))
+    assert (sql.path, doc.path) == ("nl2sql", "rag")
+
+
+def test_hybrid_question_runs_both_paths_through_the_service(sample_ws: Path) -> None:
+    def reply(messages: Sequence[Message]) -> str:
+        system = messages[0]["content"]
+        if "SELECT" in system:
+            return (
+                "```sql\nSELECT product_code, count(*) AS refunds FROM fact_refund r "
+                "JOIN fact_sales s USING (order_id, line_no) GROUP BY product_code "
+                "ORDER BY refunds DESC LIMIT 1\n```"
+            )
+        if "numbered passages" in system:
+            return "退货率超过10%的商品会被列入观察名单并暂停促销 [1]。"
+        return "退款最多的商品见结果表。"
+
+    llm = FunctionLLM(reply)
+    with QA.open(sample_ws, llm=llm) as qa:
+        answer = qa.ask(HYBRID_Q)
+    assert answer.route is not None and answer.route.intent == "hybrid"
+    assert answer.path == "hybrid" and answer.status == "ok"
+    assert {f.source for f in answer.facts} == {"sql", "document"}
+    assert answer.table is not None and answer.table.columns == ["product_code", "refunds"]
+    assert answer.citations and answer.answer.startswith("【数据】")
+    assert "\n【文档】退货率超过10%" in answer.answer
+    # SQL, passages, explanation, and one rate repair: the scripted query counts refunds for
+    # a 退货率 question, and the repair (the same query again) is what ran last
+    assert answer.llm.calls == 4
+    assert "divides nothing" in (answer.sql_attempts[0].error or "")

@@ -1,0 +1,271 @@
+"""The loop's table set: retrieved tables first, then at most a few of the linker's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from tablerag.answer import Answer
+from tablerag.linking.catalog import SchemaCatalog, build_catalog
+from tablerag.linking.rows import DuckDBRows
+from tablerag.llm.testing import ScriptedLLM
+from tablerag.loop.tablesql import LINKED_EXTRA, answer_over_tables, table_schemas
+from tablerag.nl2sql.path import NL2SQLOptions
+from tablerag.sql.engines import open_engine
+from tablerag.types import ColumnInfo, TableInfo
+
+
+def report_table(name: str) -> TableInfo:
+    """One report's table: every report has the same columns."""
+    columns = (
+        ColumnInfo("item", "VARCHAR"),
+        ColumnInfo("col_2019", "DOUBLE"),
+        ColumnInfo("col_2018", "DOUBLE"),
+    )
+    return TableInfo(name, f"{name}.csv", columns, 5)
+
+
+def test_look_alike_tables_the_linker_matches_are_capped() -> None:
+    catalog = build_catalog([report_table(f"t_{i}") for i in range(8)], infer_keys=False)
+    question = "What was the change in revenue between 2019 and 2018?"
+    schema = table_schemas(question, catalog, ["t_5"], max_tokens=2000)
+    assert "t_5" in schema.tables
+    assert len(schema.tables) <= 1 + LINKED_EXTRA
+    wide = table_schemas(question, catalog, ["t_5"], max_tokens=2000, linked_extra=8)
+    assert len(wide.tables) > len(schema.tables)
+
+
+def test_a_small_report_tables_row_labels_are_listed_in_full(tmp_path: Path) -> None:
+    labels = [f"Line item number {i} of the income tax reconciliation" for i in range(8)]
+    path = tmp_path / "report.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE report (item VARCHAR, col_2019 DOUBLE)")
+    con.executemany(
+        "INSERT INTO report VALUES (?, ?)", [(v, float(i)) for i, v in enumerate(labels)]
+    )
+    columns = (ColumnInfo("item", "VARCHAR"), ColumnInfo("col_2019", "DOUBLE"))
+    tables = [TableInfo("report", "report.csv", columns, len(labels))]
+    catalog = build_catalog(tables, rows=DuckDBRows(con, schema="main"))
+    con.close()
+    with open_engine(path, catalog=tables) as engine:
+        schema = table_schemas(
+            "What was it in 2019?", catalog, ["report"], max_tokens=700, engine=engine
+        )
+    note = next(n for n in schema.notes if n.startswith("-- report.item (all rows): "))
+    assert all(f"'{v}'" in note for v in labels)
+    assert schema.text.endswith(note)
+
+
+def test_a_table_of_year_columns_gets_a_note_on_change_and_counting() -> None:
+    from tablerag.linking.catalog import build_catalog
+    from tablerag.loop.tablesql import year_notes
+    from tablerag.types import ColumnInfo, TableInfo
+
+    def table(name: str, *columns: tuple[str, str]) -> TableInfo:
+        return TableInfo(name, f"{name}.csv", tuple(ColumnInfo(c, t) for c, t in columns), 4)
+
+    wide = table("report", ("item", "VARCHAR"), ("col_2018", "BIGINT"), ("col_2019", "BIGINT"))
+    twice = table(
+        "segments",
+        ("item", "VARCHAR"),
+        ("revenues_2019", "BIGINT"),
+        ("col_2018", "BIGINT"),
+        ("income_2019", "BIGINT"),
+        ("col_2018_2", "BIGINT"),
+    )
+    long = table("sales", ("year", "INTEGER"), ("amount", "DOUBLE"))
+    text = table("labels", ("col_2019", "VARCHAR"), ("col_2018", "VARCHAR"))
+    catalog = build_catalog([wide, twice, long, text])
+    (note,) = year_notes(catalog, ["report", "segments"])
+    assert "the change from 2018 to 2019 is col_2019 - col_2018" in note
+    wider = table("r3", ("col_2017", "BIGINT"), ("col_2018", "BIGINT"), ("col_2019", "BIGINT"))
+    (asked,) = year_notes(build_catalog([wider]), ["r3"], "Change from 2017 to 2018?")
+    assert "the change from 2017 to 2018 is col_2018 - col_2017" in asked
+    # the count names the row filter when the table has a label column to filter on
+    assert "(WHERE item = its label)" in year_notes(catalog, ["report"], "How many years did X?")[0]
+    assert "WHERE" not in year_notes(build_catalog([wider]), ["r3"], "How many years did X?")[0]
+    assert not year_notes(catalog, ["sales", "labels"])
+    # only the first two retrieved tables are annotated, like the row labels
+    assert year_notes(catalog, ["sales", "labels", "report"]) == []
+
+
+def test_a_scaled_figure_of_the_question_is_given_in_each_tables_unit() -> None:
+    def table(name: str, description: str) -> TableInfo:
+        cols = (ColumnInfo("item", "VARCHAR"), ColumnInfo("col_2019", "BIGINT"))
+        return TableInfo(name, f"{name}.csv", cols, 4, description=description)
+
+    k, m = table("k", "Inventories. Amounts in thousands."), table("m", "Segments (in millions)")
+    catalog = build_catalog([k, m, table("plain", "Headcount by site")])
+    q = "How many years did net income exceed $1,500 thousand and sales $2 million?"
+    notes = table_schemas(q, catalog, ["plain", "k"], max_tokens=2000).notes
+    in_k = (
+        "-- k holds amounts in thousands: $1,500 thousand is 1500; $2 million is 2000 in its cells."
+    )
+    assert in_k in notes
+    # a table without a unit gets no note
+    assert not [n for n in notes if n.startswith("-- plain")]
+    in_m = "-- m holds amounts in millions: $1,500 thousand is 1.5; $2 million is 2 in its cells."
+    assert in_m in table_schemas(q, catalog, ["m"], max_tokens=2000).notes
+    # nor does a question without a scaled figure
+    assert not table_schemas("Which year was higher?", catalog, ["k"], max_tokens=2000).notes
+
+
+def test_the_star_a_question_names_comes_whole_with_the_glossarys_definition(
+    sample_ws: Path,
+) -> None:
+    # The best chunk was the README's file list; the question needs refunds, sales and the
+    # category names (two tables away), and 退货率 as 指标口径.md defines it.
+    from tablerag.linking.cache import workspace_catalog
+    from tablerag.store.workspace import Workspace
+
+    with Workspace.open(sample_ws, create=False) as ws:
+        tables = ws.tables()
+        catalog = workspace_catalog(ws)
+    question = "上个月退货率最高的三个品类"
+    with open_engine(sample_ws, catalog=tables) as engine:
+        schema = table_schemas(question, catalog, ["readme_table_2"], max_tokens=700, engine=engine)
+    assert {"fact_refund", "fact_sales", "dim_product", "dim_category"} <= set(schema.tables)
+    assert schema.tokens <= 700
+    (definition,) = [n for n in schema.notes if n.startswith("-- 指标口径.md: ")]
+    assert "退货率" in definition and "已支付订单数" in definition
+    assert definition in schema.text
+
+
+def _reports(tmp_path: Path) -> tuple[Path, list[TableInfo]]:
+    """Reports of the same shape: a cash-flow table, a deferred-tax table and six more (a
+    catalog of at most six tables is shown whole)."""
+    path = tmp_path / "reports.duckdb"
+    con = duckdb.connect(str(path))
+    lines = {
+        "cash": [("Net cash used in investing activities", -692999.0, -74599.0), ("Other", 1, 2)],
+        "tax": [("Non-current deferred tax liabilities", -5321.0, -3674.0), ("Other", 3, 4)],
+        **{f"r{i}": [(f"Line {i}", i, i), ("Other", 5, 6)] for i in range(6)},
+    }
+    tables = []
+    for name, rows_ in lines.items():
+        con.execute(f"CREATE TABLE {name} (item VARCHAR, col_2019 DOUBLE, col_2018 DOUBLE)")
+        con.executemany(f"INSERT INTO {name} VALUES (?, ?, ?)", rows_)
+        columns = tuple(report_table(name).columns)
+        tables.append(TableInfo(name, f"{name}.csv", columns, len(rows_)))
+    con.close()
+    return path, tables
+
+
+def _catalog(path: Path, tables: list[TableInfo]) -> SchemaCatalog:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return build_catalog(tables, rows=DuckDBRows(con, schema="main"), infer_keys=False)
+    finally:
+        con.close()
+
+
+def _ask(path: Path, tables: list[TableInfo], llm: ScriptedLLM, question: str) -> Answer:
+    catalog = _catalog(path, tables)
+    with open_engine(path, catalog=tables) as engine:
+        answer, _ = answer_over_tables(
+            question,
+            llm=llm,
+            engine=engine,
+            catalog=catalog,
+            tables=["cash"],
+            language="en",
+            options=NL2SQLOptions(explain=False),
+            max_tokens=700,
+        )
+    return answer
+
+
+def test_a_label_only_an_unshown_table_stores_sends_the_question_to_that_table(
+    tmp_path: Path,
+) -> None:
+    path, tables = _reports(tmp_path)
+    label = "Non-current deferred tax liabilities"
+    wrong = f"```sql\nSELECT col_2019 - col_2018 FROM cash WHERE item = '{label}'\n```"
+    right = f"```sql\nSELECT col_2019 - col_2018 FROM tax WHERE item = '{label}'\n```"
+    llm = ScriptedLLM(replies=[wrong, right])
+    # a question the linker finds nothing in: the retrieved table alone is shown
+    answer = _ask(path, tables, llm, "How did it change?")
+    first, second = (c.messages[-1]["content"] for c in llm.history)
+    assert "TABLE tax" not in first
+    assert answer.status == "ok" and answer.table is not None
+    assert answer.table.rows == [[-1647.0]]
+    assert answer.confidence == 0.65  # two queries written, as after a repair round
+    assert [a.sql.split(" FROM ")[1][:3] for a in answer.sql_attempts] == ["cas", "tax"]
+    note = answer.sql_attempts[1].note or ""
+    assert f"tax.item stores '{label}'" in note
+    # the second prompt shows the tax table, with its row labels
+    assert "TABLE tax" in second
+    assert f"'{label}'" in second
+
+
+def test_a_label_a_shown_table_stores_is_named_in_the_repair_round(tmp_path: Path) -> None:
+    path, tables = _reports(tmp_path)
+    label = "Non-current deferred tax liabilities"
+    wrong = f"```sql\nSELECT col_2019 - col_2018 FROM cash WHERE item = '{label}'\n```"
+    right = f"```sql\nSELECT col_2019 - col_2018 FROM tax WHERE item = '{label}'\n```"
+    llm = ScriptedLLM(replies=[wrong, right])
+    question = f"What was the change in the {label} between 2018 and 2019?"
+    answer = _ask(path, tables, llm, question)
+    repair = llm.history[1].messages[-1]["content"]
+    assert f"cash.item has no '{label}'; tax.item stores it: read that table" in repair
+    assert answer.table is not None and answer.table.rows == [[-1647.0]]
+    assert [a.note for a in answer.sql_attempts] == [None, None]
+
+
+def test_a_label_many_tables_store_or_a_second_empty_result_keeps_the_first_answer(
+    tmp_path: Path,
+) -> None:
+    path, tables = _reports(tmp_path)
+    many = "```sql\nSELECT col_2019 FROM cash WHERE item = 'Others'\n```"  # stored nowhere
+    llm = ScriptedLLM(replies=[many])
+    assert _ask(path, tables, llm, "What were others in 2019?").status == "no_data"
+    assert len(llm.history) == 1
+    label = "Non-current deferred tax liabilities"
+    first = f"```sql\nSELECT col_2019 FROM cash WHERE item = '{label}'\n```"
+    still = f"```sql\nSELECT col_2019 FROM tax WHERE item = '{label}' AND col_2018 > 0\n```"
+    llm = ScriptedLLM(replies=[first, still])
+    answer = _ask(path, tables, llm, "What was it?")
+    assert len(llm.history) == 2 and answer.status == "no_data"
+    assert [a.sql for a in answer.sql_attempts] == [answer.sql] and "FROM cash" in (
+        answer.sql or ""
+    )
+
+
+def test_a_count_of_zero_over_the_wrong_table_is_asked_again_too(tmp_path: Path) -> None:
+    path, tables = _reports(tmp_path)
+    label = "Non-current deferred tax liabilities"
+    count = "```sql\nSELECT CAST(col_2019 < 0 AS INTEGER) + CAST(col_2018 < 0 AS INTEGER) AS n "
+    llm = ScriptedLLM(
+        replies=[
+            f"```sql\nSELECT COUNT(*) FROM cash WHERE item = '{label}'\n```",
+            f"{count}FROM tax WHERE item = '{label}'\n```",
+        ]
+    )
+    answer = _ask(path, tables, llm, f"In how many years were the {label} negative?")
+    assert answer.table is not None and answer.table.rows == [[2]]
+
+
+def test_label_elsewhere_names_only_shown_tables_that_store_a_real_label(tmp_path: Path) -> None:
+    from tablerag.nl2sql.literals import label_elsewhere
+
+    path, tables = _reports(tmp_path)
+    label = "Non-current deferred tax liabilities"
+    sql = f"SELECT col_2019 FROM cash WHERE item = '{label.upper()}'"
+    with open_engine(path, catalog=tables) as engine:
+        assert label_elsewhere(sql, engine, ["cash", "r0", "tax"]) == (
+            f"cash.item has no '{label.upper()}'; tax.item stores it: read that table"
+        )
+        listed = f"SELECT item FROM cash WHERE item IN ('Line 0', '{label}')"
+        assert label_elsewhere(listed, engine, ["cash", "tax", "r0"]) == (
+            f"cash.item has no 'Line 0'; r0.item stores it: read that table; "
+            f"cash.item has no '{label}'; tax.item stores it: read that table"
+        )
+        assert label_elsewhere(sql, engine, ["cash", "r0"]) is None  # not shown: not named
+        assert label_elsewhere(sql, engine, ["cash"]) is None
+        # a label its own table stores, a short label, a number: nothing to say
+        own = "SELECT col_2019 FROM tax WHERE item = 'Other'"
+        assert label_elsewhere(own, engine, ["tax", "cash"]) is None
+        assert label_elsewhere("SELECT 1 FROM cash WHERE item = 'Oth'", engine, ["r0"]) is None
+        assert label_elsewhere("SELECT 1 FROM cash WHERE item = '2019'", engine, ["r0"]) is None
+        assert label_elsewhere("SELECT FROM WHERE", engine, ["tax"]) is None

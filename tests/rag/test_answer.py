@@ -1,0 +1,133 @@
+"""RAG path: grounded answers with citations, "not found", degraded answers on model failure."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from tablerag.answer import Language
+from tablerag.errors import ProviderError, ProviderTimeout, RetrievalError
+from tablerag.llm.testing import ScriptedLLM
+from tablerag.prompts import render
+from tablerag.rag.answer import RAGOptions, answer_from_documents, is_relevant
+from tablerag.rag.retrieve import Hit, search
+from tablerag.store.workspace import Workspace
+
+REFUND_Q = "What is the refund policy for damaged goods?"
+
+
+@pytest.fixture
+def searcher(sample_ws: Path) -> Iterator[object]:
+    with Workspace.open(sample_ws, create=False, read_only=True) as ws:
+
+        def run(query: str, k: int) -> Sequence[Hit]:
+            return search(ws, query, k=k)
+
+        yield run
+
+
+def _ask(question: str, llm: ScriptedLLM, searcher, language: Language = "en", **kw):  # type: ignore[no-untyped-def]
+    return answer_from_documents(
+        question, llm=llm, search=searcher, language=language, options=RAGOptions(**kw)
+    )
+
+
+def test_answer_cites_the_numbered_passages(searcher) -> None:  # type: ignore[no-untyped-def]
+    llm = ScriptedLLM(replies=["Damaged goods can be returned for a refund [1]. See also [2]."])
+    answer = _ask(REFUND_Q, llm, searcher)
+    assert answer.status == "ok" and answer.path == "rag"
+    assert [c.n for c in answer.citations] == [1, 2, 3, 4]
+    assert all(c.snippet and c.source for c in answer.citations)
+    assert [(f.source, f.citation) for f in answer.facts] == [("document", 1), ("document", 2)]
+    prompt = llm.history[0].messages[-1]["content"]
+    assert prompt.startswith("[1] (") and "\n\n[2] (" in prompt and REFUND_Q in prompt
+    assert any("refund" in c.source for c in answer.citations)
+    assert "retrieval" in answer.timings_ms and "llm" in answer.timings_ms
+
+
+def test_nothing_relevant_is_not_found_without_calling_the_model(searcher) -> None:  # type: ignore[no-untyped-def]
+    llm = ScriptedLLM()
+    answer = _ask("火星上的天气怎么样？", llm, searcher, language="zh")
+    assert answer.status == "not_found" and answer.answer == "文档中没有找到相关内容。"
+    assert llm.history == [] and answer.citations == []
+
+
+def test_the_model_saying_not_found_is_not_found(searcher) -> None:  # type: ignore[no-untyped-def]
+    answer = _ask(REFUND_Q, ScriptedLLM(replies=["NOT_FOUND"]), searcher)
+    assert answer.status == "not_found" and answer.answer == "Not found in the documents."
+
+
+@pytest.mark.parametrize(
+    "failure", [ProviderTimeout("timed out after 120 s"), ProviderError("HTTP 502 from server")]
+)
+def test_model_failure_degrades_to_the_passages(searcher, failure) -> None:  # type: ignore[no-untyped-def]
+    answer = _ask(REFUND_Q, ScriptedLLM(replies=[failure]), searcher)
+    assert answer.status == "degraded" and answer.error == str(failure)
+    assert answer.answer.startswith("The language model gave no usable answer")
+    assert "[1] " in answer.answer and len(answer.citations) == 4
+
+
+@pytest.mark.parametrize("garbage", ["", "   ", "}}}{{[[]]]]..,,;;", "```\n```"])
+def test_empty_or_garbage_output_degrades(searcher, garbage: str) -> None:  # type: ignore[no-untyped-def]
+    answer = _ask(REFUND_Q, ScriptedLLM(replies=[garbage]), searcher)
+    assert answer.status == "degraded" and answer.citations
+
+
+def test_a_number_not_in_the_passages_is_flagged(searcher) -> None:  # type: ignore[no-untyped-def]
+    answer = _ask(REFUND_Q, ScriptedLLM(replies=["Refunds take 987 days [1]."]), searcher)
+    assert answer.status == "ok"
+    assert answer.answer.endswith(
+        "(Note: these numbers are not in the cited passages or the question: 987)"
+    )
+    assert answer.confidence <= 0.3
+
+
+def test_retrieval_failure_is_an_error_answer() -> None:
+    def broken(query: str, k: int) -> Sequence[Hit]:
+        raise RetrievalError("No text index in 'x'; run `tablerag ingest` to build it.")
+
+    answer = answer_from_documents(REFUND_Q, llm=ScriptedLLM(), search=broken, language="en")
+    assert answer.status == "error" and answer.error is not None and "ingest" in answer.error
+
+
+RELEVANT = [
+    REFUND_Q,
+    "退货政策规定的退货期限是多少天？",
+    "毛利是怎么定义的？",
+    "大区经理可以批准多大的折扣？",
+    "How is the sales commission settled for each channel?",
+]
+IRRELEVANT = [
+    "火星上的天气怎么样？",
+    "What is the capital of France?",
+    "谁赢得了2022年世界杯？",
+    "How do I bake sourdough bread?",
+]
+
+
+def test_the_relevance_threshold_separates_the_sample_questions(searcher) -> None:  # type: ignore[no-untyped-def]
+    """The calibration behind ``rag_min_score``: every on-topic question passes, none off it."""
+    threshold = RAGOptions().min_score
+    assert [is_relevant(searcher(q, 4), threshold) for q in RELEVANT] == [True] * len(RELEVANT)
+    assert [is_relevant(searcher(q, 4), threshold) for q in IRRELEVANT] == [False] * len(IRRELEVANT)
+
+
+def test_rag_prompt_matches_the_golden_file(golden) -> None:  # type: ignore[no-untyped-def]
+    passages = "\n\n".join(
+        [
+            "[1] (退货政策.md > 退货期限) 七天无理由退货。",
+            "[2] (refund_policy.md) Refunds in 14 days.",
+        ]
+    )
+    messages = render("rag", language="Chinese", passages=passages, question="退货期限是多久？")
+    golden("prompts/rag.txt", "\n".join(f"## {m['role']}\n{m['content']}" for m in messages) + "\n")
+
+
+def test_an_unmarked_answer_is_attributed_to_the_passage_it_repeats(searcher) -> None:  # type: ignore[no-untyped-def]
+    reply = "Tell us within 48 hours of delivery and send a photo of the opened parcel."
+    answer = _ask(REFUND_Q, ScriptedLLM(replies=[reply]), searcher)
+    (fact,) = answer.facts
+    assert fact.citation is not None
+    assert "48 hours" in answer.citations[fact.citation - 1].snippet
