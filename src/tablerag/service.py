@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 import duckdb
 
@@ -26,9 +26,11 @@ from tablerag.errors import ProviderError, RetrievalError, WorkspaceError
 from tablerag.linking.cache import workspace_catalog
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.llm import LLM, load_llm
+from tablerag.llm.profiles import profile_for
 from tablerag.loop import LoopOptions, StepTools, run_loop
 from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql
 from tablerag.nl2sql.schema_context import schema_context
+from tablerag.nl2sql.stages import Switches, switches
 from tablerag.rag.answer import RAGOptions, answer_from_documents
 from tablerag.rag.index import LoadedIndex, load_index
 from tablerag.rag.retrieve import Hit, search
@@ -54,6 +56,47 @@ EMPTY_QUESTION = "The question is empty; type a question in Chinese or English."
 NO_TABLES = (
     "The workspace has no tables; ingest CSV, Excel or a database with `tablerag ingest` first."
 )
+
+
+def stage_switches(settings: Settings, llm_spec: str) -> Switches:
+    """The notes, mends and doubts that run: the model's profile, then the ``stages`` setting."""
+    return switches(profile_for(settings.profile, llm_spec).off, settings.stages)
+
+
+def nl2sql_options(
+    settings: Settings,
+    llm_spec: str,
+    *,
+    explain: bool = True,
+    policy: ExecutionPolicy | None = None,
+    **overrides: Any,
+) -> NL2SQLOptions:
+    """The NL2SQL path's options from ``settings`` (``overrides``: fields an evaluation fixes,
+    e.g. ``today`` or ``max_repairs``)."""
+    options = NL2SQLOptions(
+        max_repairs=settings.nl2sql_max_repairs,
+        timeout_s=settings.llm_timeout_s,
+        explain=explain,
+        today=settings.today,
+        policy=policy,
+        stages=stage_switches(settings, llm_spec),
+    )
+    return replace(options, **overrides)
+
+
+def rag_options(settings: Settings, **overrides: Any) -> RAGOptions:
+    """The RAG path's options from ``settings``."""
+    options = RAGOptions(
+        k=settings.answer_k, min_score=settings.rag_min_score, timeout_s=settings.llm_timeout_s
+    )
+    return replace(options, **overrides)
+
+
+def execution_policy(settings: Settings) -> ExecutionPolicy:
+    """The limits of every generated query, from ``settings``."""
+    return ExecutionPolicy(
+        max_rows=settings.max_returned_rows, time_limit_ms=settings.sql_time_limit_ms
+    )
 
 
 class _IndexView:
@@ -139,11 +182,8 @@ class QA:
         model = load_llm(llm if llm is not None else settings.llm)
         engine = None
         if tables:
-            policy = ExecutionPolicy(
-                max_rows=settings.max_returned_rows, time_limit_ms=settings.sql_time_limit_ms
-            )
             try:
-                engine = open_engine(path, catalog=tables, policy=policy)
+                engine = open_engine(path, catalog=tables, policy=execution_policy(settings))
             except BaseException:
                 if not isinstance(llm, LLM):
                     model.close()
@@ -291,15 +331,8 @@ class QA:
             use_sql=use_sql,
             use_documents=use_documents,
             schema_max_tokens=s.schema_max_tokens,
-            nl2sql=NL2SQLOptions(
-                max_repairs=s.nl2sql_max_repairs,
-                timeout_s=s.llm_timeout_s,
-                explain=False,
-                today=s.today,
-            ),
-            rag=RAGOptions(
-                min_score=s.rag_min_score, passage_chars=1200, timeout_s=s.llm_timeout_s
-            ),
+            nl2sql=nl2sql_options(s, self.llm.spec, explain=False),
+            rag=rag_options(s, passage_chars=1200),
         )
         options = LoopOptions(
             max_steps=s.loop_max_steps,
@@ -325,14 +358,14 @@ class QA:
             )
         started = time.perf_counter()
         schema = schema_context(
-            question, self.catalog, max_tokens=self.settings.schema_max_tokens, engine=self.engine
+            question,
+            self.catalog,
+            max_tokens=self.settings.schema_max_tokens,
+            engine=self.engine,
+            stages=stage_switches(self.settings, self.llm.spec),
         )
         schema_ms = (time.perf_counter() - started) * 1000
-        options = NL2SQLOptions(
-            max_repairs=self.settings.nl2sql_max_repairs,
-            timeout_s=self.settings.llm_timeout_s,
-            today=self.settings.today,
-        )
+        options = nl2sql_options(self.settings, self.llm.spec)
         answer = answer_with_sql(
             question,
             llm=self.llm,
@@ -345,17 +378,12 @@ class QA:
         return answer.model_copy(update={"timings_ms": timings})
 
     def _docs(self, question: str, language: Language) -> Answer:
-        options = RAGOptions(
-            k=self.settings.answer_k,
-            min_score=self.settings.rag_min_score,
-            timeout_s=self.settings.llm_timeout_s,
-        )
         return answer_from_documents(
             question,
             llm=self.llm,
             search=self._search_docs,
             language=language,
-            options=options,
+            options=rag_options(self.settings),
         )
 
     def _clarify(self, question: str, language: Language) -> Answer:

@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from tablerag.errors import ConfigError
 
@@ -107,6 +107,49 @@ class Settings(BaseModel):
     loop_k: int = Field(
         3, ge=1, le=20, description="Chunks kept per sub-question after fusion/rerank."
     )
+    profile: str = Field(
+        "auto",
+        description="Model profile: which notes, mends and doubts of the text-to-SQL path run "
+        "(docs/stages.md). auto: `local` for the embedded model, `lean` for endpoints.",
+    )
+    stages: dict[str, bool] = Field(
+        default_factory=dict,
+        description="Switch stages of the text-to-SQL path on or off by name or family "
+        "(notes, mends, doubts) over the profile: `rate=off,spelling=on` (environment, "
+        "command line) or a TOML table `[stages]`.",
+    )
+
+    @field_validator("stages", mode="before")
+    @classmethod
+    def _parse_stages(cls, value: object) -> object:
+        """``"notes=off, rollup=on"`` (an environment variable) as ``{"notes": False, ...}``."""
+        return parse_switches(value) if isinstance(value, str) else value
+
+
+ON_WORDS = {"on": True, "true": True, "1": True, "off": False, "false": False, "0": False}
+
+
+def parse_switches(text: str) -> dict[str, bool]:
+    """Parse ``name=on|off`` pairs separated by commas.
+
+    Raises:
+        ValueError: a pair without ``=`` or with another value (pydantic reports it).
+
+    Example:
+        >>> parse_switches("notes=off, rollup=on")
+        {'notes': False, 'rollup': True}
+        >>> parse_switches("")
+        {}
+    """
+    out: dict[str, bool] = {}
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        name, sep, word = part.partition("=")
+        if not sep or word.strip().lower() not in ON_WORDS:
+            raise ValueError(f"write {part!r} as name=on or name=off")
+        out[name.strip()] = ON_WORDS[word.strip().lower()]
+    return out
 
 
 def load_settings(workspace: str | Path | None = None, **overrides: Any) -> Settings:

@@ -59,7 +59,7 @@ def test_a_small_report_tables_row_labels_are_listed_in_full(tmp_path: Path) -> 
 
 def test_a_table_of_year_columns_gets_a_note_on_change_and_counting() -> None:
     from tablerag.linking.catalog import build_catalog
-    from tablerag.loop.tablesql import year_notes
+    from tablerag.nl2sql.years import year_notes
     from tablerag.types import ColumnInfo, TableInfo
 
     def table(name: str, *columns: tuple[str, str]) -> TableInfo:

@@ -95,6 +95,14 @@ LLMThreadsOpt = Annotated[
         "with other work).",
     ),
 ]
+StagesOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="Switch notes, mends and doubts of the text-to-SQL path by name or family over "
+        "the model's profile, e.g. 'notes=off' or 'rate=off,spelling=off' (docs/stages.md); "
+        "give the run its own --out."
+    ),
+]
 EvalJsonOpt = Annotated[
     bool, typer.Option("--json", help="Print one JSON object (the summary) on stdout.")
 ]

@@ -18,6 +18,7 @@ from tablerag.cli.eval_common import (
     OutOpt,
     PathOpt,
     SeedOpt,
+    StagesOpt,
     TimeBudgetOpt,
     WorkersOpt,
     open_llm,
@@ -50,6 +51,7 @@ def mixed(
     embedder: Annotated[
         str | None, typer.Option(help="Embedder of the corpus index (default: the setting).")
     ] = None,
+    stages: StagesOpt = None,
     as_json: EvalJsonOpt = False,
 ) -> None:
     """TableRAG loop vs retrieval-only RAG vs direct answering, with the loop's ablations.
@@ -70,7 +72,9 @@ def mixed(
     names = parse_methods(methods, METHODS, METHODS)
     picked = only_cases(sample_cases(tatqa_cases(contexts), limit, sample_seed), only)
     folder = run_folder("mixed", dataset, limit, sample_seed, out)
-    settings = load_settings(None, embedder=embedder, llm_timeout_s=llm_timeout, today=EVAL_TODAY)
+    settings = load_settings(
+        None, embedder=embedder, llm_timeout_s=llm_timeout, today=EVAL_TODAY, stages=stages
+    )
     corpus = build_corpus(
         contexts, folder.parent / f"tatqa-corpus-{settings.embedder}", embedder=settings.embedder
     )

@@ -19,6 +19,7 @@ from tablerag.cli.eval_common import (
     OutOpt,
     PathOpt,
     SeedOpt,
+    StagesOpt,
     TimeBudgetOpt,
     WorkersOpt,
     open_llm,
@@ -47,6 +48,7 @@ def sql(
     no_cache: NoCacheOpt = False,
     llm_timeout: LLMTimeoutOpt = None,
     llm_threads: LLMThreadsOpt = None,
+    stages: StagesOpt = None,
     as_json: EvalJsonOpt = False,
 ) -> None:
     """Text-to-SQL execution accuracy: naive full-schema prompt vs tablerag's NL2SQL path.
@@ -69,7 +71,7 @@ def sql(
             f"({len(data.cases)} executable)."
         )
     model = open_llm(llm, folder, cache=not no_cache, threads=llm_threads)
-    settings = load_settings(None, llm_timeout_s=llm_timeout)
+    settings = load_settings(None, llm_timeout_s=llm_timeout, stages=stages)
     task = SQLTask(data, model, settings)
     try:
         run_task(
@@ -92,6 +94,7 @@ def sql(
                 "metric": data.metric,
                 "llm_timeout_s": settings.llm_timeout_s,
                 "today": EVAL_TODAY.isoformat(),
+                "stages_off": sorted(task.stages.off),
             },
             workers=workers,
             time_budget_s=time_budget,

@@ -19,6 +19,7 @@ from tablerag.cli.eval_common import (
     OutOpt,
     PathOpt,
     SeedOpt,
+    StagesOpt,
     TimeBudgetOpt,
     WorkersOpt,
     open_llm,
@@ -56,6 +57,7 @@ def tableqa(
     no_cache: NoCacheOpt = False,
     llm_timeout: LLMTimeoutOpt = None,
     llm_threads: LLMThreadsOpt = None,
+    stages: StagesOpt = None,
     as_json: EvalJsonOpt = False,
 ) -> None:
     """Table QA, WikiTQ denotation accuracy: whole table as Markdown vs tablerag's NL2SQL path.
@@ -65,7 +67,7 @@ def tableqa(
     """
     from tablerag.evals.runner import only_cases, sample_cases
     from tablerag.evals.tableqa_task import EVAL_TODAY, METHODS, build_methods
-    from tablerag.nl2sql.path import NL2SQLOptions
+    from tablerag.service import nl2sql_options
     from tablerag.settings import load_settings
 
     cases, default = _cases(dataset, path, workspace)
@@ -76,14 +78,15 @@ def tableqa(
     folder = run_folder("tableqa", dataset, limit, sample_seed, out)
     model = open_llm(llm, folder, cache=not no_cache, threads=llm_threads)
     today = EVAL_TODAY if dataset == "wikitq" else None
-    timeout = load_settings(None, llm_timeout_s=llm_timeout).llm_timeout_s
-    options = NL2SQLOptions(today=today, timeout_s=timeout)
+    settings = load_settings(None, llm_timeout_s=llm_timeout, stages=stages)
+    options = nl2sql_options(settings, model.spec, explain=False, today=today)
     built = build_methods(names, model, folder, workspace=workspace, options=options)
     meta = {
         "task": "tableqa",
         "dataset": dataset,
         "path": str(path),
         "llm": model.spec,
+        "stages_off": sorted(options.stages.off),
         "methods": names,
         "limit": limit,
         "sample_seed": sample_seed,

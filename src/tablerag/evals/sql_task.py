@@ -45,9 +45,10 @@ from tablerag.linking import (
 )
 from tablerag.linking.tiers import TIER_PRESETS
 from tablerag.llm.base import LLM, Message
-from tablerag.nl2sql.path import LLM_FAILED, SQL_MAX_TOKENS, NL2SQLOptions, answer_with_sql
+from tablerag.nl2sql.path import LLM_FAILED, SQL_MAX_TOKENS, answer_with_sql
 from tablerag.nl2sql.schema_context import SchemaContext, schema_context
 from tablerag.nl2sql.sqltext import extract_sql
+from tablerag.service import nl2sql_options, stage_switches
 from tablerag.settings import Settings, load_settings
 from tablerag.tokens import count_tokens
 from tablerag.types import TableInfo
@@ -341,6 +342,8 @@ class SQLTask:
         self.dataset = dataset
         self.llm = llm
         self.settings = settings or load_settings()
+        self.stages = stage_switches(self.settings, llm.spec)
+        """The notes, mends and doubts the ``tablerag`` methods run."""
         self.executor = Executor(dataset.databases, metric=dataset.metric)
         self._catalogs: dict[tuple[str, bool], SchemaCatalog] = {}
         self._lock = threading.Lock()
@@ -582,6 +585,7 @@ class TableragMethod:
             max_tokens=self.task.settings.schema_max_tokens,
             engine=self.task.executor.engine(str(case.context["db"])),
             options=self.options,
+            stages=self.task.stages,
         )
 
     def __call__(self, case: Case) -> Outcome:
@@ -593,10 +597,11 @@ class TableragMethod:
         t0 = time.perf_counter()
         schema = self.schema(case, question)
         latency = {"schema": (time.perf_counter() - t0) * 1000}
-        options = NL2SQLOptions(
-            max_repairs=self.repairs,
-            timeout_s=self.task.settings.llm_timeout_s,
+        options = nl2sql_options(
+            self.task.settings,
+            self.task.llm.spec,
             explain=False,
+            max_repairs=self.repairs,
             today=EVAL_TODAY,
         )
         answer = answer_with_sql(

@@ -24,7 +24,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -402,17 +402,14 @@ class TableragMethod:
             return _outcome(case, self.name, "execution_error", detail={"error": str(exc)})
         started += prepare_ms / 1000  # a one-off cost per table: reported apart
         llm = Metered(self.llm)
-        opts = NL2SQLOptions(
-            max_repairs=self.options.max_repairs,
-            timeout_s=self.options.timeout_s,
-            explain=False,
-            today=self.options.today,
-            policy=self.options.policy,
-        )
+        opts = replace(self.options, explain=False)
         with session.lock:
             schema_started = time.perf_counter()
             schema = schema_context(
-                case.question, session.catalog, max_tokens=self.schema_max_tokens
+                case.question,
+                session.catalog,
+                max_tokens=self.schema_max_tokens,
+                stages=opts.stages,
             )
             schema_ms = (time.perf_counter() - schema_started) * 1000
             answer = answer_with_sql(

@@ -321,7 +321,13 @@ def _probe(
     if not tables:
         return hits, ""
     started = time.perf_counter()
-    schema = table_schemas(question, tools.catalog, tables, max_tokens=tools.schema_max_tokens)
+    schema = table_schemas(
+        question,
+        tools.catalog,
+        tables,
+        max_tokens=tools.schema_max_tokens,
+        stages=tools.nl2sql.stages,
+    )
     _add(state.timings, "schema", (time.perf_counter() - started) * 1000)
     return hits, schema.text
 

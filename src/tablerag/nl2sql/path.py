@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -19,22 +19,24 @@ from typing import Any
 from tablerag.answer import Answer, Fact, Language, ResultTable, SQLAttempt
 from tablerag.answer.grounding import ungrounded_numbers
 from tablerag.errors import EngineError, ProviderError, QueryTimeout, SQLRejected
-from tablerag.linking.fkgraph import JoinEdge
 from tablerag.llm.base import LLM, Message
-from tablerag.nl2sql.autofix import Fixed, add_join, from_mysql, pin_today, requalify, unclip
+from tablerag.nl2sql.autofix import Fixed, pin_today
 from tablerag.nl2sql.canonical import canonicalize_formats
-from tablerag.nl2sql.dates import dated
-from tablerag.nl2sql.joins import rebridge, unjoined
-from tablerag.nl2sql.literals import (
-    all_zero,
-    found_nothing,
-    label_elsewhere,
-    past_the_data,
-    stored_labels,
-)
+from tablerag.nl2sql.literals import all_zero, found_nothing
 from tablerag.nl2sql.ratio import RateProblem, definition_hint, rate_problem, with_caveat
 from tablerag.nl2sql.schema_context import SchemaContext
 from tablerag.nl2sql.sqltext import extract_sql
+from tablerag.nl2sql.stages import (
+    ALL_ON,
+    EMPTY_DOUBTS,
+    EMPTY_MENDS,
+    QUESTION_NOTES,
+    REFUSAL_MENDS,
+    REPLY_MENDS,
+    Ran,
+    RefusalMend,
+    Switches,
+)
 from tablerag.prompts import render
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.sql.policy import ExecutionPolicy
@@ -73,6 +75,8 @@ class NL2SQLOptions:
     """The date relative time words ("last month") refer to; None means today."""
     policy: ExecutionPolicy | None = None
     """Limits of each query; None uses the engine's."""
+    stages: Switches = ALL_ON
+    """Which notes, mends and doubts run (:mod:`tablerag.nl2sql.stages`)."""
 
 
 def answer_with_sql(
@@ -111,7 +115,7 @@ def answer_with_sql(
         this_month=f"{today:%Y-%m}",
         last_month=f"{today.replace(day=1) - dt.timedelta(days=1):%Y-%m}",
         schema=schema.text or "(no tables)",
-        question=dated(question, today),
+        question=_noted(question, today, opts.stages),
     )
     attempts: list[SQLAttempt] = []
     result: ResultSet | None = None
@@ -127,12 +131,12 @@ def answer_with_sql(
         _add(timings, "llm", reply.latency_ms)
         sql = extract_sql(reply.text, dialect=engine.dialect)
         if sql is not None:
-            sql = canonicalize_formats(sql, schema.canonical, dialect=engine.dialect)
-        tried, result = _run_fixing(engine, sql, opts, timings, schema.canonical, schema.edges)
+            sql = _formats(sql, schema, engine.dialect, opts.stages)
+        tried, result = _run_fixing(question, engine, sql, opts, timings, schema)
         attempts += tried
         doubt, rate = None, None
         if result is not None and kept is None and round_ < opts.max_repairs:
-            doubt, rate = _doubt(question, result, schema, engine)
+            doubt, rate = _doubt(question, result, schema, engine, opts.stages)
         if result is not None and doubt is None:
             break
         attempt = tried[-1]
@@ -156,7 +160,7 @@ def answer_with_sql(
         return with_caveat(answer, asked) if asked else answer
     if result is not None and asked:  # the repair ran: is its rate right now?
         answer = _explained(question, language, llm, result, attempts, timings, opts)
-        still = _rate_problem(question, result, engine.dialect)
+        still = _rate_problem(question, result, engine.dialect, opts.stages)
         return with_caveat(answer, still) if still else answer
     if result is None:
         text = NO_SQL[language].format(n=len(attempts))
@@ -176,29 +180,56 @@ def answer_with_sql(
     return _explained(question, language, llm, result, attempts, timings, opts)
 
 
-def _rate_problem(question: str, result: ResultSet, dialect: str) -> RateProblem | None:
+def _noted(question: str, today: dt.date, stages: Switches) -> str:
+    """The question as the SQL prompt says it, after the question notes (dated time words)."""
+    for note in stages.enabled(QUESTION_NOTES):
+        question = note.run(question, today)
+    return question
+
+
+def _formats(sql: str, schema: SchemaContext, dialect: str, stages: Switches) -> str:
+    """``sql`` reading mixed-format columns in one format (the ``formats`` mend)."""
+    if not stages.on("formats"):
+        return sql
+    return canonicalize_formats(sql, schema.canonical, dialect=dialect)
+
+
+def _rate_problem(
+    question: str, result: ResultSet, dialect: str, stages: Switches
+) -> RateProblem | None:
+    if not stages.on("rate"):
+        return None
     return rate_problem(question, result.sql_executed, result.columns, result.rows, dialect=dialect)
 
 
 def _doubt(
-    question: str, result: ResultSet, schema: SchemaContext, engine: SQLEngine
+    question: str, result: ResultSet, schema: SchemaContext, engine: SQLEngine, stages: Switches
 ) -> tuple[str | None, RateProblem | None]:
-    """Why a query that ran is asked again, and the rate it lacks: it found nothing through a
-    join no key supports (:func:`~tablerag.nl2sql.joins.unjoined`) or for a date past the data
-    (:func:`~tablerag.nl2sql.literals.past_the_data`) or for a label only another shown table
-    stores (:func:`~tablerag.nl2sql.literals.label_elsewhere`), or the rate the question asks for is
-    not computed or is the same 0 or 1 in every row (:func:`~tablerag.nl2sql.ratio.rate_problem`);
-    (None, None) if none of these.
+    """Why a query that ran is asked again, and the rate it lacks: a query that found nothing
+    (or counted 0) is asked about by the empty-result doubts
+    (:data:`~tablerag.nl2sql.stages.EMPTY_DOUBTS`), the first that has a reason wins; one that
+    found rows by the ``rate`` doubt (:func:`~tablerag.nl2sql.ratio.rate_problem`: the rate
+    the question asks for is not computed or is the same 0 or 1 in every row); (None, None)
+    if none of these.
     """
     empty = found_nothing(result.rows)
     if empty or all_zero(result.rows):  # COUNT(*) over no rows is 0, not empty
-        why = unjoined(result.sql_executed, schema.edges, dialect=engine.dialect) if empty else None
-        why = why or past_the_data(result.sql_executed, engine, question)
-        why = why or label_elsewhere(result.sql_executed, engine, schema.tables)
+        ran = _ran(question, result.sql_executed, result.rows, engine, schema)
+        why = next((w for d in stages.enabled(EMPTY_DOUBTS) if (w := d.run(ran))), None)
         if why or empty:
             return (f"it ran and found no rows: {why}" if why else None), None
-    rate = _rate_problem(question, result, engine.dialect)
+    rate = _rate_problem(question, result, engine.dialect, stages)
     return (rate.doubt if rate else None), rate
+
+
+def _ran(
+    question: str,
+    sql: str,
+    rows: Sequence[Sequence[object]],
+    engine: SQLEngine,
+    schema: SchemaContext,
+) -> Ran:
+    return Ran(question, sql, rows, engine, schema.edges, schema.tables)
 
 
 FIRST_CONFIDENCE = 0.85
@@ -222,56 +253,55 @@ def dialect_name(dialect: str) -> str:
 
 
 def _run_fixing(
+    question: str,
     engine: SQLEngine,
     sql: str | None,
     opts: NL2SQLOptions,
     timings: dict[str, float],
-    canonical: Mapping[tuple[str, str], str],
-    edges: Sequence[JoinEdge] = (),
+    schema: SchemaContext,
 ) -> tuple[list[SQLAttempt], ResultSet | None]:
-    """Gate and run one query; when the gate can mend what it refused, run the mended SQL too.
+    """Gate and run one query; when a mend can mend it, run the mended SQL too.
 
-    A literal copied from a cut sample value (``'Total Property, Plant and Equ…'``) is read as
-    a prefix before the first run (:func:`~tablerag.nl2sql.autofix.unclip`): as written it can only
-    find nothing. A wrong alias, a MySQL date function or a column of a table one key away is
-    mended after the gate refused it (mended SQL the gate refuses again for another such
-    reason is mended again, up to :data:`MAX_MENDS` times);
-    a query that found nothing, when it compared a column with a label the column does not
-    store but begins one stored label (:func:`~tablerag.nl2sql.literals.stored_labels`), or
-    joined two tables no key joins, where one table has a key to each
-    (:func:`~tablerag.nl2sql.joins.rebridge`).
+    The reply mends (:data:`~tablerag.nl2sql.stages.REPLY_MENDS`: a literal copied from a cut
+    sample value read as a prefix) come before the first run. The refusal mends (a wrong alias,
+    a MySQL date function, a column of a table one key away) follow a gate refusal: mended SQL
+    the gate refuses again for another such reason is mended again, up to :data:`MAX_MENDS`
+    times. The empty-result mends follow a query that found nothing (a label the column stores
+    otherwise, a join no key supports where one table keys both ends); when the mended query
+    finds nothing either, what ran first is kept.
     """
-    unclipped = unclip(sql, dialect=engine.dialect) if sql else None
-    attempt, result, refusal = _run(engine, unclipped.sql if unclipped else sql, opts, timings)
-    if unclipped is not None:
-        attempt = attempt.model_copy(update={"note": unclipped.note})
-    fixed = _mend(refusal, engine.dialect) if refusal is not None else None
+    mended_reply = _reply_mend(sql, engine.dialect, opts.stages) if sql else None
+    attempt, result, refusal = _run(
+        engine, mended_reply.sql if mended_reply else sql, opts, timings
+    )
+    if mended_reply is not None:
+        attempt = attempt.model_copy(update={"note": mended_reply.note})
+    fixed = _mend(refusal, engine.dialect, opts.stages) if refusal is not None else None
     if fixed is None and result is not None and found_nothing(result.rows):
-        fixed = stored_labels(result.sql_executed, engine) or rebridge(
-            result.sql_executed, edges, dialect=engine.dialect
-        )
+        ran = _ran(question, result.sql_executed, result.rows, engine, schema)
+        fixed = next((f for m in opts.stages.enabled(EMPTY_MENDS) if (f := m.run(ran))), None)
     if fixed is None:
         return [attempt], result
-    tried, mended = [attempt], None
+    tried, after = [attempt], None
     for _ in range(MAX_MENDS):
         # a mended query is read like the model's: mixed-format columns in one format
-        mended_sql = canonicalize_formats(fixed.sql, canonical, dialect=engine.dialect)
-        again, mended, refused = _run(engine, mended_sql, opts, timings)
+        mended_sql = _formats(fixed.sql, schema, engine.dialect, opts.stages)
+        again, after, refused = _run(engine, mended_sql, opts, timings)
         tried.append(again.model_copy(update={"note": fixed.note}))
-        fixed = _mend(refused, engine.dialect) if refused is not None else None
+        fixed = _mend(refused, engine.dialect, opts.stages) if refused is not None else None
         if fixed is None:
             break
-    if result is not None and (mended is None or found_nothing(mended.rows)):
-        return [attempt], result  # the label mend found nothing either: keep what ran
-    return tried, mended
+    if result is not None and (after is None or found_nothing(after.rows)):
+        return [attempt], result  # the empty-result mend found nothing either: keep what ran
+    return tried, after
 
 
-_MENDS = (requalify, from_mysql, add_join)
+def _reply_mend(sql: str, dialect: str, stages: Switches) -> Fixed | None:
+    return next((f for m in stages.enabled(REPLY_MENDS) if (f := m.run(sql, dialect))), None)
 
 
-def _mend(refusal: SQLRejected, dialect: str) -> Fixed | None:
-    """The gate's own mend of a refused query: a wrong alias, a MySQL date function, or a
-    column of a table one key away (see :mod:`tablerag.nl2sql.autofix`).
+def _mend(refusal: SQLRejected, dialect: str, stages: Switches) -> Fixed | None:
+    """The gate's own mend of a refused query (:data:`~tablerag.nl2sql.stages.REFUSAL_MENDS`).
 
     Each mend takes a query only when it can mend every issue. When the issues are of two
     kinds ("r.status: write s.status" and "category_name: add JOIN dim_category ..."), and
@@ -279,12 +309,13 @@ def _mend(refusal: SQLRejected, dialect: str) -> Fixed | None:
     gate's next look names the rest (the caller mends up to :data:`MAX_MENDS` times); the
     local model, given both at once, swapped its product table for the category table.
     """
-    for mend in _MENDS:
+    mends: list[RefusalMend] = [m.run for m in stages.enabled(REFUSAL_MENDS)]
+    for mend in mends:
         fixed = mend(refusal.sql, refusal.issues, dialect=dialect)
         if fixed is not None:
             return fixed
     alone = [
-        next((m for m in _MENDS if m(refusal.sql, [i], dialect=dialect) is not None), None)
+        next((m for m in mends if m(refusal.sql, [i], dialect=dialect) is not None), None)
         for i in refusal.issues
     ]
     if not alone or None in alone:

@@ -25,9 +25,7 @@ from tablerag.linking.linker import LinkedColumn, LinkedSchema, LinkedTable, Lin
 from tablerag.linking.render import SchemaText, render_linked
 from tablerag.linking.tiers import CompactTable, Evidence, compact_table
 from tablerag.nl2sql.canonical import canonical_format
-from tablerag.nl2sql.definitions import definition_note, definition_rows
-from tablerag.nl2sql.rollup import rollup_note, rollups
-from tablerag.nl2sql.spelling import spelling_note, spellings
+from tablerag.nl2sql.stages import ALL_ON, VALUE_NOTES, NoteInput, Switches
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.tokens import count_tokens
 
@@ -65,6 +63,7 @@ def schema_context(
     max_tokens: int = DEFAULT_MAX_TOKENS,
     engine: SQLEngine | None = None,
     options: LinkOptions | None = None,
+    stages: Switches = ALL_ON,
 ) -> SchemaContext:
     """Link ``question`` to ``catalog`` and render the linked schema within ``max_tokens``.
 
@@ -76,6 +75,7 @@ def schema_context(
         engine: the read-only engine, to read the few rows the value notes need; None
             leaves the notes out.
         options: linker options (default: the linker's defaults).
+        stages: which value notes run (:data:`~tablerag.nl2sql.stages.VALUE_NOTES`).
 
     Returns:
         The schema text and the tables it describes (empty when the catalog has no tables).
@@ -83,7 +83,7 @@ def schema_context(
     linked = link(question, catalog, options=options)
     if not linked.tables:
         return SchemaContext("", (), 0)
-    notes = value_notes(question, linked, catalog, engine) if engine is not None else ()
+    notes = value_notes(question, linked, catalog, engine, stages) if engine is not None else ()
     spent = count_tokens("\n".join(notes)) if notes else 0
     context = _fit(catalog, linked, max(max_tokens - spent, 0))
     if notes:
@@ -103,17 +103,17 @@ def keys_between(catalog: SchemaCatalog, tables: tuple[str, ...]) -> tuple[JoinE
 
 
 def value_notes(
-    question: str, linked: LinkedSchema, catalog: SchemaCatalog, engine: SQLEngine
+    question: str,
+    linked: LinkedSchema,
+    catalog: SchemaCatalog,
+    engine: SQLEngine,
+    stages: Switches = ALL_ON,
 ) -> tuple[str, ...]:
-    """Comment lines about the question's values: roll-ups of hierarchy parents, definition
-    rows quoted from documents, then stored spellings the schema does not show."""
-    parents = rollups(question, linked, catalog, engine)
-    covered = {r.value.lower() for r in parents}  # a roll-up note says how to filter those
-    return (
-        *(rollup_note(r) for r in parents),
-        *(definition_note(d) for d in definition_rows(question, linked, catalog, engine)),
-        *(spelling_note(s) for s in spellings(question, linked, catalog, engine, covered)),
-    )
+    """Comment lines about the question's values, from the value notes in their order:
+    roll-ups of hierarchy parents, definition rows quoted from documents, then stored
+    spellings the schema does not show."""
+    given = NoteInput(question, linked, catalog, engine)
+    return tuple(line for note in stages.enabled(VALUE_NOTES) for line in note.run(given))
 
 
 def mixed_format_columns(

@@ -1,0 +1,119 @@
+"""The stage registry: names, families, profiles, and that a switched-off stage does not run."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tablerag.errors import ConfigError
+from tablerag.linking.cache import workspace_catalog
+from tablerag.linking.catalog import SchemaCatalog
+from tablerag.llm.profiles import PROFILES, profile_for
+from tablerag.llm.testing import ScriptedLLM
+from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql
+from tablerag.nl2sql.schema_context import schema_context
+from tablerag.nl2sql.stages import NAMES, STAGES, Switches, describe, switches
+from tablerag.settings import Settings
+from tablerag.sql.engines import SQLEngine, open_engine
+from tablerag.store.workspace import Workspace
+
+TODAY = dt.date(2026, 11, 30)
+WRONG_ALIAS = (
+    "```sql\nSELECT r.reason_name, count(*) AS n FROM fact_refund AS f "
+    "JOIN dim_refund_reason AS r ON f.reason_code = r.reason_code "
+    "GROUP BY f.reason_name ORDER BY n DESC LIMIT 1\n```"
+)
+RIGHT_ALIAS = WRONG_ALIAS.replace("GROUP BY f.reason_name", "GROUP BY r.reason_name")
+PAST = "```sql\nSELECT count(*) AS n FROM fact_sales WHERE stat_month = '2026-11'\n```"
+IN_RANGE = PAST.replace("2026-11", "2026-10")
+
+
+@pytest.fixture
+def parts(sample_ws: Path) -> Iterator[tuple[SQLEngine, SchemaCatalog]]:
+    with Workspace.open(sample_ws, create=False) as ws:
+        tables = ws.tables()
+        catalog = workspace_catalog(ws)
+    with open_engine(sample_ws, catalog=tables) as engine:
+        yield engine, catalog
+
+
+def _ask(question: str, replies: list[str], parts, stages: Switches):  # type: ignore[no-untyped-def]
+    engine, catalog = parts
+    llm = ScriptedLLM(replies=replies)
+    schema = schema_context(question, catalog, engine=engine, stages=stages)
+    options = NL2SQLOptions(today=TODAY, explain=False, stages=stages)
+    answer = answer_with_sql(
+        question, llm=llm, engine=engine, schema=schema, language="en", options=options
+    )
+    return answer, llm
+
+
+def test_every_stage_has_a_unique_name_a_family_and_a_reason() -> None:
+    assert len(NAMES) == len(set(NAMES))
+    for name, family, reason in describe():
+        assert family in ("note", "mend", "doubt") and len(reason) > 20, name
+
+
+def test_every_profile_names_registered_stages_only() -> None:
+    for profile in PROFILES.values():
+        assert set(profile.off) <= set(NAMES), profile.name
+        switches(profile.off)  # raises for an unknown name
+    assert PROFILES["local"].off == ()
+    assert profile_for("auto", "scripted").name == "local"
+    assert profile_for("auto", "openai:gpt-4o-mini").name == "lean"
+    with pytest.raises(ConfigError, match="Unknown model profile 'big'"):
+        profile_for("big", "local")
+
+
+def test_families_and_names_switch_in_order_and_typos_are_named() -> None:
+    notes = {s.name for s in STAGES if s.family == "note"}
+    assert switches((), {"notes": False}).off == notes
+    assert switches((), {"notes": False, "rollup": True}).off == notes - {"rollup"}
+    assert switches(("rate",), {"doubts": True}).off == frozenset()
+    with pytest.raises(ConfigError, match="Did you mean 'spelling'"):
+        switches((), {"speling": False})
+
+
+def test_the_stages_setting_reads_name_equals_on_or_off() -> None:
+    assert Settings(stages="notes=off, rollup=on").stages == {"notes": False, "rollup": True}  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="name=on or name=off"):
+        Settings(stages="rollup")  # type: ignore[arg-type]
+
+
+def test_a_refusal_mend_that_is_off_leaves_the_refusal_to_the_model(parts) -> None:  # type: ignore[no-untyped-def]
+    question = "Which refund reason is the most common?"
+    mended, llm = _ask(question, [WRONG_ALIAS], parts, Switches())
+    assert mended.status == "ok" and len(llm.history) == 1
+    assert mended.sql_attempts[1].note is not None
+    asked, llm = _ask(question, [WRONG_ALIAS, RIGHT_ALIAS], parts, switches((), {"mends": False}))
+    assert asked.status == "ok" and len(llm.history) == 2
+    assert all(a.note is None for a in asked.sql_attempts)
+    assert "write r.reason_name" in llm.history[1].messages[-1]["content"]
+
+
+def test_a_doubt_that_is_off_lets_the_empty_count_stand(parts) -> None:  # type: ignore[no-untyped-def]
+    question = "How many sales lines were there last month?"
+    doubted, llm = _ask(question, [PAST, IN_RANGE], parts, Switches())
+    assert len(llm.history) == 2 and doubted.table is not None and doubted.table.rows[0][0] > 0
+    kept, llm = _ask(question, [PAST], parts, switches((), {"past_the_data": False}))
+    assert len(llm.history) == 1 and kept.table is not None and kept.table.rows == [[0]]
+
+
+def test_notes_that_are_off_leave_the_prompt(parts) -> None:  # type: ignore[no-untyped-def]
+    engine, catalog = parts
+    question = "上月华东的毛利是多少？"
+    full = schema_context(question, catalog, engine=engine)
+    assert any("华东 is a parent row" in n for n in full.notes)
+    assert not any("as stored" in n for n in full.notes)  # the roll-up note covers 华东
+    bare = schema_context(question, catalog, engine=engine, stages=switches((), {"rollup": False}))
+    assert not any("parent row" in n for n in bare.notes)
+    assert any("as stored: dim_region.region_name = '华东'" in n for n in bare.notes)
+    none = schema_context(question, catalog, engine=engine, stages=switches((), {"notes": False}))
+    assert none.notes == () and none.text in full.text
+    _, llm = _ask(question, [IN_RANGE], parts, Switches())
+    assert "上月（2026-10）" in llm.history[0].messages[-1]["content"]
+    _, llm = _ask(question, [IN_RANGE], parts, switches((), {"dates": False}))
+    assert "上月（" not in llm.history[0].messages[-1]["content"]
