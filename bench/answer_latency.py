@@ -26,13 +26,13 @@ from pathlib import Path
 
 from tablerag.answer import STAGES, Answer
 from tablerag.cli.demo import DEMO_QUESTIONS
+from tablerag.layout import DB_FILE
 from tablerag.llm import LLM
 from tablerag.llm.base import Message
 from tablerag.llm.testing import FunctionLLM
 from tablerag.sample import write_sample
-from tablerag.service import QA
+from tablerag.service import QA, Workspace
 from tablerag.settings import load_settings
-from tablerag.store.workspace import DB_FILE, Workspace
 
 INSTANT_SQL = "```sql\nSELECT count(DISTINCT order_id) AS orders FROM fact_sales\n```"
 

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from tablerag.router.router import INTENTS, RouterContext, route
-from tablerag.store.workspace import Workspace
+from tablerag.service import Workspace
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CASES = ROOT / "tests" / "agent" / "routing_cases.jsonl"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tablerag.store.workspace import Workspace
+from tablerag.service import Workspace
 
 pytest_plugins = ["tests.plugins.network", "tests.plugins.postgres", "tests.plugins.answering"]
 

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 import tablerag
+from tablerag.service import Workspace
 from tablerag.settings import load_settings
-from tablerag.store.workspace import Workspace
 
 #: Libraries no CLI start needs: what the question-answering, ingestion and linking stacks load.
 HEAVY = (
@@ -114,7 +114,7 @@ def test_import_tablerag_is_lazy_and_complete(tmp_path: Path) -> None:
     )
     assert run.stdout.splitlines() == [
         "[]",
-        "tablerag.service tablerag.store.workspace tablerag.service tablerag.settings",
+        "tablerag.service tablerag.service tablerag.service tablerag.settings",
     ]
 
 

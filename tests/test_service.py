@@ -12,9 +12,8 @@ import pytest
 from tablerag.errors import ConfigError, ProviderError, ProviderTimeout, WorkspaceError
 from tablerag.llm.base import Message
 from tablerag.llm.testing import FunctionLLM, ScriptedLLM
-from tablerag.service import QA
+from tablerag.service import QA, Workspace
 from tablerag.settings import Settings
-from tablerag.store.workspace import Workspace
 
 COUNT_SQL = "```sql\nSELECT count(DISTINCT order_id) AS orders FROM fact_sales\n```"
 

@@ -25,9 +25,8 @@ from tablerag.errors import (
 )
 
 if _typing.TYPE_CHECKING:
-    from tablerag.service import QA, ask
+    from tablerag.service import QA, Workspace, ask
     from tablerag.settings import Settings, load_settings
-    from tablerag.store.workspace import Workspace
     from tablerag.types import Chunk, ColumnInfo, Document, Problem, SourceReport, TableInfo
 
 __all__ = [
@@ -66,7 +65,7 @@ _LAZY: dict[str, str] = {
     "Settings": "tablerag.settings",
     "SourceReport": "tablerag.types",
     "TableInfo": "tablerag.types",
-    "Workspace": "tablerag.store.workspace",
+    "Workspace": "tablerag.service",
     "ask": "tablerag.service",
     "load_settings": "tablerag.settings",
 }

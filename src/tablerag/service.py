@@ -9,10 +9,11 @@ path, both (hybrid) or neither (small talk, ask back), and returns one :class:`A
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
@@ -22,8 +23,9 @@ import duckdb
 
 from tablerag.answer import Answer, Clarification, Language, LLMUsage, RouteInfo, detect_language
 from tablerag.answer.hybrid import fuse, run_both
-from tablerag.errors import ProviderError, RetrievalError, WorkspaceError
-from tablerag.linking.cache import workspace_catalog
+from tablerag.errors import EngineError, ProviderError, RetrievalError, WorkspaceError
+from tablerag.ingest.pipeline import Target, ingest_sources
+from tablerag.linking.cache import workspace_catalog, workspace_samples
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.llm import LLM, load_llm
 from tablerag.llm.profiles import profile_for
@@ -32,14 +34,16 @@ from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql
 from tablerag.nl2sql.schema_context import schema_context
 from tablerag.nl2sql.stages import Switches, switches
 from tablerag.rag.answer import RAGOptions, answer_from_documents
-from tablerag.rag.index import LoadedIndex, load_index
-from tablerag.rag.retrieve import Hit, search
+from tablerag.rag.index import LoadedIndex, load_index, refresh_index
+from tablerag.rag.retrieve import search
 from tablerag.router.router import PROBE_K, RouterContext, route
 from tablerag.settings import Settings, load_settings
 from tablerag.sql.engines import SQLEngine, open_engine
 from tablerag.sql.policy import ExecutionPolicy
-from tablerag.store.workspace import Workspace
-from tablerag.types import TableInfo
+from tablerag.store import workspace as store
+from tablerag.types import Hit, SourceReport, TableInfo
+
+log = logging.getLogger(__name__)
 
 MAX_REASONS = 6
 _CLAUSE = re.compile(r"[，,（(：:；;。.]")
@@ -56,6 +60,65 @@ EMPTY_QUESTION = "The question is empty; type a question in Chinese or English."
 NO_TABLES = (
     "The workspace has no tables; ingest CSV, Excel or a database with `tablerag ingest` first."
 )
+
+
+class Workspace(store.Workspace):
+    """A workspace folder with its work: ingest, search and ask (``tablerag.Workspace``).
+
+    The store (:class:`tablerag.store.workspace.Workspace`) owns the folder and its tables;
+    this class adds what needs the rest of tablerag.
+    """
+
+    def ingest(self, targets: Sequence[str | Path | Target], **options: Any) -> list[SourceReport]:
+        """Ingest files, folders and database URLs; see :func:`ingest`."""
+        return ingest(self, targets, **options)
+
+    def search(self, query: str, *, k: int = 5, mode: str = "hybrid") -> list[Hit]:
+        """The ``k`` chunks most relevant to ``query``; see :func:`tablerag.rag.retrieve.search`."""
+        return search(self, query, k=k, mode=mode)
+
+    def ask(self, question: str, **options: Any) -> Answer:
+        """Answer ``question``; see :class:`QA` (``settings=``, ``llm=``).
+
+        The SQL engine needs the file to itself, so this connection is closed while the
+        question is answered and opened again afterwards.
+        """
+        self.close()
+        try:
+            with QA.open(self.path, **options) as qa:
+                return qa.ask(question)
+        finally:
+            self.con = duckdb.connect(str(self.db_path), read_only=self.read_only)
+
+
+def ingest(
+    ws: store.Workspace,
+    targets: Sequence[str | Path | Target],
+    *,
+    settings: Settings | None = None,
+    progress: Callable[[str], None] | None = None,
+    embed_progress: Callable[[int, int], None] | None = None,
+) -> list[SourceReport]:
+    """Ingest every target into ``ws``, profile the new tables, update the text index.
+
+    One bad source never spoils the others or the workspace: its transaction is rolled back and
+    its report says why (``status == "failed"``). New and changed tables are profiled now, so
+    later reads (often read-only) find the profiles cached; then the text index is brought up
+    to date (only new or changed chunks are embedded; ``embed_progress(done, total)`` reports
+    it).
+    """
+    settings = settings or load_settings(ws.path)
+    reports = ingest_sources(ws, targets, settings=settings, progress=progress)
+    if any(r.status in ("added", "replaced") for r in reports):
+        try:
+            workspace_samples(ws)
+        except EngineError as exc:  # the data is stored; profiles are rebuilt on the next read
+            log.warning("column profiling failed: %s", exc)
+    if settings.index_on_ingest:
+        # Always: it returns at once when nothing changed, and it repairs a stale index or
+        # applies a changed embedder setting.
+        refresh_index(ws, embedder_spec=settings.embedder, progress=embed_progress)
+    return reports
 
 
 def stage_switches(settings: Settings, llm_spec: str) -> Switches:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
 
 BlockKind = Literal["heading", "paragraph", "table"]
 
@@ -143,3 +143,45 @@ class SourceReport:
     chunks: int = 0
     problems: tuple[Problem, ...] = field(default=())
     error: str | None = None
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result: the chunk, where it comes from, and why it ranked where it did."""
+
+    chunk_id: str
+    source: str
+    ordinal: int
+    text: str
+    heading_path: tuple[str, ...]
+    page: int | None
+    table: str | None
+    """The SQL table the chunk was cut from (TableRAG's chunk → table map), None for prose."""
+    score: float
+    """The score of the mode: BM25, cosine, RRF, or the reranker's."""
+    rank: int
+    bm25: float | None = None
+    """BM25 score, when the chunk was among the lexical candidates."""
+    dense: float | None = None
+    """Cosine similarity, when the chunk was among the dense candidates."""
+    bm25_rank: int | None = None
+    dense_rank: int | None = None
+
+    @property
+    def chunk(self) -> Chunk:
+        """The hit as a plain :class:`~tablerag.types.Chunk`."""
+        return Chunk(
+            self.chunk_id,
+            self.source,
+            self.ordinal,
+            self.text,
+            self.heading_path,
+            self.page,
+            self.table,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (``heading_path`` as a list)."""
+        data = asdict(self)
+        data["heading_path"] = list(self.heading_path)
+        return data

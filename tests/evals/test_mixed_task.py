@@ -22,10 +22,11 @@ from tablerag.evals.mixed_task import (
 from tablerag.evals.runner import ResultLog, run
 from tablerag.evals.tatqa_corpus import build_corpus, corpus_units, table_name
 from tablerag.evals.tatqa_metric import tatqa_score
+from tablerag.layout import DB_FILE
 from tablerag.llm.base import Message
 from tablerag.llm.testing import FunctionLLM
 from tablerag.settings import Settings
-from tablerag.store.workspace import DB_FILE, Workspace
+from tablerag.store.workspace import Workspace
 from tests.evals.test_tatqa_reader import write_tatqa
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tablerag.errors import ConfigError
+from tablerag.service import Workspace
 from tablerag.settings import Settings
-from tablerag.store.workspace import Workspace
 
 SETTINGS = Settings(index_on_ingest=False)
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tablerag.service import Workspace
 from tablerag.settings import Settings
-from tablerag.store.workspace import Workspace
 
 
 @pytest.fixture(scope="module")

@@ -15,8 +15,8 @@ from tablerag.linking.catalog import LOOKUP_MAX_ROWS, build_catalog
 from tablerag.linking.profile import ColumnCheck, column_checks
 from tablerag.linking.render import render_full, render_table
 from tablerag.linking.rows import SQLiteRows
+from tablerag.service import Workspace
 from tablerag.settings import Settings
-from tablerag.store.workspace import Workspace
 from tablerag.types import ColumnInfo, TableInfo
 
 # --------------------------------------------------------------------------- parsing

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tablerag.llm.base import Message
+from tablerag.service import Workspace
 from tablerag.settings import Settings
-from tablerag.store.workspace import Workspace
 
 REVENUE_CSV = """segment,year,revenue
 Cloud,2018,1200.5

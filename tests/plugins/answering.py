@@ -15,9 +15,9 @@ import pytest
 
 from tablerag.linking.catalog import SchemaCatalog, build_catalog
 from tablerag.linking.rows import DuckDBRows
+from tablerag.service import Workspace
 from tablerag.settings import Settings
 from tablerag.sql.engines import SQLEngine, open_engine
-from tablerag.store.workspace import Workspace
 from tablerag.types import TableInfo
 
 Row = tuple[object, ...]

@@ -12,8 +12,9 @@ from tablerag.errors import ProviderError, ProviderTimeout, RetrievalError
 from tablerag.llm.testing import ScriptedLLM
 from tablerag.prompts import render
 from tablerag.rag.answer import RAGOptions, answer_from_documents, is_relevant
-from tablerag.rag.retrieve import Hit, search
+from tablerag.rag.retrieve import search
 from tablerag.store.workspace import Workspace
+from tablerag.types import Hit
 
 REFUND_Q = "What is the refund policy for damaged goods?"
 

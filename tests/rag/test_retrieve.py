@@ -7,8 +7,9 @@ import pytest
 from tablerag.embed.hashing import HashingEmbedder
 from tablerag.errors import ConfigError, RetrievalError
 from tablerag.rag.rerank import Reranker
-from tablerag.rag.retrieve import Hit, search
+from tablerag.rag.retrieve import search
 from tablerag.store.workspace import Workspace
+from tablerag.types import Hit
 
 
 @pytest.mark.parametrize("mode", ["bm25", "dense", "hybrid"])

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tablerag.rag.retrieve import search
+from tablerag.service import Workspace
 from tablerag.settings import load_settings
-from tablerag.store.workspace import Workspace
 
 
 def _ingest(folder: Path, sample_dir: Path, embedder: str) -> Workspace:

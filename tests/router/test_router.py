@@ -14,11 +14,11 @@ import typer
 from typer.testing import CliRunner
 
 from tablerag.errors import RetrievalError
-from tablerag.rag.retrieve import Hit
 from tablerag.router import INTENTS, RouterContext, route
 from tablerag.router.features import Vocabulary, extract_features
+from tablerag.service import Workspace
 from tablerag.settings import Settings
-from tablerag.store.workspace import Workspace
+from tablerag.types import Hit
 
 CASES_FILE = Path(__file__).with_name("routing_cases.jsonl")
 CASES = [json.loads(line) for line in CASES_FILE.read_text("utf-8").splitlines() if line.strip()]

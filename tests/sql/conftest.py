@@ -17,9 +17,9 @@ import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
+from tablerag.layout import DB_FILE
 from tablerag.sql.engines import SQLEngine, open_engine
 from tablerag.sql.policy import ExecutionPolicy
-from tablerag.store.workspace import DB_FILE
 from tablerag.types import ColumnInfo, TableInfo
 
 ENGINES = ("duckdb", "sqlite", "postgres")

@@ -10,7 +10,7 @@ import typer
 from typer.testing import CliRunner
 
 from tablerag.cli.sql import register
-from tablerag.store.workspace import Workspace
+from tablerag.service import Workspace
 
 app = typer.Typer()
 register(app)

@@ -9,10 +9,10 @@ import duckdb
 import pytest
 
 from tablerag.errors import QueryFailed, QueryTimeout, WorkspaceError
+from tablerag.layout import DB_FILE
 from tablerag.sql.engines import SQLEngine, open_engine
 from tablerag.sql.engines.duckdb import DuckDBEngine
 from tablerag.sql.policy import ExecutionPolicy
-from tablerag.store.workspace import DB_FILE
 
 POLICY = ExecutionPolicy(time_limit_ms=1000, max_rows=100)
 

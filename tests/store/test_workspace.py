@@ -6,7 +6,8 @@ import duckdb
 import pytest
 
 from tablerag.errors import ConfigError, WorkspaceError
-from tablerag.store.workspace import DB_FILE, SCHEMA_VERSION, Workspace
+from tablerag.layout import DB_FILE
+from tablerag.store.workspace import SCHEMA_VERSION, Workspace
 
 
 def test_open_creates_folder_with_schema_version(tmp_path: Path) -> None:

@@ -48,10 +48,11 @@ def demo(
     ] = True,
 ) -> None:
     """Build the sample workspace (once), then answer a few questions of every kind."""
+    from tablerag.layout import DB_FILE
     from tablerag.sample import write_sample
     from tablerag.sample.mart import REFERENCE_DATE
+    from tablerag.service import ingest
     from tablerag.settings import CONFIG_FILE, load_settings
-    from tablerag.store.workspace import DB_FILE
 
     corpus = workspace / "sample"
     if not (workspace / DB_FILE).exists() or not corpus.is_dir():
@@ -68,7 +69,7 @@ def demo(
         )
     console.print(f"[bold]Ingesting {corpus} into {workspace}[/] (unchanged files are skipped)")
     with open_workspace(workspace, create=True, read_only=False) as ws:
-        reports = ws.ingest([corpus], settings=load_settings(workspace))
+        reports = ingest(ws, [corpus], settings=load_settings(workspace))
         failed = [r for r in reports if r.status == "failed"]
         for r in failed:
             console.print(f"[red]failed[/] {short(r.source)}: {r.error}", highlight=False)

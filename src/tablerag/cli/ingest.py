@@ -50,6 +50,7 @@ def ingest(
     )
 
     from tablerag.ingest.pipeline import discover
+    from tablerag.service import ingest
     from tablerag.settings import load_settings
 
     settings = load_settings(workspace, index_on_ingest=False if no_index else None)
@@ -81,7 +82,7 @@ def ingest(
                     description=f"embedding with {settings.embedder}",
                 )
 
-            reports = ws.ingest(found, settings=settings, progress=step, embed_progress=embedded)
+            reports = ingest(ws, found, settings=settings, progress=step, embed_progress=embedded)
         summary = ws.summary()
     if as_json:
         print_json({"sources": reports, "workspace": summary})

@@ -42,9 +42,9 @@ def route(
 
 
 def _decide(question: str, workspace: Path) -> Route:
+    from tablerag.layout import DB_FILE
     from tablerag.router.router import RouterContext
     from tablerag.router.router import route as run_route
-    from tablerag.store.workspace import DB_FILE
 
     if not (workspace / DB_FILE).exists():
         note = f"no workspace at {str(workspace)!r}: rules and question features only"

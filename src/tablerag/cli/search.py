@@ -19,7 +19,7 @@ from tablerag.cli._common import (
 )
 
 if TYPE_CHECKING:
-    from tablerag.rag.retrieve import Hit
+    from tablerag.types import Hit
 
 
 def register(app: typer.Typer) -> None:

@@ -39,9 +39,9 @@ from tablerag.evals.datasets.tatqa import load_tatqa
 from tablerag.evals.linking import percentile
 from tablerag.evals.runner import Case, Outcome
 from tablerag.rag.index import refresh_index
-from tablerag.rag.retrieve import MODES, Hit, search
+from tablerag.rag.retrieve import MODES, search
 from tablerag.store.workspace import Workspace
-from tablerag.types import Chunk
+from tablerag.types import Chunk, Hit
 
 KS = (1, 5, 10)
 TOP_K = 10

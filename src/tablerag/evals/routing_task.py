@@ -29,6 +29,7 @@ from pathlib import Path
 from tablerag.errors import ConfigError
 from tablerag.evals.runner import Case, Outcome
 from tablerag.router.router import INTENTS, RouterContext, route
+from tablerag.service import ingest
 from tablerag.settings import Settings
 from tablerag.store.workspace import Workspace
 
@@ -132,7 +133,7 @@ def sample_workspace(run_dir: str | Path) -> Path:
     corpus = folder / "corpus"
     write_sample(corpus)
     with Workspace.open(ws_path) as ws:
-        ws.ingest([corpus], settings=Settings.model_validate({"embedder": "hashing"}))
+        ingest(ws, [corpus], settings=Settings.model_validate({"embedder": "hashing"}))
     (folder / READY_FILE).write_text("ok\n", encoding="utf-8")
     return ws_path
 

@@ -40,15 +40,17 @@ from tablerag.errors import (
 from tablerag.evals.datasets.wikitq import read_table
 from tablerag.evals.runner import Case, Metered, Method, Outcome
 from tablerag.evals.wikitq_metric import denotation_match
+from tablerag.layout import DB_FILE
 from tablerag.linking.cache import workspace_catalog
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.llm.base import LLM, Message
 from tablerag.nl2sql.path import LLM_FAILED, NL2SQLOptions, answer_with_sql, jsonable
 from tablerag.nl2sql.schema_context import schema_context
 from tablerag.prompts import SEPARATOR, fill
+from tablerag.service import ingest
 from tablerag.settings import Settings
 from tablerag.sql.engines import SQLEngine, open_engine
-from tablerag.store.workspace import DB_FILE, Workspace
+from tablerag.store.workspace import Workspace
 
 METHODS: tuple[str, ...] = ("markdown", "tablerag")
 EVAL_TODAY = dt.date(2026, 1, 1)
@@ -339,7 +341,7 @@ class TableWorkspaces:
         if folder.exists():
             shutil.rmtree(folder)
         with Workspace.open(folder) as ws:
-            reports = ws.ingest([table_file], settings=INGEST_SETTINGS)
+            reports = ingest(ws, [table_file], settings=INGEST_SETTINGS)
         failed = [r for r in reports if r.status == "failed" or not r.tables]
         if failed or not reports:
             reason = failed[0].error if failed else "no table found"

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tablerag.evals.datasets.tatqa import TatContext
+from tablerag.service import ingest
 from tablerag.settings import load_settings
 from tablerag.store.annotations import FORMAT
 from tablerag.store.workspace import Workspace
@@ -182,7 +183,9 @@ def build_corpus(contexts: Sequence[TatContext], folder: Path, *, embedder: str)
     if done.is_file() and json.loads(done.read_text("utf-8")).get("fingerprint") == fingerprint:
         return ws_path
     with Workspace.open(ws_path) as ws:
-        ws.ingest([src / "descriptions.json", src], settings=load_settings(None, embedder=embedder))
+        ingest(
+            ws, [src / "descriptions.json", src], settings=load_settings(None, embedder=embedder)
+        )
     done.write_text(json.dumps({"fingerprint": fingerprint, "units": units}), "utf-8")
     return ws_path
 

@@ -18,14 +18,13 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from tablerag.errors import ConfigError, EngineError, SourceError, TableragError
+from tablerag.errors import ConfigError, SourceError, TableragError
 from tablerag.ingest import chunking
 from tablerag.ingest.database import is_database_url, redact_url, reflect_database_report
 from tablerag.ingest.documents import DOCUMENT_SUFFIXES, load_document
 from tablerag.ingest.sampling import diverse_samples, quote_ident
 from tablerag.ingest.store import sanitize_table_name, store_table
 from tablerag.ingest.tables import TABLE_SUFFIXES, read_table_file, stage_rows
-from tablerag.rag.index import refresh_index
 from tablerag.settings import Settings, load_settings
 from tablerag.store.annotations import is_descriptions_file, read_descriptions
 from tablerag.store.staging import StagedTable
@@ -108,19 +107,18 @@ def _walk(folder: Path, exclude: Path | None) -> Iterator[Path]:
             yield entry
 
 
-def ingest(
+def ingest_sources(
     ws: Workspace,
     targets: Sequence[str | Path | Target],
     *,
     settings: Settings | None = None,
     progress: Progress | None = None,
-    embed_progress: Callable[[int, int], None] | None = None,
 ) -> list[SourceReport]:
     """Ingest every target into ``ws`` and return one report per source.
 
     One bad source never spoils the others or the workspace: its transaction is rolled back and
-    its report says why (``status == "failed"``). Then the text index is brought up to date
-    (only new or changed chunks are embedded; ``embed_progress(done, total)`` reports it).
+    its report says why (``status == "failed"``). Profiling the new tables and bringing the
+    text index up to date follow in :func:`tablerag.service.ingest`.
     """
     settings = settings or load_settings(ws.path)
     reports: list[SourceReport] = []
@@ -128,23 +126,7 @@ def ingest(
         if progress:
             progress(target.location)
         reports.append(_ingest_one(ws, target, settings))
-    if any(r.status in ("added", "replaced") for r in reports):
-        _profile(ws)
-    if settings.index_on_ingest:
-        # Always: it returns at once when nothing changed, and it repairs a stale index or
-        # applies a changed embedder setting.
-        refresh_index(ws, embedder_spec=settings.embedder, progress=embed_progress)
     return reports
-
-
-def _profile(ws: Workspace) -> None:
-    """Profile new and changed tables now, so later reads (often read-only) find them cached."""
-    from tablerag.linking.cache import workspace_samples
-
-    try:
-        workspace_samples(ws)
-    except EngineError as exc:  # the data is stored; profiles are rebuilt on the next read
-        log.warning("column profiling failed: %s", exc)
 
 
 def _ingest_one(ws: Workspace, target: Target, settings: Settings) -> SourceReport:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from tablerag.rag.rerank import Reranker
-from tablerag.rag.retrieve import Hit
+from tablerag.types import Hit
 
 Searcher = Callable[[str, int], Sequence[Hit]]
 """``search(query, k)``: the ``k`` best hits of the (hybrid, RRF-fused) text index."""

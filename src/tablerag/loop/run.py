@@ -40,7 +40,7 @@ from tablerag.loop.step import StepResult, StepTools, run_step
 from tablerag.loop.tablesql import table_schemas
 from tablerag.nl2sql.ratio import caveats
 from tablerag.rag.answer import CITATION_MARK
-from tablerag.rag.retrieve import Hit
+from tablerag.types import Hit
 
 NOT_FOUND = {
     "zh": "表格和文档中都没有找到答案。",

@@ -27,8 +27,8 @@ from tablerag.loop.textside import PassageAnswer, answer_from_passages
 from tablerag.nl2sql.path import NL2SQLOptions
 from tablerag.rag.answer import CITATION_MARK, RAGOptions
 from tablerag.rag.rerank import Reranker
-from tablerag.rag.retrieve import Hit
 from tablerag.sql.engines.base import SQLEngine
+from tablerag.types import Hit
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from tablerag.errors import ProviderError
 from tablerag.llm.base import LLM
 from tablerag.prompts import render
 from tablerag.rag.answer import NOT_FOUND_MARK, citation, facts_of, is_relevant
-from tablerag.rag.retrieve import Hit
+from tablerag.types import Hit
 
 ANSWER_MAX_TOKENS = 160
 LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
@@ -39,7 +39,7 @@ def passage_block(n: int, hit: Hit, limit: int) -> str:
     """One numbered passage of the prompt: ``[n] (source > heading) text``, cut to ``limit``.
 
     Example:
-        >>> from tablerag.rag.retrieve import Hit
+        >>> from tablerag.types import Hit
         >>> h = Hit("c1", "/d/report.md", 0, "Revenue grew.", ("Cloud",), None, None, 1.0, 1)
         >>> passage_block(2, h, 100)
         '[2] (report.md > Cloud) Revenue grew.'

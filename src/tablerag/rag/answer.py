@@ -21,8 +21,7 @@ from tablerag.errors import ProviderError, RetrievalError
 from tablerag.lang.tokenize import tokenize
 from tablerag.llm.base import LLM
 from tablerag.prompts import render
-from tablerag.rag.retrieve import Hit
-from tablerag.types import source_label
+from tablerag.types import Hit, source_label
 
 Searcher = Callable[[str, int], Sequence[Hit]]
 """``search(question, k)``: the ``k`` best hits of the text index, best first."""

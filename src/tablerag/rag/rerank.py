@@ -16,7 +16,7 @@ from tablerag.errors import ConfigError, ProviderError
 from tablerag.llm._urls import setting
 
 if TYPE_CHECKING:
-    from tablerag.rag.retrieve import Hit
+    from tablerag.types import Hit
 
 
 class Reranker(ABC):

@@ -6,8 +6,7 @@ The pipeline is the tuple :data:`RETRIEVAL_STEPS`; ``mode`` picks which of the f
 from __future__ import annotations
 
 import difflib
-from dataclasses import asdict, dataclass
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 from tablerag import registry
 from tablerag.embed.base import Embedder
@@ -16,7 +15,7 @@ from tablerag.lang.tokenize import tokenize, unsupported_script
 from tablerag.rag.fusion import RRF_K, reciprocal_rank_fusion
 from tablerag.rag.index import LoadedIndex, WorkspaceLike, get_embedder, load_index
 from tablerag.rag.rerank import IdentityReranker, Reranker
-from tablerag.types import Chunk
+from tablerag.types import Hit
 
 Mode = Literal["hybrid", "bm25", "dense"]
 MODES: tuple[str, ...] = get_args(Mode)
@@ -24,48 +23,6 @@ RETRIEVAL_STEPS = ("lexical", "dense", "fuse", "rerank")
 #: Candidates taken from each list before fusion (and handed to the reranker).
 CANDIDATES = 50
 MAX_QUERY_CHARS = 2000
-
-
-@dataclass(frozen=True)
-class Hit:
-    """One search result: the chunk, where it comes from, and why it ranked where it did."""
-
-    chunk_id: str
-    source: str
-    ordinal: int
-    text: str
-    heading_path: tuple[str, ...]
-    page: int | None
-    table: str | None
-    """The SQL table the chunk was cut from (TableRAG's chunk → table map), None for prose."""
-    score: float
-    """The score of the mode: BM25, cosine, RRF, or the reranker's."""
-    rank: int
-    bm25: float | None = None
-    """BM25 score, when the chunk was among the lexical candidates."""
-    dense: float | None = None
-    """Cosine similarity, when the chunk was among the dense candidates."""
-    bm25_rank: int | None = None
-    dense_rank: int | None = None
-
-    @property
-    def chunk(self) -> Chunk:
-        """The hit as a plain :class:`~tablerag.types.Chunk`."""
-        return Chunk(
-            self.chunk_id,
-            self.source,
-            self.ordinal,
-            self.text,
-            self.heading_path,
-            self.page,
-            self.table,
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (``heading_path`` as a list)."""
-        data = asdict(self)
-        data["heading_path"] = list(self.heading_path)
-        return data
 
 
 def check_query(query: str) -> str:

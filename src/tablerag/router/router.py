@@ -24,8 +24,9 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from tablerag.errors import RetrievalError
-from tablerag.rag.retrieve import Hit, search
+from tablerag.rag.retrieve import search
 from tablerag.router.features import Features, Vocabulary, extract_features
+from tablerag.types import Hit
 
 if TYPE_CHECKING:
     from tablerag.store.workspace import Workspace

@@ -4,28 +4,22 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any, Self
 
 import duckdb
 
 from tablerag.errors import ConfigError, WorkspaceError
+from tablerag.layout import DB_FILE
 from tablerag.store.annotations import Annotation
 from tablerag.store.migrations import MIGRATIONS
 from tablerag.store.staging import STAGE_PREFIX
 from tablerag.types import Chunk, ColumnInfo, ForeignKey, Problem, TableInfo
 
-if TYPE_CHECKING:
-    from tablerag.answer import Answer
-    from tablerag.ingest.pipeline import Target
-    from tablerag.rag.retrieve import Hit
-    from tablerag.types import SourceReport
-
-DB_FILE = "workspace.duckdb"
 DEFAULT_PATH = Path(".tablerag")
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -68,7 +62,7 @@ class Workspace:
     @classmethod
     def open(
         cls, path: str | Path = DEFAULT_PATH, *, create: bool = True, read_only: bool = False
-    ) -> Workspace:
+    ) -> Self:
         """Open (and by default create) the workspace folder at ``path``.
 
         Raises:
@@ -364,35 +358,6 @@ class Workspace:
             "chunks": row[4],
             "table_chunks": row[5],
         }
-
-    # -- work --------------------------------------------------------------------------------
-
-    def ingest(self, targets: Sequence[str | Path | Target], **options: Any) -> list[SourceReport]:
-        """Ingest files, folders and database URLs; see :func:`tablerag.ingest.pipeline.ingest`."""
-        from tablerag.ingest.pipeline import ingest
-
-        return ingest(self, targets, **options)
-
-    def search(self, query: str, *, k: int = 5, mode: str = "hybrid") -> list[Hit]:
-        """The ``k`` chunks most relevant to ``query``; see :func:`tablerag.rag.retrieve.search`."""
-        from tablerag.rag.retrieve import search
-
-        return search(self, query, k=k, mode=mode)
-
-    def ask(self, question: str, **options: Any) -> Answer:
-        """Answer ``question``; see :class:`tablerag.service.QA` (``settings=``, ``llm=``).
-
-        The SQL engine needs the file to itself, so this connection is closed while the
-        question is answered and opened again afterwards.
-        """
-        from tablerag.service import QA
-
-        self.close()
-        try:
-            with QA.open(self.path, **options) as qa:
-                return qa.ask(question)
-        finally:
-            self.con = duckdb.connect(str(self.db_path), read_only=self.read_only)
 
 
 def _annotate(info: TableInfo, notes: dict[tuple[str, str | None], Annotation]) -> TableInfo:

@@ -6,11 +6,11 @@ from pathlib import Path
 from typing import Any
 
 from tablerag.errors import ConfigError, ResourceLimitExceeded
+from tablerag.layout import DATA_SCHEMA, DB_FILE
 from tablerag.sql.engines.base import CatalogArg, SQLEngine
 from tablerag.sql.engines.duckdb import DuckDBEngine
 from tablerag.sql.engines.sqlite import SQLiteEngine
 from tablerag.sql.policy import ExecutionPolicy
-from tablerag.store.workspace import DB_FILE
 
 __all__ = ["DuckDBEngine", "ResourceLimitExceeded", "SQLEngine", "SQLiteEngine", "open_engine"]
 
@@ -52,7 +52,7 @@ def _open(target: str, policy: ExecutionPolicy | None, allow_writable_role: bool
     if "://" not in target:
         path = Path(target).expanduser()
         if path.is_dir():
-            return DuckDBEngine(path / DB_FILE, schema="data", policy=policy)
+            return DuckDBEngine(path / DB_FILE, schema=DATA_SCHEMA, policy=policy)
         if path.is_file() and path.read_bytes()[:16] == b"SQLite format 3\x00":
             return SQLiteEngine(path, policy=policy)
         return DuckDBEngine(path, schema=None, policy=policy)
