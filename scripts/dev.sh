@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One entry point for people and CI: sets up .venv on first use, then runs a task.
 #   scripts/dev.sh demo        build the sample workspace and show what tablerag does
-#   scripts/dev.sh test        what CI runs: format check, lint, types, the whole test suite
+#   scripts/dev.sh test        what CI runs: format check, lint, types, import contracts, the tests
 #   scripts/dev.sh fmt         reformat and fix lint in place
 #   scripts/dev.sh shell ...   run a command inside the venv (e.g. scripts/dev.sh shell tablerag --help)
 set -euo pipefail
@@ -64,6 +64,7 @@ case "$task" in
         echo "== ruff format --check" && ruff format --check src tests bench
         echo "== ruff check" && ruff check src tests bench
         echo "== mypy --strict src" && mypy src
+        echo "== lint-imports (architecture contracts in pyproject.toml)" && lint-imports --no-cache
         echo "== pytest" && exec pytest -n "${TABLERAG_TEST_WORKERS:-2}" -m "not slow" "$@"
         ;;
     slow)

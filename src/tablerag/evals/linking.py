@@ -22,6 +22,7 @@ from pathlib import Path
 
 from tablerag.evals.datasets.spider import Dataset, LinkingCase
 from tablerag.evals.gold import gold_schema
+from tablerag.evals.stats import percentile
 from tablerag.lang.tokenize import tokenize
 from tablerag.linking.catalog import SchemaCatalog, build_catalog
 from tablerag.linking.linker import LinkedSchema, LinkOptions, link
@@ -88,20 +89,6 @@ class Summary:
     def as_dict(self) -> dict[str, object]:
         """The summary as a plain dict (for ``--json``)."""
         return asdict(self)
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """Nearest-rank percentile (0 for no values).
-
-    Example:
-        >>> percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 95), percentile([], 50)
-        (10, 0.0)
-    """
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    rank = max(1, -(-len(ordered) * q // 100))
-    return ordered[int(rank) - 1]
 
 
 def summarise(

@@ -36,8 +36,8 @@ from typing import Any
 from tablerag.errors import ConfigError, ProviderError, RetrievalError
 from tablerag.evals.datasets.policyqa import load_policyqa
 from tablerag.evals.datasets.tatqa import load_tatqa
-from tablerag.evals.linking import percentile
 from tablerag.evals.runner import Case, Outcome
+from tablerag.evals.stats import percentile
 from tablerag.rag.index import refresh_index
 from tablerag.rag.retrieve import MODES, search
 from tablerag.store.workspace import Workspace

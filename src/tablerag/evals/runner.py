@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tablerag.errors import ConfigError
-from tablerag.evals.linking import percentile
+from tablerag.evals.stats import percentile
 from tablerag.llm.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S, LLM, Completion, Message
 
 ERROR_KINDS: tuple[str, ...] = (
