@@ -21,7 +21,18 @@ app = typer.Typer(
 )
 
 # Each module adds its commands with register(app); one module per concern.
-_COMMAND_MODULES = ("ingest", "browse", "sample", "search", "sql", "route", "ask", "eval", "demo")
+_COMMAND_MODULES = (
+    "ingest",
+    "browse",
+    "sample",
+    "search",
+    "sql",
+    "route",
+    "ask",
+    "stages",
+    "eval",
+    "demo",
+)
 
 
 def _register_all() -> None:
