@@ -1,10 +1,13 @@
-"""Name → backend lookup for every pluggable kind (embedder, reranker, llm; later engine).
+"""Name → backend lookup for every pluggable kind (embedder, reranker, llm, engine).
 
 A backend spec is ``"backend"`` or ``"backend:model"``. Built-ins are listed here as lazy
 ``"module:attribute"`` targets, so importing the registry imports no backend; third-party
 packages add backends through the entry-point group ``tablerag.<kind>`` (e.g.
 ``tablerag.embedder``), and tests add doubles with :func:`register` / :func:`unregister`.
-Every factory is called as ``factory(model, **options)``.
+Every factory is called as ``factory(model, **options)``. For an ``engine`` the name is a
+database URL's scheme and the "model" is the database: :func:`tablerag.sql.engines.open_engine`
+calls the factory with the URL (a path for ``duckdb`` and ``sqlite``, a conninfo string for
+``postgresql``) and ``policy=``.
 """
 
 from __future__ import annotations
@@ -35,6 +38,11 @@ _BUILTINS: dict[str, dict[str, str]] = {
         "local": "tablerag.llm.llamacpp:LocalLLM",
         "openai": "tablerag.llm.openai:OpenAILLM",
         "scripted": "tablerag.llm.testing:ScriptedLLM",
+    },
+    "engine": {
+        "duckdb": "tablerag.sql.engines.duckdb:DuckDBEngine",
+        "postgresql": "tablerag.sql.engines.postgres:PostgresEngine",
+        "sqlite": "tablerag.sql.engines.sqlite:SQLiteEngine",
     },
 }
 _registered: dict[str, dict[str, Factory]] = {}
@@ -87,8 +95,13 @@ def names(kind: str) -> list[str]:
     return sorted(known | set(_entry_points(kind)))
 
 
-def get(kind: str, name: str) -> Factory:
+def get(kind: str, name: str, *, hint: str = "") -> Factory:
     """The factory of backend ``name`` of ``kind``.
+
+    Args:
+        kind: ``embedder``, ``reranker``, ``llm`` or ``engine``.
+        name: the backend's name (a spec's part before the colon, a URL's scheme).
+        hint: a sentence added to the unknown-backend message: how the caller's user fixes it.
 
     Raises:
         UnknownBackendError: no such backend (the message suggests the closest name).
@@ -104,7 +117,10 @@ def get(kind: str, name: str) -> Factory:
     if plugin is not None:
         loaded: Factory = plugin.load()
         return loaded
-    raise UnknownBackendError(kind, name, names(kind))
+    error = UnknownBackendError(kind, name, names(kind))
+    if hint:
+        error.args = (f"{error} {hint}",)
+    raise error
 
 
 def create(kind: str, spec: str, **options: Any) -> Any:

@@ -1,16 +1,26 @@
-"""Read-only engines for generated SQL, and ``open_engine`` to pick one from a path or URL."""
+"""Read-only engines for generated SQL, and ``open_engine`` to pick one from a path or URL.
+
+Engines are the registry's ``engine`` backends (:mod:`tablerag.registry`), named by URL scheme:
+the built-ins ``duckdb``, ``sqlite`` and ``postgresql``, and any a plugin adds through the
+entry-point group ``tablerag.engine``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from tablerag import registry
 from tablerag.errors import ConfigError, ResourceLimitExceeded
 from tablerag.layout import DATA_SCHEMA, DB_FILE
 from tablerag.sql.engines.base import CatalogArg, SQLEngine
 from tablerag.sql.engines.duckdb import DuckDBEngine
 from tablerag.sql.engines.sqlite import SQLiteEngine
 from tablerag.sql.policy import ExecutionPolicy
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import URL
 
 __all__ = ["DuckDBEngine", "ResourceLimitExceeded", "SQLEngine", "SQLiteEngine", "open_engine"]
 
@@ -25,6 +35,12 @@ def open_engine(
 ) -> SQLEngine:
     """Open the read-only engine for a workspace folder, a database file or a database URL.
 
+    A URL's backend name (its scheme without the driver: ``postgresql+psycopg`` is
+    ``postgresql``) is looked up in the registry's ``engine`` kind; a workspace folder or a
+    ``.duckdb`` file is ``duckdb`` and a SQLite file ``sqlite``. A plugin's engine is called as
+    ``factory(target, policy=policy)`` with the URL as written and must build an
+    :class:`SQLEngine`.
+
     Args:
         target: a workspace folder (its DuckDB file, schema ``data``), a ``.duckdb`` or
             SQLite file, or a URL: ``duckdb:///path``, ``sqlite:///path``, ``postgresql://...``.
@@ -34,7 +50,9 @@ def open_engine(
         catalog_options: ``sensitive=[...]``, ``allow=[...]``, ``hide_sensitive=False``.
 
     Raises:
-        ConfigError: unknown URL scheme, missing file, or a PostgreSQL role that can write.
+        UnknownBackendError: no engine for the URL's scheme (the message suggests the closest).
+        ConfigError: not a URL, missing file, a PostgreSQL role that can write, or a plugin's
+            factory that built no SQLEngine.
         WorkspaceError: the DuckDB file is locked or open read-write in this process.
     """
     engine = _open(str(target), policy, allow_writable_role)
@@ -52,10 +70,10 @@ def _open(target: str, policy: ExecutionPolicy | None, allow_writable_role: bool
     if "://" not in target:
         path = Path(target).expanduser()
         if path.is_dir():
-            return DuckDBEngine(path / DB_FILE, schema=DATA_SCHEMA, policy=policy)
+            return _build("duckdb", path / DB_FILE, schema=DATA_SCHEMA, policy=policy)
         if path.is_file() and path.read_bytes()[:16] == b"SQLite format 3\x00":
-            return SQLiteEngine(path, policy=policy)
-        return DuckDBEngine(path, schema=None, policy=policy)
+            return _build("sqlite", path, policy=policy)
+        return _build("duckdb", path, schema=None, policy=policy)
     from sqlalchemy.engine import make_url  # URL parsing only; a workspace or file needs none
     from sqlalchemy.exc import ArgumentError
 
@@ -66,16 +84,46 @@ def _open(target: str, policy: ExecutionPolicy | None, allow_writable_role: bool
             f"{target!r} is not a database URL ({exc}); use e.g. sqlite:///file.db."
         ) from exc
     backend = url.get_backend_name()
-    if backend == "sqlite":
-        return SQLiteEngine(Path(url.database or ""), policy=policy)
-    if backend == "duckdb":
-        return DuckDBEngine(Path(url.database or ""), schema=None, policy=policy)
-    if backend == "postgresql":
-        from tablerag.sql.engines.postgres import PostgresEngine
+    arguments = _URL_ARGUMENTS.get(backend)
+    if arguments is None:  # a plugin's scheme: its factory reads the URL as written
+        return _build(backend, target, policy=policy)
+    location, options = arguments(url, allow_writable_role)
+    return _build(backend, location, policy=policy, **options)
 
-        conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
-        return PostgresEngine(conninfo, policy=policy, allow_writable_role=allow_writable_role)
-    raise ConfigError(
-        f"Unsupported database URL scheme {url.drivername!r}; use postgresql://, "
-        "sqlite:/// or duckdb:///."
-    )
+
+def _file(url: URL, _: bool) -> tuple[object, dict[str, Any]]:
+    return Path(url.database or ""), {}
+
+
+def _duckdb_file(url: URL, _: bool) -> tuple[object, dict[str, Any]]:
+    return Path(url.database or ""), {"schema": None}  # an outside file: every schema
+
+
+def _postgresql(url: URL, allow_writable_role: bool) -> tuple[object, dict[str, Any]]:
+    conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
+    return conninfo, {"allow_writable_role": allow_writable_role}
+
+
+_URL_ARGUMENTS: dict[str, Callable[[URL, bool], tuple[object, dict[str, Any]]]] = {
+    "duckdb": _duckdb_file,
+    "postgresql": _postgresql,
+    "sqlite": _file,
+}
+"""How a built-in scheme's URL becomes its engine's first argument and options."""
+
+_SCHEMES_HINT = (
+    "Use postgresql://, sqlite:/// or duckdb:///, or the scheme of an installed engine plugin "
+    "(entry-point group 'tablerag.engine')."
+)
+
+
+def _build(backend: str, location: object, **options: Any) -> SQLEngine:
+    """The engine the registry's ``engine`` backend ``backend`` builds for ``location``."""
+    factory = registry.get("engine", backend, hint=_SCHEMES_HINT)
+    engine = factory(location, **options)
+    if not isinstance(engine, SQLEngine):
+        raise ConfigError(
+            f"The engine backend {backend!r} built a {type(engine).__name__}, not an SQLEngine; "
+            "fix the plugin's factory."
+        )
+    return engine
