@@ -10,10 +10,11 @@ Corpora:
 * **custom** — a user's questions with gold ``sources`` (chunk ids or source files) over the
   text index of an existing workspace.
 
-The chunks go straight into a workspace's ``tablerag.chunks`` under the run folder and are
-indexed with :func:`tablerag.rag.index.refresh_index` (a re-run with the same chunks and
-embedder reuses the index); queries run through :func:`tablerag.rag.retrieve.search`, so the
-query embedding is part of the dense and hybrid latency.
+The chunks go straight into a workspace under the run folder, without a source
+(:func:`tablerag.store.chunks.add_chunks`), and are indexed with
+:func:`tablerag.rag.index.refresh_index` (a re-run with the same chunks and embedder reuses the
+index); queries run through :func:`tablerag.rag.retrieve.search`, so the query embedding is part
+of the dense and hybrid latency.
 
 Each (mode, question) outcome: ``correct`` = a relevant chunk in the top 5 (so the summary's
 ``accuracy`` is **recall@5**), ``score`` = reciprocal rank within the top 10 (so ``mean_score``
@@ -40,6 +41,7 @@ from tablerag.evals.runner import Case, Outcome
 from tablerag.evals.stats import percentile
 from tablerag.rag.index import refresh_index
 from tablerag.rag.retrieve import MODES, search
+from tablerag.store.chunks import add_chunks
 from tablerag.store.workspace import Workspace
 from tablerag.types import Chunk, Hit
 
@@ -135,22 +137,8 @@ def tatqa_corpus(path: str | Path, *, contexts: int | None = None) -> Corpus:
 
 
 def put_chunks(ws: Workspace, chunks: Iterable[Chunk]) -> None:
-    """Write chunks into the workspace as the ingest pipeline would."""
-    rows = [
-        [
-            c.chunk_id,
-            c.source,
-            c.source,
-            c.ordinal,
-            c.text,
-            list(c.heading_path),
-            c.page,
-            c.table,
-            hashlib.sha256(c.text.encode()).hexdigest(),
-        ]
-        for c in chunks
-    ]
-    ws.con.executemany("INSERT INTO tablerag.chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    """Write chunks into the workspace as the ingest pipeline would, each under its source."""
+    add_chunks(ws.con, chunks, source_id=None)
 
 
 @dataclass(frozen=True)

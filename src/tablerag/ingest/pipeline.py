@@ -2,17 +2,17 @@
 
 A source is a file (table or document) or a database URL. Each source is read, stored and
 catalogued inside its own transaction: a changed source replaces its old version atomically, an
-unchanged one is left alone, and a source that fails leaves the workspace as it was.
+unchanged one is left alone, and a source that fails leaves the workspace as it was. The rows
+of tablerag's own tables (sources, catalog, documents, chunks, annotations) are written by the
+functions of :mod:`tablerag.store`, inside this module's transaction.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass, replace
-from datetime import UTC, datetime
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,7 +26,11 @@ from tablerag.ingest.sampling import diverse_samples, quote_ident
 from tablerag.ingest.store import sanitize_table_name, store_table
 from tablerag.ingest.tables import TABLE_SUFFIXES, read_table_file, stage_rows
 from tablerag.settings import Settings, load_settings
-from tablerag.store.annotations import is_descriptions_file, read_descriptions
+from tablerag.store.annotations import is_descriptions_file, read_descriptions, record_annotations
+from tablerag.store.catalog import record_table
+from tablerag.store.chunks import add_chunks
+from tablerag.store.documents import record_document
+from tablerag.store.sources import find_source, forget_source, record_source
 from tablerag.store.staging import StagedTable
 from tablerag.types import Chunk, Document, Problem, SourceReport, SourceStatus, TableInfo
 
@@ -142,18 +146,24 @@ def _ingest_one(ws: Workspace, target: Target, settings: Settings) -> SourceRepo
         )
     try:
         fingerprint, size = _fingerprint(target)
-        old = ws.con.execute(
-            "SELECT source_id, content_hash FROM tablerag.sources WHERE location = ?",
-            [target.location],
-        ).fetchone()
-        if old is not None and old[1] == fingerprint:
+        old = find_source(ws.con, target.location)
+        if old is not None and old.content_hash == fingerprint:
             return SourceReport(source=target.location, kind=kind, status="unchanged")
         status: SourceStatus = "replaced" if old is not None else "added"
         with ws.transaction() as con:
             source_id = _source_id(target.location)
-            _forget(con, source_id)
+            forget_source(con, source_id)
             report = _load(con, target, source_id, settings)
-            _record_source(con, target, source_id, kind, fingerprint, size, report)
+            record_source(
+                con,
+                source_id,
+                target.location,
+                kind=kind,
+                format=target.format,
+                content_hash=fingerprint or None,
+                size_bytes=size,
+                report=report,
+            )
         return replace(report, status=status)
     except (TableragError, duckdb.Error, OSError) as exc:
         return _failed(ws, target, kind, exc)
@@ -164,10 +174,8 @@ def _ingest_one(ws: Workspace, target: Target, settings: Settings) -> SourceRepo
 
 def _failed(ws: Workspace, target: Target, kind: str, exc: BaseException) -> SourceReport:
     message = str(exc) if isinstance(exc, TableragError) else f"{type(exc).__name__}: {exc}"
-    kept = ws.con.execute(
-        "SELECT count(*) FROM tablerag.sources WHERE location = ?", [target.location]
-    ).fetchone()
-    tail = "the previous version is kept" if kept and kept[0] else "nothing was stored"
+    kept = find_source(ws.con, target.location) is not None
+    tail = "the previous version is kept" if kept else "nothing was stored"
     return SourceReport(
         source=target.location, kind=kind, status="failed", error=f"{message} ({tail})"
     )
@@ -187,22 +195,6 @@ def _fingerprint(target: Target) -> tuple[str, int | None]:
 
 def _source_id(location: str) -> str:
     return hashlib.sha1(location.encode("utf-8")).hexdigest()[:12]
-
-
-def _forget(con: duckdb.DuckDBPyConnection, source_id: str) -> None:
-    """Remove everything a source stored (inside the caller's transaction)."""
-    stored = con.execute(
-        "SELECT table_name FROM tablerag.tables WHERE source_id = ? AND stored", [source_id]
-    ).fetchall()
-    for (name,) in stored:
-        con.execute(f"DROP TABLE IF EXISTS data.{quote_ident(name)}")
-    con.execute(
-        "DELETE FROM tablerag.profiles WHERE source IN "
-        "(SELECT location FROM tablerag.sources WHERE source_id = ?)",
-        [source_id],
-    )
-    for table in ("chunks", "columns", "tables", "documents", "annotations", "sources"):
-        con.execute(f"DELETE FROM tablerag.{table} WHERE source_id = ?", [source_id])
 
 
 def _load(
@@ -233,7 +225,7 @@ def _load_table_file(
         chunks.extend(
             _table_chunks(con, info, target.location, settings, start_ordinal=len(chunks))
         )
-    _insert_chunks(con, source_id, chunks)
+    add_chunks(con, chunks, source_id=source_id)
     return _report(target, tables, staged, chunks, problems)
 
 
@@ -267,11 +259,10 @@ def _load_document(
         problems.extend(st.problems)
     chunks = chunking.chunk_document(doc, table_names=names, max_tokens=settings.chunk_size_tokens)
     pages = [b.page for b in doc.blocks if b.page is not None]
-    con.execute(
-        "INSERT INTO tablerag.documents VALUES (?, ?, ?, ?)",
-        [source_id, doc.title, len(doc.blocks), max(pages) if pages else None],
+    record_document(
+        con, source_id, title=doc.title, blocks=len(doc.blocks), pages=max(pages) if pages else None
     )
-    _insert_chunks(con, source_id, chunks)
+    add_chunks(con, chunks, source_id=source_id)
     return _report(target, tables, staged, chunks, problems)
 
 
@@ -280,22 +271,7 @@ def _load_descriptions(
 ) -> SourceReport:
     assert target.path is not None
     notes = read_descriptions(target.path)
-    con.executemany(
-        "INSERT INTO tablerag.annotations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            [
-                source_id,
-                a.table,
-                a.column,
-                a.description,
-                a.unit,
-                a.sensitive,
-                list(a.primary_key),
-                json.dumps([asdict(fk) for fk in a.foreign_keys], ensure_ascii=False),
-            ]
-            for a in notes
-        ],
-    )
+    record_annotations(con, source_id, notes)
     described = sorted({a.table for a in notes})
     return SourceReport(
         source=target.location,
@@ -319,7 +295,7 @@ def _load_database(
     tables = reflection.tables
     chunks: list[Chunk] = []
     for info in tables:
-        _record_table(con, info, source_id, stored=False, rows_read=None)
+        record_table(con, info, source_id, stored=False, rows_read=None)
         chunks.extend(
             chunking.table_chunks(
                 info.name,
@@ -332,7 +308,7 @@ def _load_database(
                 row_count=info.row_count,
             )
         )
-    _insert_chunks(con, source_id, chunks)
+    add_chunks(con, chunks, source_id=source_id)
     return SourceReport(
         source=target.location,
         kind="database",
@@ -367,51 +343,8 @@ def _store(
         description=description or info.description,
         columns=tuple(replace(c, samples=s) for c, s in zip(info.columns, samples, strict=True)),
     )
-    _record_table(con, info, source_id, stored=True, rows_read=staged.rows_read)
+    record_table(con, info, source_id, stored=True, rows_read=staged.rows_read)
     return info
-
-
-def _record_table(
-    con: duckdb.DuckDBPyConnection,
-    info: TableInfo,
-    source_id: str,
-    *,
-    stored: bool,
-    rows_read: int | None,
-) -> None:
-    con.execute(
-        "INSERT INTO tablerag.tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            info.name,
-            source_id,
-            stored,
-            info.origin,
-            info.page,
-            info.row_count,
-            rows_read,
-            info.description,
-            list(info.primary_key),
-            json.dumps([asdict(fk) for fk in info.foreign_keys], ensure_ascii=False),
-            json.dumps(list(info.checks), ensure_ascii=False),
-        ],
-    )
-    con.executemany(
-        "INSERT INTO tablerag.columns VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            [
-                source_id,
-                info.name,
-                i,
-                c.name,
-                c.type,
-                c.original,
-                c.unit,
-                list(c.samples),
-                c.description,
-            ]
-            for i, c in enumerate(info.columns)
-        ],
-    )
 
 
 def _table_chunks(
@@ -442,26 +375,6 @@ def _table_chunks(
     )
 
 
-def _insert_chunks(con: duckdb.DuckDBPyConnection, source_id: str, chunks: Iterable[Chunk]) -> None:
-    con.executemany(
-        "INSERT INTO tablerag.chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            [
-                c.chunk_id,
-                source_id,
-                c.source,
-                c.ordinal,
-                c.text,
-                list(c.heading_path),
-                c.page,
-                c.table,
-                hashlib.sha256(c.text.encode("utf-8")).hexdigest(),
-            ]
-            for c in chunks
-        ],
-    )
-
-
 def _report(
     target: Target,
     tables: Sequence[TableInfo],
@@ -486,31 +399,4 @@ def _report(
         rows_stored=rows_stored,
         chunks=len(chunks),
         problems=tuple(problems),
-    )
-
-
-def _record_source(
-    con: duckdb.DuckDBPyConnection,
-    target: Target,
-    source_id: str,
-    kind: str,
-    fingerprint: str,
-    size: int | None,
-    report: SourceReport,
-) -> None:
-    con.execute(
-        "INSERT INTO tablerag.sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            source_id,
-            target.location,
-            kind,
-            target.format,
-            fingerprint or None,
-            size,
-            datetime.now(UTC).replace(tzinfo=None),
-            report.rows_read,
-            report.rows_stored,
-            report.chunks,
-            json.dumps([asdict(p) for p in report.problems], ensure_ascii=False),
-        ],
     )

@@ -1,9 +1,10 @@
-"""The workspace's catalog for linking, with column profiles cached in ``tablerag.profiles``.
+"""The workspace's catalog for linking, with column profiles cached in the workspace.
 
 Profiling reads a bounded sample of each stored table once; the result is kept with a
 fingerprint (source content hash, row count, column names and types) and reused until the table
-changes. Tables of external databases queried in place are linked from their names, types,
-CHECK constraints and catalog samples only.
+changes. The cache rows are read and written by :mod:`tablerag.store.profiles`; this module
+encodes and decodes them. Tables of external databases queried in place are linked from their
+names, types, CHECK constraints and catalog samples only.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from tablerag.linking.catalog import (
 )
 from tablerag.linking.profile import ColumnProfile
 from tablerag.linking.rows import DuckDBRows
+from tablerag.store.profiles import CachedProfile, cached_profiles, save_profile
 from tablerag.store.workspace import Workspace
 from tablerag.types import TableInfo
 
@@ -90,13 +92,7 @@ def workspace_samples(ws: Workspace, *, refresh: bool = False) -> dict[str, Tabl
         EngineError: a table could not be read.
     """
     hashes = {s.location: s.content_hash for s in ws.sources()}
-    cached = {
-        (r[0], r[1]): (r[2], r[3], r[4])
-        for r in ws.con.execute(
-            "SELECT table_name, source, fingerprint, profiles, distinct_values "
-            "FROM tablerag.profiles"
-        ).fetchall()
-    }
+    cached = cached_profiles(ws.con)
     rows = DuckDBRows(ws.con)
     out: dict[str, TableSample] = {}
     for table in ws.tables():
@@ -104,8 +100,8 @@ def workspace_samples(ws: Workspace, *, refresh: bool = False) -> dict[str, Tabl
             continue
         fp = fingerprint(table, hashes.get(table.source))
         hit = cached.get((table.name, table.source))
-        if hit is not None and hit[0] == fp and not refresh:
-            got = _from_json(hit[1], hit[2])
+        if hit is not None and hit.fingerprint == fp and not refresh:
+            got = _from_json(hit.profiles, hit.distinct_values)
             if got is not None:
                 out[table.name] = got
                 continue
@@ -113,10 +109,7 @@ def workspace_samples(ws: Workspace, *, refresh: bool = False) -> dict[str, Tabl
         out[table.name] = sample
         if not ws.read_only:
             profiles, distinct = _to_json(sample)
-            ws.con.execute(
-                "INSERT OR REPLACE INTO tablerag.profiles VALUES (?, ?, ?, now(), ?, ?)",
-                [table.name, table.source, fp, profiles, distinct],
-            )
+            save_profile(ws.con, table.name, table.source, CachedProfile(fp, profiles, distinct))
     return out
 
 

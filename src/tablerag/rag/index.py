@@ -8,9 +8,11 @@ Layout under ``<workspace>/index/``::
     vectors.npy     float32 matrix, one normalised row per chunk
     bm25/           bm25s files
 
-Passage vectors are cached in ``tablerag.embeddings`` keyed by (passage hash, embedder spec),
-so re-ingesting unchanged text embeds nothing, and a refresh only embeds new or changed chunks.
-The folder is written next to the old one and swapped in when complete, manifest last.
+Passage vectors are cached in the workspace keyed by (passage hash, embedder spec), so
+re-ingesting unchanged text embeds nothing, and a refresh only embeds new or changed chunks.
+The chunks and that cache are read and written through :mod:`tablerag.store.chunks` and
+:mod:`tablerag.store.embeddings`; this module runs no SQL of its own. The folder is written next
+to the old one and swapped in when complete, manifest last.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from tablerag.errors import RetrievalError
 from tablerag.lang.tokenize import TOKENIZER_VERSION, tokenize
 from tablerag.rag.bm25 import BM25Index
 from tablerag.rag.vector import VectorIndex
+from tablerag.store import chunks as stored_chunks
+from tablerag.store import embeddings
 from tablerag.types import Chunk
 
 INDEX_DIR = "index"
@@ -143,16 +147,6 @@ def index_dir(workspace: WorkspaceLike) -> Path:
     return Path(workspace.path) / INDEX_DIR
 
 
-def chunk_fingerprint(con: duckdb.DuckDBPyConnection) -> tuple[int, str]:
-    """Count and order-free fingerprint of the chunk set (ids and content hashes)."""
-    row = con.execute(
-        "SELECT count(*), coalesce(bit_xor(md5_number_lower(chunk_id || '/' || content_hash)), 0)"
-        " FROM tablerag.chunks"
-    ).fetchone()
-    assert row is not None
-    return int(row[0]), f"{int(row[0])}-{int(row[1]):016x}"
-
-
 def read_manifest(workspace: WorkspaceLike) -> Manifest | None:
     """The manifest of the workspace's index, or None when there is no index.
 
@@ -192,13 +186,13 @@ def refresh_index(
     """
     started = time.perf_counter()
     con = workspace.con
-    _ensure_cache_table(con)
+    embeddings.ensure_embeddings_table(con)
     try:
         old = read_manifest(workspace)
     except RetrievalError:
         old = None
     spec = embedder_spec or (old.embedder if old else DEFAULT_EMBEDDER)
-    count, fingerprint = chunk_fingerprint(con)
+    count, fingerprint = stored_chunks.chunk_fingerprint(con)
     folder = index_dir(workspace)
     if (
         old is not None
@@ -209,21 +203,17 @@ def refresh_index(
         return IndexStats(count, 0, 0, spec, old.dim, time.perf_counter() - started, False)
 
     embedder = get_embedder(spec)
-    rows = con.execute(
-        "SELECT chunk_id, text, heading_path FROM tablerag.chunks "
-        "ORDER BY source, ordinal, chunk_id"
-    ).fetchall()
     passages: dict[str, str] = {}
     chunk_ids: list[str] = []
     hashes: list[str] = []
-    for chunk_id, text, heading in rows:
-        passage = passage_text(text, heading or ())
+    for chunk_id, text, heading in stored_chunks.chunk_texts(con):
+        passage = passage_text(text, heading)
         digest = passage_hash(passage)
         passages.setdefault(digest, passage)
         chunk_ids.append(chunk_id)
         hashes.append(digest)
     dim = embedder.dim
-    cached = _cached_hashes(con, spec, dim, list(passages))
+    cached = embeddings.cached_hashes(con, spec, dim, list(passages))
     missing = [h for h in passages if h not in cached]
     _embed_missing(con, embedder, missing, passages, progress)
     vectors = _load_vectors(con, spec, dim, hashes)
@@ -289,11 +279,7 @@ def load_index(workspace: WorkspaceLike) -> LoadedIndex:
 
 
 def _chunks(con: duckdb.DuckDBPyConnection, ids: list[str]) -> tuple[Chunk, ...]:
-    rows = con.execute(
-        "SELECT chunk_id, source, ordinal, text, heading_path, page, table_name "
-        "FROM tablerag.chunks"
-    ).fetchall()
-    by_id = {r[0]: Chunk(r[0], r[1], r[2], r[3], tuple(r[4] or ()), r[5], r[6]) for r in rows}
+    by_id = stored_chunks.chunks_by_id(con)
     try:
         return tuple(by_id[i] for i in ids)
     except KeyError as exc:
@@ -309,7 +295,7 @@ def _check_current(workspace: WorkspaceLike, manifest: Manifest) -> None:
             f"The text index was built by another tablerag version ({manifest.tokenizer!r}, "
             f"format {manifest.format}); run `tablerag ingest` again to rebuild it."
         )
-    count, fingerprint = chunk_fingerprint(workspace.con)
+    count, fingerprint = stored_chunks.chunk_fingerprint(workspace.con)
     if fingerprint != manifest.fingerprint:
         raise RetrievalError(
             f"The text index is out of date: it covers {manifest.chunks} chunks but the "
@@ -318,29 +304,14 @@ def _check_current(workspace: WorkspaceLike, manifest: Manifest) -> None:
         )
 
 
-def _ensure_cache_table(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute("CREATE SCHEMA IF NOT EXISTS tablerag")
-    con.execute(
-        "CREATE TABLE IF NOT EXISTS tablerag.embeddings (content_hash VARCHAR, embedder VARCHAR, "
-        "dim INT, vector FLOAT[], PRIMARY KEY (content_hash, embedder))"
-    )
-
-
-def _cached_hashes(
-    con: duckdb.DuckDBPyConnection, spec: str, dim: int, hashes: list[str]
-) -> set[str]:
-    rows = con.execute(
-        "SELECT content_hash FROM tablerag.embeddings WHERE embedder = ? AND dim = ? "
-        "AND content_hash IN (SELECT unnest(?::VARCHAR[]))",
-        [spec, dim, hashes],
-    ).fetchall()
-    return {r[0] for r in rows}
-
-
 def store_vectors(
     con: duckdb.DuckDBPyConnection, spec: str, hashes: Sequence[str], vectors: Matrix
 ) -> None:
-    """Put passage vectors into the cache (replacing any with the same hash and embedder)."""
+    """Put passage vectors into the cache (replacing any with the same hash and embedder).
+
+    The matrix is laid out as the column frames :func:`tablerag.store.embeddings.insert_vectors`
+    scans: one entry per vector, one per component.
+    """
     n, dim = vectors.shape
     if n == 0:
         return
@@ -350,19 +321,7 @@ def store_vectors(
         "j": np.tile(np.arange(dim, dtype=np.int32), n),
         "v": np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1),
     }
-    con.register("_tablerag_vec_rows", rows)
-    con.register("_tablerag_vec_cells", cells)
-    try:
-        con.execute(
-            "INSERT OR REPLACE INTO tablerag.embeddings "
-            "SELECT r.content_hash, ?, ?, c.vector FROM _tablerag_vec_rows r JOIN "
-            "(SELECT row, list(v ORDER BY j) AS vector FROM _tablerag_vec_cells GROUP BY row) c "
-            "USING (row)",
-            [spec, dim],
-        )
-    finally:
-        con.unregister("_tablerag_vec_rows")
-        con.unregister("_tablerag_vec_cells")
+    embeddings.insert_vectors(con, spec, dim, rows=rows, cells=cells)
 
 
 def _embed_missing(
@@ -385,11 +344,7 @@ def _embed_missing(
 def _load_vectors(con: duckdb.DuckDBPyConnection, spec: str, dim: int, hashes: list[str]) -> Matrix:
     if not hashes:
         return np.zeros((0, dim), dtype=np.float32)
-    got = con.execute(
-        "SELECT content_hash, vector FROM tablerag.embeddings WHERE embedder = ? AND dim = ? "
-        "AND content_hash IN (SELECT unnest(?::VARCHAR[]))",
-        [spec, dim, sorted(set(hashes))],
-    ).fetchnumpy()
+    got = embeddings.cached_vectors(con, spec, dim, sorted(set(hashes)))
     position = {h: i for i, h in enumerate(got["content_hash"].tolist())}
     stacked = np.stack(list(got["vector"])).astype(np.float32) if position else None
     missing = [h for h in hashes if h not in position]

@@ -3,15 +3,20 @@
 A file whose top-level ``"format"`` is ``"tablerag-table-descriptions/1"`` is not data: it
 describes tables (description, grain, primary key, foreign keys) and their columns (description,
 unit, code values, value formats, sensitive flag). Texts may be plain strings or ``{"zh": …,
-"en": …}``. The catalog merges these with what ingestion found, whichever file comes first.
+"en": …}``. Ingesting such a file stores its annotations in ``tablerag.annotations``
+(:func:`record_annotations`); the catalog merges them with what ingestion found, whichever file
+comes first.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+import duckdb
 
 from tablerag.errors import SourceError
 from tablerag.types import ForeignKey
@@ -74,6 +79,34 @@ def read_descriptions(path: Path) -> list[Annotation]:
             '{"tables": {NAME: {"description": …, "columns": {COL: {…}}}}} '
             f"({type(exc).__name__}: {exc}).",
         ) from exc
+
+
+def record_annotations(
+    con: duckdb.DuckDBPyConnection, source_id: str, notes: Iterable[Annotation]
+) -> None:
+    """Store the annotations of a descriptions file (inside the caller's transaction).
+
+    Args:
+        con: the workspace connection.
+        source_id: the descriptions file's source (forgetting it deletes them).
+        notes: what :func:`read_descriptions` found.
+    """
+    con.executemany(
+        "INSERT INTO tablerag.annotations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            [
+                source_id,
+                a.table,
+                a.column,
+                a.description,
+                a.unit,
+                a.sensitive,
+                list(a.primary_key),
+                json.dumps([asdict(fk) for fk in a.foreign_keys], ensure_ascii=False),
+            ]
+            for a in notes
+        ],
+    )
 
 
 def _annotations(doc: dict[str, Any]) -> list[Annotation]:

@@ -1,0 +1,68 @@
+"""The catalog rows ingestion writes: one row per table in ``tablerag.tables``, one per column
+in ``tablerag.columns``.
+
+:meth:`Workspace.tables() <tablerag.store.workspace.Workspace.tables>` reads them back as
+:class:`~tablerag.types.TableInfo`, merged with what people described (annotations).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+import duckdb
+
+from tablerag.types import TableInfo
+
+
+def record_table(
+    con: duckdb.DuckDBPyConnection,
+    info: TableInfo,
+    source_id: str,
+    *,
+    stored: bool,
+    rows_read: int | None,
+) -> None:
+    """Add a table and its columns to the catalog (inside the caller's transaction).
+
+    Args:
+        con: the workspace connection.
+        info: the table as ingestion found it (name, origin, page, counts, keys, columns).
+        source_id: the source it came from.
+        stored: True for a table stored in schema ``data``; False for one of a database that
+            is queried in place.
+        rows_read: data rows read from the source, for reconciliation; None when not read.
+    """
+    con.execute(
+        "INSERT INTO tablerag.tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            info.name,
+            source_id,
+            stored,
+            info.origin,
+            info.page,
+            info.row_count,
+            rows_read,
+            info.description,
+            list(info.primary_key),
+            json.dumps([asdict(fk) for fk in info.foreign_keys], ensure_ascii=False),
+            json.dumps(list(info.checks), ensure_ascii=False),
+        ],
+    )
+    con.executemany(
+        "INSERT INTO tablerag.columns VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            [
+                source_id,
+                info.name,
+                i,
+                c.name,
+                c.type,
+                c.original,
+                c.unit,
+                list(c.samples),
+                c.description,
+            ]
+            for i, c in enumerate(info.columns)
+        ],
+    )
