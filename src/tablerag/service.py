@@ -25,6 +25,7 @@ from tablerag.answer import Answer, Clarification, Language, LLMUsage, RouteInfo
 from tablerag.answer.hybrid import fuse, run_both
 from tablerag.errors import EngineError, ProviderError, RetrievalError, WorkspaceError
 from tablerag.ingest.pipeline import Target, ingest_sources
+from tablerag.lang.messages import message
 from tablerag.linking.cache import workspace_catalog, workspace_samples
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.llm import LLM, load_llm
@@ -47,19 +48,6 @@ log = logging.getLogger(__name__)
 
 MAX_REASONS = 6
 _CLAUSE = re.compile(r"[，,（(：:；;。.]")
-CHITCHAT = {
-    "zh": "你好！我可以回答关于你的文档和数据表的问题，例如指标、政策和规定。",
-    "en": "Hello! Ask me about your documents and tables: figures, policies, rules.",
-}
-CLARIFY = {
-    "zh": "这个问题不够具体。请说明要查的数据（指标、时间、地区）或文档主题。",
-    "en": "The question is not specific enough. Say which figure (measure, period, region) "
-    "or which document topic you mean.",
-}
-EMPTY_QUESTION = "The question is empty; type a question in Chinese or English."
-NO_TABLES = (
-    "The workspace has no tables; ingest CSV, Excel or a database with `tablerag ingest` first."
-)
 
 
 class Workspace(store.Workspace):
@@ -280,11 +268,11 @@ class QA:
         if not text:
             return Answer(
                 question=question,
-                answer=EMPTY_QUESTION,
+                answer=message("service.empty_question", language),
                 language=language,
                 path="none",
                 status="error",
-                error=EMPTY_QUESTION,
+                error=message("service.empty_question", "en"),
             )
         decision = route(text, self.router)
         routing_ms = (time.perf_counter() - started) * 1000
@@ -301,7 +289,10 @@ class QA:
             answer = fuse(text, language, sql, doc)
         elif decision.intent == "chitchat":
             answer = Answer(
-                question=text, answer=CHITCHAT[language], language=language, path="chitchat"
+                question=text,
+                answer=message("service.chitchat", language),
+                language=language,
+                path="chitchat",
             )
         else:
             answer = self._clarify(text, language)
@@ -413,11 +404,11 @@ class QA:
         if self.engine is None or self.catalog is None:
             return Answer(
                 question=question,
-                answer=NO_TABLES,
+                answer=message("service.no_tables", language),
                 language=language,
                 path="nl2sql",
                 status="error",
-                error=NO_TABLES,
+                error=message("service.no_tables", "en"),
             )
         started = time.perf_counter()
         schema = schema_context(
@@ -456,7 +447,7 @@ class QA:
         ]
         return Answer(
             question=question,
-            answer=CLARIFY[language],
+            answer=message("service.clarify", language),
             language=language,
             path="clarify",
             status="clarify",

@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 
 from tablerag.answer import Answer, AnswerStatus, Language
+from tablerag.lang.messages import message
 
-LABELS = {"zh": ("【数据】", "【文档】"), "en": ("[data] ", "[documents] ")}
 _GOOD: tuple[AnswerStatus, ...] = ("ok", "degraded")
 
 
@@ -43,7 +43,8 @@ def fuse(question: str, language: Language, sql: Answer, doc: Answer) -> Answer:
         An answer on path ``hybrid``: ``ok`` when a side answered, otherwise the more
         informative of the two failures (``no_data`` before ``not_found`` before ``error``).
     """
-    data_label, doc_label = LABELS[language]
+    data_label = message("hybrid.data_label", language)
+    doc_label = message("hybrid.documents_label", language)
     parts = [data_label + sql.answer, doc_label + doc.answer]
     good = [a for a in (sql, doc) if a.status in _GOOD]
     if good:

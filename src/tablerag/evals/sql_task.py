@@ -36,6 +36,7 @@ from tablerag.evals.datasets.bird import load_bird
 from tablerag.evals.datasets.spider import databases, read_json, read_tables_json
 from tablerag.evals.runner import EVAL_TODAY, Case, Metered, Outcome
 from tablerag.evals.sqlexec import Execution, Executor, Metric
+from tablerag.lang.messages import templates
 from tablerag.linking import (
     LinkOptions,
     SchemaCatalog,
@@ -45,7 +46,7 @@ from tablerag.linking import (
 )
 from tablerag.linking.tiers import TIER_PRESETS
 from tablerag.llm.base import LLM, Message
-from tablerag.nl2sql.path import LLM_FAILED, SQL_MAX_TOKENS, answer_with_sql
+from tablerag.nl2sql.path import SQL_MAX_TOKENS, answer_with_sql
 from tablerag.nl2sql.schema_context import SchemaContext, schema_context
 from tablerag.nl2sql.sqltext import extract_sql
 from tablerag.service import nl2sql_options, stage_switches
@@ -538,7 +539,7 @@ def answer_error(answer: Answer) -> str:
         >>> answer_error(a)
         'invalid_sql'
     """
-    if answer.answer in LLM_FAILED.values() or not answer.sql_attempts:
+    if answer.answer in templates("nl2sql.llm_failed").values() or not answer.sql_attempts:
         return "llm_error"
     last = answer.sql_attempts[-1].error or ""
     for prefix, kind in _ATTEMPT_ERRORS:

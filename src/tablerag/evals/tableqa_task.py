@@ -40,11 +40,12 @@ from tablerag.errors import (
 from tablerag.evals.datasets.wikitq import read_table
 from tablerag.evals.runner import Case, Metered, Method, Outcome
 from tablerag.evals.wikitq_metric import denotation_match
+from tablerag.lang.messages import templates
 from tablerag.layout import DB_FILE
 from tablerag.linking.cache import workspace_catalog
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.llm.base import LLM, Message
-from tablerag.nl2sql.path import LLM_FAILED, NL2SQLOptions, answer_with_sql, jsonable
+from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql, jsonable
 from tablerag.nl2sql.schema_context import schema_context
 from tablerag.prompts import SEPARATOR, fill
 from tablerag.service import ingest
@@ -183,7 +184,7 @@ def nl2sql_error(answer: Answer) -> str:
         return ""
     if answer.status == "no_data":
         return "wrong_result"
-    if not answer.sql_attempts or answer.answer in LLM_FAILED.values():
+    if not answer.sql_attempts or answer.answer in templates("nl2sql.llm_failed").values():
         return "llm_error"
     last = answer.sql_attempts[-1].error or ""
     if last.startswith("no SQL"):

@@ -2,13 +2,16 @@
 
 A workspace glossary (term → words) is merged on top of :data:`BUSINESS_TERMS`; both only add
 words to the question before matching, so they can never invent a table or a column.
-:data:`TERM_PAIRS` names the same metric in English and Chinese, so that an English question
-finds a Chinese glossary row ("return rate" → 退货率) and the other way round.
+:func:`~tablerag.lang.messages.term_pairs` (``lang/terms.json``) names the same metric in English
+and Chinese, so that an English question finds a Chinese glossary row ("return rate" → 退货率)
+and the other way round.
 """
 
 from __future__ import annotations
 
 import re
+
+from tablerag.lang.messages import term_pairs
 
 BUSINESS_TERMS: dict[str, tuple[str, ...]] = {
     "毛利": ("净额", "成本", "net", "cost", "profit"),
@@ -25,21 +28,6 @@ BUSINESS_TERMS: dict[str, tuple[str, ...]] = {
     "revenue": ("net", "amount", "净额", "金额"),
     "sales": ("amount", "net", "净额", "金额"),
 }
-
-TERM_PAIRS: tuple[tuple[str, str], ...] = (
-    ("return rate", "退货率"),
-    ("refund rate", "退货率"),
-    ("gross margin", "毛利率"),
-    ("gross profit", "毛利"),
-    ("average order value", "客单价"),
-    ("net sales", "销售额"),
-    ("sales volume", "销量"),
-    ("units sold", "销量"),
-    ("completion rate", "完成率"),
-)
-"""(English, Chinese) names of one business metric; a Chinese term may have several English
-names. Kept to multi-word English names, so that a common word ("sales", "profit") in an
-English-only schema's question adds nothing."""
 
 _MONTH = re.compile(r"上月|本月|上个月|这个月|每月|月份|月度|\d{1,2}月|\bmonth(ly|s)?\b", re.I)
 _YEAR = re.compile(
@@ -102,7 +90,7 @@ def translate(question: str) -> str:
         'How many singers are there?'
     """
     text = question.lower()
-    named = dict.fromkeys(t for pair in TERM_PAIRS for t in pair if t in text)
+    named = dict.fromkeys(t for pair in term_pairs() for t in pair if t in text)
     kept = [t for t in named if not any(t != o and t in o for o in named)]
     extra = dict.fromkeys(o for t in kept for o in equivalents(t)[1:] if o not in text)
     return f"{question} {' '.join(extra)}" if extra else question
@@ -117,7 +105,7 @@ def equivalents(term: str) -> tuple[str, ...]:
     """
     low = term.lower()
     out = [term]
-    for english, chinese in TERM_PAIRS:
+    for english, chinese in term_pairs():
         other = chinese if low == english else english if low == chinese else None
         if other is not None and other not in out:
             out.append(other)

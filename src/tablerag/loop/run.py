@@ -31,6 +31,7 @@ from tablerag.answer import (
 )
 from tablerag.answer.grounding import ungrounded_numbers
 from tablerag.errors import BudgetExceeded, ProviderError, RetrievalError
+from tablerag.lang.messages import message
 from tablerag.llm.base import LLM
 from tablerag.loop.budget import Budget
 from tablerag.loop.crosscheck import LISTING_ROWS
@@ -42,14 +43,6 @@ from tablerag.nl2sql.ratio import caveats
 from tablerag.rag.answer import CITATION_MARK
 from tablerag.types import Hit
 
-NOT_FOUND = {
-    "zh": "表格和文档中都没有找到答案。",
-    "en": "The answer was not found in the tables or the documents.",
-}
-UNGROUNDED = {
-    "zh": "（注意：以下数字未在查询结果或引用段落中找到：{numbers}）",
-    "en": "(Note: these numbers are not in the SQL results or the cited passages: {numbers})",
-}
 _CLAUSE_END = re.compile(r"[，。；：,.;:!?！？\n]")
 _WORD = re.compile(r"[\w\u3400-\u9fff]+")
 
@@ -408,9 +401,10 @@ def _envelope(
         status = "degraded"
         error = problem or str(_exceeded(stop, budget))
         if text is None:
-            text = evidence[-1].verdict.answer if evidence else NOT_FOUND[language]
+            text = evidence[-1].verdict.answer if evidence else message("loop.not_found", language)
     if text is None or not evidence:
-        text, status = NOT_FOUND[language], ("not_found" if status == "ok" else status)
+        text = message("loop.not_found", language)
+        status = "not_found" if status == "ok" else status
     confidence = min((r.verdict.confidence for r in evidence), default=0.0)
     sources: list[object] = [question]
     for r in results:
@@ -421,7 +415,7 @@ def _envelope(
     loose = ungrounded_numbers(text, sources) if evidence else []
     note = ""
     if loose:
-        note = UNGROUNDED[language].format(numbers=", ".join(loose))
+        note = message("loop.ungrounded", language, numbers=", ".join(loose))
         confidence = min(confidence, 0.4)
     final_step = Step(
         n=len(results) + 1,

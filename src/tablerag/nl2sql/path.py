@@ -19,6 +19,7 @@ from typing import Any
 from tablerag.answer import Answer, Fact, Language, ResultTable, SQLAttempt
 from tablerag.answer.grounding import ungrounded_numbers
 from tablerag.errors import EngineError, ProviderError, QueryTimeout, SQLRejected
+from tablerag.lang.messages import message
 from tablerag.llm.base import LLM, Message
 from tablerag.nl2sql.autofix import Fixed, pin_today
 from tablerag.nl2sql.canonical import canonicalize_formats
@@ -50,15 +51,6 @@ MAX_FEEDBACK_CHARS = 300
 MAX_MENDS = 3
 """Mends in a row of one query the gate refused (each mended query goes through the gate)."""
 LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
-NO_DATA = {"zh": "没有找到匹配的数据。", "en": "No matching data was found."}
-NO_SQL = {
-    "zh": "无法为这个问题生成可执行的 SQL 查询（共尝试 {n} 次）。",
-    "en": "Could not write a SQL query that runs for this question ({n} attempts).",
-}
-LLM_FAILED = {
-    "zh": "语言模型没有给出回答，无法生成 SQL。",
-    "en": "The language model did not answer, so no SQL was written.",
-}
 
 
 @dataclass(frozen=True)
@@ -127,7 +119,9 @@ def answer_with_sql(
                 chat, temperature=0.0, max_tokens=SQL_MAX_TOKENS, timeout_s=opts.timeout_s
             )
         except ProviderError as exc:
-            return _failed(question, language, attempts, timings, LLM_FAILED[language], exc)
+            return _failed(
+                question, language, attempts, timings, message("nl2sql.llm_failed", language), exc
+            )
         _add(timings, "llm", reply.latency_ms)
         sql = extract_sql(reply.text, dialect=engine.dialect)
         if sql is not None:
@@ -163,7 +157,7 @@ def answer_with_sql(
         still = _rate_problem(question, result, engine.dialect, opts.stages)
         return with_caveat(answer, still) if still else answer
     if result is None:
-        text = NO_SQL[language].format(n=len(attempts))
+        text = message("nl2sql.no_sql", language, n=len(attempts))
         last = attempts[-1]
         problem = f"The SQL failed {len(attempts)} times; last problem: {last.error}"
         detail = "; ".join(last.issues)
@@ -396,7 +390,9 @@ def _explained(
         "timings_ms": timings,
     }
     if found_nothing(rows):
-        return Answer(answer=NO_DATA[language], status="no_data", confidence=0.6, **common)
+        return Answer(
+            answer=message("nl2sql.no_data", language), status="no_data", confidence=0.6, **common
+        )
     # One value needs no model: the template says it exactly, and saves a call (seconds locally).
     single = len(rows) == 1 and len(result.columns) == 1
     text = (

@@ -21,6 +21,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from tablerag.answer import Answer
+from tablerag.lang.messages import LANGUAGES, message, templates
 from tablerag.linking.lexicon import equivalents
 
 _ASKED = re.compile(
@@ -28,13 +29,9 @@ _ASKED = re.compile(
     r"|\b(?:\w+ )?(?:rate|ratio|percentage|proportion)s?\b|\bshare of\b|\bper ?cent\b",
     re.IGNORECASE,
 )
-RATE_CAVEAT = {
-    "zh": "（注意：问题问的是{word}，这个查询没有计算比率，结果不是{word}。）",
-    "en": "(Note: the question asks for {word}; this query computes no rate, so these rows "
-    "are not {word}.)",
-}
-
-
+#: Messages (``lang/messages.json``) of an answer whose rows are not the rate asked for.
+RATE_CAVEAT = "nl2sql.rate_caveat"
+SAME_CAVEAT = "nl2sql.same_caveat"
 RATE_MISSING = (
     "it ran, but the question asks for {word}, a rate, and the query divides nothing: "
     "compute the numerator divided by the denominator"
@@ -84,12 +81,6 @@ def missing_rate(question: str, sql: str, *, dialect: str) -> str | None:
     return asked.group(0)
 
 
-SAME_CAVEAT = {
-    "zh": "（注意：问题问的是{word}，这个查询的 {column} 每一行都是 {value}，"
-    "比率算错了，结果不是{word}。）",
-    "en": "(Note: the question asks for {word}; {column} is {value} in every row of this query, "
-    "so the division is wrong and these rows are not {word}.)",
-}
 RATE_SAME = (
     "it ran, but the question asks for {word}, and {column} is {value} in every row, which no "
     "real rate is; divide the rows that have it by all the rows of each group"
@@ -144,13 +135,14 @@ def rate_problem(
     neither."""
     word = missing_rate(question, sql, dialect=dialect)
     if word is not None:
-        caveat = {k: v.format(word=word) for k, v in RATE_CAVEAT.items()}
+        caveat: dict[str, str] = {lang: message(RATE_CAVEAT, lang, word=word) for lang in LANGUAGES}
         return RateProblem(word, RATE_MISSING.format(word=word), caveat)
     same = same_rate(question, columns, rows)
     if same is None:
         return None
     word, column, value = same
-    caveat = {k: v.format(word=word, column=column, value=value) for k, v in SAME_CAVEAT.items()}
+    values = {"word": word, "column": column, "value": value}
+    caveat = {lang: message(SAME_CAVEAT, lang, **values) for lang in LANGUAGES}
     return RateProblem(word, RATE_SAME.format(word=word, column=column, value=value), caveat)
 
 
@@ -174,9 +166,10 @@ def caveats(text: str) -> list[str]:
     answer composed from it must keep.
 
     Example:
-        >>> note = RATE_CAVEAT["en"].format(word="return rate")
+        >>> note = message(RATE_CAVEAT, "en", word="return rate")
         >>> caveats("Result: 3 rows." + chr(10) + note) == [note]
         True
     """
-    heads = tuple(c.split("{")[0] for c in (*RATE_CAVEAT.values(), *SAME_CAVEAT.values()))
+    texts = (*templates(RATE_CAVEAT).values(), *templates(SAME_CAVEAT).values())
+    heads = tuple(c.split("{")[0] for c in texts)
     return [line for line in text.splitlines() if line.startswith(heads)]

@@ -18,6 +18,7 @@ from typing import Any
 from tablerag.answer import Answer, Citation, Fact, Language
 from tablerag.answer.grounding import strip_enumerators, ungrounded_numbers
 from tablerag.errors import ProviderError, RetrievalError
+from tablerag.lang.messages import message
 from tablerag.lang.tokenize import tokenize
 from tablerag.llm.base import LLM
 from tablerag.prompts import render
@@ -32,15 +33,6 @@ SNIPPET_CHARS = 200
 #: Share of a sentence's words a passage must hold for an unmarked sentence to cite it.
 MIN_OVERLAP = 0.5
 LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
-NOT_FOUND = {"zh": "文档中没有找到相关内容。", "en": "Not found in the documents."}
-DEGRADED = {
-    "zh": "语言模型没有给出可用的回答；以下是最相关的文档段落：",
-    "en": "The language model gave no usable answer; these are the most relevant passages:",
-}
-UNGROUNDED = {
-    "zh": "（注意：以下数字未在引用段落或问题中找到：{numbers}）",
-    "en": "(Note: these numbers are not in the cited passages or the question: {numbers})",
-}
 CITATION_MARK = re.compile(r"\[(\d+)\]")
 """A citation mark ``[n]``; the group is the number."""
 _SENTENCE_END = re.compile(r"(?<=[。！？!?])\s*|(?<=[.;；])\s+|\n+")
@@ -96,11 +88,18 @@ def answer_from_documents(
         hits = list(search(question, opts.k))
     except RetrievalError as exc:
         return _answer(
-            question, language, NOT_FOUND[language], timings, status="error", error=str(exc)
+            question,
+            language,
+            message("rag.not_found", language),
+            timings,
+            status="error",
+            error=str(exc),
         )
     timings["retrieval"] = round((time.perf_counter() - started) * 1000, 3)
     if not is_relevant(hits, opts.min_score):
-        return _answer(question, language, NOT_FOUND[language], timings, status="not_found")
+        return _answer(
+            question, language, message("rag.not_found", language), timings, status="not_found"
+        )
     hits = hits[: opts.k]
     citations = [citation(n, h) for n, h in enumerate(hits, start=1)]
     passages = "\n\n".join(_passage(n, h, opts.passage_chars) for n, h in enumerate(hits, start=1))
@@ -114,7 +113,9 @@ def answer_from_documents(
     timings["llm"] = round(reply.latency_ms, 3)
     text = reply.text.strip()
     if NOT_FOUND_MARK in text.upper().replace(" ", "_"):
-        return _answer(question, language, NOT_FOUND[language], timings, status="not_found")
+        return _answer(
+            question, language, message("rag.not_found", language), timings, status="not_found"
+        )
     if not _usable(text):
         return _degraded(
             question, language, citations, timings, "the model's reply was empty or not text"
@@ -123,7 +124,7 @@ def answer_from_documents(
     confidence = 0.8 if any(f.citation for f in facts) else 0.5
     loose = ungrounded_numbers(text, [h.text for h in hits] + [question])
     if loose:
-        text += " " + UNGROUNDED[language].format(numbers=", ".join(loose))
+        text += " " + message("rag.ungrounded", language, numbers=", ".join(loose))
         confidence = min(confidence, 0.3)
     return _answer(
         question, language, text, timings, citations=citations, facts=facts, confidence=confidence
@@ -206,7 +207,7 @@ def _degraded(
     timings: dict[str, float],
     why: str,
 ) -> Answer:
-    lines = [DEGRADED[language]] + [f"[{c.n}] {c.snippet}" for c in citations[:3]]
+    lines = [message("rag.degraded", language)] + [f"[{c.n}] {c.snippet}" for c in citations[:3]]
     return _answer(
         question,
         language,
