@@ -466,7 +466,7 @@ def _read_workspace(
     with _open_for_reading(path) as ws:
         tables = ws.tables()
         catalog = workspace_catalog(ws) if tables else None
-        router = RouterContext.from_workspace(ws, probe=False)
+        router = RouterContext.from_catalog(catalog)
         try:
             index: LoadedIndex | None = load_index(ws)
             problem = ""

@@ -14,11 +14,14 @@ import typer
 from typer.testing import CliRunner
 
 from tablerag.errors import RetrievalError
+from tablerag.linking.cache import workspace_catalog
+from tablerag.linking.catalog import build_catalog
 from tablerag.router import INTENTS, RouterContext, route
 from tablerag.router.features import Vocabulary, extract_features
+from tablerag.router.router import MAX_VALUES_PER_COLUMN
 from tablerag.service import Workspace
 from tablerag.settings import Settings
-from tablerag.types import Hit
+from tablerag.types import ColumnInfo, Hit, TableInfo
 
 CASES_FILE = Path(__file__).with_name("routing_cases.jsonl")
 CASES = [json.loads(line) for line in CASES_FILE.read_text("utf-8").splitlines() if line.strip()]
@@ -132,6 +135,68 @@ def test_a_catalog_value_makes_a_question_data_ish(workspace: Workspace, tmp_pat
         "北仓 → shipments.warehouse" in r and "HELD → shipments.status" in r
         for r in informed.reasons
     )
+
+
+def _ingest(workspace: Workspace, *files: Path) -> None:
+    workspace.ingest(list(files), settings=Settings.model_validate({"embedder": "hashing"}))
+
+
+def test_values_come_from_the_linkers_index(workspace: Workspace, tmp_path: Path) -> None:
+    rows = [
+        f"SO{n:05d},{'北仓' if n % 2 else '南仓'},{'PAID' if n % 3 else 'HELD'},{n}.5%"
+        for n in range(MAX_VALUES_PER_COLUMN + 1)
+    ]
+    csv = tmp_path / "orders.csv"
+    csv.write_text("order_no,warehouse,status,share\n" + "\n".join(rows) + "\n", "utf-8")
+    _ingest(workspace, csv)
+    catalog = workspace_catalog(workspace)
+    assert catalog.values is not None and catalog.values.owners("SO00007")  # the linker has it
+    ctx = RouterContext.from_catalog(catalog)
+    assert ctx.value_columns == {
+        "北仓": "orders.warehouse",
+        "南仓": "orders.warehouse",
+        "PAID": "orders.status",
+        "HELD": "orders.status",
+    }  # no order numbers (an identifier column), no percentages
+    assert RouterContext.from_workspace(workspace, probe=False).vocabulary == ctx.vocabulary
+    assert extract_features("Was it paid?", ctx.vocabulary).catalog_values == ()  # case kept
+    assert route("SO00007 的情况", ctx).evidence == route("SO00007 的情况").evidence
+
+
+def test_hidden_columns_never_feed_the_router(workspace: Workspace, tmp_path: Path) -> None:
+    csv = tmp_path / "members.csv"
+    csv.write_text(
+        "member,nickname,contact_phone,tier\n"
+        "M1,阿龙,13812345678,GOLD\nM2,小美,13987654321,SILVER\n",
+        "utf-8",
+    )
+    notes = tmp_path / "members.json"
+    notes.write_text(
+        json.dumps(
+            {
+                "format": "tablerag-table-descriptions/1",
+                "tables": {
+                    "members": {"columns": {"nickname": {"en": "Nickname", "sensitive": True}}}
+                },
+            }
+        ),
+        "utf-8",
+    )
+    _ingest(workspace, notes, csv)
+    assert any(c.sensitive for c in workspace.table("members").columns)
+    ctx = RouterContext.from_workspace(workspace, probe=False)
+    assert ctx.value_columns == {"GOLD": "members.tier", "SILVER": "members.tier"}
+    assert not {"nickname", "contact", "phone"} & ctx.vocabulary.words
+    got = route("阿龙 13812345678 的情况", ctx)
+    assert not any(r.startswith("catalog values") for r in got.reasons), got.reasons
+
+
+def test_tables_queried_in_place_give_their_catalog_samples() -> None:
+    city = ColumnInfo("city", "VARCHAR", samples=("杭州", "宁波", "12"))
+    table = TableInfo("ext_stores", "pg", (city, ColumnInfo("n", "INTEGER")), 9, stored=False)
+    ctx = RouterContext.from_catalog(build_catalog([table]))
+    assert ctx.value_columns == {"杭州": "ext_stores.city", "宁波": "ext_stores.city"}
+    assert RouterContext.from_catalog(None).value_columns == {}
 
 
 def test_upper_case_codes_match_case_sensitively() -> None:

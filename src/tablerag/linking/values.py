@@ -13,7 +13,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 MAX_VALUES_PER_COLUMN = 5_000
@@ -23,6 +23,7 @@ MAX_VALUE_CHARS = 60
 FUZZY_RATIO = 0.86
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _BOUNDARY = re.compile(r"\w")
+_EDGES = "\"'.,;:!?()[] "
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ def normalise(value: str) -> str:
         >>> normalise('  "JetBlue  Airways" ')
         'jetblue airways'
     """
-    return " ".join(value.lower().split()).strip("\"'.,;:!?()[] ")
+    return " ".join(value.lower().split()).strip(_EDGES)
 
 
 def grams(text: str) -> set[str]:
@@ -76,6 +77,7 @@ class ValueIndex:
 
     def __init__(self) -> None:
         self._values: list[str] = []
+        self._written: list[str] = []
         self._owners: list[list[tuple[str, str]]] = []
         self._by_value: dict[str, int] = {}
         self._buckets: dict[str, list[int]] = defaultdict(list)
@@ -99,6 +101,7 @@ class ValueIndex:
             if vid is None:
                 vid = len(self._values)
                 self._values.append(value)
+                self._written.append(" ".join(str(raw).split()).strip(_EDGES))
                 self._owners.append([])
                 self._by_value[value] = vid
                 for g in grams(value):
@@ -112,20 +115,41 @@ class ValueIndex:
 
     def extend(self, other: ValueIndex) -> None:
         """Add every value of ``other`` (call :meth:`freeze` afterwards)."""
-        for vid, value in enumerate(other._values):
+        for vid, written in enumerate(other._written):
             for table, column in other._owners[vid]:
-                self.add(table, column, [value])
+                self.add(table, column, [written])
 
     def restricted(self, tables: Iterable[str]) -> ValueIndex:
         """A frozen copy holding only the values of ``tables`` (for a sub-catalog)."""
         keep = set(tables)
         out = ValueIndex()
-        for vid, value in enumerate(self._values):
+        for vid, written in enumerate(self._written):
             for table, column in self._owners[vid]:
                 if table in keep:
-                    out.add(table, column, [value])
+                    out.add(table, column, [written])
         out.freeze()
         return out
+
+    def items(self) -> Iterator[tuple[str, tuple[tuple[str, str], ...]]]:
+        """Every value as first written, with the (table, column) pairs that store it.
+
+        Values come in the order they were added, spelled as in the table (case kept, spaces
+        collapsed, surrounding quotes and punctuation dropped), so a reader can tell the code
+        ``PAID`` from the word "paid".
+
+        Example:
+            >>> ix = ValueIndex()
+            >>> ix.add("sales", "status", ["PAID", " Refund  Due "])
+            >>> ix.add("audit", "state", ["paid"])
+            >>> for written, owners in ix.items():
+            ...     print(written, owners)
+            PAID (('sales', 'status'), ('audit', 'state'))
+            Refund Due (('sales', 'status'),)
+            >>> [written for written, _ in ix.restricted(["sales"]).items()]
+            ['PAID', 'Refund Due']
+        """
+        for vid, written in enumerate(self._written):
+            yield written, tuple(self._owners[vid])
 
     def freeze(self) -> None:
         """Bucket every value under its three rarest n-grams; call once after the last add.

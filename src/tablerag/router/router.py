@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -24,6 +25,9 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from tablerag.errors import RetrievalError
+from tablerag.linking.cache import workspace_catalog
+from tablerag.linking.catalog import SchemaCatalog, is_text_column
+from tablerag.linking.values import ValueIndex
 from tablerag.rag.retrieve import search
 from tablerag.router.features import Features, Vocabulary, extract_features
 from tablerag.types import Hit
@@ -34,8 +38,9 @@ if TYPE_CHECKING:
 Intent = Literal["knowledge", "data", "hybrid", "chitchat", "ambiguous"]
 INTENTS: tuple[Intent, ...] = get_args(Intent)
 Probe = Callable[[str], Sequence[Hit]]
-#: Distinct values above this count make a column an identifier column: not indexed.
+#: Values above this count make a column an identifier column: none of its values is vocabulary.
 MAX_VALUES_PER_COLUMN = 200
+#: Longer values (sentences, formulas) are not matched as catalog values.
 MAX_VALUE_CHARS = 24
 PROBE_K = 8
 #: Least probe strength of both the table and the prose side for a data/knowledge question with
@@ -73,7 +78,7 @@ class Route:
 
 @dataclass(frozen=True)
 class RouterContext:
-    """What the router knows about a workspace; build it once with :meth:`from_workspace`.
+    """What the router knows about a workspace; build it once with :meth:`from_catalog`.
 
     ``probe`` (optional) searches the text index; the router derives document-side strength
     from prose hits and table-side strength from hits whose chunk belongs to a table.
@@ -91,54 +96,91 @@ class RouterContext:
         return cls(note=note)
 
     @classmethod
-    def from_workspace(cls, workspace: Workspace, *, probe: bool = True) -> RouterContext:
-        """Catalog words, distinct short values and (optionally) a BM25 probe of ``workspace``.
+    def from_catalog(
+        cls, catalog: SchemaCatalog | None, *, probe: Probe | None = None
+    ) -> RouterContext:
+        """Catalog words and short values of the linking ``catalog``, and an optional probe.
 
-        The probe uses the workspace, so keep it open while routing.
+        The values come from the catalog's :class:`~tablerag.linking.values.ValueIndex`, the
+        one the linker uses, filtered by :func:`router_values`. Hidden (sensitive) columns are
+        not in the catalog, so neither their names nor their values reach the router.
+
+        Args:
+            catalog: the linking catalog, e.g. :func:`~tablerag.linking.cache.workspace_catalog`;
+                None when the workspace has no tables.
+            probe: searches the text index (see the class docstring).
         """
+        if catalog is None:
+            return cls(probe=probe)
         words: list[str] = []
-        values: dict[str, str] = {}
-        for table in workspace.tables():
+        for table in catalog.tables.values():
             words.append(table.name)
             words.extend(_head_clauses(table.description))
             for column in table.columns:
-                if column.sensitive:
-                    continue
                 words.append(column.name)
                 words.extend(_head_clauses(column.description))
-                if "CHAR" not in column.type.upper() and column.type.upper() != "TEXT":
-                    continue
-                found = (
-                    _distinct_values(workspace, table.name, column.name)
-                    if table.stored
-                    else list(column.samples)
-                )
-                for value in found:
-                    values.setdefault(value, f"{table.name}.{column.name}")
+        values = router_values(catalog.values) if catalog.values is not None else {}
+        # Tables queried in place have no rows in the index; their catalog samples stand in.
+        for table in catalog.tables.values():
+            if table.stored:
+                continue
+            for column in table.columns:
+                if is_text_column(column):
+                    for value in column.samples:
+                        if 2 <= len(value) <= MAX_VALUE_CHARS and not _NUMBERISH.match(value):
+                            values.setdefault(value, f"{table.name}.{column.name}")
+        return cls(Vocabulary.build(words, values), probe, values)
+
+    @classmethod
+    def from_workspace(cls, workspace: Workspace, *, probe: bool = True) -> RouterContext:
+        """:meth:`from_catalog` of the workspace's linking catalog, plus (optionally) a BM25 probe.
+
+        The probe uses the workspace, so keep it open while routing. Callers that already hold
+        the catalog (``QA.open``) should call :meth:`from_catalog` instead of building it again.
+
+        Raises:
+            EngineError: a table could not be read while profiling it.
+        """
         search_probe: Probe | None = None
         if probe:
 
             def search_probe(question: str) -> Sequence[Hit]:
                 return search(workspace, question, k=PROBE_K, mode="bm25")
 
-        return cls(Vocabulary.build(words, values), search_probe, values)
+        return cls.from_catalog(workspace_catalog(workspace), probe=search_probe)
+
+
+def router_values(index: ValueIndex) -> dict[str, str]:
+    """The values of ``index`` the router matches, each with the first column that stores it.
+
+    Router v1's filters, kept when its own DISTINCT scan gave way to the linker's index: at
+    most :data:`MAX_VALUE_CHARS` characters, not number-like (``12.5%``, ``2026-10``), and
+    none from a column with more than :data:`MAX_VALUES_PER_COLUMN` such values (order ids,
+    customer ids: identifiers, not vocabulary). Values keep their case, so upper-case codes
+    still match case-sensitively.
+
+    Example:
+        >>> from tablerag.linking.values import ValueIndex
+        >>> ix = ValueIndex()
+        >>> ix.add("region", "name", ["华东", "华北"])
+        >>> ix.add("sales", "status", ["PAID", "2026-10-01", "12.5%"])
+        >>> ix.add("sales", "order_id", [f"SO{n:05d}" for n in range(MAX_VALUES_PER_COLUMN + 1)])
+        >>> router_values(ix)
+        {'华东': 'region.name', '华北': 'region.name', 'PAID': 'sales.status'}
+    """
+    short = [(value, owners) for value, owners in index.items() if len(value) <= MAX_VALUE_CHARS]
+    per_column = Counter(owner for _, owners in short for owner in owners)
+    out: dict[str, str] = {}
+    for value, owners in short:
+        kept = [o for o in owners if per_column[o] <= MAX_VALUES_PER_COLUMN]
+        if kept and not _NUMBERISH.match(value):
+            out[value] = f"{kept[0][0]}.{kept[0][1]}"
+    return out
 
 
 def _head_clauses(description: str) -> list[str]:
     """The first clause of each language part of a description ("商品名称 / Product name")."""
     return [_CLAUSE.split(part, maxsplit=1)[0].strip() for part in description.split(" / ")]
-
-
-def _distinct_values(workspace: Workspace, table: str, column: str) -> list[str]:
-    col = '"' + column.replace('"', '""') + '"'
-    tab = '"data"."' + table.replace('"', '""') + '"'
-    rows = workspace.con.execute(
-        f"SELECT DISTINCT {col} FROM {tab} WHERE {col} IS NOT NULL "
-        f"AND length({col}) BETWEEN 2 AND {MAX_VALUE_CHARS} LIMIT {MAX_VALUES_PER_COLUMN + 1}"
-    ).fetchall()
-    if len(rows) > MAX_VALUES_PER_COLUMN:
-        return []
-    return [str(r[0]) for r in rows if not _NUMBERISH.match(str(r[0]))]
 
 
 @lru_cache(maxsize=1)
