@@ -11,6 +11,7 @@ from tablerag.linking.catalog import SchemaCatalog, build_catalog
 from tablerag.linking.linker import LinkOptions, link
 from tablerag.linking.render import render_full, render_linked
 from tablerag.linking.tiers import TierOptions
+from tablerag.store.glossary import read_glossary
 from tablerag.store.workspace import Workspace
 
 REFUND_TABLES = {"fact_refund", "fact_sales", "dim_product", "dim_category"}
@@ -23,9 +24,9 @@ def declared(mart: Workspace) -> SchemaCatalog:
 
 @pytest.fixture(scope="module")
 def inferred(mart: Workspace) -> SchemaCatalog:
-    """The mart with every declared primary and foreign key removed."""
+    """The mart with every declared primary and foreign key removed (its glossary kept)."""
     bare = [replace(t, primary_key=(), foreign_keys=()) for t in mart.tables()]
-    return build_catalog(bare, samples=workspace_samples(mart))
+    return build_catalog(bare, samples=workspace_samples(mart), glossary=read_glossary(mart.con))
 
 
 @pytest.mark.parametrize("which", ["declared", "inferred"])

@@ -10,6 +10,7 @@ from tablerag.store.annotations import Annotation, record_annotations
 from tablerag.store.catalog import record_table
 from tablerag.store.chunks import add_chunks, chunk_fingerprint, chunks_by_id
 from tablerag.store.documents import record_document
+from tablerag.store.glossary import record_glossary
 from tablerag.store.profiles import CachedProfile, cached_profiles, save_profile
 from tablerag.store.sources import OWNED_TABLES, find_source, forget_source, record_source
 from tablerag.store.workspace import Workspace
@@ -26,6 +27,7 @@ def _ingest(ws: Workspace, source_id: str = "s1", location: str = LOCATION) -> N
     record_document(ws.con, source_id, title="Sales", blocks=3, pages=None)
     add_chunks(ws.con, [Chunk("c1", location, 0, "Table sales")], source_id=source_id)
     record_annotations(ws.con, source_id, [Annotation("sales", "amount", "Net amount")])
+    record_glossary(ws.con, source_id, {"revenue": ("amount",)})
     save_profile(ws.con, "sales", location, CachedProfile("fp", "[]", "{}"))
     report = SourceReport(
         location, "file", "added", ("sales",), 1, 1, 1, (Problem("B2", "odd", "kept"),)
@@ -68,6 +70,7 @@ def test_forgetting_a_source_removes_everything_it_owns(workspace: Workspace) ->
         "chunks": 1,
         "columns": 0,
         "tables": 0,
+        "glossary": 0,
         "documents": 0,
         "annotations": 0,
         "sources": 0,

@@ -26,10 +26,16 @@ from tablerag.ingest.sampling import diverse_samples, quote_ident
 from tablerag.ingest.store import sanitize_table_name, store_table
 from tablerag.ingest.tables import TABLE_SUFFIXES, read_table_file, stage_rows
 from tablerag.settings import Settings, load_settings
-from tablerag.store.annotations import is_descriptions_file, read_descriptions, record_annotations
+from tablerag.store.annotations import (
+    is_descriptions_file,
+    read_descriptions,
+    read_glossary_section,
+    record_annotations,
+)
 from tablerag.store.catalog import record_table
 from tablerag.store.chunks import add_chunks
 from tablerag.store.documents import record_document
+from tablerag.store.glossary import record_glossary
 from tablerag.store.sources import find_source, forget_source, record_source
 from tablerag.store.staging import StagedTable
 from tablerag.types import Chunk, Document, Problem, SourceReport, SourceStatus, TableInfo
@@ -271,15 +277,15 @@ def _load_descriptions(
 ) -> SourceReport:
     assert target.path is not None
     notes = read_descriptions(target.path)
+    terms = read_glossary_section(target.path)
     record_annotations(con, source_id, notes)
+    record_glossary(con, source_id, terms)
     described = sorted({a.table for a in notes})
+    problems = [Problem("", f"descriptions of {len(described)} tables", "merged into the catalog")]
+    if terms:
+        problems.append(Problem("", f"{len(terms)} glossary terms", "used to link questions"))
     return SourceReport(
-        source=target.location,
-        kind="file",
-        status="added",
-        problems=(
-            Problem("", f"descriptions of {len(described)} tables", "merged into the catalog"),
-        ),
+        source=target.location, kind="file", status="added", problems=tuple(problems)
     )
 
 

@@ -23,6 +23,7 @@ from tablerag.linking.catalog import (
 )
 from tablerag.linking.profile import ColumnProfile
 from tablerag.linking.rows import DuckDBRows
+from tablerag.store.glossary import read_glossary
 from tablerag.store.profiles import CachedProfile, cached_profiles, save_profile
 from tablerag.store.workspace import Workspace
 from tablerag.types import TableInfo
@@ -116,13 +117,15 @@ def workspace_samples(ws: Workspace, *, refresh: bool = False) -> dict[str, Tabl
 def workspace_catalog(
     ws: Workspace, *, refresh: bool = False, glossary: Mapping[str, tuple[str, ...]] | None = None
 ) -> SchemaCatalog:
-    """The linking catalog of a workspace (profiles cached, sensitive columns hidden).
+    """The linking catalog of a workspace (profiles cached, sensitive columns hidden), with the
+    workspace glossary unless ``glossary`` is given.
 
     Raises:
         EngineError: a table could not be read.
     """
     samples = workspace_samples(ws, refresh=refresh)
-    return build_catalog(ws.tables(), samples=samples, glossary=glossary)
+    terms = read_glossary(ws.con) if glossary is None else glossary
+    return build_catalog(ws.tables(), samples=samples, glossary=terms)
 
 
 def table_profiles(ws: Workspace, name: str) -> tuple[ColumnProfile, ...]:

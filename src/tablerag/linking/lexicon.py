@@ -1,7 +1,8 @@
-"""Built-in words the linker knows without any catalog: time expressions and business terms.
+"""Built-in words the linker knows without any catalog: time expressions and metric names.
 
-A workspace glossary (term → words) is merged on top of :data:`BUSINESS_TERMS`; both only add
-words to the question before matching, so they can never invent a table or a column.
+A workspace glossary (term → words, from the ``glossary`` of a descriptions file; see
+:mod:`tablerag.store.glossary`) only adds words to the question before matching, so it can never
+invent a table or a column.
 :func:`~tablerag.lang.messages.term_pairs` (``lang/terms.json``) names the same metric in English
 and Chinese, so that an English question finds a Chinese glossary row ("return rate" → 退货率)
 and the other way round.
@@ -12,22 +13,6 @@ from __future__ import annotations
 import re
 
 from tablerag.lang.messages import term_pairs
-
-BUSINESS_TERMS: dict[str, tuple[str, ...]] = {
-    "毛利": ("净额", "成本", "net", "cost", "profit"),
-    "毛利率": ("净额", "成本", "net", "cost", "margin"),
-    "利润": ("净额", "成本", "profit", "cost"),
-    "销售额": ("净额", "金额", "sales", "amount"),
-    "营收": ("净额", "金额", "revenue", "amount"),
-    "收入": ("净额", "金额", "revenue", "income"),
-    "客单价": ("订单", "净额", "order", "net"),
-    "退货率": ("退款", "订单", "refund", "order"),
-    "销量": ("数量", "qty", "quantity"),
-    "gross profit": ("net", "cost", "净额", "成本"),
-    "margin": ("net", "cost", "净额", "成本"),
-    "revenue": ("net", "amount", "净额", "金额"),
-    "sales": ("amount", "net", "净额", "金额"),
-}
 
 _MONTH = re.compile(r"上月|本月|上个月|这个月|每月|月份|月度|\d{1,2}月|\bmonth(ly|s)?\b", re.I)
 _YEAR = re.compile(
@@ -66,8 +51,11 @@ def expand(question: str, glossary: dict[str, tuple[str, ...]]) -> tuple[str, li
     """Append the words of every glossary term found in ``question``; also say which matched.
 
     Example:
-        >>> expand("上月华东的毛利是多少", BUSINESS_TERMS)[1]
-        ['毛利']
+        >>> terms = {"毛利": ("净额", "成本"), "毛利率": ("净额", "成本", "margin")}
+        >>> expand("上月华东的毛利是多少", terms)
+        ('上月华东的毛利是多少 净额 成本', ['毛利'])
+        >>> expand("上月毛利率最高的大区", terms)[1]
+        ['毛利率']
     """
     hits = [term for term in glossary if term.lower() in question.lower()]
     # A longer term shadows the shorter one it contains (毛利率 over 毛利).

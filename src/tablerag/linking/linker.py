@@ -38,7 +38,7 @@ from tablerag.lang.tokenize import tokenize
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.linking.databases import DatabaseOptions, database_of, database_scores
 from tablerag.linking.fkgraph import MAX_HOPS, JoinEdge, is_idlike
-from tablerag.linking.lexicon import BUSINESS_TERMS, expand, time_grains, translate
+from tablerag.linking.lexicon import expand, time_grains, translate
 from tablerag.linking.semantic import semantic_index
 from tablerag.linking.text import (
     QueryText,
@@ -278,7 +278,7 @@ def _score(
     into: _Scores | None = None,
 ) -> tuple[_Scores, list[ValueMatch], list[str], tuple[str, ...]]:
     f = _features(catalog)
-    glossary = {**BUSINESS_TERMS, **catalog.glossary}
+    glossary = catalog.glossary
     translated = translate(question)
     expanded, terms = expand(translated, glossary)
     q = QueryText.of(expanded)

@@ -109,6 +109,40 @@ def record_annotations(
     )
 
 
+def read_glossary_section(path: Path) -> dict[str, tuple[str, ...]]:
+    """The ``glossary`` of a descriptions file: term → the words it stands for (empty if none).
+
+    Raises:
+        SourceError: not valid JSON, or the glossary is not an object of lists of strings.
+
+    Example:
+        >>> import json, tempfile
+        >>> f = Path(tempfile.mkdtemp()) / "d.json"
+        >>> _ = f.write_text(json.dumps({"format": FORMAT, "tables": {},
+        ...                              "glossary": {"毛利": ["净额", "成本"]}}))
+        >>> read_glossary_section(f)
+        {'毛利': ('净额', '成本')}
+    """
+    try:
+        glossary = json.loads(path.read_text(encoding="utf-8-sig")).get("glossary", {})
+    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError) as exc:
+        raise SourceError(str(path), f"{path.name!r} is not a UTF-8 JSON object: {exc}.") from exc
+    if not isinstance(glossary, dict) or not all(
+        isinstance(t, str) and isinstance(w, list) and all(isinstance(x, str) for x in w)
+        for t, w in glossary.items()
+    ):
+        raise SourceError(
+            str(path),
+            f"The glossary of {path.name!r} must map each term to a list of words, e.g. "
+            '"glossary": {"毛利": ["净额", "成本", "net", "cost"]}.',
+        )
+    return {
+        t.strip(): tuple(w.strip() for w in words if w.strip())
+        for t, words in glossary.items()
+        if t.strip()
+    }
+
+
 def _annotations(doc: dict[str, Any]) -> list[Annotation]:
     out: list[Annotation] = []
     for table, spec in doc["tables"].items():

@@ -95,4 +95,12 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE tablerag.tables ADD COLUMN checks JSON DEFAULT '[]';
     """,
+    # 5: business terms of descriptions files (the words each term stands for, to seed linking)
+    """
+    CREATE TABLE tablerag.glossary (
+        source_id    VARCHAR NOT NULL,
+        term         VARCHAR NOT NULL,
+        words        VARCHAR[] NOT NULL
+    );
+    """,
 )

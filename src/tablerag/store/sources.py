@@ -16,7 +16,15 @@ import duckdb
 
 from tablerag.types import SourceReport
 
-OWNED_TABLES = ("chunks", "columns", "tables", "documents", "annotations", "sources")
+OWNED_TABLES = (
+    "chunks",
+    "columns",
+    "tables",
+    "documents",
+    "annotations",
+    "glossary",
+    "sources",
+)
 """tablerag's tables that hold rows of a source (keyed by ``source_id``), emptied in this order
 when the source is forgotten."""
 
