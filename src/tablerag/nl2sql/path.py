@@ -1,10 +1,17 @@
-"""NL2SQL path v1: schema → one LLM call → extract → gate + read-only run → repair → explain.
+"""The NL2SQL path: schema → notes → one LLM call → mends → gate + read-only run → doubts →
+explain.
 
-The model sees the linked schema and the question and answers with one ```sql block. The query
-goes through :meth:`SQLEngine.execute` (the sqlglot gate, a read-only connection, a row cap, a
-time limit, masking). A rejected or failing query goes back to the model with the error, at
-most ``max_repairs`` times. The rows are then explained in the question's language; an
-explanation with a number that is not in the rows is replaced by a template built from the rows.
+The model sees the linked schema (with the value notes of :mod:`~tablerag.nl2sql.schema_context`)
+and the question (after the question notes) and answers with one ```sql block. The stages run in
+this order, each list as registered in :mod:`tablerag.nl2sql.stages` and switched by
+:attr:`NL2SQLOptions.stages`: the reply's SQL is read in one format per mixed-format column and
+through the reply mends; it goes through :meth:`SQLEngine.execute` (the sqlglot gate, a
+read-only connection, a row cap, a time limit, masking); a gate refusal goes through the refusal
+mends and a query that found nothing through the empty-result mends, without another model
+call; a query that ran but cannot be the answer is doubted (sent back once with the reason). A
+rejected or failing query goes back to the model with the error, at most ``max_repairs`` times.
+The rows are then explained in the question's language; an explanation with a number that is
+not in the rows is replaced by a template built from the rows.
 """
 
 from __future__ import annotations
