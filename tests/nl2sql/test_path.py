@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
 from tablerag.errors import ProviderError, ProviderTimeout
-from tablerag.linking.cache import workspace_catalog
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.linking.linker import link
 from tablerag.linking.render import render_linked
@@ -23,23 +20,13 @@ from tablerag.nl2sql.path import (
 )
 from tablerag.nl2sql.schema_context import WHOLE_TABLE_MAX_COLUMNS, SchemaContext, schema_context
 from tablerag.prompts import render
-from tablerag.sql.engines import SQLEngine, open_engine
-from tablerag.store.workspace import Workspace
+from tablerag.sql.engines import SQLEngine
 
 COUNT_REFUNDS = "```sql\nSELECT count(*) AS refunds FROM fact_refund\n```"
 REFUND_TOTALS = (
     "```sql\nSELECT count(*) AS refunds, sum(refund_amt) AS amount FROM fact_refund\n```"
 )
 TODAY = dt.date(2026, 11, 30)
-
-
-@pytest.fixture
-def parts(sample_ws: Path) -> Iterator[tuple[SQLEngine, SchemaCatalog]]:
-    with Workspace.open(sample_ws, create=False) as ws:
-        tables = ws.tables()
-        catalog = workspace_catalog(ws)
-    with open_engine(sample_ws, catalog=tables) as engine:
-        yield engine, catalog
 
 
 def _ask(

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from tablerag.linking.cache import workspace_catalog
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.linking.linker import link
 from tablerag.llm.testing import ScriptedLLM
@@ -17,21 +16,11 @@ from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql
 from tablerag.nl2sql.rollup import rollups
 from tablerag.nl2sql.schema_context import schema_context
 from tablerag.sample.mart import build_mart, yuan
-from tablerag.sql.engines import SQLEngine, open_engine
-from tablerag.store.workspace import Workspace
+from tablerag.sql.engines import SQLEngine
 from tablerag.types import ColumnInfo, ForeignKey, TableInfo
 from tests.plugins.answering import duckdb_parts
 
 EAST_FILTER = "fact_sales.region_code IN ('EAST', 'JS', 'SH', 'ZJ')"
-
-
-@pytest.fixture(scope="module")
-def parts(sample_ws: Path) -> Iterator[tuple[SQLEngine, SchemaCatalog]]:
-    with Workspace.open(sample_ws, create=False) as ws:
-        tables = ws.tables()
-        catalog = workspace_catalog(ws)
-    with open_engine(sample_ws, catalog=tables) as engine:
-        yield engine, catalog
 
 
 def _line(text: str, start: str) -> str:

@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from tablerag.errors import ConfigError
-from tablerag.linking.cache import workspace_catalog
-from tablerag.linking.catalog import SchemaCatalog
 from tablerag.llm.profiles import PROFILES, profile_for
 from tablerag.llm.testing import ScriptedLLM
 from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql
 from tablerag.nl2sql.schema_context import schema_context
 from tablerag.nl2sql.stages import NAMES, STAGES, Switches, describe, switches
 from tablerag.settings import Settings
-from tablerag.sql.engines import SQLEngine, open_engine
-from tablerag.store.workspace import Workspace
 
 TODAY = dt.date(2026, 11, 30)
 WRONG_ALIAS = (
@@ -29,15 +23,6 @@ WRONG_ALIAS = (
 RIGHT_ALIAS = WRONG_ALIAS.replace("GROUP BY f.reason_name", "GROUP BY r.reason_name")
 PAST = "```sql\nSELECT count(*) AS n FROM fact_sales WHERE stat_month = '2026-11'\n```"
 IN_RANGE = PAST.replace("2026-11", "2026-10")
-
-
-@pytest.fixture
-def parts(sample_ws: Path) -> Iterator[tuple[SQLEngine, SchemaCatalog]]:
-    with Workspace.open(sample_ws, create=False) as ws:
-        tables = ws.tables()
-        catalog = workspace_catalog(ws)
-    with open_engine(sample_ws, catalog=tables) as engine:
-        yield engine, catalog
 
 
 def _ask(question: str, replies: list[str], parts, stages: Switches):  # type: ignore[no-untyped-def]
