@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import pytest
 
@@ -102,3 +103,15 @@ def test_notes_that_are_off_leave_the_prompt(parts) -> None:  # type: ignore[no-
     assert "上月（2026-10）" in llm.history[0].messages[-1]["content"]
     _, llm = _ask(question, [IN_RANGE], parts, switches((), {"dates": False}))
     assert "上月（" not in llm.history[0].messages[-1]["content"]
+
+
+def test_every_stage_is_documented_with_its_profiles() -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "stages.md").read_text("utf-8")
+    lean = set(PROFILES["lean"].off)
+    for name, family, reason in describe():
+        row = f"| `{name}` | {family} |"
+        assert row in page, f"docs/stages.md has no row for {name}"
+        line = next(ln for ln in page.splitlines() if ln.startswith(row))
+        on_off = [c.strip() for c in line.split("|")[4:6]]
+        assert on_off == ["on", "off" if name in lean else "on"], name
+        assert line.rstrip(" |").endswith(reason), name
