@@ -194,3 +194,16 @@ def test_two_processes_can_ask_the_same_workspace_at_once(sample_ws: Path) -> No
             other.kill()
     assert answer.status == "ok", answer.error
     assert answer.table is not None and answer.table.rows[0][0] > 0
+
+
+def test_a_wrong_profile_or_stage_name_fails_at_open(sample_ws: Path) -> None:
+    from tablerag.errors import ConfigError
+    from tablerag.service import QA
+    from tablerag.settings import Settings
+
+    with pytest.raises(ConfigError, match="Unknown model profile 'tiny'"):
+        QA.open(sample_ws, settings=Settings(profile="tiny", embedder="hashing"), llm="scripted")
+    with pytest.raises(ConfigError, match="Did you mean 'rate'"):
+        QA.open(
+            sample_ws, settings=Settings(stages={"rat": False}, embedder="hashing"), llm="scripted"
+        )

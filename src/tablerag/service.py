@@ -229,6 +229,8 @@ class QA:
         """
         path = Path(workspace_path).expanduser()
         settings = settings or load_settings(path)
+        spec = llm.spec if isinstance(llm, LLM) else (llm or settings.llm)
+        stage_switches(settings, spec)  # a wrong profile or stage name fails here, not mid-answer
         tables, catalog, router, index, problem = _read_workspace(path)
         model = load_llm(llm if llm is not None else settings.llm)
         engine = None
