@@ -97,3 +97,35 @@ def test_external_sqlite_database(tmp_path: Path) -> None:
     assert code == 0 and json.loads(out)["rows"] == [[1]]
     code, _ = run("SELECT email FROM t", "--db", f"sqlite:///{db}", "--json")
     assert code == 3
+
+
+DEEP = {
+    "brackets": "SELECT " + "(" * 400 + "1" + ")" * 400,
+    "subqueries": "SELECT * FROM " + "(SELECT * FROM " * 400 + "sales" + ") t" * 400,
+}
+
+
+@pytest.mark.parametrize("query", DEEP.values(), ids=DEEP.keys())
+@pytest.mark.parametrize(
+    "kind", ["duckdb", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+)
+def test_deeply_nested_sql_exits_3_with_one_line_and_no_traceback(
+    kind: str, query: str, ws: Path, request: pytest.FixtureRequest
+) -> None:
+    if kind == "duckdb":
+        target = ["--workspace", str(ws)]
+    elif kind == "sqlite":
+        target = ["--db", f"sqlite:///{request.getfixturevalue('shop_files')['sqlite']}"]
+    else:
+        target = ["--db", request.getfixturevalue("pg_shop")["tr_reader"]]
+    result = runner.invoke(app, ["sql", query, *target])
+    assert result.exit_code == 3, result.output
+    assert not isinstance(result.exception, RecursionError)
+    assert "Traceback" not in result.output
+    issues = [line for line in result.output.splitlines() if line.strip().startswith("too_deep")]
+    assert len(issues) == 1, result.output  # one issue (rich may wrap its sentence)
+    code, out = run(query, *target, "--json")
+    assert code == 3
+    error = json.loads(out)["error"]
+    assert [i["code"] for i in error["issues"]] == ["too_deep"]
+    assert "nests 400 levels deep" in error["issues"][0]["message"]

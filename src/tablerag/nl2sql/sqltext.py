@@ -7,6 +7,10 @@ dropped line by line until the rest parses. What is returned is the model's text
 its final semicolon), not a re-rendering: the SQL gate parses and rewrites it again anyway. The
 one edit: a space between an upper-case keyword and a Chinese name written against it
 (``SELECT唱片公司 FROM管弦乐队``, as the local model writes now and then), outside quotes.
+
+Several statements in one candidate (``SELECT 1; DROP TABLE t``) come back whole, so the gate
+refuses them as a whole and says why; only prose after the semicolon (``Explanation``) is cut.
+A candidate nested too deeply to parse (:mod:`tablerag.sql.guard`) gives no SQL at all.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from collections.abc import Iterator
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
+
+from tablerag.sql.guard import nesting_issues
 
 FENCE = "```"
 _SQLGLOT_LOG = logging.getLogger("sqlglot")
@@ -49,9 +55,10 @@ def extract_sql(reply: str, *, dialect: str = "duckdb") -> str | None:
         dialect: sqlglot dialect to parse with.
 
     Returns:
-        The statement text without a trailing semicolon, or None when the reply holds none.
-        Statements other than queries are returned too: the SQL gate refuses them with a
-        reason the model can act on.
+        The statement text without a trailing semicolon, or None when the reply holds none
+        (or only SQL nested too deeply to parse). Statements other than queries are returned
+        too, and so are several statements together: the SQL gate refuses them with a reason
+        the model can act on.
 
     Example:
         >>> extract_sql("Here it is:\\n```sql\\nSELECT count(*) FROM t;\\n```\\nDone.")
@@ -62,6 +69,8 @@ def extract_sql(reply: str, *, dialect: str = "duckdb") -> str | None:
         True
         >>> extract_sql("```sql\\nDELETE FROM t\\n```")
         'DELETE FROM t'
+        >>> extract_sql("SELECT 1; DROP TABLE t;")
+        'SELECT 1; DROP TABLE t'
     """
     for candidate in _candidates(reply):
         found = _parse_prefix(candidate, dialect)
@@ -129,24 +138,36 @@ def _is_statement(tree: exp.Expr) -> bool:
 
 
 def _first_statement(text: str, dialect: str) -> str | None:
-    """The first statement of ``text`` when it is a query; None when it does not parse."""
+    """``text`` without its final semicolon when it starts with a statement (the statement
+    alone when only prose follows its semicolon); None when it does not parse."""
     if not text:
         return None
     try:
         tokens = sqlglot.tokenize(text, read=dialect)
+        if nesting_issues(text, dialect):
+            return None  # too deep to parse here; nothing of it may run
         # Prose often parses as a Command, and sqlglot logs a warning about it each time.
         with _quiet(_SQLGLOT_LOG):
             trees = sqlglot.parse(text, read=dialect)
-    except (ParseError, TokenError):
+    except (ParseError, TokenError, RecursionError, UnicodeError):
         return None
     if not trees or trees[0] is None or not _is_statement(trees[0]):
         return None
-    if len(trees) == 1:
-        return text.rstrip().rstrip(";").rstrip()
-    # Several statements: keep the text up to the first top-level semicolon.
+    whole = text.rstrip().rstrip(";").rstrip()
+    if len(trees) == 1 or any(_is_statement_like(t) for t in trees[1:]):
+        # Several statements come back whole: the gate refuses them together ("Found 2
+        # statements"), so the first of ``SELECT 1; DROP TABLE t`` never runs alone.
+        return whole
+    # A query, a semicolon, then a word or two of prose: keep the text up to the semicolon.
     semicolons = [t for t in tokens if t.token_type == sqlglot.TokenType.SEMICOLON]
     end = semicolons[0].start if semicolons else len(text)
     return text[:end].strip()
+
+
+def _is_statement_like(tree: exp.Expr | None) -> bool:
+    """Anything after a semicolon but prose read as an expression (``Explanation``): a
+    statement, or a command sqlglot does not know (``CALL f()``, ``VACUUM``)."""
+    return tree is not None and not isinstance(tree, exp.Condition | exp.Alias)
 
 
 class _quiet:  # noqa: N801 - used like a function, as contextlib helpers are

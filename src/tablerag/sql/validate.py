@@ -8,6 +8,7 @@ the engine's dialect. Anything the gate cannot parse or understand is rejected (
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import re
 from dataclasses import dataclass, field
@@ -20,12 +21,15 @@ from sqlglot.optimizer.scope import Scope, find_all_in_scope, traverse_scope
 from tablerag.errors import Issue, SQLRejected
 from tablerag.sql.exposed import ExposedCatalog, ExposedTable
 from tablerag.sql.functions import ALLOWED_TABLE_FUNCTIONS, function_denial, function_name
+from tablerag.sql.guard import bad_encoding, nesting_issues, too_deep
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.sql.rewrite import enforce_limit, render
 
 _BAD_CHARS = re.compile(
     r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]"
 )
+_SURROGATE = re.compile("[\ud800-\udfff]")
+"""Half of a character (a lone surrogate): text decoded wrongly; no driver can send it."""
 
 MAX_LISTED_TABLES = 3
 """Tables named in an unknown-column message ("it is a column of a, b, c")."""
@@ -124,9 +128,28 @@ def gate(
     catalog: ExposedCatalog,
     policy: ExecutionPolicy | None = None,
 ) -> GateResult:
-    """Run every check; see :func:`validate` and :func:`check`."""
+    """Run every check; see :func:`validate` and :func:`check`.
+
+    SQL nested too deeply for sqlglot is refused before it is parsed (the parser guard,
+    :mod:`tablerag.sql.guard`); a tree that runs out of Python's stack anyway, or text that is
+    not valid Unicode, is refused too, never raised.
+    """
     policy = policy or ExecutionPolicy()
     issues = _text_issues(sql, policy)
+    if issues:
+        return GateResult(issues)
+    try:
+        return _gate(sql, dialect, catalog, policy)
+    except RecursionError:
+        return GateResult([too_deep()])
+    except UnicodeError as exc:
+        return GateResult([bad_encoding(exc)])
+
+
+def _gate(sql: str, dialect: str, catalog: ExposedCatalog, policy: ExecutionPolicy) -> GateResult:
+    issues: list[Issue] = []
+    with contextlib.suppress(TokenError):  # the parser reports it, with its position
+        issues += nesting_issues(sql, dialect)
     if issues:
         return GateResult(issues)
     statement = _parse_one(sql, dialect, issues)
@@ -159,6 +182,16 @@ def _text_issues(sql: str, policy: ExecutionPolicy) -> list[Issue]:
                 "too_long",
                 f"The SQL has {len(sql)} characters, more than the "
                 f"{policy.max_sql_chars} allowed; write a shorter query.",
+            )
+        ]
+    broken = _SURROGATE.search(sql)
+    if broken:
+        return [
+            Issue(
+                "bad_character",
+                f"The SQL contains U+{ord(broken.group()):04X}, half of a broken character "
+                "(bad encoding); remove it.",
+                (broken.start(), broken.end()),
             )
         ]
     bad = _BAD_CHARS.search(sql)
