@@ -260,6 +260,29 @@ HOSTILE: list[Case] = [
         "postgres",
     ),
     _c("encoding", "SELECT id FROM orders WHERE region = 'x' -- \n; DROP TABLE orders", MULTI),
+    # -- the forms allowed for benign queries still cannot reach hidden columns ------------
+    _c("hidden", "SELECT to_json(c.*) AS j FROM customers c", HIDDEN, "duckdb"),
+    _c("hidden", "SELECT to_json({'p': phone}) AS j FROM customers", HIDDEN, "duckdb"),
+    _c(
+        "hidden", "SELECT to_json(c) AS j FROM customers c", frozenset({"unknown_column"}), "duckdb"
+    ),
+    _c(
+        "hidden",
+        "SELECT * FROM customers PIVOT (count(*) FOR city IN ('Beijing'))",
+        HIDDEN,
+        "duckdb",
+    ),
+    _c(
+        "hidden",
+        "SELECT city FROM customers PIVOT (max(phone) FOR city IN ('x'))",
+        HIDDEN,
+        "duckdb",
+    ),
+    _c("hidden", "SELECT * FROM customers UNPIVOT (v FOR k IN (name, email))", HIDDEN, "duckdb"),
+    _c("write", "PIVOT customers ON city USING count(*)", WRITE, "duckdb"),
+    _c("write", "PIVOT orders ON region USING sum(amount) GROUP BY customer_id", WRITE, "duckdb"),
+    _c("table", "SELECT id FROM (SELECT id FROM secrets LIMIT ALL) AS t", TABLE),
+    _c("table", "(SELECT * FROM secrets LIMIT 5)", TABLE, "duckdb", "postgres"),
 ]
 
 BENIGN: list[Case] = [
@@ -408,5 +431,80 @@ BENIGN: list[Case] = [
         "SELECT order_date, count(*) AS n FROM orders WHERE order_date >= '2024-06-01' "
         "GROUP BY order_date",
         "ok",
+    ),
+    # -- false positives once: JSON text, inner LIMITs, LIMIT ALL, the clock, PIVOT ---------
+    _c("json", "SELECT id, to_json(amount) AS j FROM orders ORDER BY id LIMIT 3", "ok", "duckdb"),
+    _c("json", "SELECT to_json({'id': id, 'region': region}) AS j FROM orders", "ok", "duckdb"),
+    _c("json", "SELECT to_json(list_value(id, customer_id)) AS j FROM orders", "ok", "duckdb"),
+    _c(
+        "inner-limit",
+        "SELECT id FROM (SELECT id FROM orders ORDER BY amount DESC LIMIT 5) AS t",
+        "ok",
+    ),
+    _c(
+        "inner-limit",
+        "SELECT id FROM orders WHERE id IN (SELECT id FROM orders ORDER BY amount LIMIT 3)",
+        "ok",
+    ),
+    _c("inner-limit", "WITH t AS (SELECT id FROM orders LIMIT 5) SELECT id FROM t", "ok"),
+    _c("inner-limit", "SELECT (SELECT id FROM orders ORDER BY id LIMIT 1) AS first_id", "ok"),
+    _c(
+        "inner-limit",
+        "SELECT x.id FROM (SELECT id FROM orders ORDER BY id LIMIT 5 OFFSET 5) AS x "
+        "ORDER BY x.id LIMIT 3",
+        "ok",
+    ),
+    _c("inner-limit", "(SELECT id FROM orders ORDER BY id LIMIT 5)", "ok", "duckdb", "postgres"),
+    _c("inner-limit", "(SELECT id FROM orders ORDER BY id LIMIT 5000)", "ok", "duckdb", "postgres"),
+    _c(
+        "inner-limit",
+        "(SELECT id FROM orders ORDER BY id LIMIT 5) UNION ALL "
+        "(SELECT id FROM orders ORDER BY id DESC LIMIT 5)",
+        "ok",
+        "duckdb",
+        "postgres",
+    ),
+    _c(
+        "inner-limit",
+        "SELECT id FROM (SELECT id FROM orders ORDER BY id OFFSET 1 ROWS "
+        "FETCH NEXT 5 ROWS ONLY) AS t",
+        "ok",
+        "postgres",
+    ),
+    _c("inner-limit", "SELECT id FROM (SELECT id FROM orders LIMIT ALL) AS t", "ok", "postgres"),
+    _c(
+        "inner-limit",
+        "SELECT c.name FROM customers c JOIN LATERAL (SELECT o.amount FROM orders o "
+        "WHERE o.customer_id = c.id ORDER BY o.amount DESC LIMIT 1) AS top ON true",
+        "ok",
+        "postgres",
+    ),
+    _c("limit-all", "SELECT id FROM orders LIMIT ALL", "ok"),
+    _c("limit-all", "SELECT id FROM orders ORDER BY id LIMIT ALL OFFSET 5", "ok"),
+    _c("limit-all", "SELECT id FROM orders LIMIT -1", "ok", "sqlite"),
+    _c("limit-all", "SELECT id FROM orders ORDER BY id LIMIT -1 OFFSET 5", "ok", "sqlite"),
+    _c("limit-all", "SELECT id FROM (SELECT id FROM orders LIMIT ALL) AS t", "ok", "sqlite"),
+    _c("limit-all", "SELECT id FROM (SELECT id FROM orders LIMIT -1) AS t", "ok", "sqlite"),
+    _c("clock", "SELECT now() AS t", "ok", "duckdb", "postgres"),
+    _c("clock", "SELECT id FROM orders WHERE order_date < now()", "ok", "duckdb", "postgres"),
+    _c("clock", "SELECT id FROM orders WHERE order_date <= CURRENT_DATE", "ok"),
+    _c(
+        "pivot",
+        "SELECT * FROM orders PIVOT (sum(amount) FOR region IN ('north', 'south'))",
+        "ok",
+        "duckdb",
+    ),
+    _c(
+        "pivot",
+        "FROM orders PIVOT (sum(amount) FOR region IN ('north', 'south') GROUP BY customer_id)",
+        "ok",
+        "duckdb",
+    ),
+    _c(
+        "pivot",
+        "SELECT * FROM (SELECT customer_id, region, amount FROM orders) AS o "
+        "PIVOT (count(*) FOR region IN ('east', 'west'))",
+        "ok",
+        "duckdb",
     ),
 ]

@@ -129,3 +129,30 @@ def test_deeply_nested_sql_exits_3_with_one_line_and_no_traceback(
     error = json.loads(out)["error"]
     assert [i["code"] for i in error["issues"]] == ["too_deep"]
     assert "nests 400 levels deep" in error["issues"][0]["message"]
+
+
+COMMENTED = "-- how many rows\nSELECT count(*) AS n FROM sales"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param((COMMENTED, "--workspace", "{ws}", "--json"), id="argument"),
+        pytest.param(("--workspace", "{ws}", "--json", "--", COMMENTED), id="after-dashdash"),
+    ],
+)
+def test_sql_starting_with_a_comment_is_the_query(ws: Path, args: tuple[str, ...]) -> None:
+    code, out = run(*(a.format(ws=ws) for a in args))
+    assert code == 0, out
+    assert json.loads(out)["rows"] == [[60]]
+
+
+def test_sql_from_stdin(ws: Path) -> None:
+    result = runner.invoke(app, ["sql", "-", "--workspace", str(ws), "--json"], input=COMMENTED)
+    assert result.exit_code == 0, result.stdout
+    assert json.loads(result.stdout)["rows"] == [[60]]
+
+
+def test_help_says_how_to_pass_a_leading_comment() -> None:
+    out = runner.invoke(app, ["sql", "--help"], terminal_width=200).stdout
+    assert "standard input" in out and "'--'" in out

@@ -217,3 +217,80 @@ def test_a_column_one_key_away_names_the_join_to_add() -> None:
     paid = ExposedCatalog.from_mapping({"orders": ["order_no", "paid"], "bills": ["paid", "memo"]})
     (memo,) = validate("SELECT o.memo FROM orders AS o", dialect="duckdb", catalog=paid)
     assert "add JOIN" not in memo.message
+
+
+P10 = ExecutionPolicy(max_rows=10)
+
+
+@pytest.mark.parametrize(
+    ("dialect", "sql", "runs"),
+    [
+        (
+            "postgres",
+            "SELECT id FROM (SELECT id FROM orders ORDER BY amount LIMIT 5) AS t",
+            "SELECT id FROM (SELECT id FROM data.orders ORDER BY amount LIMIT 5) AS t LIMIT 11",
+        ),
+        (
+            "postgres",
+            "(SELECT id FROM orders ORDER BY id LIMIT 5)",
+            "(SELECT id FROM data.orders ORDER BY id LIMIT 5)",
+        ),
+        (
+            "postgres",
+            "((SELECT id FROM orders ORDER BY id LIMIT 500))",
+            "((SELECT id FROM data.orders ORDER BY id LIMIT 11))",
+        ),
+        (
+            "postgres",
+            "(SELECT id FROM orders LIMIT 5) UNION ALL (SELECT id FROM orders LIMIT 5)",
+            "(SELECT id FROM data.orders LIMIT 5) UNION ALL (SELECT id FROM data.orders LIMIT 5)"
+            " LIMIT 11",
+        ),
+        ("sqlite", "SELECT id FROM orders LIMIT ALL", "SELECT id FROM data.orders LIMIT 11"),
+        (
+            "sqlite",
+            "SELECT id FROM orders LIMIT ALL OFFSET 3",
+            "SELECT id FROM data.orders LIMIT 11 OFFSET 3",
+        ),
+        (
+            "sqlite",
+            "SELECT id FROM (SELECT id FROM orders LIMIT ALL) AS t",
+            "SELECT id FROM (SELECT id FROM data.orders LIMIT -1) AS t LIMIT 11",
+        ),
+        ("sqlite", "SELECT id FROM orders LIMIT -1", "SELECT id FROM data.orders LIMIT 11"),
+    ],
+)
+def test_only_the_outermost_limit_is_clamped(dialect: str, sql: str, runs: str) -> None:
+    assert check(sql, dialect=dialect, catalog=CAT, policy=P10) == runs
+
+
+def test_limit_all_is_not_a_way_to_read_a_hidden_column_in_sqlite() -> None:
+    assert codes('SELECT id FROM customers LIMIT "phone"', "sqlite") == ["sensitive_column"]
+
+
+def test_duckdb_to_json_and_the_clock_are_allowed() -> None:
+    assert codes("SELECT to_json({'id': id, 'r': region}) AS j FROM orders") == []
+    assert codes("SELECT to_json(o.*) AS j FROM orders o") == []
+    assert codes("SELECT to_json(c.*) AS j FROM customers c") == ["star_over_sensitive"]
+    assert codes("SELECT id FROM orders WHERE now() > TIMESTAMP '2024-01-01'") == []
+
+
+def test_pinned_today_is_what_now_means() -> None:
+    import datetime as dt
+
+    from tablerag.nl2sql.autofix import pin_today
+
+    sql = pin_today("SELECT now() AS t, CURRENT_DATE AS d", dt.date(2026, 11, 15), dialect="duckdb")
+    runs = check(sql, dialect="duckdb", catalog=CAT)
+    assert runs.startswith("SELECT CAST('2026-11-15 00:00:00' AS TIMESTAMP) AS t, ")
+    assert "NOW()" not in runs and "CURRENT_DATE" not in runs
+
+
+def test_pivot_statement_is_refused_with_how_to_write_it() -> None:
+    (issue,) = validate("PIVOT orders ON region USING sum(amount)", dialect="duckdb", catalog=CAT)
+    assert issue.code == "statement_not_allowed"
+    assert "FROM t PIVOT" in issue.message and "GROUP BY and CASE" in issue.message
+    assert codes("SELECT * FROM orders PIVOT (sum(amount) FOR region IN ('a', 'b'))") == []
+    assert codes("SELECT * FROM orders PIVOT (sum(amont) FOR region IN ('a'))") == [
+        "unknown_column"
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -101,7 +102,14 @@ def _show(result: ResultSet, as_json: bool, max_rows: int) -> None:
 
 
 def sql(
-    query: Annotated[str, typer.Argument(help="One SELECT statement.")],
+    query: Annotated[
+        str,
+        typer.Argument(
+            help="One SELECT statement, or '-' to read it from standard input. SQL that starts "
+            "with a '--' comment is taken as the query too; after a bare '--' every word is.",
+            show_default=False,
+        ),
+    ],
     workspace: WorkspaceOpt = DEFAULT_WORKSPACE,
     db: Annotated[
         str | None,
@@ -113,8 +121,16 @@ def sql(
     max_rows: Annotated[int, typer.Option("--max-rows", min=1, help="Row cap.")] = 1000,
     timeout_ms: Annotated[int, typer.Option("--timeout-ms", min=1, help="Time limit.")] = 10_000,
 ) -> None:
-    """Run one read-only SELECT. Exit 0 rows, 3 rejected by the gate, 4 stopped by a limit."""
+    """Run one read-only SELECT. Exit 0 rows, 3 rejected by the gate, 4 stopped by a limit.
+
+    SQL beginning with a ``--`` comment works as the argument
+    (``tablerag sql $'-- top\\nSELECT 1'``), after ``--`` (``tablerag sql -w ws -- "..."``) or
+    from standard input (``echo "..." | tablerag sql -``).
+    """
     from tablerag.sql.policy import ExecutionPolicy
+
+    if query == "-":
+        query = sys.stdin.read()
 
     policy = ExecutionPolicy(max_rows=max_rows, time_limit_ms=timeout_ms)
     try:
@@ -128,4 +144,5 @@ def sql(
 
 def register(app: typer.Typer) -> None:
     """Add ``tablerag sql`` to ``app``."""
-    app.command("sql")(sql)
+    # an unknown "option" is the query: SQL may start with a "--" comment
+    app.command("sql", context_settings={"ignore_unknown_options": True})(sql)

@@ -94,6 +94,12 @@ ALLOWED_ANONYMOUS: dict[str, frozenset[str]] = {
             "string_split",
             "array_to_string",
             "typeof",
+            # formats values as JSON text (results are masked inside JSON text too)
+            "to_json",
+            # the clock: the pinned ``today`` when set (``nl2sql.autofix.pin_today``)
+            "now",
+            "get_current_timestamp",
+            "transaction_timestamp",
         }
     ),
     "sqlite": _COMMON

@@ -23,7 +23,7 @@ from tablerag.sql.exposed import ExposedCatalog, ExposedTable
 from tablerag.sql.functions import ALLOWED_TABLE_FUNCTIONS, function_denial, function_name
 from tablerag.sql.guard import bad_encoding, nesting_issues, too_deep
 from tablerag.sql.policy import ExecutionPolicy
-from tablerag.sql.rewrite import enforce_limit, render
+from tablerag.sql.rewrite import enforce_limit, render, sqlite_limit_all
 
 _BAD_CHARS = re.compile(
     r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]"
@@ -159,6 +159,8 @@ def _gate(sql: str, dialect: str, catalog: ExposedCatalog, policy: ExecutionPoli
     if issues:
         return GateResult(issues)
     tree = statement.copy()
+    if dialect == "sqlite":
+        sqlite_limit_all(tree)
     try:
         issues += _catalog_issues(tree, dialect, catalog)
     except OptimizeError as exc:
@@ -320,6 +322,18 @@ def span(node: exp.Expr) -> tuple[int, int] | None:
 def _statement_issues(statement: exp.Expr, dialect: str, policy: ExecutionPolicy) -> list[Issue]:
     issues: list[Issue] = []
     root = statement.unnest() if isinstance(statement, exp.Subquery) else statement
+    if isinstance(root, exp.Pivot):
+        return [
+            Issue(
+                "statement_not_allowed",
+                "The PIVOT statement is not allowed (its columns are found only when it runs, "
+                "so the gate cannot check them); write it as SELECT ... FROM t PIVOT (agg(x) "
+                "FOR col IN ('a', 'b')), or with GROUP BY and CASE: SELECT k, sum(CASE WHEN "
+                "col = 'a' THEN x END) AS a FROM t GROUP BY k.",
+                span(root),
+                {"statement": "PIVOT"},
+            )
+        ]
     if not isinstance(root, exp.Query) or isinstance(root, exp.Subquery):
         kind = root.name.upper() if isinstance(root, exp.Command) else root.key.upper()
         return [
