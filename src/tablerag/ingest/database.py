@@ -41,6 +41,7 @@ from tablerag.errors import ConfigError, SourceError
 from tablerag.ingest.sampling import MAX_SAMPLE_CHARS as MAX_SAMPLE_CHARS
 from tablerag.ingest.sampling import quote_ident as quote_ident
 from tablerag.ingest.sampling import truncate
+from tablerag.layout import INTERNAL_SCHEMA
 from tablerag.types import ColumnInfo, ForeignKey, Problem, TableInfo
 
 SUPPORTED_URLS = (
@@ -132,7 +133,8 @@ def reflect_database(url: str, *, sample_values: int = 5, timeout_s: float = 10)
         One :class:`TableInfo` per table or view, sorted by name; ``name`` is ``schema.table``
         outside the default schema (``public``/``main``); ``origin`` is ``"table"``, ``"view"``
         or ``"materialized view"``; ``source`` is the URL without its password; ``row_count`` is
-        -1 when unknown.
+        -1 when unknown. Tables in a schema named ``tablerag`` are skipped (a problem of the
+        report): that name is tablerag's own schema, and generated SQL never reads it.
 
     Raises:
         ConfigError: the URL's scheme is not supported or the URL is malformed.
@@ -156,10 +158,19 @@ def reflect_database_report(
     source = redact_url(url)
     problems: list[Problem] = []
     with _open_backend(url, timeout_s) as backend:
-        tables = [
-            _describe(backend, rel, sample_values, timeout_s, problems)
-            for rel in backend.relations()
-        ]
+        relations = []
+        for rel in backend.relations():
+            if rel.schema.lower() == INTERNAL_SCHEMA:
+                problems.append(
+                    Problem(
+                        f"{rel.schema}.{rel.name}",
+                        f"schema {rel.schema!r} has the name of tablerag's own schema",
+                        "skipped; move it to another schema (or a view there) to query it",
+                    )
+                )
+            else:
+                relations.append(rel)
+        tables = [_describe(backend, rel, sample_values, timeout_s, problems) for rel in relations]
         problems[:0] = backend.problems
     tables.sort(key=lambda t: t.name)
     if not tables:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import replace
 from types import TracebackType
 from typing import Any, ClassVar
 
+from tablerag.errors import Issue, SQLRejected
+from tablerag.sql.engines.scrub import exposable, scrub_message, scrub_schema
 from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.mask import mask_rows
 from tablerag.sql.policy import ExecutionPolicy
@@ -17,6 +21,8 @@ from tablerag.types import TableInfo
 
 Rows = list[tuple[Any, ...]]
 CatalogArg = Sequence[TableInfo] | ExposedCatalog | None
+
+log = logging.getLogger(__name__)
 
 
 class SQLEngine(ABC):
@@ -38,7 +44,9 @@ class SQLEngine(ABC):
     def catalog(self) -> ExposedCatalog:
         """The tables and columns generated SQL may read (introspected unless given)."""
         if self._catalog is None:
-            self._catalog = ExposedCatalog.from_tables(self.introspect(), schema=self.schema)
+            self._catalog = _without_reserved(
+                ExposedCatalog.from_tables(self.introspect(), schema=self.schema)
+            )
         return self._catalog
 
     @property
@@ -50,13 +58,22 @@ class SQLEngine(ABC):
         """Restrict generated SQL to ``catalog`` (a list of TableInfo or an ExposedCatalog).
 
         ``options`` go to :meth:`ExposedCatalog.from_tables` (``sensitive``, ``allow``...).
+        A table in schema ``tablerag`` (tablerag's own, even when an external database has a
+        schema of that name) or in a system schema is never exposed: it is left out with a
+        warning, and the gate refuses SQL that names it as an unknown table.
         """
         if catalog is None:
             self._catalog = None
         elif isinstance(catalog, ExposedCatalog):
-            self._catalog = catalog
+            self._catalog = _without_reserved(catalog)
         else:
-            self._catalog = ExposedCatalog.from_tables(catalog, schema=self.schema, **options)
+            self._catalog = _without_reserved(
+                ExposedCatalog.from_tables(catalog, schema=self.schema, **options)
+            )
+
+    def driver_message(self, exc: BaseException) -> str:
+        """A driver error's text naming nothing outside :attr:`catalog` (``scrub_message``)."""
+        return scrub_message(str(exc), self.catalog)
 
     def introspect(self) -> list[TableInfo]:
         """Tables and columns of the database (names and types only)."""
@@ -72,7 +89,13 @@ class SQLEngine(ABC):
             QueryFailed: the database refused or failed to run it.
         """
         policy = policy or self.policy
-        safe = check(sql, dialect=self.dialect, catalog=self.catalog, policy=policy)
+        try:
+            safe = check(sql, dialect=self.dialect, catalog=self.catalog, policy=policy)
+        except SQLRejected as exc:
+            issues = [_without_own_schema(i) for i in exc.issues]
+            if issues == exc.issues:
+                raise
+            raise SQLRejected(exc.sql, issues) from None
         start = time.perf_counter()
         columns, rows = self._run(safe, policy)
         elapsed = (time.perf_counter() - start) * 1000
@@ -101,3 +124,22 @@ class SQLEngine(ABC):
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _without_reserved(catalog: ExposedCatalog) -> ExposedCatalog:
+    kept, refused = exposable(catalog.tables)
+    if not refused:
+        return catalog
+    log.warning(
+        "not exposing %s: schema %r is tablerag's own or a system schema; move the table to "
+        "another schema (or expose a view of it there) to query it",
+        ", ".join(repr(t.qualified) for t in refused),
+        refused[0].schema,
+    )
+    return ExposedCatalog(kept)
+
+
+def _without_own_schema(issue: Issue) -> Issue:
+    """``issue`` with no mention of tablerag's own schema in its message or detail."""
+    detail = {k: scrub_schema(v) if isinstance(v, str) else v for k, v in issue.detail.items()}
+    return replace(issue, message=scrub_schema(issue.message), detail=detail)

@@ -150,7 +150,9 @@ class DuckDBEngine(SQLEngine):
                     time_limit_ms=policy.time_limit_ms,
                 ) from exc
             raise QueryFailed(
-                f"DuckDB could not run the query: {exc}", engine="duckdb", sql=sql
+                f"DuckDB could not run the query: {self.driver_message(exc)}",
+                engine="duckdb",
+                sql=sql,
             ) from exc
         finally:
             timer.cancel()

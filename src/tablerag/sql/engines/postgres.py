@@ -144,7 +144,9 @@ class PostgresEngine(SQLEngine):
                 ) from exc
             except psycopg.Error as exc:
                 raise QueryFailed(
-                    f"PostgreSQL could not run the query: {exc}", engine="postgres", sql=sql
+                    f"PostgreSQL could not run the query: {self.driver_message(exc)}",
+                    engine="postgres",
+                    sql=sql,
                 ) from exc
         return columns, [tuple(r) for r in rows]
 

@@ -106,11 +106,15 @@ class SQLiteEngine(SQLEngine):
                         time_limit_ms=policy.time_limit_ms,
                     ) from exc
                 raise QueryFailed(
-                    f"SQLite could not run the query: {exc}", engine="sqlite", sql=sql
+                    f"SQLite could not run the query: {self.driver_message(exc)}",
+                    engine="sqlite",
+                    sql=sql,
                 ) from exc
             except sqlite3.DatabaseError as exc:
                 raise QueryFailed(
-                    f"SQLite could not run the query: {exc}", engine="sqlite", sql=sql
+                    f"SQLite could not run the query: {self.driver_message(exc)}",
+                    engine="sqlite",
+                    sql=sql,
                 ) from exc
             finally:
                 cursor.close()
