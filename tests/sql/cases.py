@@ -18,6 +18,9 @@ FUNC = frozenset({"function_not_allowed", "table_function_not_allowed"})
 TABLE = frozenset({"unknown_table", "table_function_not_allowed", "function_not_allowed"})
 HIDDEN = frozenset({"sensitive_column", "star_over_sensitive"})
 BAD = frozenset({"bad_character"})
+CATALOG = frozenset({"catalog_cast"})
+CATALOG_FN = frozenset({"function_not_allowed"})
+PG_DUCK = ("postgres", "duckdb")
 
 
 @dataclass(frozen=True)
@@ -283,6 +286,143 @@ HOSTILE: list[Case] = [
     _c("write", "PIVOT orders ON region USING sum(amount) GROUP BY customer_id", WRITE, "duckdb"),
     _c("table", "SELECT id FROM (SELECT id FROM secrets LIMIT ALL) AS t", TABLE),
     _c("table", "(SELECT * FROM secrets LIMIT 5)", TABLE, "duckdb", "postgres"),
+    # -- catalog enumeration through object-identifier casts and lookups --------------------
+    _c(
+        "catalog",
+        "SELECT CAST(CAST(x AS oid) AS regclass) FROM generate_series(1, 20000) AS g(x)",
+        CATALOG,
+        *PG_DUCK,
+    ),
+    _c("catalog", "SELECT x::regclass FROM generate_series(1, 20000) AS g(x)", CATALOG, *PG_DUCK),
+    _c(
+        "catalog",
+        "SELECT x::oid::regrole FROM generate_series(1, 20000) AS g(x)",
+        CATALOG,
+        *PG_DUCK,
+    ),
+    _c(
+        "catalog",
+        "SELECT CAST(x AS regnamespace) FROM generate_series(1, 99) AS g(x)",
+        CATALOG,
+        *PG_DUCK,
+    ),
+    _c(
+        "catalog",
+        "SELECT x::regproc::text FROM generate_series(1, 9999) AS g(x)",
+        CATALOG,
+        *PG_DUCK,
+    ),
+    _c(
+        "catalog", "SELECT x::regprocedure FROM generate_series(1, 9999) AS g(x)", CATALOG, *PG_DUCK
+    ),
+    _c("catalog", "SELECT x::regoper FROM generate_series(1, 9999) AS g(x)", CATALOG, *PG_DUCK),
+    _c("catalog", "SELECT x::regoperator FROM generate_series(1, 9999) AS g(x)", CATALOG, *PG_DUCK),
+    _c("catalog", "SELECT x::regtype FROM generate_series(1, 9999) AS g(x)", CATALOG, *PG_DUCK),
+    _c("catalog", "SELECT x::regconfig FROM generate_series(1, 9999) AS g(x)", CATALOG, *PG_DUCK),
+    _c(
+        "catalog",
+        "SELECT x::regdictionary FROM generate_series(1, 9999) AS g(x)",
+        CATALOG,
+        *PG_DUCK,
+    ),
+    _c(
+        "catalog", "SELECT x::regcollation FROM generate_series(1, 9999) AS g(x)", CATALOG, *PG_DUCK
+    ),
+    _c("catalog", "SELECT 'secrets'::regclass AS r", CATALOG, *PG_DUCK),
+    _c("catalog", "SELECT 'secrets'::regclass::oid AS r", CATALOG, *PG_DUCK),
+    _c("catalog", "SELECT 'postgres'::regrole::oid::text AS r", CATALOG, *PG_DUCK),
+    _c("catalog", "SELECT regclass 'secrets' AS r", CATALOG, "postgres"),
+    _c("catalog", "SELECT oid '1259' AS r", CATALOG, "postgres"),
+    _c("catalog", "SELECT x::oid::text FROM generate_series(1, 20000) AS g(x)", CATALOG, *PG_DUCK),
+    _c(
+        "catalog",
+        "SELECT CAST(x AS oid) + 1 AS n FROM generate_series(1, 9) AS g(x)",
+        CATALOG,
+        *PG_DUCK,
+    ),
+    _c("catalog", "SELECT id::int8::regclass AS r FROM orders", CATALOG, *PG_DUCK),
+    _c("catalog", "SELECT TRY_CAST(id AS regclass) AS r FROM orders", CATALOG, *PG_DUCK),
+    _c("catalog", "SELECT id::pg_catalog.regclass AS r FROM orders", CATALOG, *PG_DUCK),
+    _c("catalog", 'SELECT id::"pg_catalog"."regclass" AS r FROM orders', CATALOG, *PG_DUCK),
+    _c("catalog", 'SELECT CAST(id AS "regclass") AS r FROM orders', CATALOG, *PG_DUCK),
+    _c("catalog", "SELECT id /* c */ :: /* d */ RegClass AS r FROM orders", CATALOG, *PG_DUCK),
+    _c(
+        "catalog",
+        "SELECT x FROM generate_series(1, 20000) AS g(x) WHERE x::regclass::text LIKE '%secret%'",
+        CATALOG,
+        *PG_DUCK,
+    ),
+    _c(
+        "catalog",
+        "WITH r AS (SELECT x::regclass AS rel FROM generate_series(1, 20000) AS g(x)) "
+        "SELECT CAST(rel AS text) AS t FROM r",
+        CATALOG,
+        *PG_DUCK,
+    ),
+    _c(
+        "catalog",
+        "SELECT t.rel FROM (SELECT CAST(x AS regclass) AS rel "
+        "FROM generate_series(1, 20000) AS g(x)) AS t",
+        CATALOG,
+        *PG_DUCK,
+    ),
+    _c(
+        "catalog",
+        "SELECT id FROM orders WHERE id IN (SELECT x FROM generate_series(1, 9) AS g(x) "
+        "WHERE x::regtype::text = 'integer')",
+        CATALOG,
+        *PG_DUCK,
+    ),
+    _c(
+        "catalog",
+        "SELECT upper(x::regclass::text) AS t FROM generate_series(1, 99) AS g(x)",
+        CATALOG,
+        *PG_DUCK,
+    ),
+    _c(
+        "catalog",
+        "SELECT length(CAST(CAST(x AS regclass) AS text)) AS n FROM generate_series(1, 9) AS g(x)",
+        CATALOG,
+        *PG_DUCK,
+    ),
+    _c(
+        "catalog",
+        "SELECT coalesce(x::regrole::text, 'none') AS r FROM generate_series(1, 9) AS g(x)",
+        CATALOG,
+        *PG_DUCK,
+    ),
+    _c(
+        "catalog",
+        "SELECT x::regclass[] AS r FROM generate_series(1, 9) AS g(x)",
+        CATALOG | {"parse_error"},  # PostgreSQL: sqlglot cannot parse it, refused all the same
+        *PG_DUCK,
+    ),
+    _c(
+        "catalog",
+        "SELECT CAST(x AS regclass ARRAY) AS r FROM generate_series(1, 9) AS g(x)",
+        CATALOG,
+        "duckdb",
+    ),
+    _c("catalog", "SELECT * FROM generate_series(1, 3) AS g(x regclass)", CATALOG, *PG_DUCK),
+    _c("catalog", "SELECT to_regclass('secrets') AS r", CATALOG_FN),
+    _c("catalog", "SELECT to_regrole('postgres') AS r", CATALOG_FN),
+    _c("catalog", "SELECT to_regnamespace('tablerag') AS r", CATALOG_FN),
+    _c("catalog", "SELECT to_regtype('integer') AS r", CATALOG_FN),
+    _c("catalog", "SELECT to_regproc('now') AS r", CATALOG_FN),
+    _c("catalog", "SELECT to_regprocedure('now()') AS r", CATALOG_FN),
+    _c("catalog", "SELECT to_regoper('+') AS r", CATALOG_FN),
+    _c("catalog", "SELECT to_regoperator('+(int,int)') AS r", CATALOG_FN),
+    _c("catalog", "SELECT to_regcollation('C') AS r", CATALOG_FN),
+    _c("catalog", "SELECT pg_catalog.to_regclass('secrets') AS r", CATALOG_FN, *PG_DUCK),
+    _c("catalog", "SELECT id FROM orders WHERE to_regclass('secrets') IS NOT NULL", CATALOG_FN),
+    _c("catalog", "SELECT regclass('secrets') AS r", CATALOG_FN),
+    _c("catalog", "SELECT oid(1259) AS r", CATALOG_FN),
+    _c("catalog", "SELECT obj_description(1259) AS r", CATALOG_FN),
+    _c(
+        "catalog",
+        "SELECT format_type(x, NULL) AS t FROM generate_series(1, 99) AS g(x)",
+        CATALOG_FN,
+    ),
 ]
 
 BENIGN: list[Case] = [
@@ -507,4 +647,27 @@ BENIGN: list[Case] = [
         "ok",
         "duckdb",
     ),
+    _c("cast", "SELECT CAST(amount AS INTEGER) AS a FROM orders", "ok"),
+    _c("cast", "SELECT CAST(id AS TEXT) AS t FROM orders", "ok"),
+    _c("cast", "SELECT CAST(id AS VARCHAR) AS t FROM orders", "ok"),
+    _c("cast", "SELECT CAST(amount AS NUMERIC(10, 2)) AS a FROM orders", "ok"),
+    _c("cast", "SELECT CAST('2024-01-01' AS DATE) AS d", "ok"),
+    _c("cast", "SELECT id FROM orders WHERE order_date >= CAST('2024-01-01' AS DATE)", "ok"),
+    _c("cast", "SELECT order_date::date AS d, amount::numeric AS a FROM orders", "ok", *PG_DUCK),
+    _c("cast", "SELECT id::text AS t, amount::int AS a FROM orders", "ok", *PG_DUCK),
+    _c(
+        "cast",
+        "SELECT id::bigint AS n, CAST(id AS DOUBLE PRECISION) AS d FROM orders",
+        "ok",
+        *PG_DUCK,
+    ),
+    _c(
+        "cast",
+        "WITH t AS (SELECT CAST(amount AS INTEGER) AS a FROM orders) SELECT sum(a) AS s FROM t",
+        "ok",
+    ),
+    _c("cast", "SELECT region FROM orders WHERE CAST(id AS TEXT) LIKE '1%'", "ok"),
+    _c("cast", "SELECT x::int AS n FROM generate_series(1, 3) AS g(x)", "ok", *PG_DUCK),
+    _c("cast", "SELECT DATE '2024-01-01' AS d", "ok", *PG_DUCK),
+    _c("cast", "SELECT id FROM orders WHERE region::text = 'north'", "ok", *PG_DUCK),
 ]

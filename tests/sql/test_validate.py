@@ -294,3 +294,72 @@ def test_pivot_statement_is_refused_with_how_to_write_it() -> None:
     assert codes("SELECT * FROM orders PIVOT (sum(amont) FOR region IN ('a'))") == [
         "unknown_column"
     ]
+
+
+@pytest.mark.parametrize("dialect", ["postgres", "duckdb"])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT CAST(CAST(x AS oid) AS regclass) FROM generate_series(1, 20000) AS g(x)",
+        "SELECT 'orders'::regclass AS r",
+        "SELECT id::oid::text AS t FROM orders",
+        "SELECT id FROM orders WHERE id::pg_catalog.regrole::text LIKE 'pg%'",
+        "WITH r AS (SELECT x::regnamespace AS n FROM generate_series(1, 9) AS g(x)) "
+        "SELECT n FROM r",
+    ],
+)
+def test_casts_to_object_identifier_types_are_refused(dialect: str, sql: str) -> None:
+    issues = validate(sql, dialect=dialect, catalog=CAT)
+    assert issues and {i.code for i in issues} == {"catalog_cast"}
+    for issue in issues:
+        assert issue.message.startswith(
+            "Casts to regclass/oid types read the database catalog; they are not allowed"
+        )
+        assert "cast to INTEGER, NUMERIC, TEXT or DATE instead" in issue.message
+        assert issue.detail["type"] in {"oid", "regclass", "regrole", "regnamespace"}
+
+
+def test_every_object_identifier_type_is_refused_once_per_cast() -> None:
+    from tablerag.sql.functions import CATALOG_TYPES
+
+    for kind in sorted(CATALOG_TYPES):
+        sql = f"SELECT x::{kind} AS r FROM generate_series(1, 9) AS g(x)"
+        issues = validate(sql, dialect="postgres", catalog=CAT)
+        assert [(i.code, i.detail["type"]) for i in issues] == [("catalog_cast", kind)], sql
+
+
+@pytest.mark.parametrize("dialect", ["postgres", "duckdb", "sqlite"])
+@pytest.mark.parametrize(
+    "name", ["to_regclass", "to_regrole", "to_regtype", "to_regnamespace", "regclass", "oid"]
+)
+def test_catalog_lookup_functions_are_refused_with_why(dialect: str, name: str) -> None:
+    (issue,) = validate(f"SELECT {name}('orders') AS r", dialect=dialect, catalog=CAT)
+    assert issue.code == "function_not_allowed"
+    assert "looks names up in the database catalog" in issue.message
+
+
+def test_no_catalog_lookup_is_on_an_allowlist() -> None:
+    from tablerag.sql.functions import ALLOWED_ANONYMOUS, CATALOG_FUNCTION, CATALOG_TYPES
+
+    for allowed in ALLOWED_ANONYMOUS.values():
+        assert not {n for n in allowed if CATALOG_FUNCTION.match(n)}
+        assert not allowed & CATALOG_TYPES
+
+
+@pytest.mark.parametrize("dialect", ["postgres", "duckdb", "sqlite"])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT CAST(amount AS INTEGER) AS a, CAST(id AS TEXT) AS t FROM orders",
+        "SELECT CAST(amount AS NUMERIC(10, 2)) AS a, CAST(id AS VARCHAR) AS v FROM orders",
+        "SELECT id FROM orders WHERE CAST('2024-01-01' AS DATE) IS NOT NULL",
+        "SELECT region::text AS r, amount::int AS a, '2024-01-01'::date AS d FROM orders",
+    ],
+)
+def test_ordinary_casts_still_pass(dialect: str, sql: str) -> None:
+    assert codes(sql, dialect) == []
+
+
+def test_sqlite_has_no_object_identifier_types() -> None:
+    # any type name is only an affinity in SQLite: CAST(x AS regclass) reads nothing
+    assert codes("SELECT CAST(id AS regclass) AS r FROM orders", "sqlite") == []

@@ -41,6 +41,60 @@ DENIED_NAME = re.compile(
 )
 """Names denied whatever node sqlglot parsed them into (belt and braces for future versions)."""
 
+CATALOG_TYPES: frozenset[str] = frozenset(
+    {"oid", "regclass", "regcollation", "regconfig", "regdictionary", "regnamespace", "regoper",
+     "regoperator", "regproc", "regprocedure", "regrole", "regtype"}
+)  # fmt: skip
+"""PostgreSQL's object-identifier types: a cast to one looks a name or number up in the system
+catalog (``CAST(CAST(x AS oid) AS regclass)`` over ``generate_series`` lists every relation,
+role, schema or function, granted or not). DuckDB 2.0 has none of the ``reg*`` types (``oid`` is
+an integer alias there), but its error names catalog types, so they are refused there too; SQLite
+has no such type (any type name is only an affinity)."""
+
+CATALOG_TYPE_DIALECTS: frozenset[str] = frozenset({"postgres", "duckdb"})
+"""Dialects where a cast to a :data:`CATALOG_TYPES` type is refused."""
+
+CATALOG_FUNCTION = re.compile(
+    r"^(to_reg|(?:" + "|".join(sorted(CATALOG_TYPES)) + r")$|.*_oid$|oid_"
+    r"|(?:sh)?obj_description$|col_description$|format_type$|row_security_active$)",
+    re.IGNORECASE,
+)
+"""Functions that look names or OIDs up in the catalog: ``to_regclass``/``to_regrole``/...,
+the function-call spelling of a cast (``regclass('x')``, ``oid(1)``), ``*_oid`` helpers,
+``obj_description``, ``format_type``."""
+
+CATALOG_MESSAGE = (
+    "Casts to regclass/oid types read the database catalog; they are not allowed: cast to "
+    "INTEGER, NUMERIC, TEXT or DATE instead"
+)
+"""Why a catalog cast or lookup is refused, and what to write instead (no final full stop)."""
+
+
+def catalog_type(node: exp.DataType) -> str | None:
+    """The object-identifier type ``node`` names (``'regclass'``), or None for any other type.
+
+    Example:
+        >>> import sqlglot
+        >>> cast = sqlglot.parse_one("SELECT x::pg_catalog.regclass", read="postgres").selects[0]
+        >>> catalog_type(cast.to)
+        'regclass'
+        >>> catalog_type(sqlglot.parse_one("SELECT x::date", read="postgres").selects[0].to)
+    """
+    this = node.this
+    if isinstance(this, exp.DType):
+        if this != exp.DType.USERDEFINED:
+            return None
+        this = node.args.get("kind")
+    if isinstance(this, exp.Dot):  # pg_catalog.regclass
+        this = this.expression
+    if isinstance(this, exp.Expr):
+        this = this.name
+    if not isinstance(this, str):
+        return None
+    name = this.split(".")[-1].strip().strip('"`[]').lower()
+    return name if name in CATALOG_TYPES else None
+
+
 _COMMON = frozenset(
     {"printf", "format", "concat_ws", "nullif", "coalesce", "ifnull", "greatest", "least",
      "sign", "trunc", "ln", "log10", "log2", "degrees", "radians", "pi", "cot", "atan2",
@@ -200,6 +254,8 @@ def function_denial(node: exp.Func, dialect: str) -> str | None:
         True
     """
     name = function_name(node)
+    if CATALOG_FUNCTION.match(name):
+        return f"function {name!r} looks names up in the database catalog, which is not allowed"
     if type(node).__name__ in DENIED_CLASSES or DENIED_NAME.match(name):
         return f"function {name!r} is a system or file function"
     if isinstance(node, exp.Anonymous) and name not in ALLOWED_ANONYMOUS.get(dialect, _COMMON):

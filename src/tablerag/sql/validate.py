@@ -20,7 +20,14 @@ from sqlglot.optimizer.scope import Scope, find_all_in_scope, traverse_scope
 
 from tablerag.errors import Issue, SQLRejected
 from tablerag.sql.exposed import ExposedCatalog, ExposedTable
-from tablerag.sql.functions import ALLOWED_TABLE_FUNCTIONS, function_denial, function_name
+from tablerag.sql.functions import (
+    ALLOWED_TABLE_FUNCTIONS,
+    CATALOG_MESSAGE,
+    CATALOG_TYPE_DIALECTS,
+    catalog_type,
+    function_denial,
+    function_name,
+)
 from tablerag.sql.guard import bad_encoding, nesting_issues, too_deep
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.sql.rewrite import enforce_limit, render, sqlite_limit_all
@@ -377,6 +384,18 @@ def _statement_issues(statement: exp.Expr, dialect: str, policy: ExecutionPolicy
                         "not allowed; read from the catalog tables only.",
                         span(node.this),
                         {"function": name},
+                    )
+                )
+        if isinstance(node, exp.DataType) and dialect in CATALOG_TYPE_DIALECTS:
+            # CAST, TRY_CAST, ::, typed literals (regclass 'x'), arrays of it, column lists
+            target = catalog_type(node)
+            if target:
+                issues.append(
+                    Issue(
+                        "catalog_cast",
+                        f"{CATALOG_MESSAGE} (here: {target}).",
+                        span(node) or span(node.parent or node),
+                        {"type": target},
                     )
                 )
         if isinstance(node, exp.Func):
