@@ -9,6 +9,8 @@ Rules (pure functions, no I/O):
   sentence still too long, between words or CJK characters.
 * A table becomes Markdown chunks (context line, header, rows) split between rows, the header
   repeated in every part; a single row too long for the limit stays whole in its own chunk.
+* Hidden (sensitive) columns, given by position, never enter a chunk: neither their header nor
+  their values. The card says only how many were hidden, never which.
 * Prose chunk text holds the paragraphs only; the heading path is in ``Chunk.heading_path`` so
   the index can add it to what it embeds.
 """
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tablerag.errors import ConfigError
@@ -139,6 +141,23 @@ def _md_row(cells: Sequence[object]) -> str:
     return "| " + " | ".join(_cell(c) for c in cells) + " |"
 
 
+def _without(cells: Sequence[object], hidden: Collection[int]) -> list[object]:
+    """``cells`` minus the positions in ``hidden``.
+
+    Example:
+        >>> _without(["a", "pw", "b"], {1})
+        ['a', 'b']
+    """
+    return [c for i, c in enumerate(cells) if i not in hidden]
+
+
+def _hidden_note(count: int) -> str:
+    """The note a card or context line carries for hidden columns (a count, never a name)."""
+    if not count:
+        return ""
+    return f"({count} column{'s' if count > 1 else ''} hidden)"
+
+
 def _table_texts(
     header: Sequence[str], rows: Sequence[Sequence[object]], context: str, max_tokens: int
 ) -> list[str]:
@@ -238,6 +257,7 @@ def chunk_document(
     table_names: Mapping[int, str],
     max_tokens: int = 400,
     overlap_tokens: int = 0,
+    hidden: Mapping[int, Collection[int]] | None = None,
 ) -> list[Chunk]:
     """Cut a document into chunks that follow its headings, paragraphs, clauses and tables.
 
@@ -250,6 +270,8 @@ def chunk_document(
             row that cannot be split further may exceed it.
         overlap_tokens: When a section runs over several chunks, each later chunk starts with
             the last whole sentences (up to this many tokens) of the chunk before. 0 = none.
+        hidden: For each table block, its index in ``doc.blocks`` -> the positions of the
+            columns to leave out (header cell and every value; sensitive columns).
 
     Returns:
         Chunks in reading order, ordinals ``0..n-1``, ids from ``chunk_id``.
@@ -290,11 +312,50 @@ def chunk_document(
         elif block.rows:
             packer.flush()
             table = table_names.get(index)
-            context = _context_line(table, block.text, path)
-            for text in _table_texts(block.rows[0], block.rows[1:], context, max_tokens):
-                packer.out.append(_Piece(text, path, block.page, table))
+            texts = document_table_texts(
+                table,
+                block.text,
+                path,
+                block.rows,
+                max_tokens=max_tokens,
+                hidden=(hidden or {}).get(index, ()),
+            )
+            packer.out.extend(_Piece(text, path, block.page, table) for text in texts)
     packer.flush()
     return _number(doc.source, packer.out)
+
+
+def document_table_texts(
+    table: str | None,
+    caption: str,
+    heading_path: tuple[str, ...],
+    rows: Sequence[Sequence[object]],
+    *,
+    max_tokens: int = 400,
+    hidden: Collection[int] = (),
+) -> list[str]:
+    """The Markdown parts of a table found in a document (header row first in ``rows``).
+
+    Each part starts with a context line (table name, caption, heading path and, when columns
+    are hidden, how many) and the header; hidden positions are left out of every row.
+
+    Example:
+        >>> texts = document_table_texts("t", "Staff", ("HR",), [("name", "id_card"),
+        ...     ("Ann", "110101199003071234")], hidden={1})
+        >>> print(texts[0])
+        Table t — Staff — HR (1 column hidden)
+        | name |
+        | --- |
+        | Ann |
+    """
+    gone = set(hidden)
+    context = _context_line(table, caption, heading_path)
+    width = max((len(r) for r in rows), default=0)
+    note = _hidden_note(sum(1 for i in gone if 0 <= i < width))
+    context = f"{context} {note}".strip() if note else context
+    header = [str(h) for h in _without(rows[0], gone)] if rows else []
+    body = [_without(r, gone) for r in rows[1:]]
+    return _table_texts(header, body, context, max_tokens)
 
 
 def table_chunks(
@@ -309,6 +370,7 @@ def table_chunks(
     max_tokens: int = 400,
     start_ordinal: int = 0,
     row_count: int | None = None,
+    hidden: Collection[int] = (),
 ) -> list[Chunk]:
     """Chunks for a stand-alone table (CSV, Excel sheet): a table card, then its rows.
 
@@ -326,6 +388,8 @@ def table_chunks(
         max_tokens: Size limit per chunk; a single row over it stays whole.
         start_ordinal: Ordinal of the card; the row chunks follow.
         row_count: Rows in the full table, shown on the card when given.
+        hidden: Positions of the columns to leave out (header and every value); the card
+            says how many, never which.
 
     Returns:
         The card chunk followed by the row chunks.
@@ -347,18 +411,30 @@ def table_chunks(
         | --- | --- |
         | 华东 | 10 |
         | 华北 | 20 |
+        >>> chunks = table_chunks("users", "u.csv", ["name", "password"], [["Ann", "s3cret"]],
+        ...                       hidden={1})
+        >>> print(chunks[0].text)
+        Table users
+        Source: u.csv
+        Columns: name (1 column hidden)
+        >>> "s3cret" in chunks[1].text
+        False
     """
     _check_sizes(max_tokens, 0)
     context = f"Table {table}: {title}" if title else f"Table {table}"
+    gone = {i for i in hidden if 0 <= i < len(header)}
+    shown = [str(h) for h in _without(header, gone)]
+    note = _hidden_note(len(gone))
     card = [
         context,
         f"Source: {source_label(source)}",  # the folder is nobody's business (a model API)
-        "Columns: " + ", ".join(str(h) for h in header),
+        " ".join(p for p in ("Columns:", ", ".join(shown), note) if p),
     ]
     if row_count is not None:
         card.append(f"Rows: {row_count}")
     texts = ["\n".join(card)]
     if rows:
-        texts.extend(_table_texts(header, rows, context, max_tokens))
+        kept = [_without(r, set(hidden)) for r in rows]
+        texts.extend(_table_texts(shown, kept, context, max_tokens))
     pieces = [_Piece(text, heading_path, page, table) for text in texts]
     return _number(source, pieces, start_ordinal)

@@ -26,19 +26,34 @@ from tablerag.ingest.sampling import diverse_samples, quote_ident
 from tablerag.ingest.store import sanitize_table_name, store_table
 from tablerag.ingest.tables import TABLE_SUFFIXES, read_table_file, stage_rows
 from tablerag.settings import Settings, load_settings
+from tablerag.sql.sensitive import is_hidden_column
 from tablerag.store.annotations import (
+    flagged_columns,
     is_descriptions_file,
     read_descriptions,
     read_glossary_section,
     record_annotations,
 )
-from tablerag.store.catalog import record_table
-from tablerag.store.chunks import add_chunks
+from tablerag.store.catalog import read_table, record_table
+from tablerag.store.chunks import (
+    add_chunks,
+    replace_chunks,
+    source_chunks,
+    sources_with_chunks_of,
+)
 from tablerag.store.documents import record_document
 from tablerag.store.glossary import record_glossary
 from tablerag.store.sources import find_source, forget_source, record_source
 from tablerag.store.staging import StagedTable
-from tablerag.types import Chunk, Document, Problem, SourceReport, SourceStatus, TableInfo
+from tablerag.types import (
+    Chunk,
+    ColumnInfo,
+    Document,
+    Problem,
+    SourceReport,
+    SourceStatus,
+    TableInfo,
+)
 
 if TYPE_CHECKING:
     from tablerag.store.workspace import Workspace
@@ -210,7 +225,7 @@ def _load(
         return _load_database(con, target, source_id, settings)
     assert target.path is not None
     if is_descriptions_file(target.path):
-        return _load_descriptions(con, target, source_id)
+        return _load_descriptions(con, target, source_id, settings)
     if target.path.suffix.lower() in TABLE_SUFFIXES:
         return _load_table_file(con, target, source_id, settings)
     return _load_document(con, target, source_id, settings)
@@ -247,9 +262,14 @@ def _load_document(
     staged: list[StagedTable] = []
     tables: list[TableInfo] = []
     names: dict[int, str] = {}
+    hidden: dict[int, set[int]] = {}
     stem = target.path.stem
     for idx, block in enumerate(doc.blocks):
-        if block.kind != "table" or len(block.rows) < 2:
+        if block.kind != "table" or not block.rows:
+            continue
+        if len(block.rows) < 2:  # a header alone is not stored: its names decide
+            columns = [ColumnInfo(str(h), "VARCHAR") for h in block.rows[0]]
+            hidden[idx] = {i for i, c in enumerate(columns) if is_hidden_column(c)}
             continue
         n = len(staged) + 1
         origin = f"table {n}" + (f" on page {block.page}" if block.page else "")
@@ -262,8 +282,11 @@ def _load_document(
         info = _store(con, st, source_id, settings, description=block.text)
         tables.append(info)
         names[idx] = info.name
+        hidden[idx] = _hidden_positions(con, info)
         problems.extend(st.problems)
-    chunks = chunking.chunk_document(doc, table_names=names, max_tokens=settings.chunk_size_tokens)
+    chunks = chunking.chunk_document(
+        doc, table_names=names, max_tokens=settings.chunk_size_tokens, hidden=hidden
+    )
     pages = [b.page for b in doc.blocks if b.page is not None]
     record_document(
         con, source_id, title=doc.title, blocks=len(doc.blocks), pages=max(pages) if pages else None
@@ -273,7 +296,7 @@ def _load_document(
 
 
 def _load_descriptions(
-    con: duckdb.DuckDBPyConnection, target: Target, source_id: str
+    con: duckdb.DuckDBPyConnection, target: Target, source_id: str, settings: Settings
 ) -> SourceReport:
     assert target.path is not None
     notes = read_descriptions(target.path)
@@ -282,6 +305,12 @@ def _load_descriptions(
     record_glossary(con, source_id, terms)
     described = sorted({a.table for a in notes})
     problems = [Problem("", f"descriptions of {len(described)} tables", "merged into the catalog")]
+    flagged = {a.table for a in notes if a.sensitive and a.column is not None}
+    rebuilt = _rechunk_tables(con, flagged, settings)
+    if rebuilt:
+        problems.append(
+            Problem("", f"chunks of {len(rebuilt)} tables", "rebuilt without sensitive columns")
+        )
     if terms:
         problems.append(Problem("", f"{len(terms)} glossary terms", "used to link questions"))
     return SourceReport(
@@ -303,16 +332,7 @@ def _load_database(
     for info in tables:
         record_table(con, info, source_id, stored=False, rows_read=None)
         chunks.extend(
-            chunking.table_chunks(
-                info.name,
-                target.location,
-                [c.name for c in info.columns],
-                [],
-                title=info.description,
-                max_tokens=settings.chunk_size_tokens,
-                start_ordinal=len(chunks),
-                row_count=info.row_count,
-            )
+            _table_chunks(con, info, target.location, settings, start_ordinal=len(chunks))
         )
     add_chunks(con, chunks, source_id=source_id)
     return SourceReport(
@@ -361,13 +381,11 @@ def _table_chunks(
     *,
     start_ordinal: int,
 ) -> list[Chunk]:
+    """The card and row chunks of a stored table, or the card of a database's table."""
     rows: list[list[str]] = []
-    if settings.table_chunk_rows:
-        fetched = con.execute(
-            f"SELECT * FROM data.{quote_ident(info.name)} LIMIT {settings.table_chunk_rows}"
-        ).fetchall()
-        rows = [["" if v is None else str(v) for v in r] for r in fetched]
-    title = info.description or info.origin
+    if info.stored and settings.table_chunk_rows:
+        rows = _rows(con, info, limit=settings.table_chunk_rows)
+    title = (info.description or info.origin) if info.stored else info.description
     return chunking.table_chunks(
         info.name,
         location,
@@ -378,6 +396,87 @@ def _table_chunks(
         max_tokens=settings.chunk_size_tokens,
         start_ordinal=start_ordinal,
         row_count=info.row_count,
+        hidden=_hidden_positions(con, info),
+    )
+
+
+def _rows(con: duckdb.DuckDBPyConnection, info: TableInfo, *, limit: int | None) -> list[list[str]]:
+    cap = f" LIMIT {int(limit)}" if limit is not None else ""
+    fetched = con.execute(
+        f"SELECT * FROM data.{quote_ident(info.name)} ORDER BY rowid{cap}"
+    ).fetchall()
+    return [["" if v is None else str(v) for v in r] for r in fetched]
+
+
+def _hidden_positions(con: duckdb.DuckDBPyConnection, info: TableInfo) -> set[int]:
+    """Positions of the columns of ``info`` no chunk may show: the catalog's definition
+    (:func:`~tablerag.sql.sensitive.is_hidden_column`: by name, by content of the samples) plus
+    the columns a descriptions file already ingested flags ``sensitive``."""
+    flagged = flagged_columns(con, info.name)
+    return {
+        i
+        for i, c in enumerate(info.columns)
+        if is_hidden_column(replace(c, sensitive=c.sensitive or c.name in flagged))
+    }
+
+
+def _rechunk_tables(
+    con: duckdb.DuckDBPyConnection, tables: set[str], settings: Settings
+) -> list[str]:
+    """Rebuild the chunks of ``tables`` already ingested, now that a descriptions file flags
+    some of their columns sensitive (the descriptions may come after the data).
+
+    Every source holding chunks of one of them gets its chunks again: a run of the table's
+    chunks is replaced by chunks built from the stored table with the hidden columns left out,
+    the source's other chunks are kept, and all are renumbered. Returns the tables rebuilt.
+    """
+    if not tables:
+        return []
+    rebuilt: list[str] = []
+    for source_id in sources_with_chunks_of(con, tables):
+        texts: list[tuple[str, tuple[str, ...], int | None, str | None]] = []
+        done: set[str] = set()
+        old = source_chunks(con, source_id)
+        location = old[0].source
+        for chunk in old:
+            if chunk.table not in tables:
+                texts.append((chunk.text, chunk.heading_path, chunk.page, chunk.table))
+                continue
+            if chunk.table in done:
+                continue  # the rest of a run already rebuilt
+            done.add(chunk.table)
+            info = read_table(con, source_id, chunk.table)
+            if info is None:
+                continue  # chunks of a table the catalog no longer has: drop them
+            texts.extend(
+                (text, chunk.heading_path, chunk.page, chunk.table)
+                for text in _rebuilt_texts(con, info, chunk, settings)
+            )
+        chunks = [
+            Chunk(chunking.chunk_id(location, i, text), location, i, text, path, page, table)
+            for i, (text, path, page, table) in enumerate(texts)
+        ]
+        replace_chunks(con, source_id, chunks)
+        rebuilt.extend(sorted(done))
+    return sorted(set(rebuilt))
+
+
+def _rebuilt_texts(
+    con: duckdb.DuckDBPyConnection, info: TableInfo, first: Chunk, settings: Settings
+) -> list[str]:
+    """The texts of a table's chunks built again from the workspace: a card and rows for a
+    database's or a table file's table, the Markdown parts for a document's table (``first``:
+    its first chunk as it stood, for the heading path)."""
+    if not info.stored or Path(info.source).suffix.lower() in TABLE_SUFFIXES:
+        return [c.text for c in _table_chunks(con, info, info.source, settings, start_ordinal=0)]
+    header = [c.original or c.name for c in info.columns]
+    return chunking.document_table_texts(
+        info.name,
+        info.description,
+        first.heading_path,
+        [header, *_rows(con, info, limit=None)],
+        max_tokens=settings.chunk_size_tokens,
+        hidden=_hidden_positions(con, info),
     )
 
 

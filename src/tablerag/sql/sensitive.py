@@ -89,6 +89,23 @@ def is_sensitive_column(
     return bool(samples) and hits * 2 >= len(samples)
 
 
+def is_hidden_column(
+    column: ColumnInfo, *, extra: Iterable[str] = (), allow: Iterable[str] = ()
+) -> bool:
+    """True when a column is hidden wherever a model or a reader could see it (schema text,
+    samples, table chunks): flagged ``sensitive`` by a person, or :func:`is_sensitive_column`.
+
+    The ``allow`` list never unhides a column a person flagged.
+
+    Example:
+        >>> is_hidden_column(ColumnInfo("nickname", "VARCHAR", sensitive=True))
+        True
+        >>> is_hidden_column(ColumnInfo("phone", "VARCHAR"), allow=["phone"])
+        False
+    """
+    return column.sensitive or is_sensitive_column(column, extra=extra, allow=allow)
+
+
 def sanitize_sample(value: str, *, limit: int = MAX_SAMPLE_CHARS, fold: bool = True) -> str:
     """Make one sample value safe to show the model: untrusted text, never an instruction.
 

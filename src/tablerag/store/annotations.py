@@ -177,3 +177,13 @@ def _annotations(doc: dict[str, Any]) -> list[Annotation]:
                 )
             )
     return out
+
+
+def flagged_columns(con: duckdb.DuckDBPyConnection, table: str) -> set[str]:
+    """Columns of ``table`` that an ingested descriptions file marks ``"sensitive": true``."""
+    rows = con.execute(
+        "SELECT column_name FROM tablerag.annotations "
+        "WHERE table_name = ? AND sensitive AND column_name IS NOT NULL",
+        [table],
+    ).fetchall()
+    return {r[0] for r in rows}

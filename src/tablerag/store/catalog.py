@@ -12,7 +12,7 @@ from dataclasses import asdict
 
 import duckdb
 
-from tablerag.types import TableInfo
+from tablerag.types import ColumnInfo, TableInfo
 
 
 def record_table(
@@ -65,4 +65,40 @@ def record_table(
             ]
             for i, c in enumerate(info.columns)
         ],
+    )
+
+
+def read_table(con: duckdb.DuckDBPyConnection, source_id: str, name: str) -> TableInfo | None:
+    """A table as ingestion recorded it (no annotations merged), or None.
+
+    Args:
+        con: the workspace connection.
+        source_id: the source the table came from.
+        name: the table name.
+    """
+    row = con.execute(
+        "SELECT t.origin, t.page, t.row_count, t.description, t.stored, s.location "
+        "FROM tablerag.tables t JOIN tablerag.sources s USING (source_id) "
+        "WHERE t.source_id = ? AND t.table_name = ?",
+        [source_id, name],
+    ).fetchone()
+    if row is None:
+        return None
+    columns = con.execute(
+        "SELECT column_name, type, original, unit, samples, description FROM tablerag.columns "
+        "WHERE source_id = ? AND table_name = ? ORDER BY ordinal",
+        [source_id, name],
+    ).fetchall()
+    return TableInfo(
+        name=name,
+        source=row[5],
+        origin=row[0],
+        page=row[1],
+        row_count=row[2],
+        description=row[3],
+        stored=row[4],
+        columns=tuple(
+            ColumnInfo(c[0], c[1], original=c[2], unit=c[3], samples=tuple(c[4]), description=c[5])
+            for c in columns
+        ),
     )

@@ -8,7 +8,7 @@ text index compares against to tell whether it is stale.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import duckdb
 
@@ -75,3 +75,32 @@ def chunks_by_id(con: duckdb.DuckDBPyConnection) -> dict[str, Chunk]:
         "FROM tablerag.chunks"
     ).fetchall()
     return {r[0]: Chunk(r[0], r[1], r[2], r[3], tuple(r[4] or ()), r[5], r[6]) for r in rows}
+
+
+def source_chunks(con: duckdb.DuckDBPyConnection, source_id: str) -> list[Chunk]:
+    """The chunks of one source, in reading order."""
+    rows = con.execute(
+        "SELECT chunk_id, source, ordinal, text, heading_path, page, table_name "
+        "FROM tablerag.chunks WHERE source_id = ? ORDER BY ordinal",
+        [source_id],
+    ).fetchall()
+    return [Chunk(r[0], r[1], r[2], r[3], tuple(r[4] or ()), r[5], r[6]) for r in rows]
+
+
+def replace_chunks(con: duckdb.DuckDBPyConnection, source_id: str, chunks: Sequence[Chunk]) -> None:
+    """Replace every chunk of a source (inside the caller's transaction) and its chunk count."""
+    con.execute("DELETE FROM tablerag.chunks WHERE source_id = ?", [source_id])
+    add_chunks(con, chunks, source_id=source_id)
+    con.execute(
+        "UPDATE tablerag.sources SET chunks = ? WHERE source_id = ?", [len(chunks), source_id]
+    )
+
+
+def sources_with_chunks_of(con: duckdb.DuckDBPyConnection, tables: Iterable[str]) -> list[str]:
+    """Ids of the sources holding chunks of any of ``tables``, sorted."""
+    rows = con.execute(
+        "SELECT DISTINCT source_id FROM tablerag.chunks WHERE list_contains(?, table_name) "
+        "ORDER BY source_id",
+        [sorted(tables)],
+    ).fetchall()
+    return [r[0] for r in rows]
