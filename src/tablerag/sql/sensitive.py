@@ -162,9 +162,11 @@ def redact_table(
 def hidden_columns(
     table: TableInfo, *, extra: Iterable[str] = (), allow: Iterable[str] = ()
 ) -> tuple[str, ...]:
-    """Names of the columns of ``table`` the model must not see or read."""
+    """Names of the columns of ``table`` the model must not see or read: the same rule as
+    :func:`is_hidden_column` (flagged by a person, or sensitive by name or content), so a column
+    a descriptions file flags is out of the exposed catalog too, not only out of the prompt."""
     extra, allow = tuple(extra), tuple(allow)
-    return tuple(c.name for c in table.columns if is_sensitive_column(c, extra=extra, allow=allow))
+    return tuple(c.name for c in table.columns if is_hidden_column(c, extra=extra, allow=allow))
 
 
 def redact_catalog(
