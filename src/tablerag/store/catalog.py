@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from typing import Any
 
 import duckdb
 
@@ -68,6 +69,17 @@ def record_table(
     )
 
 
+COLUMN_FIELDS = "column_name, type, original, unit, samples, description"
+"""The fields of a ``tablerag.columns`` row that :func:`column_from_row` reads, in order."""
+
+
+def column_from_row(row: tuple[Any, ...] | list[Any]) -> ColumnInfo:
+    """A :data:`COLUMN_FIELDS` row of ``tablerag.columns`` as a column (no annotations)."""
+    return ColumnInfo(
+        row[0], row[1], original=row[2], unit=row[3], samples=tuple(row[4]), description=row[5]
+    )
+
+
 def read_table(con: duckdb.DuckDBPyConnection, source_id: str, name: str) -> TableInfo | None:
     """A table as ingestion recorded it (no annotations merged), or None.
 
@@ -85,7 +97,7 @@ def read_table(con: duckdb.DuckDBPyConnection, source_id: str, name: str) -> Tab
     if row is None:
         return None
     columns = con.execute(
-        "SELECT column_name, type, original, unit, samples, description FROM tablerag.columns "
+        f"SELECT {COLUMN_FIELDS} FROM tablerag.columns "
         "WHERE source_id = ? AND table_name = ? ORDER BY ordinal",
         [source_id, name],
     ).fetchall()
@@ -97,8 +109,5 @@ def read_table(con: duckdb.DuckDBPyConnection, source_id: str, name: str) -> Tab
         row_count=row[2],
         description=row[3],
         stored=row[4],
-        columns=tuple(
-            ColumnInfo(c[0], c[1], original=c[2], unit=c[3], samples=tuple(c[4]), description=c[5])
-            for c in columns
-        ),
+        columns=tuple(column_from_row(c) for c in columns),
     )

@@ -16,6 +16,7 @@ import duckdb
 from tablerag.errors import ConfigError, WorkspaceError
 from tablerag.layout import DB_FILE
 from tablerag.store.annotations import Annotation
+from tablerag.store.catalog import COLUMN_FIELDS, column_from_row
 from tablerag.store.migrations import MIGRATIONS
 from tablerag.store.staging import STAGE_PREFIX
 from tablerag.types import Chunk, ColumnInfo, ForeignKey, Problem, TableInfo
@@ -293,24 +294,12 @@ class Workspace:
         if not source_ids:
             return out
         rows = self.con.execute(
-            """
-            SELECT source_id, table_name, column_name, type, original, unit, samples, description
-            FROM tablerag.columns WHERE list_contains(?, source_id)
-            ORDER BY source_id, table_name, ordinal
-            """,
+            f"SELECT source_id, table_name, {COLUMN_FIELDS} FROM tablerag.columns "
+            "WHERE list_contains(?, source_id) ORDER BY source_id, table_name, ordinal",
             [sorted(source_ids)],
         ).fetchall()
         for r in rows:
-            out.setdefault((r[0], r[1]), []).append(
-                ColumnInfo(
-                    name=r[2],
-                    type=r[3],
-                    original=r[4],
-                    unit=r[5],
-                    samples=tuple(r[6]),
-                    description=r[7],
-                )
-            )
+            out.setdefault((r[0], r[1]), []).append(column_from_row(r[2:]))
         return out
 
     def chunks(self, source: str | None = None) -> Iterator[Chunk]:
