@@ -54,6 +54,10 @@ class SchemaContext:
     """Comment lines about the question's values, at the end of ``text``."""
     edges: tuple[JoinEdge, ...] = ()
     """The keys between the tables the text names (to check a query's joins against)."""
+    linked: LinkedSchema | None = field(default=None, compare=False, repr=False)
+    """The linker's answer (tables, columns, value matches), for the answer checks."""
+    catalog: SchemaCatalog | None = field(default=None, compare=False, repr=False)
+    """The catalog linked against (row counts, samples), for the answer checks."""
 
 
 def schema_context(
@@ -93,6 +97,8 @@ def schema_context(
         context,
         canonical=mixed_format_columns(catalog, context.tables),
         edges=keys_between(catalog, context.tables),
+        linked=linked,
+        catalog=catalog,
     )
 
 
