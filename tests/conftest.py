@@ -10,7 +10,12 @@ import pytest
 
 from tablerag.service import Workspace
 
-pytest_plugins = ["tests.plugins.network", "tests.plugins.postgres", "tests.plugins.answering"]
+pytest_plugins = [
+    "tests.plugins.network",
+    "tests.plugins.postgres",
+    "tests.plugins.mariadb",
+    "tests.plugins.answering",
+]
 
 os.environ.setdefault("TABLERAG_EMBEDDER", "hashing")
 
