@@ -42,6 +42,7 @@ from tablerag.ingest.sampling import MAX_SAMPLE_CHARS as MAX_SAMPLE_CHARS
 from tablerag.ingest.sampling import quote_ident as quote_ident
 from tablerag.ingest.sampling import truncate
 from tablerag.layout import INTERNAL_SCHEMA
+from tablerag.sql.credentials import connect_url
 from tablerag.types import ColumnInfo, ForeignKey, Problem, TableInfo
 
 SUPPORTED_URLS = (
@@ -707,6 +708,7 @@ def _is_timeout(orig: BaseException | None) -> bool:
 
 @contextmanager
 def _open_backend(url: str, timeout_s: float) -> Iterator[_Backend]:
+    url = connect_url(url)  # ?password_env= / ?password_file= filled in (sql.credentials)
     m = _SCHEME.match(url.strip())
     scheme = m.group(1).lower() if m else ""
     driver = (m.group(2) or "").lower() if m else ""
