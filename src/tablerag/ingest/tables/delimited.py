@@ -25,6 +25,7 @@ import numpy as np
 from tablerag.errors import SourceError
 from tablerag.ingest.encoding import utf8_path
 from tablerag.ingest.store import load_typed, propose
+from tablerag.ingest.tables import totals
 from tablerag.ingest.tables.rows import (
     clean_header,
     new_relation_name,
@@ -43,6 +44,8 @@ _MAX_LINE_BYTES = 100_000_000
 """Line limit of the retry. DuckDB's default (2 MB) keeps its reader parallel: its buffers grow
 with the limit, and a file that fits in one buffer is read by one thread."""
 _PROPOSAL_ROWS = 500
+_TOTALS_SCAN_ROWS = 100_000
+_TOTALS_EDGE_ROWS = 2
 _SCAN_BYTES = 4 << 20
 csv.field_size_limit(2**31 - 1)
 
@@ -239,6 +242,7 @@ def _read_fast(
         problems.append(
             Problem("", "the file has a header but no data rows", "stored as an empty table")
         )
+    rows -= _drop_totals(con, table, rows, problems, by_line=lines == rows + 1)
     units = {name: t.unit for name, t in decided.items() if t.unit}
     staged = StagedTable(
         name=path.stem,
@@ -252,6 +256,51 @@ def _read_fast(
         final=True,
     )
     return staged, ""
+
+
+def _drop_totals(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    rows: int,
+    problems: list[Problem],
+    *,
+    by_line: bool,
+) -> int:
+    """Delete the totals rows (:mod:`.totals`) of the typed table, report each; how many.
+
+    Up to ``_TOTALS_SCAN_ROWS`` rows every row is read (sums checked); a longer table has only
+    its first and last rows checked for a totals label. ``by_line``: rows are file lines
+    (no blank lines), so a row is named ``line <n>``.
+    """
+    if rows == 0:
+        return 0
+    cast = f"SELECT rowid, COLUMNS(* EXCLUDE (rowid))::VARCHAR FROM (SELECT rowid, * FROM {table})"
+    edge = _TOTALS_EDGE_ROWS
+    if rows <= _TOTALS_SCAN_ROWS:
+        fetched = con.execute(f"{cast} ORDER BY rowid").fetchall()
+        positions = list(range(len(fetched)))
+    else:  # only the edges: the first and the last rows
+        head = con.execute(f"{cast} ORDER BY rowid LIMIT {edge}").fetchall()
+        tail = con.execute(f"{cast} ORDER BY rowid DESC LIMIT {edge}").fetchall()[::-1]
+        fetched = head + tail
+        positions = list(range(edge)) + list(range(rows - edge, rows))
+    cells = [list(r[1:]) for r in fetched]
+    if rows <= _TOTALS_SCAN_ROWS:
+        found = [(t.index, t.reason) for t in totals.find_totals(cells)]
+    else:
+        found = [
+            (i, f"a {label!r} row at the {'top' if i < edge else 'end'} of the table")
+            for i, row in enumerate(cells)
+            if (label := totals.edge_label(row)) is not None
+        ]
+    for i, reason in found:
+        at = positions[i]
+        name = f"line {at + 2}" if by_line else f"row {at + 1}"
+        problems.append(Problem(name, f"a totals row: {reason}", totals.TOTALS_ACTION))
+    if found:
+        listed = ", ".join(str(int(fetched[i][0])) for i, _ in found)
+        con.execute(f"DELETE FROM {table} WHERE rowid IN ({listed})")
+    return len(found)
 
 
 def _head_records(head: str, dialect: Dialect) -> list[list[str]]:

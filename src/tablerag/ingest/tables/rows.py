@@ -15,6 +15,7 @@ from pathlib import Path
 import duckdb
 
 from tablerag.ingest.store import sanitize_column_name, sanitize_column_names
+from tablerag.ingest.tables.totals import drop_totals
 from tablerag.store.staging import STAGE_PREFIX, StagedTable
 from tablerag.types import Problem
 
@@ -43,11 +44,14 @@ def stage_rows(
         page: the page the table was found on, if any.
         row_labels: how to name each row in the report (``"line 7"``); default ``"row <n>"``.
 
+    Totals and subtotal rows (``合计``, ``Total``..., see :mod:`.totals`) are left out and
+    reported; ``rows_read`` counts the rows kept.
+
     Returns:
-        The staged table, with every rename, padding and extra column reported.
+        The staged table, with every rename, padding, extra column and totals row reported.
     """
     labels = row_labels or [f"row {n}" for n in range(1, len(rows) + 1)]
-    problems: list[Problem] = []
+    rows, labels, problems = drop_totals(rows, labels)
     fitted, originals = fit_rows(header, rows, labels, problems)
     names, renames = clean_header(originals)
     problems += renames

@@ -1,0 +1,246 @@
+"""Totals and subtotal rows: found in a table's rows, kept out of the stored table, reported.
+
+A sheet made for people often ends with a ``合计`` / ``Total`` row (or opens with one, or closes
+each group with a ``小计``). Stored as a data row it doubles every sum a question asks for
+(issue 23: "员工的月薪总和是多少？" answered 140000 instead of 70000), so such rows are left out
+of the SQL table and each one is reported with its row label. They are left out rather than
+flagged in a column because no question over the table wants them: a flag column would have to
+be filtered by every query the model writes, and one forgotten ``WHERE`` is the wrong answer
+the issue is about; the report names the rows so the user can still find them in the file.
+
+A row is a totals row when
+
+* its label (the first non-empty cell, or its only text cell) is a totals word (``合计``,
+  ``总计``, ``小计``, ``共计``, ``华东小计``, ``Total``, ``Subtotal``, ``Grand total``, ``Sum``,
+  with an optional colon) and the row holds a number, and either it is among the first or last
+  two rows, or one of its numbers equals the sum of the rows above it (since the previous totals
+  row, or since the start); or
+* it has no label, it is the last row, and at least two of its numbers (most of them, and not
+  zero) equal the column sums of the rows above within rounding.
+
+A column *named* ``total`` is not a totals row (only data rows are read), and a row whose first
+cell merely contains a totals word (``Total Recall``) is not one either.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tablerag.ingest import infer
+from tablerag.types import Problem
+
+Row = Sequence[str | None]
+
+_LABEL = re.compile(
+    r"(?:.{0,12}?(?:合计|總計|总计|小计|小計|共计|共計|总和|合計))[:：]?"
+    r"|(?i:(?:grand[ -]?|sub-?)?totals?|sum)[:：]?",
+)
+_EDGE_ROWS = 2
+_FRACTION = re.compile(r"\.(\d+)")
+
+
+@dataclass(frozen=True)
+class TotalRow:
+    """One row found to be a totals row."""
+
+    index: int
+    """Position in the rows given (0-based)."""
+    label: str
+    """The totals word the row carries, or ``""`` for a row found by its sums alone."""
+    reason: str
+    """Why it was taken for one, as the report says it."""
+
+
+def is_total_label(text: str | None) -> bool:
+    """Whether a cell is a totals label (whole cell, spaces inside Chinese words ignored).
+
+    Example:
+        >>> [is_total_label(t) for t in ("合 计", "华东小计", "Grand Total:", "Total Recall")]
+        [True, True, True, False]
+    """
+    if not text:
+        return False
+    compact = text.strip(infer.WHITESPACE)
+    if re.search(r"[\u4e00-\u9fff]", compact):
+        compact = re.sub(r"[\s\u3000]+", "", compact)
+    return _LABEL.fullmatch(compact) is not None
+
+
+def number(text: str | None) -> float | None:
+    """The value of a numeric cell as type inference reads it (units, separators, ``(5)``).
+
+    Example:
+        >>> number("¥70,000.00"), number("(1,234)"), number("12.5%"), number("E001")
+        (70000.0, -1234.0, 12.5, None)
+    """
+    if not text:
+        return None
+    value = text.strip(infer.WHITESPACE)
+    shape = infer.shape_of(value)
+    if shape is None or shape.kind != "number":
+        return None
+    digits = re.sub(r"[^0-9.]", "", value)
+    if not digits or digits == ".":
+        return None
+    magnitude = float(digits)
+    return -magnitude if "(" in value or value.lstrip().startswith("-") else magnitude
+
+
+def find_totals(rows: Sequence[Row]) -> list[TotalRow]:
+    """The totals rows among ``rows`` (data rows, header excluded), in order.
+
+    Example:
+        >>> rows = [["张三", "30000"], ["李四", "40000"], ["合计", "70000"]]
+        >>> [(t.index, t.label) for t in find_totals(rows)]
+        [(2, '合计')]
+        >>> find_totals([["a", "1", "2"], ["b", "3", "4"], [None, "4", "6"]])[0].reason
+        'its numbers are the sums of the rows above (2 columns)'
+        >>> find_totals([["1", "2"], ["1", "3"], ["2", "5"]])  # plain numbers: no label column
+        []
+        >>> edges = [["Total", "1"], ["x", "2"], ["y", "3"], ["z", "4"], ["Total", "5"]]
+        >>> [t.index for t in find_totals(edges)]
+        [0, 4]
+    """
+    found: list[TotalRow] = []
+    start = 0  # first data row of the current group
+    n = len(rows)
+    for i, row in enumerate(rows):
+        label = _label(row)
+        if label is None:
+            continue
+        numbers = _numbers(row)
+        if not numbers:
+            continue
+        taken = {t.index for t in found}
+        above = [r for j, r in enumerate(rows[:i]) if j not in taken]
+        if _matches(numbers, rows[start:i], row) or _matches(numbers, above, row):
+            reason = f"a {label!r} row whose numbers are sums of the rows above"
+        elif i < _EDGE_ROWS or i >= n - _EDGE_ROWS:
+            reason = f"a {label!r} row at the {'top' if i < _EDGE_ROWS else 'end'} of the table"
+        else:
+            continue
+        found.append(TotalRow(i, label, reason))
+        start = i + 1
+    if n >= 3 and not any(t.index == n - 1 for t in found) and _label_cells(rows[-1]) == 0:
+        last = _numbers(rows[-1])
+        taken = {t.index for t in found}
+        above = [r for j, r in enumerate(rows[:-1]) if j not in taken]
+        hits = _matching_columns(last, above, rows[-1], least=2)
+        if len(hits) >= 2 and 2 * len(hits) > len(last) and _blank_label(rows[-1], above):
+            found.append(
+                TotalRow(
+                    n - 1,
+                    "",
+                    f"its numbers are the sums of the rows above ({len(hits)} columns)",
+                )
+            )
+    return found
+
+
+def drop_totals(
+    rows: Sequence[Row], labels: Sequence[str]
+) -> tuple[list[Row], list[str], list[Problem]]:
+    """``rows`` without their totals rows, the labels of the rows kept, and one problem per row
+    left out.
+
+    Example:
+        >>> kept, names, problems = drop_totals([["a", "1"], ["b", "2"], ["合计", "3"]],
+        ...                                     ["row 2", "row 3", "row 4"])
+        >>> names, [p.line() for p in problems]  # doctest: +NORMALIZE_WHITESPACE
+        (['row 2', 'row 3'], ["row 4: a totals row: a '合计' row whose numbers are sums of the
+        rows above (kept out of the table; sum the rows instead)"])
+    """
+    totals = find_totals(rows)
+    if not totals:
+        return list(rows), list(labels), []
+    out = {t.index for t in totals}
+    problems = [
+        Problem(labels[t.index], f"a totals row: {t.reason}", TOTALS_ACTION) for t in totals
+    ]
+    kept = [r for i, r in enumerate(rows) if i not in out]
+    kept_labels = [label for i, label in enumerate(labels) if i not in out]
+    return kept, kept_labels, problems
+
+
+TOTALS_ACTION = "kept out of the table; sum the rows instead"
+
+
+def edge_label(row: Row) -> str | None:
+    """The totals word of a row that also holds a number (enough at a table's edge), or None.
+
+    Example:
+        >>> edge_label(["Total", None, "12"]), edge_label(["Total", None, None])
+        ('Total', None)
+    """
+    label = _label(row)
+    return label if label is not None and _numbers(row) else None
+
+
+def _label(row: Row) -> str | None:
+    """The totals word of a row: its first non-empty cell, or its only non-numeric cell."""
+    cells = [c for c in row if c is not None and c.strip(infer.WHITESPACE)]
+    if not cells:
+        return None
+    texts = [c for c in cells if number(c) is None]
+    candidates = [cells[0]] + (texts if len(texts) == 1 else [])
+    for cell in candidates:
+        if is_total_label(cell):
+            return cell.strip(infer.WHITESPACE)
+    return None
+
+
+def _label_cells(row: Row) -> int:
+    return sum(1 for c in row if c and c.strip(infer.WHITESPACE) and number(c) is None)
+
+
+def _numbers(row: Row) -> dict[int, float]:
+    return {j: v for j, c in enumerate(row) if (v := number(c)) is not None}
+
+
+def _matches(numbers: dict[int, float], above: Sequence[Row], texts: Row) -> bool:
+    return bool(_matching_columns(numbers, above, texts, least=1))
+
+
+def _blank_label(row: Row, above: Sequence[Row]) -> bool:
+    """Whether ``row`` is empty in a column every row above fills with text (the label column
+    of a totals row that has no label), so a row of plain numbers is never taken for sums."""
+    for j, cell in enumerate(row):
+        if cell and cell.strip(infer.WHITESPACE):
+            continue
+        column = [r[j] if j < len(r) else None for r in above]
+        if all(c and c.strip(infer.WHITESPACE) and number(c) is None for c in column):
+            return True
+    return False
+
+
+def _matching_columns(
+    numbers: dict[int, float], above: Sequence[Row], texts: Row, *, least: int
+) -> list[int]:
+    """Columns whose value in the totals row (``numbers``, read from ``texts``) is the
+    (non-zero) sum of ``above`` within rounding (``least``: the fewest rows a sum may have)."""
+    if len(above) < least:
+        return []
+    hits = []
+    for j, value in numbers.items():
+        column = [r[j] if j < len(r) else None for r in above]
+        values = [number(c) for c in column]
+        present = [v for v in values if v is not None]
+        if len(present) < least or any(c and number(c) is None for c in column):
+            continue
+        total = math.fsum(present)
+        if total == 0:
+            continue
+        shown = 0.5 * 10.0 ** -_decimals(texts[j])  # the total itself is rounded as shown
+        unit = 0.5 * 10.0 ** -max(_decimals(c) for c in column if c)
+        tolerance = shown + min(unit * len(present), 0.001 * abs(total))
+        if abs(value - total) <= tolerance + 1e-9 * abs(total):
+            hits.append(j)
+    return hits
+
+
+def _decimals(text: str | None) -> int:
+    match = _FRACTION.search(text or "")
+    return len(match.group(1)) if match else 0
