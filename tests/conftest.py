@@ -15,6 +15,7 @@ pytest_plugins = [
     "tests.plugins.postgres",
     "tests.plugins.mariadb",
     "tests.plugins.answering",
+    "tests.plugins.canary",
 ]
 
 os.environ.setdefault("TABLERAG_EMBEDDER", "hashing")
