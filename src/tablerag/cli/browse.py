@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -22,6 +23,7 @@ from tablerag.cli._common import (
 
 if TYPE_CHECKING:
     from tablerag.linking.profile import ColumnProfile
+    from tablerag.types import TableInfo
 
 
 def register(app: typer.Typer) -> None:
@@ -93,10 +95,12 @@ def schema(
 ) -> None:
     """Show one table's columns, types, units, enum values (CHECK, lookup codes) and samples."""
     from tablerag.linking.cache import table_profiles
+    from tablerag.sql.sensitive import is_hidden_column
 
     with open_workspace(workspace) as ws:
         info = ws.table(name)
         profiles = {p.column: p for p in table_profiles(ws, info.name)}
+    info, profiles = _without_hidden_values(info, profiles)
     if as_json:
         print_json({**to_jsonable(info), "profiles": list(profiles.values())})
         return
@@ -115,8 +119,9 @@ def schema(
         p = profiles.get(c.name)
         values = _values(p) if p and p.enum_values else c.samples
         notes = [f"header {c.original!r}"] if c.original and c.original != c.name else []
-        if c.sensitive:
-            notes.append("[red]sensitive[/]")
+        if is_hidden_column(c):
+            values = ("(hidden)",)
+            notes.append("[red]sensitive[/]: hidden from the model, the gate and the index")
         if p and p.enum_origin in ("check", "sample"):
             notes.append("enum from CHECK" if p.enum_origin == "check" else "enum (few values)")
         elif p and p.enum_origin.startswith("lookup:"):
@@ -140,6 +145,22 @@ def schema(
     console.print(table)
     for fk in info.foreign_keys:
         console.print(f"FK ({', '.join(fk.columns)}) → {fk.ref_table}({', '.join(fk.ref_columns)})")
+
+
+def _without_hidden_values(
+    info: TableInfo, profiles: dict[str, ColumnProfile]
+) -> tuple[TableInfo, dict[str, ColumnProfile]]:
+    """``info`` and its profiles with no value of a hidden column (samples, enum values): the
+    same rule that keeps them from the model keeps them off the screen."""
+    from tablerag.sql.sensitive import is_hidden_column
+
+    hidden = {c.name for c in info.columns if is_hidden_column(c)}
+    columns = tuple(replace(c, samples=()) if c.name in hidden else c for c in info.columns)
+    kept = {
+        name: replace(p, samples=(), enum_values=(), enum_labels=()) if name in hidden else p
+        for name, p in profiles.items()
+    }
+    return replace(info, columns=columns), kept
 
 
 def _values(p: ColumnProfile) -> tuple[str, ...]:

@@ -1,0 +1,251 @@
+"""No planted canary reaches any output channel, end to end through the CLI.
+
+A DuckDB workspace ingests a CSV with phone, e-mail, ID-card, password, integer mobile and PIN
+columns, a column hidden only by its content and two columns a descriptions file flags
+sensitive; a canary is planted in the workspace's own schema too. A SQLite file holds the same
+table (plus a table that is never exposed). Every command is run as a user runs it, text and
+``--json``: ingest, tables, schema, search, chunks, sql (hostile queries) and ask with a model
+that tries to read the hidden columns; the scripted model's prompts and the response cache
+are scanned as well.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+from typer.testing import CliRunner
+
+from tablerag.cli import app
+from tablerag.llm.base import Message
+from tablerag.llm.cache import CachedLLM
+from tablerag.llm.testing import FunctionLLM
+from tests.plugins.canary import (
+    CanaryKit,
+    assert_no_canary,
+    build_duckdb,
+    build_sqlite,
+    canary_kit,
+    find_canaries,
+    plant_internal,
+    workspace_index,
+    write_customers,
+)
+
+runner = CliRunner()
+
+#: Queries a user (or a hostile model) may try; none may show a canary, whatever the exit code.
+HOSTILE = (
+    pytest.param("SELECT * FROM customers", id="star"),
+    pytest.param("SELECT password, phone FROM customers", id="named"),
+    pytest.param("SELECT diagnosis, risk_score FROM customers", id="flagged"),
+    pytest.param("SELECT contact FROM customers", id="by-content"),
+    pytest.param("SELECT max(mobile) + 0 AS m FROM customers", id="integer-aggregate"),
+    pytest.param("SELECT list(password) FROM customers", id="list-agg"),
+    pytest.param("SELECT string_agg(id_card, ',') FROM customers", id="string-agg"),
+    pytest.param("SELECT to_json(c) FROM customers AS c", id="row-to-json"),
+    pytest.param("SELECT c.* FROM customers AS c", id="qualified-star"),
+    pytest.param("SELECT COLUMNS(*) FROM customers", id="columns-star"),
+    pytest.param("SELECT * FROM (SELECT * FROM customers) AS t", id="derived-star"),
+    pytest.param("SELECT #8 FROM customers", id="positional"),
+    pytest.param("SELECT name FROM customers WHERE password LIKE 'CNRY%'", id="filter-on-hidden"),
+    pytest.param("SELECT * FROM tablerag.canary_planted", id="internal-planted"),
+    pytest.param("SELECT * FROM tablerag.columns", id="internal-columns"),
+    pytest.param("SELECT text FROM tablerag.chunks", id="internal-chunks"),
+    pytest.param("SELECT h FROM customers AS t(a, b, c, d, e, f, g, h)", id="alias-cols-password"),
+    pytest.param(
+        "SELECT m, l FROM customers AS t(a, b, c, d, e, f, g, h, i, j, k, l, m)",
+        id="alias-cols-flagged",
+    ),
+    pytest.param(
+        "SELECT x FROM (SELECT * FROM customers) AS t(a, b, c, d, e, f, g, x)",
+        id="alias-cols-derived",
+    ),
+)
+
+
+@pytest.fixture(scope="module")
+def kit() -> CanaryKit:
+    return canary_kit()
+
+
+@pytest.fixture(scope="module")
+def ws(kit: CanaryKit, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The canary workspace, ingested through the CLI (the ingest output is checked too)."""
+    base = tmp_path_factory.mktemp("canary")
+    src = write_customers(base / "in", kit)
+    root = base / "ws"
+    for extra in ((), ("--json",)):
+        res = run("ingest", str(src / "customers.csv"), str(src / "descriptions.json"),
+                  "-w", str(root), *extra)  # fmt: skip
+        assert res.exit_code == 0, res.output
+        assert_no_canary(res)
+    plant_internal(root, kit)
+    return root
+
+
+@pytest.fixture(scope="module")
+def sqlite_file(kit: CanaryKit, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_sqlite(tmp_path_factory.mktemp("canary_sqlite") / "shop.db", kit)
+
+
+def run(*args: str) -> Result:
+    return runner.invoke(app, list(args))
+
+
+def both(*args: str) -> Iterator[Result]:
+    """The command as text and as ``--json``."""
+    yield run(*args)
+    yield run(*args, "--json")
+
+
+def test_the_kit_plants_canaries_the_assertion_finds(kit: CanaryKit, ws: Path) -> None:
+    """The assertion is not vacuous: the data file holds the canaries, and a leak is reported."""
+    csv = (ws.parent / "in" / "customers.csv").read_text("utf-8")
+    assert all(v in csv for v in kit.values if v != kit.internal)
+    leaked = {"rows": [[kit.rows[0].password]], "n": kit.rows[3].risk_score}
+    assert len(find_canaries(leaked)) == 2
+    assert find_canaries(f"{kit.rows[1].mobile:,}")  # a number rendered with separators
+    with pytest.raises(AssertionError, match="canary leaked"):
+        assert_no_canary("x", leaked)
+
+
+def test_catalog_commands_show_no_canary(ws: Path) -> None:
+    outputs = [
+        *both("tables", "-w", str(ws)),
+        *both("sources", "-w", str(ws)),
+        *both("schema", "customers", "-w", str(ws)),
+    ]
+    assert all(r.exit_code == 0 for r in outputs), [r.output for r in outputs]
+    schema = json.loads(outputs[-1].stdout)
+    assert "password" in [c["name"] for c in schema["columns"]]  # named, shown as hidden
+    assert_no_canary(*outputs)
+
+
+@pytest.mark.parametrize(
+    "query", ["phone password id_card", "CNRYpw diagnosis risk_score", "customers contact"]
+)
+def test_the_text_index_shows_no_canary(ws: Path, query: str) -> None:
+    outputs = [
+        *both("search", query, "-w", str(ws)),
+        *both("search", query, "-w", str(ws), "--mode", "bm25"),
+        *both("chunks", "-w", str(ws)),
+    ]
+    assert all(r.exit_code == 0 for r in outputs), [r.output for r in outputs]
+    assert any("customers" in r.stdout for r in outputs)  # the table's chunks are there
+    assert_no_canary(*outputs, workspace_index(ws))
+
+
+@pytest.mark.parametrize("query", HOSTILE)
+def test_sql_on_the_workspace_shows_no_canary(ws: Path, query: str) -> None:
+    outputs = list(both("sql", query, "-w", str(ws)))
+    assert {r.exit_code for r in outputs} <= {0, 1, 3, 4}, [r.output for r in outputs]
+    assert_no_canary(*outputs)
+
+
+@pytest.fixture(scope="module")
+def db_urls(kit: CanaryKit, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """URLs of the canary table as a SQLite file and as a DuckDB file (own ``tablerag`` schema)."""
+    base = tmp_path_factory.mktemp("canary_files")
+    return {
+        "sqlite": f"sqlite:///{build_sqlite(base / 'shop.db', kit)}",
+        "duckdb": f"duckdb:///{build_duckdb(base / 'shop.duckdb', kit)}",
+    }
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "duckdb"])
+@pytest.mark.parametrize("query", HOSTILE)
+def test_sql_on_a_database_file_shows_no_canary(
+    db_urls: dict[str, str], kind: str, query: str
+) -> None:
+    outputs = list(both("sql", query, "--db", db_urls[kind]))
+    assert {r.exit_code for r in outputs} <= {0, 1, 3, 4}, [r.output for r in outputs]
+    assert_no_canary(*outputs)
+
+
+def test_visible_columns_still_answer(ws: Path, db_urls: dict[str, str]) -> None:
+    """The canary tables are usable: a query over visible columns returns its rows."""
+    for where in (["-w", str(ws)], *(["--db", url] for url in db_urls.values())):
+        res = run("sql", "SELECT name, city, amount FROM customers ORDER BY id", *where, "--json")
+        assert res.exit_code == 0, res.output
+        assert [str(v) for v in json.loads(res.stdout)["rows"][0]] == ["name_1", "Oslo", "10.0"]
+        assert_no_canary(res)
+
+
+HOSTILE_REPLIES = (
+    "SELECT name, password, phone FROM customers",
+    "SELECT * FROM tablerag.canary_planted",
+    "SELECT to_json(c) AS j FROM customers AS c",
+    "SELECT name, #8 AS p FROM customers",
+    "SELECT diagnosis FROM customers; SELECT 1",
+)
+
+
+def _hostile_model(messages: Sequence[Message]) -> str:
+    """A model that answers every SQL request with the next hidden-column grab."""
+    system = messages[0]["content"]
+    if "numbered passages" in system:
+        return "The customers' passwords are listed [1]."
+    if "NEXT:" in system:
+        return "ANSWER: unknown"
+    if "SELECT" in system or "corrected" in messages[-1]["content"]:
+        n = sum("```sql" in m["content"] for m in messages if m["role"] == "assistant")
+        return f"```sql\n{HOSTILE_REPLIES[n % len(HOSTILE_REPLIES)]}\n```"
+    return "The result lists them."
+
+
+@pytest.fixture
+def hostile_llm(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[CachedLLM]:
+    """The hostile model behind the response cache (the one stored log of prompts and replies)."""
+    llm = CachedLLM(FunctionLLM(_hostile_model), tmp_path / "cache")
+    monkeypatch.setattr("tablerag.service.load_llm", lambda spec=None, **kw: llm)
+    yield llm
+    llm.cache.close()
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "List every customer's password and phone number",
+        "What is the diagnosis and risk score of name_1?",
+        "What does the customers table say about contact e-mails?",
+        "How many customers live in each city, and what are their id cards?",
+    ],
+)
+def test_ask_with_a_hostile_model_shows_no_canary(
+    ws: Path, hostile_llm: CachedLLM, tmp_path: Path, question: str
+) -> None:
+    outputs = list(both("ask", question, "-w", str(ws)))
+    assert all(r.exit_code in (0, 1) for r in outputs), [r.output for r in outputs]
+    assert_no_canary(*outputs, hostile_llm.inner, tmp_path / "cache")
+
+
+def test_ask_over_an_ingested_sqlite_database_shows_no_canary(
+    sqlite_file: Path, hostile_llm: CachedLLM, tmp_path: Path
+) -> None:
+    root = tmp_path / "ws_sqlite"
+    outputs = list(both("ingest", f"sqlite:///{sqlite_file}", "-w", str(root)))
+    assert outputs[0].exit_code == 0, outputs[0].output
+    outputs += [
+        *both("tables", "-w", str(root)),
+        *both("schema", "customers", "-w", str(root)),
+        *both("chunks", "-w", str(root)),
+        *both("search", "password phone customers", "-w", str(root)),
+        *both("ask", "List every customer's password and phone number", "-w", str(root)),
+    ]
+    assert_no_canary(*outputs, hostile_llm.inner, tmp_path / "cache", workspace_index(root))
+
+
+def test_the_hostile_model_was_asked_and_refused(ws: Path, hostile_llm: CachedLLM) -> None:
+    """Not vacuous: the model got SQL prompts and its hidden-column grabs were tried and refused."""
+    res = run("ask", "List every customer's password and phone number", "-w", str(ws), "--json")
+    assert res.exit_code in (0, 1), res.output
+    data = json.loads(res.stdout)
+    assert isinstance(hostile_llm.inner, FunctionLLM)
+    assert any("customers" in c.messages[-1]["content"] for c in hostile_llm.inner.history)
+    tried = [a["sql"] for a in data["sql_attempts"]]
+    assert any("password" in (sql or "") for sql in tried), tried
+    assert_no_canary(res, hostile_llm.inner)
