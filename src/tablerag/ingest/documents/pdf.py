@@ -24,6 +24,7 @@ from tablerag.ingest.documents._blocks import (
     join_lines,
     table_block,
 )
+from tablerag.ingest.tables.totals import number
 from tablerag.types import Block, Document, Problem
 
 _HEADING_RATIO = 1.15
@@ -206,6 +207,107 @@ def _breaks(prev: _Line, line: _Line, layout: _Layout) -> bool:
     return short and prev.text.endswith(_SENTENCE_END)
 
 
+_CONTINUED = re.compile(
+    r"^\s*(?:[(（]?\s*(?:续(?:表)?|接上页|continued)\s*[)）]?|.{0,40}[(（]\s*(?:续|continued)\s*[)）])\s*$",
+    re.I,
+)
+
+
+def join_continued_tables(blocks: Sequence[Block]) -> tuple[list[Block], list[Problem]]:
+    """Join a table that runs over several pages into one table block, and report each join.
+
+    A table block continues the previous one when it opens the next page (nothing before it
+    on that page but a "(续)" / "(continued)" line) and the previous one closes its page, both
+    have the same number of columns, and either its first row repeats the header, or it has no
+    header of its own: its first row is typed like the previous table's data rows (numbers
+    where they have numbers), not like a header (text over numbers).
+
+    Example:
+        >>> head = ("id", "amount")
+        >>> a = Block("table", page=1, rows=(head, ("1", "10.5")))
+        >>> b = Block("table", page=2, rows=(head, ("2", "3")))
+        >>> c = Block("table", page=3, rows=(("3", "4"),))
+        >>> joined, problems = join_continued_tables([a, b, c])
+        >>> len(joined), joined[0].rows[1:], joined[0].page
+        (1, (('1', '10.5'), ('2', '3'), ('3', '4')), 1)
+        >>> [p.line() for p in problems]  # doctest: +NORMALIZE_WHITESPACE
+        ['pages 1-3: a table continues over 3 pages (the header repeated on page 2; no header on
+          page 3) (joined into one table of 3 rows)']
+    """
+    out: list[Block] = []
+    runs: dict[int, list[tuple[bool, int]]] = {}  # index in out -> (header repeated, page)
+    pages: dict[int, int] = {}  # index in out -> last page it reached
+    for i, block in enumerate(blocks):
+        at = _continues(out, pages, blocks, i)
+        if at is None:
+            out.append(block)
+            if block.kind == "table":
+                pages[len(out) - 1] = block.page or 0
+            continue
+        first = out[at]
+        repeated = block.rows[0] == first.rows[0]
+        rows = block.rows[1:] if repeated else block.rows
+        out[at] = Block("table", first.text, first.level, first.page, first.rows + rows)
+        del out[at + 1 :]  # a "(续)" line between the two
+        pages[at] = block.page or 0
+        runs.setdefault(at, []).append((repeated, block.page or 0))
+    problems = [
+        Problem(
+            f"pages {out[at].page}-{pages[at]}",
+            f"a table continues over {pages[at] - (out[at].page or 0) + 1} pages ({_ways(how)})",
+            f"joined into one table of {len(out[at].rows) - 1} rows",
+        )
+        for at, how in runs.items()
+    ]
+    return out, problems
+
+
+def _ways(how: Sequence[tuple[bool, int]]) -> str:
+    parts = []
+    for repeated, what in ((True, "the header repeated"), (False, "no header")):
+        pages = [str(page) for again, page in how if again is repeated]
+        if pages:
+            parts.append(f"{what} on page{'s' if len(pages) > 1 else ''} {', '.join(pages)}")
+    return "; ".join(parts)
+
+
+def _continues(
+    out: Sequence[Block], pages: dict[int, int], blocks: Sequence[Block], i: int
+) -> int | None:
+    """The index in ``out`` of the table ``blocks[i]`` continues, or None."""
+    block = blocks[i]
+    if block.kind != "table" or not block.rows or block.page is None:
+        return None
+    at = len(out) - 1
+    while at >= 0 and out[at].kind == "paragraph" and out[at].page == block.page:
+        if not _CONTINUED.match(out[at].text):
+            return None
+        at -= 1
+    if at < 0 or out[at].kind != "table" or pages.get(at) != block.page - 1:
+        return None
+    first = out[at]
+    if len(first.rows[0]) != len(block.rows[0]) or len(first.rows) < 2:
+        return None
+    if block.rows[0] == first.rows[0]:
+        return at
+    return at if _typed_like(block.rows[0], first.rows[1:]) else None
+
+
+def _typed_like(row: Sequence[str], data: Sequence[Sequence[str]]) -> bool:
+    """Whether ``row`` reads as a data row of ``data``: every column the data fills with numbers
+    holds a number (or nothing) in ``row``, and at least one such column exists."""
+    numeric = [
+        j
+        for j in range(len(row))
+        if all(_is_number(r[j]) for r in data if r[j]) and any(r[j] for r in data)
+    ]
+    return bool(numeric) and all(not row[j] or _is_number(row[j]) for j in numeric)
+
+
+def _is_number(text: str) -> bool:
+    return number(text) is not None
+
+
 def _no_text_problems(pages: list[_Page]) -> list[Problem]:
     blank = [p.number for p in pages if not p.lines and not p.tables]
     if not blank:
@@ -269,6 +371,8 @@ def load_pdf(path: Path) -> Document:
         page_blocks, page_problems = _page_blocks(page, layout, tables_before)
         blocks.extend(page_blocks)
         problems.extend(page_problems)
+    blocks, joined = join_continued_tables(blocks)
+    problems.extend(joined)
     if blocks or not problems:
         problems.extend(empty_problem(blocks))
     return Document(
