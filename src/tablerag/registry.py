@@ -41,6 +41,8 @@ _BUILTINS: dict[str, dict[str, str]] = {
     },
     "engine": {
         "duckdb": "tablerag.sql.engines.duckdb:DuckDBEngine",
+        "mariadb": "tablerag.sql.engines.mysql:MySQLEngine",
+        "mysql": "tablerag.sql.engines.mysql:MySQLEngine",
         "postgresql": "tablerag.sql.engines.postgres:PostgresEngine",
         "sqlite": "tablerag.sql.engines.sqlite:SQLiteEngine",
     },

@@ -46,7 +46,8 @@ def open_engine(
             SQLite file, or a URL: ``duckdb:///path``, ``sqlite:///path``, ``postgresql://...``.
         catalog: tables generated SQL may read; introspected from the database when None.
         policy: default limits of the engine.
-        allow_writable_role: PostgreSQL only: run even if the role can write (operator override).
+        allow_writable_role: PostgreSQL and MySQL: run even if the role can write (operator
+            override).
         catalog_options: ``sensitive=[...]``, ``allow=[...]``, ``hide_sensitive=False``.
 
     Raises:
@@ -104,16 +105,22 @@ def _postgresql(url: URL, allow_writable_role: bool) -> tuple[object, dict[str, 
     return conninfo, {"allow_writable_role": allow_writable_role}
 
 
+def _mysql(url: URL, allow_writable_role: bool) -> tuple[object, dict[str, Any]]:
+    return url.render_as_string(hide_password=False), {"allow_writable_role": allow_writable_role}
+
+
 _URL_ARGUMENTS: dict[str, Callable[[URL, bool], tuple[object, dict[str, Any]]]] = {
     "duckdb": _duckdb_file,
+    "mariadb": _mysql,
+    "mysql": _mysql,
     "postgresql": _postgresql,
     "sqlite": _file,
 }
 """How a built-in scheme's URL becomes its engine's first argument and options."""
 
 _SCHEMES_HINT = (
-    "Use postgresql://, sqlite:/// or duckdb:///, or the scheme of an installed engine plugin "
-    "(entry-point group 'tablerag.engine')."
+    "Use postgresql://, mysql://, sqlite:/// or duckdb:///, or the scheme of an installed engine "
+    "plugin (entry-point group 'tablerag.engine')."
 )
 
 

@@ -1,0 +1,320 @@
+"""MySQL/MariaDB engine: an account that can only SELECT, read-only transactions, a server-side
+time limit (``max_statement_time`` on MariaDB, ``max_execution_time`` on MySQL)."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+from tablerag.errors import ConfigError, QueryFailed, QueryTimeout
+from tablerag.sql.engines.base import Rows, SQLEngine
+from tablerag.sql.engines.scrub import scrub_message
+from tablerag.sql.policy import ExecutionPolicy
+from tablerag.types import ColumnInfo, TableInfo
+
+log = logging.getLogger(__name__)
+
+INSTALL_HINT = 'pip install "tablerag[mysql]"'
+"""How to install the driver (PyMySQL) when it is missing."""
+
+SQL_MODE = (
+    "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,"
+    "ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"
+)
+"""The session's ``sql_mode``: the server must read SQL as the gate rendered it (sqlglot's
+``mysql`` dialect), so a server configured with ANSI_QUOTES (``"x"`` a name, not a string),
+PIPES_AS_CONCAT (``||`` concatenation, not OR) or NO_BACKSLASH_ESCAPES (``'a\\'`` not closed) is
+put back to the default reading for our connection."""
+
+READ_PRIVILEGES = frozenset({"SELECT", "SHOW VIEW", "USAGE", "SHOW DATABASES"})
+"""Privileges that only read; any other privilege of the account refuses start-up."""
+
+TIMEOUT_ERRORS = frozenset({1969, 3024, 1028, 1317})
+"""Server errors of a statement stopped by its time limit: MariaDB's ``max_statement_time``
+(1969), MySQL's ``max_execution_time`` (3024), and an interrupted query (1317, 1028)."""
+
+_PRIVILEGES = """
+    SELECT GRANTEE, PRIVILEGE_TYPE, '*.*' FROM information_schema.USER_PRIVILEGES
+    UNION ALL SELECT GRANTEE, PRIVILEGE_TYPE, CONCAT(TABLE_SCHEMA, '.*')
+        FROM information_schema.SCHEMA_PRIVILEGES
+    UNION ALL SELECT GRANTEE, PRIVILEGE_TYPE, CONCAT(TABLE_SCHEMA, '.', TABLE_NAME)
+        FROM information_schema.TABLE_PRIVILEGES
+    UNION ALL SELECT GRANTEE, PRIVILEGE_TYPE,
+        CONCAT(TABLE_SCHEMA, '.', TABLE_NAME, '.', COLUMN_NAME)
+        FROM information_schema.COLUMN_PRIVILEGES
+"""
+
+
+def load_driver() -> Any:
+    """The PyMySQL module.
+
+    Raises:
+        ConfigError: PyMySQL is not installed (the message names the extra).
+    """
+    try:
+        return importlib.import_module("pymysql")
+    except ImportError as exc:
+        raise ConfigError(
+            f"MySQL/MariaDB needs the driver PyMySQL; install it with {INSTALL_HINT}."
+        ) from exc
+
+
+def connect_arguments(url: str) -> dict[str, Any]:
+    """PyMySQL ``connect`` arguments of a ``mysql://`` or ``mariadb://`` URL.
+
+    Example:
+        >>> args = connect_arguments("mysql+pymysql://reader:pw@db.internal:3307/sales")
+        >>> args["host"], args["port"], args["user"], args["database"]
+        ('db.internal', 3307, 'reader', 'sales')
+
+    Raises:
+        ConfigError: not a URL, or it names no database.
+    """
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError) as exc:
+        raise ConfigError(
+            f"Malformed MySQL URL ({exc}); write mysql://user:password@host:3306/dbname."
+        ) from exc
+    if not parsed.database:
+        raise ConfigError(
+            "The MySQL URL names no database; write mysql://user:password@host:3306/dbname."
+        )
+    query = {k: v if isinstance(v, str) else v[-1] for k, v in parsed.query.items()}
+    return {
+        "host": parsed.host or "localhost",
+        "port": parsed.port or 3306,
+        "user": parsed.username or "",
+        "password": parsed.password or "",
+        "database": parsed.database,
+        "unix_socket": query.get("unix_socket"),
+        "charset": "utf8mb4",
+    }
+
+
+def connect_message(exc: BaseException, where: str, user: str, database: str) -> str:
+    """One sentence with the fix for a failed MySQL/MariaDB login (no password in it).
+
+    Example:
+        >>> import pymysql
+        >>> connect_message(pymysql.err.OperationalError(1049, "Unknown database 'x'"),
+        ...                 "db:3306", "bob", "x")
+        "Database 'x' does not exist on MySQL at db:3306; check the database name in the URL."
+    """
+    code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else 0
+    if code in (2003, 2002, 2005):
+        return (
+            f"Cannot connect to MySQL at {where}: the connection was refused or timed out; check "
+            "that the server is running and that host and port in the URL are right."
+        )
+    if code == 1045:
+        return (
+            f"MySQL at {where} rejected the login of user {user!r}; check the user name and "
+            "password in the URL."
+        )
+    if code == 1049:
+        return (
+            f"Database {database!r} does not exist on MySQL at {where}; check the database name "
+            "in the URL."
+        )
+    if code == 1044:
+        return (
+            f"User {user!r} may not use database {database!r} on MySQL at {where}; grant it "
+            "SELECT on the database or use another account."
+        )
+    text = str(exc.args[1]) if len(exc.args) > 1 else str(exc)
+    return f"Cannot connect to MySQL at {where} ({text}); check the URL."
+
+
+def write_reasons(rows: list[tuple[str, str, str]], grantees: set[str]) -> list[str]:
+    """What the grantees' privileges allow beyond reading, one entry per object.
+
+    Example:
+        >>> write_reasons([("'bob'@'%'", "SELECT", "shop.*"), ("'bob'@'%'", "INSERT", "shop.*"),
+        ...                ("'bob'@'%'", "DELETE", "shop.*"), ("'eve'@'%'", "FILE", "*.*")],
+        ...               {"'bob'@'%'"})
+        ['has DELETE, INSERT on shop.*']
+    """
+    found: dict[str, set[str]] = {}
+    for grantee, privilege, on in rows:
+        if grantee.lower() in grantees and privilege.upper() not in READ_PRIVILEGES:
+            found.setdefault(on, set()).add(privilege.upper())
+    return [f"has {', '.join(sorted(p))} on {on}" for on, p in sorted(found.items())]
+
+
+class MySQLEngine(SQLEngine):
+    """Run generated SQL on MySQL or MariaDB through an account that can only read.
+
+    At start-up the engine reads the account's privileges (``information_schema``) and refuses
+    to run when any of them goes beyond reading (:data:`READ_PRIVILEGES`), unless
+    ``allow_writable_role`` is set by the operator. The session reads SQL as the gate renders it
+    (:data:`SQL_MODE`), defaults to read-only transactions and caps the rows of a SELECT
+    (``sql_select_limit``); every query runs in ``START TRANSACTION READ ONLY``, is stopped by
+    the server after ``time_limit_ms`` (``max_statement_time`` / ``max_execution_time``) and is
+    rolled back. The connection allows one statement per call and no ``LOAD DATA LOCAL``.
+
+    Raises:
+        ConfigError: the driver is missing, the server cannot be reached or refuses the login,
+            the database does not exist, or the account can write and no override was given.
+    """
+
+    dialect = "mysql"
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        policy: ExecutionPolicy | None = None,
+        allow_writable_role: bool = False,
+    ) -> None:
+        super().__init__(policy)
+        self._driver = load_driver()
+        self._args = connect_arguments(url)
+        self._database: str = self._args["database"]
+        self._lock = threading.Lock()
+        self._limits: tuple[int, int] | None = None
+        self._con = self._connect()
+        try:
+            self.is_mariadb = "mariadb" in str(self._con.get_server_info()).lower()
+            self.write_reasons = self.writable()
+        except self._driver.Error as exc:
+            self._con.close()
+            raise ConfigError(f"Cannot inspect the MySQL account: {exc.args[-1]}.") from exc
+        user = self._args["user"]
+        if self.write_reasons and not allow_writable_role:
+            self._con.close()
+            raise ConfigError(
+                f"MySQL user {user!r} can write ({'; '.join(self.write_reasons)}); connect as "
+                "a user that can only SELECT the exposed tables (see docs/threat-model.md), or "
+                "pass --allow-writable-role if you accept the risk."
+            )
+        if self.write_reasons:
+            log.warning(
+                "MySQL user %r can write (%s); running anyway on operator override",
+                user,
+                "; ".join(self.write_reasons),
+            )
+
+    @property
+    def schema(self) -> str | None:
+        """The URL's database: unqualified table names are read there."""
+        return self._database
+
+    def _connect(self) -> Any:
+        args = self._args
+        where = f"{args['host']}:{args['port']}"
+        try:
+            con = self._driver.connect(
+                **args,
+                connect_timeout=10,
+                autocommit=True,
+                local_infile=False,
+                client_flag=0,  # no CLIENT.MULTI_STATEMENTS: one statement per call
+                init_command=f"SET SESSION sql_mode = '{SQL_MODE}'",
+            )
+            with con.cursor() as cur:
+                cur.execute("SET SESSION TRANSACTION READ ONLY")
+        except self._driver.Error as exc:
+            raise ConfigError(connect_message(exc, where, args["user"], args["database"])) from exc
+        self._limits = None
+        return con
+
+    def writable(self) -> list[str]:
+        """What the connected account can do beyond reading (empty when it only reads)."""
+        with self._con.cursor() as cur:
+            cur.execute("SELECT CURRENT_USER()")
+            row = cur.fetchone()
+            user, _, host = str(row[0] if row else "").rpartition("@")
+            grantees = {f"'{user}'@'{host}'".lower()}
+            cur.execute("SELECT ROLE_NAME FROM information_schema.APPLICABLE_ROLES")
+            for (role,) in cur.fetchall():  # a role's grants count as the account's own
+                grantees |= {f"'{role}'".lower(), f"'{role}'@''".lower(), f"'{role}'@'%'".lower()}
+            cur.execute(_PRIVILEGES)
+            rows = [(str(g), str(p), str(o)) for g, p, o in cur.fetchall()]
+        return write_reasons(rows, grantees | {"'public'", "public"})
+
+    def introspect(self) -> list[TableInfo]:
+        """Tables, views and columns of the URL's database that the account may read."""
+        with self._lock, self._con.cursor() as cur:
+            cur.execute(
+                "SELECT TABLE_NAME, COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS "
+                "WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME, ORDINAL_POSITION"
+            )
+            rows = cur.fetchall()
+        tables: dict[str, list[ColumnInfo]] = {}
+        for table, column, typ in rows:
+            tables.setdefault(str(table), []).append(ColumnInfo(str(column), str(typ)))
+        return [TableInfo(name, "mysql", tuple(cols), 0) for name, cols in tables.items()]
+
+    def _session_limits(self, policy: ExecutionPolicy) -> None:
+        """Set the server-side time limit and the SELECT row cap when they change."""
+        wanted = (policy.time_limit_ms, policy.max_rows + 1)
+        if self._limits == wanted:
+            return
+        ms, rows = wanted
+        timer = (
+            f"max_statement_time = {ms / 1000:.3f}"
+            if self.is_mariadb
+            else f"max_execution_time = {ms}"
+        )
+        with self._con.cursor() as cur:
+            cur.execute(f"SET SESSION {timer}, SESSION sql_select_limit = {rows}")
+        self._limits = wanted
+
+    @contextmanager
+    def _read_only(self) -> Iterator[Any]:
+        """A cursor inside ``START TRANSACTION READ ONLY``, always rolled back."""
+        try:
+            self._con.ping(reconnect=False)
+        except self._driver.Error:
+            self._con.close()
+            self._con = self._connect()  # the server dropped us; the session is set up again
+        with self._con.cursor() as cur:
+            cur.execute("START TRANSACTION READ ONLY")
+            try:
+                yield cur
+            finally:
+                cur.execute("ROLLBACK")
+
+    def _run(self, sql: str, policy: ExecutionPolicy) -> tuple[tuple[str, ...], Rows]:
+        with self._lock:
+            try:
+                self._session_limits(policy)
+                with self._read_only() as cur:
+                    cur.execute(sql)  # no arguments: the text is sent as it is, no % escapes
+                    columns = tuple(str(d[0]) for d in cur.description or ())
+                    rows = cur.fetchmany(policy.max_rows + 1)
+            except self._driver.Error as exc:
+                code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else 0
+                if code in TIMEOUT_ERRORS:
+                    raise QueryTimeout(
+                        f"The query ran longer than {policy.time_limit_ms} ms and was stopped; "
+                        "add filters or aggregate more.",
+                        engine="mysql",
+                        sql=sql,
+                        time_limit_ms=policy.time_limit_ms,
+                    ) from exc
+                raise QueryFailed(
+                    f"MySQL could not run the query: {self.driver_message(exc)}",
+                    engine="mysql",
+                    sql=sql,
+                ) from exc
+        return columns, [tuple(r) for r in rows]
+
+    def driver_message(self, exc: BaseException) -> str:
+        """The server's message (without PyMySQL's error-code tuple), scrubbed."""
+        args = exc.args
+        text = str(args[1]) if len(args) > 1 else str(exc)
+        return scrub_message(text, self.catalog)
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        if self._con.open:
+            self._con.close()
