@@ -23,7 +23,7 @@ import duckdb
 
 from tablerag.answer import Answer, Clarification, Language, LLMUsage, RouteInfo, detect_language
 from tablerag.answer.hybrid import fuse, run_both
-from tablerag.errors import EngineError, ProviderError, RetrievalError, WorkspaceError
+from tablerag.errors import EngineError, ProviderError, RetrievalError
 from tablerag.ingest.pipeline import Target, ingest_sources
 from tablerag.lang.messages import message
 from tablerag.linking.cache import workspace_catalog, workspace_samples
@@ -41,6 +41,7 @@ from tablerag.router.router import PROBE_K, RouterContext, route
 from tablerag.settings import Settings, load_settings
 from tablerag.sql.engines import SQLEngine, open_engine
 from tablerag.sql.policy import ExecutionPolicy
+from tablerag.store import lock as workspace_lock
 from tablerag.store import workspace as store
 from tablerag.types import Hit, SourceReport, TableInfo
 
@@ -205,6 +206,7 @@ class QA:
         self.index, self.index_problem = index, index_problem
         self._view = _IndexView(path)
         self._owns_llm = owns_llm
+        self._lease: workspace_lock.WorkspaceLock | None = None
 
     @classmethod
     def open(
@@ -231,13 +233,21 @@ class QA:
         settings = settings or load_settings(path)
         spec = llm.spec if isinstance(llm, LLM) else (llm or settings.llm)
         stage_switches(settings, spec)  # a wrong profile or stage name fails here, not mid-answer
-        tables, catalog, router, index, problem = _read_workspace(path)
-        model = load_llm(llm if llm is not None else settings.llm)
+        # A reader's lock for the whole session: no writer takes the file between the catalog
+        # read and the engine's own read-only connection (issue 22).
+        lease = workspace_lock.acquire(path, exclusive=False, wait_s=workspace_lock.READ_WAIT_S)
+        try:
+            tables, catalog, router, index, problem = _read_workspace(path)
+            model = load_llm(llm if llm is not None else settings.llm)
+        except BaseException:
+            lease.release()
+            raise
         engine = None
         if tables:
             try:
                 engine = open_engine(path, catalog=tables, policy=execution_policy(settings))
             except BaseException:
+                lease.release()
                 if not isinstance(llm, LLM):
                     model.close()
                 raise
@@ -252,6 +262,7 @@ class QA:
             index_problem=problem,
             owns_llm=not isinstance(llm, LLM),
         )
+        qa._lease = lease
         if index is not None:
             qa.router = replace(router, probe=qa._probe)
         return qa
@@ -322,6 +333,8 @@ class QA:
             self.engine.close()
         if self._owns_llm:
             self.llm.close()
+        if self._lease is not None:
+            self._lease.release()
 
     def __enter__(self) -> Self:
         return self
@@ -462,8 +475,9 @@ def _read_workspace(
 ) -> tuple[list[TableInfo], SchemaCatalog | None, RouterContext, LoadedIndex | None, str]:
     """Everything ``ask`` needs from the workspace, read with one connection that is closed.
 
-    Writable when it can be (a stale profile cache is stored again), read-only while another
-    session holds the file: two ``tablerag ask`` at once both work; an ingest still locks it.
+    Read-only, always: DuckDB lets many processes read a file or one write it, so a reader that
+    tried read-write first made a second ``ask`` started at the same moment fail (issue 22).
+    Ingest profiles the tables it loads; a stale profile is recomputed, not stored.
     """
     with _open_for_reading(path) as ws:
         tables = ws.tables()
@@ -478,12 +492,7 @@ def _read_workspace(
 
 
 def _open_for_reading(path: Path) -> Workspace:
-    try:
-        return Workspace.open(path, create=False)
-    except WorkspaceError as exc:
-        if not isinstance(exc.__cause__, duckdb.IOException):
-            raise
-        return Workspace.open(path, create=False, read_only=True)
+    return Workspace.open(path, create=False, read_only=True)
 
 
 def _suggestions(
