@@ -12,13 +12,22 @@ from tablerag.cli._common import (
     JsonOpt,
     WorkspaceOpt,
     console,
-    open_workspace,
     print_json,
     short,
 )
 
 if TYPE_CHECKING:
     from tablerag.types import SourceReport
+
+WaitOpt = Annotated[
+    float,
+    typer.Option(
+        "--wait",
+        help="Seconds to wait while other processes use the workspace (default: fail at once, "
+        "naming them).",
+        min=0,
+    ),
+]
 
 _STYLE = {
     "added": "green",
@@ -39,6 +48,7 @@ def ingest(
     workspace: WorkspaceOpt = DEFAULT_WORKSPACE,
     as_json: JsonOpt = False,
     no_index: Annotated[bool, typer.Option("--no-index", help="Skip the text index.")] = False,
+    wait: WaitOpt = 0.0,
 ) -> None:
     """Read tables and documents into the workspace; report every source. Exit 1 if any failed."""
     from rich.progress import (
@@ -52,10 +62,11 @@ def ingest(
     from tablerag.ingest.pipeline import discover
     from tablerag.service import ingest
     from tablerag.settings import load_settings
+    from tablerag.store.workspace import Workspace
 
     settings = load_settings(workspace, index_on_ingest=False if no_index else None)
     found = discover(targets, exclude=workspace)
-    with open_workspace(workspace, create=True, read_only=False) as ws:
+    with Workspace.open(workspace, create=True, wait_s=wait) as ws:
         with Progress(
             TextColumn("[progress.description]{task.description}"),
             BarColumn(),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -15,6 +17,7 @@ import duckdb
 
 from tablerag.errors import ConfigError, WorkspaceError
 from tablerag.layout import DB_FILE
+from tablerag.store import lock
 from tablerag.store.annotations import Annotation
 from tablerag.store.catalog import COLUMN_FIELDS, column_from_row
 from tablerag.store.migrations import MIGRATIONS
@@ -54,6 +57,7 @@ class Workspace:
         self.path = path
         self.con = con
         self.read_only = read_only
+        self._lock: lock.WorkspaceLock | None = None
 
     @property
     def db_path(self) -> Path:
@@ -62,14 +66,29 @@ class Workspace:
 
     @classmethod
     def open(
-        cls, path: str | Path = DEFAULT_PATH, *, create: bool = True, read_only: bool = False
+        cls,
+        path: str | Path = DEFAULT_PATH,
+        *,
+        create: bool = True,
+        read_only: bool = False,
+        wait_s: float | None = None,
     ) -> Self:
         """Open (and by default create) the workspace folder at ``path``.
 
+        Many processes may read a workspace at once; a writer (``read_only=False``) has it to
+        itself (:mod:`tablerag.store.lock`). The lock taken here is held until :meth:`close`.
+
+        Args:
+            path: the workspace folder.
+            create: create the folder and its file when missing (not when ``read_only``).
+            read_only: open for reading; other readers may open it at the same time.
+            wait_s: seconds to wait while another process holds it; default
+                :data:`~tablerag.store.lock.READ_WAIT_S` for a reader, 0 for a writer.
+
         Raises:
-            WorkspaceError: the folder holds no workspace and ``create`` is false, the file is
-                locked by another process, is not a DuckDB file, or was written by a newer
-                tablerag.
+            WorkspaceError: the folder holds no workspace and ``create`` is false, another
+                process still held it after ``wait_s`` (the message names it), the file is not
+                a DuckDB file, or was written by a newer tablerag.
         """
         root = Path(path).expanduser()
         db = root / DB_FILE
@@ -82,27 +101,30 @@ class Workspace:
                     f"{root}` first, or pass the right --workspace."
                 )
             root.mkdir(parents=True, exist_ok=True)
+        wait = (lock.READ_WAIT_S if read_only else 0.0) if wait_s is None else wait_s
+        deadline = time.monotonic() + wait
+        held = lock.acquire(root, exclusive=not read_only, wait_s=wait)
         try:
-            con = duckdb.connect(str(db), read_only=read_only)
-        except duckdb.IOException as exc:
-            raise WorkspaceError(_open_failure(db, exc)) from exc
-        except duckdb.Error as exc:
-            raise WorkspaceError(
-                f"{str(db)!r} is not a readable DuckDB file ({exc}). Move it away and re-ingest."
-            ) from exc
-        ws = cls(root, con, read_only=read_only)
-        try:
-            ws._migrate()
-            if not read_only:
-                ws._drop_stray_stages()
+            con = _connect(root, db, read_only=read_only, deadline=deadline, wait_s=wait)
+            ws = cls(root, con, read_only=read_only)
+            ws._lock = held
+            try:
+                ws._migrate()
+                if not read_only:
+                    ws._drop_stray_stages()
+            except BaseException:
+                con.close()
+                raise
         except BaseException:
-            con.close()
+            held.release()
             raise
         return ws
 
     def close(self) -> None:
-        """Close the DuckDB connection (idempotent)."""
+        """Close the DuckDB connection and give the workspace's lock back (idempotent)."""
         self.con.close()
+        if self._lock is not None:
+            self._lock.release()
 
     def __enter__(self) -> Workspace:
         return self
@@ -375,11 +397,38 @@ def _annotate(info: TableInfo, notes: dict[tuple[str, str | None], Annotation]) 
     )
 
 
-def _open_failure(db: Path, exc: duckdb.IOException) -> str:
-    text = str(exc)
-    if "lock" in text.lower():
-        return (
-            f"Workspace file {str(db)!r} is in use by another tablerag process; wait for it to "
-            "finish or stop it, then try again."
-        )
-    return f"Cannot open workspace file {str(db)!r}: {text}"
+def _connect(
+    root: Path, db: Path, *, read_only: bool, deadline: float, wait_s: float
+) -> duckdb.DuckDBPyConnection:
+    """Connect to the DuckDB file, retrying until ``deadline`` while another process holds its
+    file lock (one that took no workspace lock: the SQL engine of an older session, the duckdb
+    command line).
+
+    Raises:
+        WorkspaceError: still locked at the deadline (naming the holder), or not a DuckDB file.
+    """
+    while True:
+        try:
+            return duckdb.connect(str(db), read_only=read_only)
+        except duckdb.IOException as exc:
+            text = str(exc)
+            if "lock" not in text.lower():
+                raise WorkspaceError(f"Cannot open workspace file {str(db)!r}: {text}") from exc
+            if time.monotonic() >= deadline:
+                found = _LOCK_PID.search(text)
+                raise WorkspaceError(
+                    lock.busy_message(
+                        root,
+                        exclusive=not read_only,
+                        waited_s=wait_s,
+                        pid=int(found.group(1)) if found else None,
+                    )
+                ) from exc
+            time.sleep(lock.POLL_S)
+        except duckdb.Error as exc:
+            raise WorkspaceError(
+                f"{str(db)!r} is not a readable DuckDB file ({exc}). Move it away and re-ingest."
+            ) from exc
+
+
+_LOCK_PID = re.compile(r"\(PID (\d+)\)")
