@@ -4,6 +4,7 @@ fusion of two paths' answers."""
 from __future__ import annotations
 
 from tablerag.answer.envelope import (
+    ANSWERED,
     STAGES,
     Answer,
     AnswerPath,
@@ -25,6 +26,7 @@ from tablerag.answer.envelope import (
 )
 
 __all__ = [
+    "ANSWERED",
     "STAGES",
     "Answer",
     "AnswerPath",

@@ -13,7 +13,14 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Language = Literal["zh", "en"]
 AnswerPath = Literal["rag", "nl2sql", "hybrid", "loop", "chitchat", "clarify", "none"]
-AnswerStatus = Literal["ok", "no_data", "not_found", "clarify", "error", "degraded"]
+AnswerStatus = Literal["ok", "unsure", "no_data", "not_found", "clarify", "error", "degraded"]
+"""``ok``: an answer that passed its checks; ``unsure``: an answer some check doubts (the text
+says why, e.g. the query reads none of the tables the question is about); ``no_data``: the
+query found nothing; ``not_found``: no passage answers; ``clarify``: the question needs a
+choice; ``error``: nothing could be answered; ``degraded``: a partial answer (a model reply
+that failed, a budget that ran out)."""
+ANSWERED: tuple[AnswerStatus, ...] = ("ok", "unsure")
+"""The statuses of an answer that states a result (``unsure`` says it may be wrong)."""
 RouteIntent = Literal["knowledge", "data", "hybrid", "chitchat", "ambiguous"]
 FactSource = Literal["sql", "document"]
 #: The stages ``timings_ms`` knows, in pipeline order.

@@ -11,7 +11,10 @@ mends and a query that found nothing through the empty-result mends, without ano
 call; a query that ran but cannot be the answer is doubted (sent back once with the reason). A
 rejected or failing query goes back to the model with the error, at most ``max_repairs`` times.
 The rows are then explained in the question's language; an explanation with a number that is
-not in the rows is replaced by a template built from the rows.
+not in the rows is replaced by a template built from the rows. Last, the answer checks
+(:mod:`tablerag.nl2sql.checks`: relevance, plausibility, definitions) decide its status and
+confidence: ``ok`` only when no check doubts it, else ``unsure`` with a sentence saying why; a
+metric definition the query follows is cited.
 """
 
 from __future__ import annotations
@@ -23,13 +26,23 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from tablerag.answer import Answer, Fact, Language, ResultTable, SQLAttempt
+from tablerag.answer import Answer, Citation, Fact, Language, ResultTable, SQLAttempt
 from tablerag.answer.grounding import ungrounded_numbers
 from tablerag.errors import EngineError, ProviderError, QueryTimeout, SQLRejected
 from tablerag.lang.messages import message
 from tablerag.llm.base import LLM, Message
 from tablerag.nl2sql.autofix import Fixed, pin_today
 from tablerag.nl2sql.canonical import canonicalize_formats
+from tablerag.nl2sql.checks import (
+    FIRST_CONFIDENCE,
+    MIN_CONFIDENCE,
+    REWRITE_COST,
+    Finding,
+    run_checks,
+    unsure_text,
+    verdict,
+)
+from tablerag.nl2sql.evidence import gather_evidence
 from tablerag.nl2sql.literals import all_zero, found_nothing
 from tablerag.nl2sql.ratio import RateProblem, definition_hint, rate_problem, with_caveat
 from tablerag.nl2sql.schema_context import SchemaContext
@@ -156,13 +169,14 @@ def answer_with_sql(
             {"role": "assistant", "content": shown},
             *render("nl2sql_repair", error=feedback[:MAX_FEEDBACK_CHARS]),
         ]
+    checked = _Checked(schema, engine)
     if result is None and kept is not None:  # the repair failed: keep what ran
-        answer = _explained(question, language, llm, kept, attempts, timings, opts, upto)
-        return with_caveat(answer, asked) if asked else answer
+        answer = _explained(question, language, llm, kept, attempts, timings, opts, checked, upto)
+        return _caveated(answer, asked) if asked else answer
     if result is not None and asked:  # the repair ran: is its rate right now?
-        answer = _explained(question, language, llm, result, attempts, timings, opts)
+        answer = _explained(question, language, llm, result, attempts, timings, opts, checked)
         still = _rate_problem(question, result, engine.dialect, opts.stages)
-        return with_caveat(answer, still) if still else answer
+        return _caveated(answer, still) if still else answer
     if result is None:
         text = message("nl2sql.no_sql", language, n=len(attempts))
         last = attempts[-1]
@@ -178,7 +192,28 @@ def answer_with_sql(
             + (f" ({detail})" if detail else "")
             + ". Rephrase the question or name the table and columns.",
         )
-    return _explained(question, language, llm, result, attempts, timings, opts)
+    return _explained(question, language, llm, result, attempts, timings, opts, checked)
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """What the answer checks need besides the result: the schema context and the engine."""
+
+    schema: SchemaContext
+    engine: SQLEngine
+
+
+RATE_WEIGHT = 0.3
+"""What a rate the query does not compute (the ``rate`` doubt's caveat) takes off."""
+
+
+def _caveated(answer: Answer, problem: RateProblem) -> Answer:
+    """``answer`` with the caveat that its rows are not the rate asked for: ``unsure``."""
+    if answer.status not in ("ok", "unsure"):
+        return answer
+    caveated = with_caveat(answer.model_copy(update={"status": "ok"}), problem)
+    confidence = max(0.05, round(answer.confidence - RATE_WEIGHT, 3))
+    return caveated.model_copy(update={"status": "unsure", "confidence": confidence})
 
 
 def _noted(question: str, today: dt.date, stages: Switches) -> str:
@@ -233,11 +268,18 @@ def _ran(
     return Ran(question, sql, rows, engine, schema.edges, schema.tables)
 
 
-FIRST_CONFIDENCE = 0.85
-"""Confidence of a SQL answer from the model's first query."""
-REWRITE_COST = 0.2
-"""What each further query the model wrote (a repair round) takes off it."""
-MIN_CONFIDENCE = 0.3
+__all__ = [
+    "FIRST_CONFIDENCE",
+    "MIN_CONFIDENCE",
+    "REWRITE_COST",
+    "NL2SQLOptions",
+    "answer_with_sql",
+    "dialect_name",
+    "explain",
+    "jsonable",
+    "quotes_result",
+    "template_explanation",
+]
 
 
 DIALECT_NAMES = {"duckdb": "DuckDB", "sqlite": "SQLite", "postgres": "PostgreSQL"}
@@ -376,10 +418,12 @@ def _explained(
     attempts: list[SQLAttempt],
     timings: dict[str, float],
     opts: NL2SQLOptions,
+    checked: _Checked | None = None,
     upto: int | None = None,
 ) -> Answer:
-    """The answer for the rows of ``result``; its confidence counts the model's queries among
-    the first ``upto`` attempts (all by default)."""
+    """The answer for the rows of ``result``; the answer checks give its status and
+    confidence, which counts the model's queries among the first ``upto`` attempts (all by
+    default)."""
     rows = [[jsonable(v) for v in row] for row in result.rows]
     table = ResultTable(
         columns=list(result.columns),
@@ -411,9 +455,43 @@ def _explained(
         text = template_explanation(result.columns, rows, language, truncated=result.truncated)
     # the model's attempts: a mended rerun is not one (a prefix read in place counts as written)
     written = max(1, sum(1 for a in attempts[:upto] if a.note is None))
-    confidence = max(MIN_CONFIDENCE, FIRST_CONFIDENCE - REWRITE_COST * (written - 1))
-    fact = Fact(text=text, source="sql")
-    return Answer(answer=text, status="ok", confidence=confidence, facts=[fact], **common)
+    findings: list[Finding] = []
+    if checked is not None:
+        evidence = gather_evidence(
+            question, result.sql_executed, result.columns, result.rows, *_parts(checked)
+        )
+        findings = run_checks(evidence)
+    judged = verdict(findings, written)
+    facts = [Fact(text=text, source="sql")]
+    citations: list[Citation] = []
+    for n, cited in enumerate(judged.cited, start=1):
+        said = cited.says(language)
+        values = dict(cited.values)
+        citations.append(
+            Citation(
+                n=n,
+                chunk_id=values["table"],  # the document table the definition is a row of
+                source=values["document"],
+                snippet=values["definition"],
+                table=values["table"],
+            )
+        )
+        facts.append(Fact(text=said, source="document", citation=n))
+        text = f"{text}\n{said}"
+    if judged.doubts:
+        text = unsure_text(judged.doubts, language) + "\n" + text
+    return Answer(
+        answer=text,
+        status=judged.status,
+        confidence=judged.confidence,
+        facts=facts,
+        citations=citations,
+        **common,
+    )
+
+
+def _parts(checked: _Checked) -> tuple[SchemaContext, SQLEngine]:
+    return checked.schema, checked.engine
 
 
 def explain(

@@ -1,0 +1,460 @@
+"""Answer checks: whether a SQL answer that ran can be trusted, and why not.
+
+A query that runs is not yet an answer. On a user's own files the path answered "0 claims, $0"
+from an unrelated table, "查询结果：1 = 1" for ``SELECT 1``, and a per-order metric averaged per
+order line, all marked ``ok`` with confidence 0.85 (issue 23). The checks below read the
+executed SQL, its rows and what the linker and the documents said (an :class:`Evidence`, built
+by :func:`tablerag.nl2sql.evidence.gather_evidence`), and return named :class:`Finding` s:
+
+- :func:`relevance`: the query reads no table, or none of the tables the question linked to,
+  or only tables the question's words hardly match; or it ignores a value the question names
+  (the value index matched it in a linked table, and the SQL neither uses it nor shows it);
+- :func:`plausibility`: every value 0 or NULL, a count larger than the table, a totals row in
+  the result or in the table summed, a figure a thousand times the size of its column;
+- :func:`definitions`: a metric definition from the documents whose term the question uses is
+  cited when the SQL follows it (its columns, quoted values and distinct count) and flagged
+  when it does not.
+
+Each finding carries a code, the weight it takes off the answer's confidence and the values of
+its sentence (``checks.<code>`` in ``lang/messages.json``). :func:`verdict` turns the findings
+into the answer's status and confidence: ``ok`` only when no finding doubts the answer, else
+``unsure``; confidence is the transparent formula documented there, whose weights are the
+thresholds a calibration run (``tablerag eval``, the report's calibration table) tunes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from sqlglot import exp
+
+from tablerag.lang.messages import Language, message
+from tablerag.lang.tokenize import light_stem
+from tablerag.linking.values import ValueMatch
+
+FindingCode = Literal[
+    "constant_query",
+    "unrelated_table",
+    "weak_link",
+    "ignored_value",
+    "all_zero",
+    "over_count",
+    "totals_in_result",
+    "totals_in_table",
+    "scale_jump",
+    "definition_ignored",
+    "definition_followed",
+]
+
+WEIGHTS: Mapping[FindingCode, float] = {
+    "constant_query": 0.6,
+    "unrelated_table": 0.5,
+    "weak_link": 0.35,
+    "ignored_value": 0.35,
+    "all_zero": 0.3,
+    "over_count": 0.4,
+    "totals_in_result": 0.25,
+    "totals_in_table": 0.35,
+    "scale_jump": 0.3,
+    "definition_ignored": 0.35,
+    "definition_followed": 0.0,
+}
+"""What each finding takes off the confidence (0: it only cites). To be calibrated."""
+
+FIRST_CONFIDENCE = 0.85
+"""Confidence of an answer from the model's first query that no check doubts."""
+REWRITE_COST = 0.2
+"""What each further query the model wrote (a repair round) takes off it."""
+MIN_CONFIDENCE = 0.3
+"""The floor of an ``ok`` answer."""
+UNSURE_FLOOR = 0.05
+"""The floor of an ``unsure`` answer."""
+WEAK_LINK = 0.45
+"""A table the linker scored below this, by columns and descriptions alone, is weakly linked."""
+SCALE_FACTOR = 1000.0
+"""A figure this many times its columns' typical magnitude is a scale jump."""
+TOTAL_LABELS = frozenset(
+    {"合计", "总计", "小计", "共计", "总合计", "total", "totals", "subtotal", "grand total", "sum"}
+)
+"""Labels of totals rows (lower-case), in the result or stored in a table as a data row."""
+MAX_NAMED = 3
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing a check found about an answer."""
+
+    code: FindingCode
+    values: tuple[tuple[str, str], ...] = ()
+    """The values of its sentence (``checks.<code>`` in ``lang/messages.json``)."""
+
+    @property
+    def weight(self) -> float:
+        """What it takes off the answer's confidence."""
+        return WEIGHTS[self.code]
+
+    @property
+    def doubts(self) -> bool:
+        """Whether it puts the answer in doubt (else it only cites)."""
+        return self.weight > 0
+
+    def says(self, language: Language) -> str:
+        """The finding as a sentence (clause) in ``language``."""
+        return message(f"checks.{self.code}", language, **dict(self.values))
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A metric definition from a document whose term the question uses."""
+
+    term: str
+    text: str
+    """The definition as the document says it (with the definitions it refers to)."""
+    document: str
+    table: str
+    """The document table it is a row of."""
+    columns: tuple[str, ...] = ()
+    """Columns it names (lower-case), which a query following it reads."""
+    literals: tuple[str, ...] = ()
+    """Quoted values it names (``'PAID'``), which a query following it compares with."""
+    distinct: bool = False
+    """It counts distinct things (``COUNT(DISTINCT order_id)``, "按订单去重")."""
+
+    @property
+    def checkable(self) -> bool:
+        """Whether it names anything a query can be checked against."""
+        return bool(self.columns or self.literals or self.distinct)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the checks read: the query that ran, its rows, and what linking found."""
+
+    question: str
+    tree: exp.Expr | None
+    """The executed SQL, parsed (None when it does not parse)."""
+    columns: tuple[str, ...]
+    rows: tuple[tuple[object, ...], ...]
+    linked: Mapping[str, float] = field(default_factory=dict)
+    """The tables the schema showed (lower-case) and their link scores; empty: not known."""
+    named: frozenset[str] = frozenset()
+    """Linked tables the question names (by name or by a value)."""
+    table_words: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Words of each table's name, columns and descriptions (lower-case, stemmed)."""
+    question_words: tuple[tuple[str, str], ...] = ()
+    """The question's content words: (stemmed, as written)."""
+    name_words: frozenset[str] = frozenset()
+    """Words of the names of the tables the query reads and of their columns."""
+    values: tuple[ValueMatch, ...] = ()
+    """Exact value matches of the question in linked data tables."""
+    value_cells: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Value → the cells of the rows that store it (lower-case; a code stands for a label)."""
+    row_counts: Mapping[str, int] = field(default_factory=dict)
+    magnitudes: Mapping[str, float] = field(default_factory=dict)
+    """Column name (lower-case) → typical magnitude of its sampled values."""
+    totals: tuple[tuple[str, str, str], ...] = ()
+    """(table, column, label) of totals rows stored in the tables the query reads."""
+    definitions: tuple[Definition, ...] = ()
+
+
+Check = Callable[[Evidence], list[Finding]]
+
+
+def tables_read(tree: exp.Expr | None) -> set[str]:
+    """The tables a query reads (lower-case names, CTE names left out).
+
+    Example:
+        >>> import sqlglot
+        >>> sorted(tables_read(sqlglot.parse_one(
+        ...     "WITH t AS (SELECT * FROM s) SELECT * FROM t JOIN main.u ON t.a = u.a")))
+        ['s', 'u']
+        >>> tables_read(sqlglot.parse_one("SELECT 1"))
+        set()
+    """
+    if tree is None:
+        return set()
+    ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
+    return {t.name.lower() for t in tree.find_all(exp.Table) if t.name.lower() not in ctes}
+
+
+def relevance(e: Evidence) -> list[Finding]:
+    """The query reads what the question is about: some table, a linked one, one the question's
+    words match, and every value the question names.
+
+    Example:
+        >>> import sqlglot
+        >>> e = Evidence("q", sqlglot.parse_one("SELECT 1"), ("1",), ((1,),), {"t": 0.9})
+        >>> [f.code for f in relevance(e)]
+        ['constant_query']
+    """
+    if e.tree is None:
+        return []
+    read = tables_read(e.tree)
+    if not read:
+        return [Finding("constant_query")]
+    out: list[Finding] = []
+    if e.linked and not read & set(e.linked):
+        out.append(
+            Finding(
+                "unrelated_table", (("tables", _names(read)), ("linked", _names(e.linked.keys())))
+            )
+        )
+    elif e.linked and _weak(read, e):
+        words = _uncovered(read, e)
+        if words:
+            out.append(
+                Finding("weak_link", (("tables", _names(read)), ("terms", "', '".join(words))))
+            )
+    out += _ignored_values(e)
+    return out
+
+
+def _weak(read: set[str], e: Evidence) -> bool:
+    ours = [t for t in read if t in e.linked]
+    return not (read & e.named) and max((e.linked[t] for t in ours), default=0.0) < WEAK_LINK
+
+
+def _uncovered(read: set[str], e: Evidence) -> list[str]:
+    """The question's words none of the read tables' names, columns or descriptions holds."""
+    known = frozenset().union(*(e.table_words.get(t, frozenset()) for t in read))
+    text = " ".join(known)
+    out = [
+        said
+        for stem, said in e.question_words
+        if stem not in known and not (not stem.isascii() and stem in text)
+    ]
+    return list(dict.fromkeys(out))[:MAX_NAMED]
+
+
+def _ignored_values(e: Evidence) -> list[Finding]:
+    literals = _string_literals(e.tree)
+    cells = {str(v).strip().lower() for row in e.rows for v in row if isinstance(v, str)}
+    out = []
+    for m in e.values:
+        value = m.value.lower()
+        if light_stem(value) in e.name_words:  # "refunds" over fact_refund: the table says it
+            continue
+        stands_for = e.value_cells.get(m.value, frozenset()) | {value}
+        used = any(lit in stands_for or value in lit for lit in literals)
+        if used or value in cells:
+            continue
+        column = f"{m.table}.{m.column}"
+        out.append(Finding("ignored_value", (("value", m.value), ("column", column))))
+    return out
+
+
+def plausibility(e: Evidence) -> list[Finding]:
+    """The result could be the answer: not all 0/NULL, no count beyond the table's rows, no
+    totals row counted, no figure a thousand times its column's size.
+
+    Example:
+        >>> import sqlglot
+        >>> tree = sqlglot.parse_one("SELECT COUNT(*) AS n FROM t")
+        >>> e = Evidence("q", tree, ("n",), ((0,),), {"t": 0.9}, row_counts={"t": 5})
+        >>> [f.code for f in plausibility(e)]
+        ['all_zero']
+        >>> e = Evidence("q", tree, ("n",), ((9,),), {"t": 0.9}, row_counts={"t": 5})
+        >>> [f.code for f in plausibility(e)]
+        ['over_count']
+    """
+    if e.tree is None or not e.rows:
+        return []
+    out: list[Finding] = []
+    aggregates = _has_aggregate(e.tree)
+    if aggregates and len(e.rows) == 1 and all(v in (0, None) for v in e.rows[0]):
+        out.append(Finding("all_zero"))
+    out += _over_counts(e)
+    labels = [
+        str(v).strip()
+        for row in e.rows
+        for v in row
+        if isinstance(v, str) and v.strip().lower() in TOTAL_LABELS
+    ]
+    if labels and len(e.rows) > 1:
+        out.append(Finding("totals_in_result", (("label", labels[0]),)))
+    literals = _string_literals(e.tree)
+    for table, column, label in e.totals if aggregates else ():
+        if label.lower() not in literals:
+            values = (("table", table), ("column", column), ("label", label))
+            out.append(Finding("totals_in_table", values))
+            break
+    out += _scale_jumps(e)
+    return out
+
+
+def _over_counts(e: Evidence) -> list[Finding]:
+    read = tables_read(e.tree)
+    known = {t: e.row_counts[t] for t in read if e.row_counts.get(t, 0) > 0}
+    if not known or len(known) != len(read):
+        return []
+    table, most = max(known.items(), key=lambda kv: kv[1])
+    out = []
+    for i, projection in enumerate(_projections(e.tree)):
+        counted = projection.find(exp.Count) is not None
+        if not counted or projection.find(exp.Div, exp.Sum, exp.Avg) or i >= len(e.columns):
+            continue
+        counts = _figures(e.rows, i)
+        if counts and max(counts) > most:
+            values = (("count", _number(max(counts))), ("table", table), ("rows", str(most)))
+            out.append(Finding("over_count", values))
+    return out
+
+
+def _scale_jumps(e: Evidence) -> list[Finding]:
+    out = []
+    for i, projection in enumerate(_projections(e.tree)):
+        if i >= len(e.columns) or projection.find(exp.Sum, exp.Count) is not None:
+            continue
+        sizes = [e.magnitudes.get(c.name.lower(), 0.0) for c in projection.find_all(exp.Column)]
+        typical = max(sizes, default=0.0)
+        figures = [abs(x) for x in _figures(e.rows, i)]
+        if typical > 0 and figures and max(figures) >= SCALE_FACTOR * typical:
+            values = (
+                ("column", e.columns[i]),
+                ("value", _number(max(figures))),
+                ("factor", f"{max(figures) / typical:,.0f}"),
+            )
+            out.append(Finding("scale_jump", values))
+    return out
+
+
+def definitions(e: Evidence) -> list[Finding]:
+    """Each metric definition the question uses: followed (cited) or not (flagged).
+
+    Example:
+        >>> import sqlglot
+        >>> d = Definition("客单价", "SUM(net_amt) ÷ COUNT(DISTINCT order_id)", "指标.md", "t",
+        ...                columns=("net_amt", "order_id"), literals=("PAID",), distinct=True)
+        >>> bad = sqlglot.parse_one("SELECT AVG(net_amt) FROM s")
+        >>> [f.code for f in definitions(Evidence("q", bad, ("x",), ((1,),), definitions=(d,)))]
+        ['definition_ignored']
+        >>> good = sqlglot.parse_one(
+        ...     "SELECT SUM(net_amt) / COUNT(DISTINCT order_id) FROM s WHERE status = 'PAID'")
+        >>> [f.code for f in definitions(Evidence("q", good, ("x",), ((1,),), definitions=(d,)))]
+        ['definition_followed']
+    """
+    if e.tree is None:
+        return []
+    used = {c.name.lower() for c in e.tree.find_all(exp.Column)}
+    literals = _string_literals(e.tree)
+    distinct = e.tree.find(exp.Distinct) is not None
+    out = []
+    for d in e.definitions:
+        if not d.checkable:
+            continue
+        missing = [c for c in d.columns if c not in used]
+        missing += [f"'{v}'" for v in d.literals if v.lower() not in literals]
+        if d.distinct and not distinct:
+            missing.append("COUNT(DISTINCT …)")
+        said = (
+            ("term", d.term),
+            ("document", d.document),
+            ("definition", d.text),
+            ("table", d.table),
+        )
+        if missing:
+            out.append(Finding("definition_ignored", (*said, ("missing", ", ".join(missing)))))
+        else:
+            out.append(Finding("definition_followed", said))
+    return out
+
+
+CHECKS: tuple[Check, ...] = (relevance, plausibility, definitions)
+"""The checks every SQL answer that found rows goes through, in order."""
+
+
+def run_checks(e: Evidence, checks: Sequence[Check] = CHECKS) -> list[Finding]:
+    """Every finding of ``checks`` on ``e``, each code once."""
+    found = [f for check in checks for f in check(e)]
+    seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
+    out = []
+    for f in found:
+        if (f.code, f.values) not in seen:
+            seen.add((f.code, f.values))
+            out.append(f)
+    return out
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The status and confidence the findings give an answer."""
+
+    status: Literal["ok", "unsure"]
+    confidence: float
+    doubts: tuple[Finding, ...]
+    cited: tuple[Finding, ...]
+
+
+def verdict(findings: Sequence[Finding], written: int = 1) -> Verdict:
+    """Status and confidence from the findings and the number of queries the model wrote.
+
+    ``confidence = FIRST_CONFIDENCE − REWRITE_COST × (written − 1) − Σ weight(doubt)``, kept
+    at least :data:`MIN_CONFIDENCE` for an ``ok`` answer and :data:`UNSURE_FLOOR` for an
+    ``unsure`` one. The status is ``ok`` only when no finding doubts the answer.
+
+    Example:
+        >>> verdict([]).status, verdict([]).confidence
+        ('ok', 0.85)
+        >>> v = verdict([Finding("constant_query")])
+        >>> v.status, v.confidence
+        ('unsure', 0.25)
+    """
+    doubts = tuple(f for f in findings if f.doubts)
+    cited = tuple(f for f in findings if not f.doubts)
+    score = FIRST_CONFIDENCE - REWRITE_COST * (max(1, written) - 1) - sum(f.weight for f in doubts)
+    if doubts:
+        return Verdict("unsure", round(max(UNSURE_FLOOR, score), 3), doubts, cited)
+    return Verdict("ok", round(max(MIN_CONFIDENCE, score), 3), doubts, cited)
+
+
+def unsure_text(doubts: Sequence[Finding], language: Language) -> str:
+    """The sentence saying what the answer is unsure of.
+
+    Example:
+        >>> unsure_text([Finding("constant_query")], "en")
+        'This result may be wrong: the query reads no table.'
+    """
+    sep = "；" if language == "zh" else "; "
+    return message("checks.unsure", language, reasons=sep.join(f.says(language) for f in doubts))
+
+
+def _projections(tree: exp.Expr | None) -> list[exp.Expr]:
+    """The outermost select's projections without their aliases ([] for a set operation)."""
+    select = tree if isinstance(tree, exp.Select) else None
+    if select is None:
+        return []
+    return [p.unalias() for p in select.expressions]
+
+
+def _figures(rows: Sequence[Sequence[object]], i: int) -> list[float]:
+    """The numbers of column ``i`` (booleans are not figures)."""
+    return [
+        float(v) for row in rows if isinstance(v := row[i], int | float) and not isinstance(v, bool)
+    ]
+
+
+def _has_aggregate(tree: exp.Expr) -> bool:
+    return tree.find(exp.AggFunc) is not None
+
+
+def _string_literals(tree: exp.Expr | None) -> set[str]:
+    if tree is None:
+        return set()
+    return {str(lit.this).strip().lower() for lit in tree.find_all(exp.Literal) if lit.is_string}
+
+
+def _names(names: Iterable[str]) -> str:
+    items = sorted(names)
+    return ", ".join(items[:MAX_NAMED]) + ("…" if len(items) > MAX_NAMED else "")
+
+
+def _number(value: float) -> str:
+    """A figure as a sentence says it.
+
+    Example:
+        >>> _number(3.0), _number(1234.5678)
+        ('3', '1234.57')
+    """
+    return str(int(value)) if float(value).is_integer() else f"{value:.2f}"

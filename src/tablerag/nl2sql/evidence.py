@@ -1,0 +1,307 @@
+"""What the answer checks (:mod:`tablerag.nl2sql.checks`) read, gathered for one query that ran.
+
+The checks themselves are pure; this module reads what they need from the linker's answer and
+the catalog the schema context carries (link scores, value matches, row counts, sampled
+magnitudes, stored totals rows) and, through the read-only engine, the rows of the values the
+question names and the metric definition rows of the documents. Every lookup goes through the
+gate with the lookup policy; one the gate or the database refuses is simply left out.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Sequence
+
+import sqlglot
+from sqlglot.errors import SqlglotError
+
+from tablerag.lang.tokenize import light_stem, tokenize
+from tablerag.linking.catalog import SchemaCatalog
+from tablerag.linking.linker import LinkedSchema, is_document_table
+from tablerag.linking.text import han_text, name_words
+from tablerag.linking.values import ValueMatch
+from tablerag.nl2sql.checks import TOTAL_LABELS, Definition, Evidence, tables_read
+from tablerag.nl2sql.definitions import DefinitionRow, definition_rows
+from tablerag.nl2sql.lookup import literal, quote, rows, specific_matches
+from tablerag.nl2sql.schema_context import SchemaContext
+from tablerag.sql.engines.base import SQLEngine
+
+MAX_VALUE_ROWS = 3
+MAX_CELL_CHARS = 40
+MAX_DEFINITION_ROWS = 50
+"""Rows of a definitions table read to expand the terms a definition refers to."""
+MAX_DEFINITION_CHARS = 120
+GENERIC_WORDS = frozenset(
+    {
+        "mani",
+        "much",
+        "total",
+        "number",
+        "count",
+        "list",
+        "show",
+        "were",
+        "have",
+        "there",
+        "average",
+        "highest",
+        "lowest",
+        "most",
+        "least",
+        "top",
+        "each",
+        "every",
+        "all",
+        "give",
+        "find",
+        "一共",
+        "总共",
+        "总",
+        "平均",
+        "最高",
+        "最低",
+        "最多",
+        "最少",
+        "每个",
+        "各",
+        "哪个",
+        "所有",
+        "分别",
+        "多少钱",
+        "排名",
+        "前",
+        "后",
+    }
+)
+"""Question words that say how to aggregate, not what about (never named as uncovered)."""
+_LATIN = re.compile(r"[A-Za-z]+")
+_QUOTED = re.compile(r"'([^']{1,40})'")
+_AGGREGATED = re.compile(r"\(\s*(?:distinct\s+)?([A-Za-z_][\w.]*)\s*\)", re.I)
+_COMPARED = re.compile(r"([A-Za-z_][\w.]*)\s*(?:=|<>|!=|\bin\b|为|是)", re.I)
+_DISTINCT = re.compile(r"\bdistinct\b|去重", re.I)
+
+
+def gather_evidence(
+    question: str,
+    sql: str,
+    columns: Sequence[str],
+    result_rows: Sequence[Sequence[object]],
+    schema: SchemaContext,
+    engine: SQLEngine,
+) -> Evidence:
+    """The evidence of one query that ran (only the query and rows when the schema context
+    carries no linking, e.g. one built by hand).
+
+    Args:
+        question: the user's question.
+        sql: the SQL the engine executed.
+        columns: the result's column names.
+        result_rows: the result's rows.
+        schema: the schema context the model saw (with the linker's answer and the catalog).
+        engine: the read-only engine the lookups go through.
+
+    Returns:
+        The evidence for :func:`~tablerag.nl2sql.checks.run_checks`.
+    """
+    try:
+        tree = sqlglot.parse_one(sql, read=engine.dialect)
+    except SqlglotError:
+        tree = None
+    base = Evidence(question, tree, tuple(columns), tuple(tuple(r) for r in result_rows))
+    linked, catalog = schema.linked, schema.catalog
+    if linked is None or catalog is None or not linked.tables:
+        return base
+    names = {n.lower(): n for n in catalog.tables}
+    read = [names[t] for t in tables_read(tree) if t in names]
+    scores = {t.name.lower(): t.score for t in linked.tables}
+    scores |= {c.name.lower(): c.score for c in linked.compact if c.name.lower() not in scores}
+    matches = _data_values(question, linked, catalog)
+    return Evidence(
+        question,
+        tree,
+        base.columns,
+        base.rows,
+        linked=scores,
+        named=_named(linked, matches),
+        table_words={t.lower(): _table_words(catalog, t) for t in read},
+        question_words=question_words(question),
+        name_words=frozenset(
+            w
+            for t in read
+            for n in (t, *(c.name for c in catalog.tables[t].columns))
+            for w in name_words(n)
+        ),
+        values=tuple(matches),
+        value_cells={m.value: _cells(engine, catalog, m) for m in matches},
+        row_counts={t.lower(): catalog.tables[t].row_count for t in read},
+        magnitudes=_magnitudes(catalog, read),
+        totals=_totals(catalog, read),
+        definitions=_definitions(question, linked, catalog, engine),
+    )
+
+
+def question_words(question: str) -> tuple[tuple[str, str], ...]:
+    """The question's content words as (stem, as written), aggregation words left out.
+
+    Example:
+        >>> question_words("How many warranty claims were filed?")
+        (('warranti', 'warranty'), ('claim', 'claims'), ('filed', 'filed'))
+        >>> question_words("保修索赔一共有多少笔？")
+        (('保修', '保修'), ('索赔', '索赔'))
+    """
+    written = {light_stem(w.lower()): w for w in _LATIN.findall(question)}
+    out = []
+    for token in dict.fromkeys(tokenize(question)):
+        if token in GENERIC_WORDS or token.isdigit():
+            continue
+        if token.isascii() and len(token) >= 4:
+            out.append((token, written.get(token, token)))
+        elif not token.isascii() and len(token) >= 2:
+            out.append((token, token))
+    return tuple(out)
+
+
+def _data_values(question: str, linked: LinkedSchema, catalog: SchemaCatalog) -> list[ValueMatch]:
+    """Exact matches of the question's values in linked tables that hold data (a document
+    table's cell is a definition or a rule, not a filter)."""
+    shown = set(linked.shown_table_names)
+    out = []
+    for m in specific_matches(question, linked.values):
+        info = catalog.tables.get(m.table)
+        if info is None or m.table not in shown or is_document_table(info) or len(m.value) < 2:
+            continue
+        out.append(m)
+    return out
+
+
+def _named(linked: LinkedSchema, matches: Sequence[ValueMatch]) -> frozenset[str]:
+    by_name = {t.name.lower() for t in linked.tables if "name" in t.reasons}
+    return frozenset(by_name | {m.table.lower() for m in matches})
+
+
+def _table_words(catalog: SchemaCatalog, table: str) -> frozenset[str]:
+    info = catalog.tables[table]
+    words: set[str] = set(name_words(table)) | set(tokenize(info.description))
+    texts = [info.description]
+    for c in info.columns:
+        words |= set(name_words(c.name)) | set(tokenize(c.original)) | set(tokenize(c.description))
+        texts += [c.original, c.description, c.name]
+    han = han_text(" ".join(texts) + " " + table)
+    return frozenset(words | ({han} if han else set()))
+
+
+def _cells(engine: SQLEngine, catalog: SchemaCatalog, m: ValueMatch) -> frozenset[str]:
+    """The cells of the rows that store ``m.value`` (a code the SQL may filter on instead)."""
+    names = [c.name for c in catalog.tables[m.table].columns]
+    if m.column not in names:
+        return frozenset()
+    got = rows(
+        engine,
+        f"SELECT {', '.join(map(quote, names))} FROM {quote(m.table)} "
+        f"WHERE lower(CAST({quote(m.column)} AS VARCHAR)) = {literal(m.value.lower())} "
+        f"LIMIT {MAX_VALUE_ROWS}",
+    )
+    return frozenset(
+        str(v).strip().lower()
+        for row in got or ()
+        for v in row
+        if v is not None and 0 < len(str(v).strip()) <= MAX_CELL_CHARS
+    )
+
+
+def _magnitudes(catalog: SchemaCatalog, read: Sequence[str]) -> dict[str, float]:
+    """Column → the median magnitude of its sampled numbers (the largest over the tables)."""
+    out: dict[str, float] = {}
+    for table in read:
+        for (t, column), profile in catalog.profiles.items():
+            if t != table:
+                continue
+            numbers = [abs(x) for x in map(_float, profile.samples) if x is not None]
+            if len(numbers) >= 2 and (size := statistics.median(numbers)) > 0:
+                out[column.lower()] = max(out.get(column.lower(), 0.0), size)
+    return out
+
+
+def _float(text: str) -> float | None:
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _totals(catalog: SchemaCatalog, read: Sequence[str]) -> tuple[tuple[str, str, str], ...]:
+    if catalog.values is None:
+        return ()
+    ours = set(read)
+    return tuple(
+        (t, c, label)
+        for label in sorted(TOTAL_LABELS)
+        for t, c in catalog.values.owners(label)
+        if t in ours
+    )
+
+
+def _definitions(
+    question: str, linked: LinkedSchema, catalog: SchemaCatalog, engine: SQLEngine
+) -> tuple[Definition, ...]:
+    found = definition_rows(question, linked, catalog, engine)
+    out = []
+    for row in found:
+        term, text = _term_and_text(row.cells)
+        if not term or not text:
+            continue
+        expanded = text + " " + " ".join(_referred(row, term, text, catalog, engine))
+        known = {c.name.lower() for info in catalog.tables.values() for c in info.columns}
+        columns, literals, distinct = requirements(expanded, known)
+        short = text[:MAX_DEFINITION_CHARS]
+        out.append(Definition(term, short, row.document, row.table, columns, literals, distinct))
+    return tuple(out)
+
+
+def _term_and_text(cells: Sequence[tuple[str, str]]) -> tuple[str, str]:
+    """The term (the first cell) and its definition (the longest other cell)."""
+    if len(cells) < 2:
+        return "", ""
+    return cells[0][1], max((v for _, v in cells[1:]), key=len)
+
+
+def _referred(
+    row: DefinitionRow, term: str, text: str, catalog: SchemaCatalog, engine: SQLEngine
+) -> list[str]:
+    """The definitions of the other terms ``text`` refers to ("销售额（净额） ÷ 订单数")."""
+    info = catalog.tables.get(row.table)
+    if info is None:
+        return []
+    names = [c.name for c in info.columns]
+    got = rows(engine, f"SELECT {', '.join(map(quote, names))} FROM {quote(row.table)} "
+               f"LIMIT {MAX_DEFINITION_ROWS}")  # fmt: skip
+    out = []
+    for cells in got or ():
+        texts = ["" if v is None else str(v) for v in cells]
+        other = texts[0].strip() if texts else ""
+        if len(other) >= 2 and other != term and other in text:
+            out.append(" ".join(texts[1:]))
+    return out
+
+
+def requirements(text: str, columns: set[str]) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
+    """What a query following the definition ``text`` has: the columns it aggregates or
+    compares (among ``columns``), the values it quotes, and whether it counts distinct.
+
+    Example:
+        >>> r = requirements("SUM(net_amt) − SUM(cost_amt) / 100，status = 'PAID'",
+        ...                  {"net_amt", "cost_amt", "status", "order_id"})
+        >>> r
+        (('net_amt', 'cost_amt', 'status'), ('PAID',), False)
+        >>> requirements("COUNT(DISTINCT order_id)，按订单去重", {"order_id"})
+        (('order_id',), (), True)
+    """
+    named = [m.group(1) for m in _AGGREGATED.finditer(text)]
+    named += [m.group(1) for m in _COMPARED.finditer(text)]
+    found = [n.rsplit(".", 1)[-1].lower() for n in named]
+    return (
+        tuple(dict.fromkeys(c for c in found if c in columns)),
+        tuple(dict.fromkeys(_QUOTED.findall(text))),
+        bool(_DISTINCT.search(text)),
+    )
