@@ -124,8 +124,33 @@ def test_timeout_raises_provider_timeout(
     started = time.perf_counter()
     with pytest.raises(ProviderTimeout, match="did not answer within 0.2 s"):
         llm.complete(CHAT, timeout_s=0.2)
-    assert time.perf_counter() - started < 2
-    assert len(server.requests) == 2  # a timeout is retried once, then reported
+    assert time.perf_counter() - started < 0.7
+    # the limit covers the retries: the first attempt used it all, so none is made
+    assert len(server.requests) == 1
+
+
+def test_a_fast_failure_is_retried_within_the_time_limit(
+    server: srv.LoopbackServer, shape: Shape, build: Build
+) -> None:
+    llm = build(server.url, RetryPolicy(max_retries=2, base_delay_s=0.01))
+    server.enqueue(srv.error_reply(503), srv.Reply(delay_s=5), srv.Reply(delay_s=5))
+    started = time.perf_counter()
+    with pytest.raises(ProviderTimeout, match="retries included"):
+        llm.complete(CHAT, timeout_s=0.5)
+    assert time.perf_counter() - started < 1.0
+    assert len(server.requests) == 2  # the 503 is retried; the hung retry ends the time
+
+
+def test_a_retry_after_longer_than_the_time_left_is_not_waited_for(
+    server: srv.LoopbackServer, shape: Shape, build: Build
+) -> None:
+    llm = build(server.url, RetryPolicy(max_retries=2, base_delay_s=0.01, max_delay_s=30))
+    server.enqueue(srv.error_reply(429, retry_after="20"), srv.Reply(delay_s=5))
+    started = time.perf_counter()
+    with pytest.raises(ProviderError, match="HTTP 429"):
+        llm.complete(CHAT, timeout_s=2)
+    assert time.perf_counter() - started < 1.0
+    assert len(server.requests) == 1 and llm.http.waits == []  # type: ignore[attr-defined]
 
 
 def test_malformed_json_body_is_a_provider_error(

@@ -4,12 +4,24 @@ The LLM providers keep one :class:`HTTPChat` each; the embedder and the reranker
 :func:`post_json`. Nothing above this module sees an ``httpx`` exception: timeouts become
 ``ProviderTimeout``, everything else ``ProviderError`` (with ``status_code`` when the server
 answered).
+
+``timeout_s`` is the limit of the whole call, retries and waits included (issue 23: a hung
+endpoint took 362 s with a 120 s limit, because each of three attempts got 120 s again). httpx
+has no such total limit - its timeouts bound each connect and each read, so a server that
+trickles a byte a second never times out - so every attempt gets what is left of the call's
+time, the body is read in pieces with the clock checked after each, and a watchdog shuts the
+connection when the time is up in the middle of a read. A retry that would start after the
+time is up is not made. The official SDKs were weighed for this job and not taken: their
+``timeout`` is the same per-read httpx timeout and their ``max_retries`` gives every attempt
+the full timeout again, so they would need this same bookkeeping on top.
 """
 
 from __future__ import annotations
 
 import email.utils
 import json
+import socket
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -20,6 +32,8 @@ import httpx
 from tablerag.errors import ProviderError, ProviderTimeout
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+#: Longest wait for a TCP connection, within the call's time.
+CONNECT_TIMEOUT_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -136,27 +150,42 @@ class HTTPChat:
         """POST JSON and return the decoded JSON reply.
 
         Raises:
-            ProviderTimeout: no reply within ``timeout_s`` on every attempt.
+            ProviderTimeout: no whole reply within ``timeout_s`` (retries included).
             ProviderError: HTTP error, unreachable server or a reply that is not JSON.
         """
         url = f"{self.base_url}{path}"
+        until = time.monotonic() + timeout_s
 
         def attempt() -> Any:
-            with self._map_errors(url, timeout_s):
-                response = self._client.post(url, json=payload, timeout=timeout_s)
-                self._check(url, response, response.text)
+            with self._map_errors(url, timeout_s, until):
+                response = self._send(url, payload, until)
+                try:
+                    raw = _read_body(response, until)
+                finally:
+                    response.close()
+                text = raw.decode(response.encoding or "utf-8", "replace")
+                self._check(url, response, text)
             try:
-                return response.json()
+                return json.loads(text)
             except ValueError as exc:
                 raise ProviderError(
                     f"{self.provider} at {url!r} did not answer with JSON (malformed JSON "
-                    f"{response.text[:80]!r}); check that the base URL is the API's "
+                    f"{text[:80]!r}); check that the base URL is the API's "
                     "(usually ending in /v1).",
                     provider=self.provider,
                     status_code=response.status_code,
                 ) from exc
 
-        return self._with_retries(attempt)
+        return self._with_retries(attempt, until)
+
+    def _send(self, url: str, payload: dict[str, Any], until: float) -> httpx.Response:
+        """Send the request and wait for the headers, for at most what is left until ``until``."""
+        left = until - time.monotonic()
+        if left <= 0:
+            raise httpx.TimeoutException("no time left for another attempt")
+        timeout = httpx.Timeout(left, connect=min(left, CONNECT_TIMEOUT_S))
+        request = self._client.build_request("POST", url, json=payload, timeout=timeout)
+        return self._client.send(request, stream=True)
 
     def stream(
         self, path: str, payload: dict[str, Any], *, timeout_s: float
@@ -167,40 +196,46 @@ class HTTPChat:
         is raised, since the caller has already seen part of the answer.
 
         Raises:
-            ProviderTimeout: no event within ``timeout_s``, or the stream ran past it.
+            ProviderTimeout: the stream did not end within ``timeout_s`` (retries included).
             ProviderError: HTTP error or unreachable server.
         """
         url = f"{self.base_url}{path}"
-        deadline = time.monotonic() + timeout_s
+        until = time.monotonic() + timeout_s
 
         def attempt() -> tuple[httpx.Response, Iterator[str]]:
-            with self._map_errors(url, timeout_s):
-                request = self._client.build_request("POST", url, json=payload, timeout=timeout_s)
-                response = self._client.send(request, stream=True)
+            with self._map_errors(url, timeout_s, until):
+                response = self._send(url, payload, until)
                 if response.status_code >= 400:
-                    body = response.read().decode("utf-8", "replace")
-                    response.close()
+                    try:
+                        body = _read_body(response, until).decode("utf-8", "replace")
+                    finally:
+                        response.close()
                     self._check(url, response, body)
                 return response, response.iter_lines()
 
-        response, lines = self._with_retries(attempt)
+        response, lines = self._with_retries(attempt, until)
         try:
-            with _ErrorMap(self.provider, url, timeout_s, retry=False):
+            with (
+                _ErrorMap(self.provider, url, timeout_s, until, retry=False),
+                _Watchdog(response, until),
+            ):
                 for event in iter_sse(lines):
                     yield event
-                    if time.monotonic() > deadline:
+                    if time.monotonic() > until:
                         raise httpx.ReadTimeout("stream ran past its time limit")
         finally:
             response.close()
 
-    def _with_retries(self, attempt: Callable[[], Any]) -> Any:
+    def _with_retries(self, attempt: Callable[[], Any], until: float) -> Any:
+        """Run ``attempt`` until it succeeds, retrying what is retryable while time is left."""
         for number in range(self.retry.max_retries + 1):
             try:
                 return attempt()
             except _Retry as retry:
-                if number == self.retry.max_retries:
-                    raise retry.error from retry.error.__cause__
                 wait = self.retry.delay_s(number, retry.retry_after)
+                # a retry that could not start before the time is up is not made
+                if number == self.retry.max_retries or time.monotonic() + wait >= until:
+                    raise retry.error from retry.error.__cause__
                 self.waits.append(wait)
                 self.sleep(wait)
         raise AssertionError("unreachable")
@@ -226,8 +261,50 @@ class HTTPChat:
             raise _Retry(error, response.headers.get("retry-after"))
         raise error
 
-    def _map_errors(self, url: str, timeout_s: float) -> _ErrorMap:
-        return _ErrorMap(self.provider, url, timeout_s)
+    def _map_errors(self, url: str, timeout_s: float, until: float) -> _ErrorMap:
+        return _ErrorMap(self.provider, url, timeout_s, until)
+
+
+def _read_body(response: httpx.Response, until: float) -> bytes:
+    """The body of a streamed response, read in pieces; a body still arriving at ``until`` is
+    a timeout (a server trickling bytes resets httpx's read timeout with each one).
+
+    Raises:
+        httpx.TimeoutException: the body did not arrive before ``until``.
+        httpx.TransportError: the connection failed (or the watchdog shut it at ``until``).
+    """
+    chunks: list[bytes] = []
+    with _Watchdog(response, until):
+        for chunk in response.iter_bytes():
+            chunks.append(chunk)
+            if time.monotonic() > until:
+                raise httpx.ReadTimeout("the reply was still arriving when the time was up")
+    return b"".join(chunks)
+
+
+class _Watchdog:
+    """Shuts the response's socket at ``until``, ending a read that is stuck waiting for data
+    (httpx's read timeout, set when the request started, may end later)."""
+
+    def __init__(self, response: httpx.Response, until: float) -> None:
+        stream = response.extensions.get("network_stream")
+        self._socket = stream.get_extra_info("socket") if stream is not None else None
+        self._timer = threading.Timer(max(0.0, until - time.monotonic()), self._shut)
+        self._timer.daemon = True
+
+    def _shut(self) -> None:
+        if isinstance(self._socket, socket.socket):
+            try:
+                self._socket.shutdown(socket.SHUT_RDWR)
+            except OSError:  # already closed: nothing left to stop
+                return
+
+    def __enter__(self) -> None:
+        if self._socket is not None:
+            self._timer.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._timer.cancel()
 
 
 def post_json(
@@ -245,7 +322,7 @@ def post_json(
         url: The full endpoint URL.
         payload: The JSON body.
         api_key: Sent as ``Authorization: Bearer``; None sends no key.
-        timeout_s: Wall-clock limit of one attempt.
+        timeout_s: Wall-clock limit of the call, retries included.
         provider: Backend name used in error messages.
         retry: The retry policy; by default the request is not repeated.
 
@@ -265,10 +342,16 @@ def post_json(
 
 
 class _ErrorMap:
-    """Context manager turning httpx exceptions into retryable provider errors."""
+    """Context manager turning httpx exceptions into retryable provider errors.
 
-    def __init__(self, provider: str, url: str, timeout_s: float, *, retry: bool = True) -> None:
+    A connection that fails after ``until`` is a timeout: the watchdog shut it.
+    """
+
+    def __init__(
+        self, provider: str, url: str, timeout_s: float, until: float, *, retry: bool = True
+    ) -> None:
         self.provider, self.url, self.timeout_s, self.retry = provider, url, timeout_s, retry
+        self.until = until
 
     def __enter__(self) -> None:
         return None
@@ -276,10 +359,12 @@ class _ErrorMap:
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: Any
     ) -> Literal[False]:
-        if isinstance(exc, httpx.TimeoutException):
+        late = isinstance(exc, httpx.TransportError) and time.monotonic() >= self.until
+        if isinstance(exc, httpx.TimeoutException) or late:
             error: ProviderError = ProviderTimeout(
-                f"{self.provider} at {self.url!r} did not answer within {self.timeout_s} s; "
-                "raise the timeout or check the server.",
+                f"{self.provider} at {self.url!r} did not answer within {self.timeout_s:g} s "
+                "(retries included); raise the time limit (llm_timeout_s, answer_max_seconds) or "
+                "check the server.",
                 provider=self.provider,
             )
         elif isinstance(exc, httpx.TransportError):

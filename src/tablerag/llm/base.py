@@ -25,6 +25,9 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 
 DEFAULT_MAX_TOKENS = 512
 DEFAULT_TIMEOUT_S = 120.0
+#: Finish reasons of a completion that was cut off (OpenAI ``length``; Anthropic ``max_tokens``
+#: is mapped to it by the adapter).
+TRUNCATED_REASONS = frozenset({"length", "max_tokens"})
 
 
 class Message(TypedDict):
@@ -48,6 +51,17 @@ class Completion:
     finish_reason: str = "stop"
     #: The token counts are :func:`tablerag.tokens.count_tokens` estimates, not the provider's.
     tokens_estimated: bool = False
+
+    @property
+    def truncated(self) -> bool:
+        """Whether generation was cut off (``length``) rather than finished: the text may end
+        mid-sentence and must not be shown as a finished answer.
+
+        Example:
+            >>> Completion("Cloud grew", 9, 3, 1.0, "m", finish_reason="length").truncated
+            True
+        """
+        return self.finish_reason in TRUNCATED_REASONS
 
 
 @dataclass
@@ -153,13 +167,15 @@ class LLM(ABC):
             stop: Strings that end generation (not included in the text).
             json_schema: Ask for a JSON object following this JSON schema, when the backend
                 supports it (``supports_json``); otherwise the prompt must ask for JSON.
-            timeout_s: Wall-clock limit of one attempt.
+            timeout_s: Wall-clock limit of the call, retries included (a question's
+                :class:`~tablerag.llm.deadline.DeadlineLLM` passes what is left of its time).
 
         Returns:
-            The completion, with token usage (estimated when the backend reports none).
+            The completion, with token usage (estimated when the backend reports none);
+            ``finish_reason`` says whether it was cut off (:attr:`Completion.truncated`).
 
         Raises:
-            ProviderTimeout: the backend did not finish within ``timeout_s`` (after retries).
+            ProviderTimeout: the backend did not finish within ``timeout_s`` (retries included).
             ProviderError: the backend failed or answered with something unusable.
             ConfigError: the backend is misconfigured (key, URL, model file).
         """

@@ -1,11 +1,18 @@
 """In-process llama.cpp: the ``local`` default and ``llamacpp:/path/model.gguf``.
 
 Generation runs in the calling thread, token by token, so both limits hold: ``max_tokens`` is
-passed to llama.cpp and the wall-clock ``timeout_s`` is checked after every token. One loaded
-model is shared by every instance in the process (it takes about 1 GB), behind a lock, since a
-llama.cpp context serves one generation at a time. ``timeout_s`` counts from the moment the lock
-is taken: a call queued behind another (the hybrid path runs two at once) is not charged for the
-wait, only for its own prompt and generation.
+passed to llama.cpp and the wall-clock limit is checked after every token, by a stopping
+criterion llama.cpp calls after each sampled token (``create_chat_completion``'s
+``stopping_criteria``; it ends generation cleanly, as a stop would, so the call then raises
+:class:`~tablerag.errors.ProviderTimeout` itself - llama.cpp reports such a stop as ``stop``,
+which would pass a cut-off text for a finished one). The prompt's evaluation before the first
+token cannot be interrupted this way. One loaded model is shared by every instance in the
+process (it takes about 1 GB), behind a lock, since a llama.cpp context serves one generation at
+a time. ``timeout_s`` counts from the moment the lock is taken: a call queued behind another (the
+hybrid path runs two at once) is not charged for the wait, only for its own prompt and
+generation. The question's deadline (:func:`tablerag.deadline.current_deadline`, set by
+:class:`~tablerag.llm.deadline.DeadlineLLM`) is charged for everything: the wait for the lock
+ends at it, and so does generation.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from tablerag.deadline import current_deadline
 from tablerag.errors import ConfigError, ProviderError, ProviderTimeout
 from tablerag.llm.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S, LLM, Completion, Message
 from tablerag.llm.models import QWEN_CODER_1_5B, ensure_local_model, local_model_error
@@ -35,6 +43,18 @@ def _llama_module() -> Any:
         return importlib.import_module("llama_cpp")
     except (ImportError, OSError) as exc:  # a broken native library is an OSError
         raise local_model_error(f"llama-cpp-python cannot be loaded: {exc}") from exc
+
+
+class _Past:
+    """A llama.cpp stopping criterion: true once the clock passes ``until`` (and remembered,
+    since llama.cpp reports the stop as an ordinary ``stop``)."""
+
+    def __init__(self, until: float) -> None:
+        self.until, self.started, self.hit = until, time.monotonic(), False
+
+    def __call__(self, input_ids: Any, logits: Any) -> bool:
+        self.hit = self.hit or time.monotonic() > self.until
+        return self.hit
 
 
 class LlamaCppLLM(LLM):
@@ -120,8 +140,21 @@ class LlamaCppLLM(LLM):
         }
         if json_schema is not None:
             options["response_format"] = {"type": "json_object", "schema": json_schema}
-        with lock:
-            deadline = time.monotonic() + timeout_s  # the wait for the lock is not charged
+        question = current_deadline()
+        if not lock.acquire(timeout=question.remaining() if question else -1):
+            raise ProviderTimeout(
+                f"The local model was busy until the question's time limit "
+                f"({question.seconds if question else 0:g} s) ran out; raise answer_max_seconds "
+                "or ask one question at a time.",
+                provider=self.backend,
+            )
+        try:
+            # the wait for the lock is not charged to the call, only to the question
+            until = time.monotonic() + timeout_s
+            if question is not None:
+                until = min(until, question.expires_at)
+            late = _Past(until)
+            options["stopping_criteria"] = self._stopping(late)
             try:
                 for chunk in llama.create_chat_completion(**options):
                     choice = chunk["choices"][0]
@@ -129,18 +162,28 @@ class LlamaCppLLM(LLM):
                         (choice.get("delta") or {}).get("content") or "",
                         choice.get("finish_reason"),
                     )
-                    if time.monotonic() > deadline:
-                        raise ProviderTimeout(
-                            f"The local model ran past {timeout_s} s; ask for fewer tokens, "
-                            "raise the timeout or use a faster endpoint.",
-                            provider=self.backend,
-                        )
+                    if late.hit or time.monotonic() > until:
+                        break
             except (ValueError, RuntimeError) as exc:  # e.g. prompt longer than the context
                 raise ProviderError(
                     f"llama.cpp failed: {exc}; shorten the prompt or raise n_ctx "
                     f"(now {self.n_ctx}).",
                     provider=self.backend,
                 ) from exc
+            if late.hit or time.monotonic() > until:
+                raise ProviderTimeout(
+                    f"The local model ran past {min(timeout_s, until - late.started):.3g} s; "
+                    "ask for fewer tokens, raise the timeout or use a faster endpoint.",
+                    provider=self.backend,
+                )
+        finally:
+            lock.release()
+
+    def _stopping(self, late: _Past) -> Any:
+        """llama.cpp's stopping criteria list holding ``late`` (a plain callable when the
+        module has no ``StoppingCriteriaList``)."""
+        kind = getattr(self._module, "StoppingCriteriaList", None)
+        return kind([late]) if kind is not None else late
 
     def complete(
         self,

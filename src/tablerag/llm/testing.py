@@ -1,7 +1,9 @@
 """Test doubles that ship with the package: a scripted LLM and a function-backed LLM.
 
 ``llm = ScriptedLLM(); llm.enqueue("SELECT 1", ProviderTimeout("slow"))`` answers the first call
-with ``SELECT 1`` and raises on the second; ``llm.history`` holds every request.
+with ``SELECT 1`` and raises on the second; ``llm.history`` holds every request. A queued
+:class:`Truncated` text comes back as a completion cut off at ``max_tokens``
+(``finish_reason="length"``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,17 @@ from tablerag.llm.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S, LLM, Comple
 # Falsy, so pytest never collects this module as tests; an (empty) mapping, as doctest expects.
 __test__: dict[str, str] = {}
 
-__all__ = ["Call", "FunctionLLM", "ScriptedLLM"]
+__all__ = ["Call", "FunctionLLM", "ScriptedLLM", "Truncated"]
+
+
+@dataclass(frozen=True)
+class Truncated:
+    """A reply the model did not finish: it stopped at the token limit (``length``)."""
+
+    text: str
+
+
+Reply = str | Truncated | BaseException
 
 
 @dataclass(frozen=True)
@@ -31,6 +43,7 @@ class Call:
     temperature: float
     stop: tuple[str, ...]
     json_schema: dict[str, Any] | None
+    timeout_s: float = DEFAULT_TIMEOUT_S
 
 
 class _RecordingLLM(LLM):
@@ -43,7 +56,7 @@ class _RecordingLLM(LLM):
         self.history: list[Call] = []
         self._lock = threading.Lock()
 
-    def _reply(self, messages: Sequence[Message]) -> str | BaseException:
+    def _reply(self, messages: Sequence[Message]) -> Reply:
         raise NotImplementedError
 
     def complete(
@@ -60,11 +73,13 @@ class _RecordingLLM(LLM):
         started = time.perf_counter()
         with self._lock:
             self.history.append(
-                Call(tuple(messages), max_tokens, temperature, tuple(stop), json_schema)
+                Call(tuple(messages), max_tokens, temperature, tuple(stop), json_schema, timeout_s)
             )
             reply = self._reply(messages)
         if isinstance(reply, BaseException):
             raise reply
+        if isinstance(reply, Truncated):
+            return self._record(messages, reply.text, started=started, finish_reason="length")
         return self._record(messages, reply, started=started)
 
 
@@ -78,12 +93,12 @@ class ScriptedLLM(_RecordingLLM):
 
     backend = "scripted"
 
-    def __init__(self, model: str = "", replies: Sequence[str | BaseException] = ()) -> None:
+    def __init__(self, model: str = "", replies: Sequence[Reply] = ()) -> None:
         super().__init__(model)
-        self._queue: deque[str | BaseException] = deque(replies)
+        self._queue: deque[Reply] = deque(replies)
 
-    def enqueue(self, *replies: str | BaseException) -> None:
-        """Add replies (texts or exceptions to raise) to the end of the queue."""
+    def enqueue(self, *replies: Reply) -> None:
+        """Add replies (texts, :class:`Truncated` texts or exceptions to raise) to the queue."""
         with self._lock:
             self._queue.extend(replies)
 
@@ -92,7 +107,7 @@ class ScriptedLLM(_RecordingLLM):
         """Replies not used yet."""
         return len(self._queue)
 
-    def _reply(self, messages: Sequence[Message]) -> str | BaseException:
+    def _reply(self, messages: Sequence[Message]) -> Reply:
         if not self._queue:
             return ProviderError(
                 f"ScriptedLLM has no reply left for call {len(self.history)}; enqueue one "
@@ -103,13 +118,16 @@ class ScriptedLLM(_RecordingLLM):
 
 
 class FunctionLLM(_RecordingLLM):
-    """Replies with ``function(messages)``; the function may raise to simulate failures."""
+    """Replies with ``function(messages)`` (a text or a :class:`Truncated` one); the function
+    may raise to simulate failures."""
 
     backend = "function"
 
-    def __init__(self, function: Callable[[Sequence[Message]], str], model: str = "") -> None:
+    def __init__(
+        self, function: Callable[[Sequence[Message]], str | Truncated], model: str = ""
+    ) -> None:
         super().__init__(model or "function")
         self.function = function
 
-    def _reply(self, messages: Sequence[Message]) -> str | BaseException:
+    def _reply(self, messages: Sequence[Message]) -> Reply:
         return self.function(messages)
