@@ -49,6 +49,13 @@ class Settings(BaseModel):
     llm_timeout_s: float = Field(
         120.0, gt=0, description="Time limit of one LLM call, in seconds (retries included)."
     )
+    answer_max_seconds: float = Field(
+        600.0,
+        gt=0,
+        description="Most seconds one question may take, everything included (every LLM call "
+        "and retry, SQL query and loop step); each LLM call gets the smaller of llm_timeout_s "
+        "and what is left. When it runs out the answer says what was done and is not `ok`.",
+    )
     index_on_ingest: bool = Field(
         True, description="Update the text index (BM25 + vectors) at the end of every ingest."
     )
