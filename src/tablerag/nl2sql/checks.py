@@ -38,6 +38,7 @@ FindingCode = Literal[
     "constant_query",
     "unrelated_table",
     "weak_link",
+    "unread_table",
     "ignored_value",
     "all_zero",
     "over_count",
@@ -52,6 +53,7 @@ WEIGHTS: Mapping[FindingCode, float] = {
     "constant_query": 0.6,
     "unrelated_table": 0.5,
     "weak_link": 0.35,
+    "unread_table": 0.4,
     "ignored_value": 0.35,
     "all_zero": 0.3,
     "over_count": 0.4,
@@ -147,6 +149,8 @@ class Evidence:
     """The question's content words: (stemmed, as written)."""
     name_words: frozenset[str] = frozenset()
     """Words of the names of the tables the query reads and of their columns."""
+    table_names: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Every table of the catalog (lower-case) → the words of its name (Han text whole)."""
     values: tuple[ValueMatch, ...] = ()
     """Exact value matches of the question in linked data tables."""
     value_cells: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -201,31 +205,35 @@ def relevance(e: Evidence) -> list[Finding]:
                 "unrelated_table", (("tables", _names(read)), ("linked", _names(e.linked.keys())))
             )
         )
-    elif e.linked and _weak(read, e):
-        words = _uncovered(read, e)
-        if words:
-            out.append(
-                Finding("weak_link", (("tables", _names(read)), ("terms", "', '".join(words))))
-            )
+    else:
+        out += _off_topic(read, e)
     out += _ignored_values(e)
     return out
 
 
-def _weak(read: set[str], e: Evidence) -> bool:
-    ours = [t for t in read if t in e.linked]
-    return not (read & e.named) and max((e.linked[t] for t in ours), default=0.0) < WEAK_LINK
-
-
-def _uncovered(read: set[str], e: Evidence) -> list[str]:
-    """The question's words none of the read tables' names, columns or descriptions holds."""
+def _off_topic(read: set[str], e: Evidence) -> list[Finding]:
+    """A table named after a question word the read tables do not hold, left unread; or read
+    tables weakly linked that hold none of the question's words."""
     known = frozenset().union(*(e.table_words.get(t, frozenset()) for t in read))
-    text = " ".join(known)
-    out = [
-        said
-        for stem, said in e.question_words
-        if stem not in known and not (not stem.isascii() and stem in text)
-    ]
-    return list(dict.fromkeys(out))[:MAX_NAMED]
+    uncovered = [(stem, said) for stem, said in e.question_words if not _holds(known, stem)]
+    for stem, said in uncovered:
+        other = sorted(
+            t for t, words in e.table_names.items() if t not in read and _holds(words, stem)
+        )
+        if other:
+            values = (("tables", _names(read)), ("terms", said), ("table", _names(other)))
+            return [Finding("unread_table", values)]
+    ours = [t for t in read if t in e.linked]
+    weak = not (read & e.named) and max((e.linked[t] for t in ours), default=0.0) < WEAK_LINK
+    if weak and e.question_words and len(uncovered) == len(e.question_words):
+        terms = "', '".join(list(dict.fromkeys(w for _, w in uncovered))[:MAX_NAMED])
+        return [Finding("weak_link", (("tables", _names(read)), ("terms", terms)))]
+    return []
+
+
+def _holds(words: frozenset[str], stem: str) -> bool:
+    """Whether ``words`` hold ``stem`` (a Han stem may sit inside a run of Han text)."""
+    return stem in words or (not stem.isascii() and any(stem in w for w in words))
 
 
 def _ignored_values(e: Evidence) -> list[Finding]:

@@ -134,6 +134,7 @@ def gather_evidence(
         ),
         values=tuple(matches),
         value_cells={m.value: _cells(engine, catalog, m) for m in matches},
+        table_names={n.lower(): _name_words(n) for n in catalog.tables},
         row_counts={t.lower(): catalog.tables[t].row_count for t in read},
         magnitudes=_magnitudes(catalog, read),
         totals=_totals(catalog, read),
@@ -189,6 +190,11 @@ def _table_words(catalog: SchemaCatalog, table: str) -> frozenset[str]:
         texts += [c.original, c.description, c.name]
     han = han_text(" ".join(texts) + " " + table)
     return frozenset(words | ({han} if han else set()))
+
+
+def _name_words(table: str) -> frozenset[str]:
+    han = han_text(table)
+    return frozenset(name_words(table)) | ({han} if han else frozenset())
 
 
 def _cells(engine: SQLEngine, catalog: SchemaCatalog, m: ValueMatch) -> frozenset[str]:
