@@ -15,6 +15,11 @@ A text column becomes typed only when EVERY non-null value converts. The recogni
   ``September 1, 2026``, ``1 September 2026``, ``1-Sep-2026``; timestamps ``2026-09-01 12:30``,
   ``2026/9/1 12:30:45``, ``2026-09-01T12:30:45.123``. Month-only (``2026-09``) and all-digit
   (``20260901``) forms are not dates, so ``2026-09`` next to ``202609`` leaves the column text.
+* all-number dates with the year last (``03/05/2026``, ``3-5-2026``, ``03.05.2026``): a column
+  is typed only when its values decide the order (a first field over 12: day first; a second
+  over 12: month first). When none does, the column stays text and ``ambiguous_dates`` reports
+  it (the ``date_order`` setting, through ``date_order()``, decides then); values that need
+  both orders leave it text.
 * booleans: ``true`` / ``false`` in any letter case.
 
 Values are trimmed of ``WHITESPACE`` before they are judged. Null tokens (``NULL``, ``N/A``,
@@ -30,11 +35,15 @@ is proposed from a sample, checked on every value, and widened by the values tha
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from functools import lru_cache
 from typing import Literal
+
+from tablerag.types import Problem
 
 Kind = Literal["boolean", "number", "date", "timestamp"]
 
@@ -108,7 +117,22 @@ _DATES: tuple[tuple[str, str, str], ...] = (
     ("dmy-abbr", r"[0-9]{1,2} " + _ABBR + r" [0-9]{4}", "%d %b %Y"),
     ("dmy-full", r"[0-9]{1,2} " + _FULL + r" [0-9]{4}", "%d %B %Y"),
     ("dmy-abbr-", r"[0-9]{1,2}-" + _ABBR + r"-[0-9]{4}", "%d-%b-%Y"),
+    *(
+        (
+            f"{order}{sep}",
+            rf"[0-9]{{1,2}}{re.escape(sep)}[0-9]{{1,2}}{re.escape(sep)}[0-9]{{4}}",
+            fmt,
+        )
+        for sep in "/-."
+        for order, fmt in (("mdy", f"%m{sep}%d{sep}%Y"), ("dmy", f"%d{sep}%m{sep}%Y"))
+    ),
 )
+#: The all-number dates whose order (month first or day first) only the data can decide:
+#: name -> (order, separator).
+DAY_MONTH: dict[str, tuple[str, str]] = {
+    f"{order}{sep}": (order, sep) for sep in "/-." for order in ("mdy", "dmy")
+}
+_MONTH = "(?:0?[1-9]|1[0-2])"
 _TIMES: tuple[tuple[str, str, str], ...] = (
     ("hm", r"[0-9]{1,2}:[0-9]{2}", "%H:%M"),
     ("hms", r"[0-9]{1,2}:[0-9]{2}:[0-9]{2}", "%H:%M:%S"),
@@ -312,7 +336,10 @@ def join(a: Shape | None, b: Shape | None) -> Shape | None:
         )
     if a.kind in ("date", "timestamp") and b.kind in ("date", "timestamp"):
         kind: Kind = "timestamp" if "timestamp" in (a.kind, b.kind) else "date"
-        return Shape(kind, formats=a.formats | b.formats, padded=padded, nulls=nulls)
+        formats = _join_formats(a.formats, b.formats)
+        if formats is None:
+            return None
+        return Shape(kind, formats=formats, padded=padded, nulls=nulls)
     return replace(a, padded=padded, nulls=nulls) if a.kind == b.kind else None
 
 
@@ -388,7 +415,19 @@ def column_type(shape: Shape, null_tokens: int = 0) -> ColumnType:
         if number_type is None:
             return TEXT
         sql_type, conversion = number_type, _number_conversion(value, shape, number_type)
+    elif is_ambiguous(shape) and _DATE_ORDER.get() == "auto":
+        # kept as text, and checked so that a value with a day over 12 still decides the order
+        check = f"regexp_full_match({{col}}, {_quote(fits_pattern(shape))})"
+        return ColumnType("VARCHAR", None, "{col}", check, "", shape, null_tokens)
     else:
+        if is_ambiguous(shape):  # the date_order setting decides what the data does not
+            order = _DATE_ORDER.get()
+            shape = replace(
+                shape,
+                formats=frozenset(
+                    n for n in shape.formats if n not in DAY_MONTH or DAY_MONTH[n][0] == order
+                ),
+            )
         sql_type = "TIMESTAMP" if shape.kind == "timestamp" else "DATE"
         if shape.formats == {"ymd-"}:
             conversion = f"TRY_CAST({value} AS DATE)"
@@ -446,7 +485,7 @@ def fits_pattern(shape: Shape) -> str:
             tuple(sorted(shape.spellings)),
         )
     else:
-        body = "|".join(f"(?:{FORMATS[name][0]})" for name in sorted(shape.formats))
+        body = "|".join(f"(?:{_date_pattern(name, shape)})" for name in sorted(shape.formats))
     if shape.nulls:
         tokens = "|".join(re.escape(t) for t in sorted(NULL_TOKENS))
         body = f"(?:{body})|(?:{tokens})?"
@@ -455,6 +494,15 @@ def fits_pattern(shape: Shape) -> str:
     if shape.padded:
         body = f"{_WS}*(?:{body}){_WS}*"
     return body
+
+
+def _date_pattern(name: str, shape: Shape) -> str:
+    """A format's pattern; while the order is undecided, only values no order decides fit, so
+    the first value with a day over 12 is a misfit that decides the column's order."""
+    if name in DAY_MONTH and is_ambiguous(shape):
+        sep = re.escape(DAY_MONTH[name][1])
+        return f"{_MONTH}{sep}{_MONTH}{sep}[0-9]{{4}}"
+    return FORMATS[name][0]
 
 
 def fits(shape: Shape, text: str) -> bool:
@@ -580,11 +628,84 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 def _date_shape(value: str) -> Shape | None:
     for name, (pattern, fmt) in FORMATS.items():
         if _compiled(pattern).fullmatch(value):
+            if name in DAY_MONTH:  # 03/05/2026: both orders may parse
+                _, sep = DAY_MONTH[name]
+                names = frozenset(
+                    n
+                    for n, (_, s) in DAY_MONTH.items()
+                    if s == sep and _parses(value, FORMATS[n][1])
+                )
+                return Shape("date", formats=names) if names else None
             if not _parses(value, fmt):
                 return None
             kind: Kind = "timestamp" if name in _TIMESTAMP_NAMES else "date"
             return Shape(kind, formats=frozenset({name}))
     return None
+
+
+def _orders(formats: frozenset[str]) -> frozenset[str] | None:
+    """The day-month orders the all-number dates among ``formats`` allow (None: there are none)."""
+    orders = frozenset(DAY_MONTH[n][0] for n in formats if n in DAY_MONTH)
+    return orders or None
+
+
+def _join_formats(a: frozenset[str], b: frozenset[str]) -> frozenset[str] | None:
+    """The formats of a column holding both: a union, except that all-number dates keep only
+    the orders both sides allow (a value with a day over 12 decides for the whole column);
+    None when no order is left.
+
+    Example:
+        >>> sorted(_join_formats(frozenset({"mdy/", "dmy/"}), frozenset({"dmy."})))
+        ['dmy.', 'dmy/']
+        >>> _join_formats(frozenset({"mdy/"}), frozenset({"dmy/"})) is None
+        True
+    """
+    left, right = _orders(a), _orders(b)
+    union = a | b
+    if left is None or right is None:
+        return union
+    allowed = left & right
+    if not allowed:
+        return None
+    return frozenset(n for n in union if n not in DAY_MONTH or DAY_MONTH[n][0] in allowed)
+
+
+DateOrder = Literal["auto", "mdy", "dmy"]
+_DATE_ORDER: ContextVar[DateOrder] = ContextVar("tablerag_date_order", default="auto")
+
+
+@contextmanager
+def date_order(order: DateOrder) -> Iterator[None]:
+    """Read all-number dates the data leaves undecided (``03/05/2026``) month-first (``mdy``)
+    or day-first (``dmy``) inside the block; ``auto`` keeps them as text (the default).
+
+    The ingest pipeline sets it from the ``date_order`` setting around each source, so the
+    store's type decisions deep below see it without every reader passing it on.
+
+    Example:
+        >>> with date_order("dmy"):
+        ...     infer_column(["03/05/2026"]).cast
+        "CAST(try_strptime({col}, ['%d/%m/%Y']) AS DATE)"
+        >>> infer_column(["03/05/2026"]).sql_type
+        'VARCHAR'
+    """
+    token = _DATE_ORDER.set(order)
+    try:
+        yield
+    finally:
+        _DATE_ORDER.reset(token)
+
+
+def is_ambiguous(shape: Shape) -> bool:
+    """Whether a date shape's all-number dates could be month-first or day-first (no value has
+    a first or second field over 12).
+
+    Example:
+        >>> is_ambiguous(shape_of("03/05/2026")), is_ambiguous(shape_of("13/05/2026"))
+        (True, False)
+    """
+    orders = _orders(shape.formats)
+    return shape.kind == "date" and orders is not None and len(orders) > 1
 
 
 def _parses(value: str, fmt: str) -> bool:
@@ -633,6 +754,30 @@ def _null_test(value: str) -> str:
 def _quote(text: str) -> str:
     """A SQL string literal."""
     return "'" + text.replace("'", "''") + "'"
+
+
+def ambiguous_dates(decided: Mapping[str, ColumnType]) -> list[Problem]:
+    """One problem per column kept as text because its all-number dates could be read
+    month-first or day-first (``03/05/2026``: no value has a day over 12).
+
+    Example:
+        >>> [p.line() for p in ambiguous_dates({"filed": infer_column(["03/05/2026"])})]
+        ... # doctest: +NORMALIZE_WHITESPACE
+        ["column 'filed': the dates are written MM/DD/YYYY or DD/MM/YYYY and no value has a
+          day over 12, so the order is unknown (kept as text; write them as YYYY-MM-DD, or set
+          the setting date_order to 'mdy' or 'dmy' and ingest again)"]
+    """
+    return [
+        Problem(
+            f"column {name!r}",
+            "the dates are written MM/DD/YYYY or DD/MM/YYYY and no value has a day over 12, "
+            "so the order is unknown",
+            "kept as text; write them as YYYY-MM-DD, or set the setting date_order to 'mdy' "
+            "or 'dmy' and ingest again",
+        )
+        for name, t in decided.items()
+        if t.sql_type == "VARCHAR" and t.shape is not None and is_ambiguous(t.shape) and t.check
+    ]
 
 
 def null_tokens_sql(column: str) -> str:
