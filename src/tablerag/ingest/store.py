@@ -376,6 +376,7 @@ def load_typed(
                 )
         if exact:
             problems.extend(reports)
+            problems.extend(infer.ambiguous_dates(decided))
             texts = [
                 columns[i][1]
                 for (i, misfit), bit in zip(flagged, bits, strict=True)
