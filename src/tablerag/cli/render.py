@@ -29,6 +29,7 @@ _DECISION = {
 }
 _STATUS_STYLE = {
     "ok": "green",
+    "unsure": "yellow",
     "no_data": "yellow",
     "not_found": "yellow",
     "clarify": "cyan",

@@ -168,7 +168,7 @@ def _sql_side(
         options=tools.nl2sql,
         max_tokens=tools.schema_max_tokens,
     )
-    if answer.status == "ok" and answer.table is not None:
+    if answer.status in ("ok", "unsure") and answer.table is not None:  # unsure: lower confidence
         rows = answer.table.rows
         single = len(rows) == 1 and len(answer.table.columns) == 1
         text = _cell_text(rows[0][0]) if single else answer.answer

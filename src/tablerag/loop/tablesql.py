@@ -186,7 +186,9 @@ def answer_over_tables(
     if not homes:
         return answer, schema
     again, wider = ask([h.table for h in homes], extra=0)
-    if again.status != "ok" or found_nothing(again.table.rows if again.table else []):
+    if again.status not in ("ok", "unsure") or found_nothing(
+        again.table.rows if again.table else []
+    ):
         return answer, schema
     where = "; ".join(f"{h.table}.{h.column} stores {literal(h.label)}" for h in homes)
     first, *rest = again.sql_attempts or [SQLAttempt(sql=again.sql or "")]
@@ -208,7 +210,7 @@ def answer_over_tables(
 def _homes(answer: Answer, catalog: SchemaCatalog, dialect: str) -> list[LabelHome]:
     """Where the labels of a query that found nothing live (none for any other answer)."""
     rows_ = answer.table.rows if answer.table is not None else []
-    empty = answer.status == "no_data" or (answer.status == "ok" and all_zero(rows_))
+    empty = answer.status == "no_data" or (answer.status in ("ok", "unsure") and all_zero(rows_))
     if not empty or not answer.sql:
         return []
     return label_homes(answer.sql, catalog.values, dialect)
