@@ -14,7 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 from tablerag.answer import Answer, AnswerStatus, Language
 from tablerag.lang.messages import message
 
-_GOOD: tuple[AnswerStatus, ...] = ("ok", "degraded")
+_GOOD: tuple[AnswerStatus, ...] = ("ok", "unsure", "degraded")
+"""Statuses of a side that answered, best first: the fused status is the best of them."""
 
 
 def run_both(
@@ -40,16 +41,18 @@ def fuse(question: str, language: Language, sql: Answer, doc: Answer) -> Answer:
         doc: the RAG path's answer.
 
     Returns:
-        An answer on path ``hybrid``: ``ok`` when a side answered, otherwise the more
-        informative of the two failures (``no_data`` before ``not_found`` before ``error``).
+        An answer on path ``hybrid``: when a side answered, the best status of the sides that
+        did (``ok``, then ``unsure``, then ``degraded``) and the confidence of the best side;
+        otherwise the more informative of the two failures (``no_data`` before ``not_found``
+        before ``error``). A side that is ``unsure`` keeps its reason in its part of the text.
     """
     data_label = message("hybrid.data_label", language)
     doc_label = message("hybrid.documents_label", language)
     parts = [data_label + sql.answer, doc_label + doc.answer]
     good = [a for a in (sql, doc) if a.status in _GOOD]
     if good:
-        status: AnswerStatus = "ok" if any(a.status == "ok" for a in good) else "degraded"
-        confidence = max(a.confidence for a in good)
+        status: AnswerStatus = min((a.status for a in good), key=_GOOD.index)
+        confidence = max(a.confidence for a in good if a.status == status)
     else:
         status = next(s for s in ("no_data", "not_found", "error") if s in (sql.status, doc.status))
         confidence = min(sql.confidence, doc.confidence)

@@ -180,7 +180,7 @@ def nl2sql_error(answer: Answer) -> str:
         >>> nl2sql_error(a)
         'invalid_sql'
     """
-    if answer.status == "ok":
+    if answer.status in ("ok", "unsure"):  # unsure still answers: scored, its status recorded
         return ""
     if answer.status == "no_data":
         return "wrong_result"
@@ -427,6 +427,8 @@ class TableragMethod:
             "sql": answer.sql,
             "attempts": len(answer.sql_attempts),
             "schema_tokens": schema.tokens,
+            "status": answer.status,  # the calibration figures of the report read these two
+            "confidence": answer.confidence,
         }
         if prepare_ms:
             detail["prepare_ms"] = round(prepare_ms, 1)
