@@ -2,9 +2,12 @@
 
 ``QA.open(path)`` reads what it needs from the workspace with one short-lived connection (the
 catalog, the router's vocabulary, the linking catalog, the text index in memory), closes it,
-then opens the read-only SQL engine on the same file (DuckDB refuses a second connection with
-other settings in one process). ``ask()`` routes the question and runs the NL2SQL path, the RAG
-path, both (hybrid) or neither (small talk, ask back), and returns one :class:`Answer`.
+then opens the read-only SQL engine of the workspace's own tables on the same file (DuckDB
+refuses a second connection with other settings in one process). Each database the workspace
+queries in place gets its own engine when a question first needs it (:mod:`tablerag.sources`).
+``ask()`` routes the question and runs the NL2SQL path, the RAG path, both (hybrid) or neither
+(small talk, ask back), and returns one :class:`Answer`; its SQL runs on the source that holds
+the question's tables.
 """
 
 from __future__ import annotations
@@ -22,11 +25,12 @@ from typing import Any, Self
 import duckdb
 
 from tablerag.answer import Answer, Clarification, Language, LLMUsage, RouteInfo, detect_language
+from tablerag.answer.envelope import AnswerPath
 from tablerag.answer.hybrid import fuse, run_both
-from tablerag.errors import EngineError, ProviderError, RetrievalError
+from tablerag.errors import EngineError, ProviderError, RetrievalError, TableragError
 from tablerag.ingest.pipeline import Target, ingest_sources
 from tablerag.lang.messages import message
-from tablerag.linking.cache import workspace_catalog, workspace_samples
+from tablerag.linking.cache import workspace_samples
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.llm import LLM, load_llm
 from tablerag.llm.profiles import profile_for
@@ -39,11 +43,13 @@ from tablerag.rag.index import LoadedIndex, load_index, refresh_index
 from tablerag.rag.retrieve import search
 from tablerag.router.router import PROBE_K, RouterContext, route
 from tablerag.settings import Settings, load_settings
-from tablerag.sql.engines import SQLEngine, open_engine
+from tablerag.sources import FILES, Choice, SourceSet, SQLSource, group_sources
+from tablerag.sql.engines import SQLEngine
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.store import lock as workspace_lock
 from tablerag.store import workspace as store
-from tablerag.types import Hit, SourceReport, TableInfo
+from tablerag.store.glossary import read_glossary
+from tablerag.types import Hit, SourceReport
 
 log = logging.getLogger(__name__)
 
@@ -181,8 +187,11 @@ class QA:
         path: the workspace folder.
         settings: the settings in force.
         llm: the model of every path.
-        engine: the read-only SQL engine, None when the workspace has no tables.
-        catalog: the linking catalog, None when the workspace has no tables.
+        sources: where SQL runs: the workspace's own tables and each database queried in
+            place, with their engines (opened on first use).
+        catalog: the linking catalog of every source (a database's tables named
+            ``<source>.<table>`` when the workspace has several sources), None when the
+            workspace has no tables.
         router: the router's context.
         index: the text index in memory, None when there is none (``index_problem`` says why).
         owns_llm: close the LLM on :meth:`close`.
@@ -194,7 +203,7 @@ class QA:
         path: Path,
         settings: Settings,
         llm: LLM,
-        engine: SQLEngine | None,
+        sources: SourceSet,
         catalog: SchemaCatalog | None,
         router: RouterContext,
         index: LoadedIndex | None,
@@ -202,7 +211,7 @@ class QA:
         owns_llm: bool = False,
     ) -> None:
         self.path, self.settings, self.llm = path, settings, llm
-        self.engine, self.catalog, self.router = engine, catalog, router
+        self.sources, self.catalog, self.router = sources, catalog, router
         self.index, self.index_problem = index, index_problem
         self._view = _IndexView(path)
         self._owns_llm = owns_llm
@@ -237,15 +246,15 @@ class QA:
         # read and the engine's own read-only connection (issue 22).
         lease = workspace_lock.acquire(path, exclusive=False, wait_s=workspace_lock.READ_WAIT_S)
         try:
-            tables, catalog, router, index, problem = _read_workspace(path)
+            sources, router, index, problem = _read_workspace(path, execution_policy(settings))
             model = load_llm(llm if llm is not None else settings.llm)
         except BaseException:
             lease.release()
             raise
-        engine = None
-        if tables:
+        files = sources.source(FILES)
+        if files is not None:  # the workspace's own tables now; a database when first asked
             try:
-                engine = open_engine(path, catalog=tables, policy=execution_policy(settings))
+                sources.engine(files)
             except BaseException:
                 lease.release()
                 if not isinstance(llm, LLM):
@@ -255,8 +264,8 @@ class QA:
             path=path,
             settings=settings,
             llm=model,
-            engine=engine,
-            catalog=catalog,
+            sources=sources,
+            catalog=sources.catalog,
             router=router,
             index=index,
             index_problem=problem,
@@ -289,7 +298,7 @@ class QA:
             )
         decision = route(text, self.router)
         routing_ms = (time.perf_counter() - started) * 1000
-        if decision.loop and self.engine is not None and self.index is not None:
+        if decision.loop and self.sources.sources and self.index is not None:
             answer = self.loop(text, language=language)
         elif decision.intent == "data":
             answer = self._sql(text, language)
@@ -327,10 +336,19 @@ class QA:
             update={"question": question, "route": info, "timings_ms": timings, "llm": usage}
         )
 
+    @property
+    def engine(self) -> SQLEngine | None:
+        """The engine of the workspace's own tables, else of its only source (None: no tables).
+
+        Raises:
+            ConfigError: that database cannot be reached (see :meth:`SourceSet.engine`).
+        """
+        place = self.sources.source(FILES) or next(iter(self.sources.sources), None)
+        return self.sources.engine(place) if place is not None else None
+
     def close(self) -> None:
-        """Close the SQL engine (and the LLM when this session built it)."""
-        if self.engine is not None:
-            self.engine.close()
+        """Close the SQL engines (and the LLM when this session built it)."""
+        self.sources.close()
         if self._owns_llm:
             self.llm.close()
         if self._lease is not None:
@@ -391,10 +409,17 @@ class QA:
             llm: the model for this question (e.g. a per-question meter); default the session's.
         """
         s = self.settings
+        lang = language or detect_language(question)
+        engine, catalog = None, None
+        if use_sql and self.sources.sources:
+            place = self._place(question.strip(), lang, "loop")
+            if isinstance(place, Answer):
+                return place
+            engine, catalog = place[1], self.sources.catalog_of(place[0])
         tools = StepTools(
             search=self._search_docs,
-            engine=self.engine,
-            catalog=self.catalog,
+            engine=engine,
+            catalog=catalog,
             recall_k=s.loop_recall_k,
             k=s.loop_k,
             use_sql=use_sql,
@@ -412,11 +437,10 @@ class QA:
             timeout_s=s.llm_timeout_s,
             step=tools,
         )
-        lang = language or detect_language(question)
         return run_loop(question.strip(), llm=llm or self.llm, language=lang, options=options)
 
     def _sql(self, question: str, language: Language) -> Answer:
-        if self.engine is None or self.catalog is None:
+        if not self.sources.sources or self.catalog is None:
             return Answer(
                 question=question,
                 answer=message("service.no_tables", language),
@@ -426,11 +450,15 @@ class QA:
                 error=message("service.no_tables", "en"),
             )
         started = time.perf_counter()
+        place = self._place(question, language, "nl2sql")
+        if isinstance(place, Answer):
+            return place
+        source, engine = place
         schema = schema_context(
             question,
-            self.catalog,
+            self.sources.catalog_of(source),
             max_tokens=self.settings.schema_max_tokens,
-            engine=self.engine,
+            engine=engine,
             stages=stage_switches(self.settings, self.llm.spec),
         )
         schema_ms = (time.perf_counter() - started) * 1000
@@ -438,13 +466,74 @@ class QA:
         answer = answer_with_sql(
             question,
             llm=self.llm,
-            engine=self.engine,
+            engine=engine,
             schema=schema,
             language=language,
             options=options,
         )
         timings = {**answer.timings_ms, "schema": round(schema_ms, 3)}
         return answer.model_copy(update={"timings_ms": timings})
+
+    def _place(
+        self, question: str, language: Language, path: AnswerPath
+    ) -> tuple[SQLSource, SQLEngine] | Answer:
+        """The source whose tables answer ``question`` and its engine, or the answer that
+        says why no single source can: the question needs two, names a table two hold
+        alike (ask back which), or the source cannot be reached now."""
+        choice = self.sources.choose(question)
+        if choice is None:
+            fallback = self.sources.source(FILES) or self.sources.sources[0]
+            choice = Choice(fallback)
+        if choice.needs:
+            shown = "; ".join(
+                f"{t} in {s.shown}"
+                for t, s in zip(choice.tables, (choice.source, *choice.needs), strict=False)
+            )
+            n = 1 + len(choice.needs)
+            return Answer(
+                question=question,
+                answer=message("service.cross_source", language, n=n, sources=shown),
+                language=language,
+                path=path,
+                status="error",
+                error=message("service.cross_source", "en", n=n, sources=shown),
+            )
+        if choice.alike:
+            places = (choice.source, *choice.alike)
+            table = choice.tables[0].partition(".")[2] or choice.tables[0]
+            shown = "; ".join(s.shown for s in places)
+            text = message(
+                "service.which_source", language, table=table, n=len(places), sources=shown
+            )
+            options = [
+                Clarification(
+                    label=s.label,
+                    question=message(
+                        "service.which_source_option", language, question=question, label=s.label
+                    ),
+                )
+                for s in places
+            ]
+            return Answer(
+                question=question,
+                answer=text,
+                language=language,
+                path="clarify",
+                status="clarify",
+                clarifications=options,
+            )
+        try:
+            return choice.source, self.sources.engine(choice.source)
+        except TableragError as exc:
+            name = choice.source.shown
+            return Answer(
+                question=question,
+                answer=message("service.source_unavailable", language, source=name, reason=exc),
+                language=language,
+                path=path,
+                status="error",
+                error=message("service.source_unavailable", "en", source=name, reason=exc),
+            )
 
     def _docs(self, question: str, language: Language) -> Answer:
         return answer_from_documents(
@@ -471,8 +560,8 @@ class QA:
 
 
 def _read_workspace(
-    path: Path,
-) -> tuple[list[TableInfo], SchemaCatalog | None, RouterContext, LoadedIndex | None, str]:
+    path: Path, policy: ExecutionPolicy
+) -> tuple[SourceSet, RouterContext, LoadedIndex | None, str]:
     """Everything ``ask`` needs from the workspace, read with one connection that is closed.
 
     Read-only, always: DuckDB lets many processes read a file or one write it, so a reader that
@@ -481,14 +570,19 @@ def _read_workspace(
     """
     with _open_for_reading(path) as ws:
         tables = ws.tables()
-        catalog = workspace_catalog(ws) if tables else None
-        router = RouterContext.from_catalog(catalog)
+        sources = SourceSet(
+            group_sources(path, tables, ws.sources()),
+            samples=workspace_samples(ws) if tables else {},
+            glossary=read_glossary(ws.con),
+            policy=policy,
+        )
+        router = RouterContext.from_catalog(sources.catalog)
         try:
             index: LoadedIndex | None = load_index(ws)
             problem = ""
         except RetrievalError as exc:
             index, problem = None, str(exc)
-    return tables, catalog, router, index, problem
+    return sources, router, index, problem
 
 
 def _open_for_reading(path: Path) -> Workspace:

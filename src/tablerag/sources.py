@@ -361,7 +361,8 @@ class SourceSet:
         nearly as high (:data:`CROSS_SHARE`) competes: as :attr:`Choice.alike` when that
         table has the same name (which one is meant?), as :attr:`Choice.needs` when both
         tables are named by the question ("employees" of one place, "orders" of another: no
-        single query can answer it).
+        single query can answer it). A question that names a source's label ("… in hr", as
+        the options of an ask-back do) stays in that source.
         """
         if len(self.sources) == 1:
             return Choice(self.sources[0])
@@ -377,6 +378,9 @@ class SourceSet:
             label = place[0].label
             if label not in best or t.score > best[label][0]:
                 best[label] = (t.score, t.name)
+        said = {s.label for s in self.sources if _says(question, s.label)}
+        if said & best.keys():  # "... (in hr)": the question names its source
+            best = {label: v for label, v in best.items() if label in said}
         if not best:
             return None
         ranked = sorted(best, key=lambda lab: -best[lab][0])
@@ -397,6 +401,19 @@ class SourceSet:
                 needs.append(other)
                 tables.append(name)
         return Choice(first, tuple(needs), tuple(alike), tuple(tables))
+
+
+def _says(question: str, label: str) -> bool:
+    """Whether the question names a source label as a word of its own.
+
+    Example:
+        >>> _says("how many staff (in hr)?", "hr"), _says("在hr中有多少员工", "hr")
+        (True, True)
+        >>> _says("how many three-letter words", "hr")
+        False
+    """
+    pattern = rf"(?<![A-Za-z0-9_]){re.escape(label)}(?![A-Za-z0-9_])"
+    return re.search(pattern, question, flags=re.IGNORECASE) is not None
 
 
 def _own(name: str) -> str:
