@@ -33,7 +33,12 @@ from typing import Any
 from tablerag.answer import Answer, detect_language
 from tablerag.errors import ConfigError, EngineError, ProviderError
 from tablerag.evals.datasets.bird import load_bird
-from tablerag.evals.datasets.spider import databases, read_json, read_tables_json
+from tablerag.evals.datasets.spider import (
+    databases,
+    read_json,
+    read_tables_json,
+    without_missing_tables,
+)
 from tablerag.evals.runner import EVAL_TODAY, Case, Metered, Outcome
 from tablerag.evals.sqlexec import Execution, Executor, Metric
 from tablerag.lang.messages import templates
@@ -154,6 +159,7 @@ def _spider(path: Path) -> SQLDataset:
     root, questions = _split(path, "dev.json")
     schemas = read_tables_json(root / "tables.json")
     found = databases(root, sorted(schemas))
+    schemas = without_missing_tables(schemas, found)
     cases: list[Case] = []
     skipped: dict[str, int] = {}
     records = read_json(questions)
@@ -175,6 +181,7 @@ def _chase(path: Path) -> SQLDataset:
         raise ConfigError(f"No chase_dev*.json file under {str(root)!r}; check --path.")
     schemas = read_tables_json(root / "tables.json", keep_foreign_keys=False)
     found = databases(root, sorted(schemas))
+    schemas = without_missing_tables(schemas, found)
     cases: list[Case] = []
     skipped: dict[str, int] = {}
     total = 0

@@ -17,6 +17,7 @@ from tablerag.evals.datasets.spider import (
     databases,
     read_json,
     read_tables_json,
+    without_missing_tables,
 )
 
 
@@ -40,4 +41,5 @@ def load_chase(path: Path, *, keep_foreign_keys: bool = False) -> Dataset:
             for turn in interaction["interaction"]:
                 cases.append(LinkingCase(db, turn["utterance"], turn["query"], tuple(history)))
                 history.append(turn["utterance"])
-    return Dataset("chase", tuple(cases), schemas, databases(path, sorted(schemas)))
+    found = databases(path, sorted(schemas))
+    return Dataset("chase", tuple(cases), without_missing_tables(schemas, found), found)

@@ -8,12 +8,16 @@ present, are only opened read-only, for values.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+import logging
+import sqlite3
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from tablerag.errors import ConfigError
 from tablerag.types import ColumnInfo, ForeignKey, TableInfo
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -130,6 +134,57 @@ def databases(root: Path, db_ids: list[str]) -> dict[str, Path]:
     return {db: p for db, p in found.items() if p.is_file()}
 
 
+def without_missing_tables(
+    schemas: dict[str, list[TableInfo]], found: dict[str, Path]
+) -> dict[str, list[TableInfo]]:
+    """The schemas without the tables their SQLite file lacks, each one warned about.
+
+    Spider-derived schema files list SQLite's internal ``sqlite_sequence`` (and, in copies,
+    tables a rebuilt database never got); reading values or row counts from such a table ended
+    the whole run with "no such table" (issue 22). Foreign keys to a dropped table go with it. A
+    database that cannot be opened is left as it is (its questions fail one by one, as before).
+    """
+    out = dict(schemas)
+    for db, path in sorted(found.items()):
+        tables = schemas.get(db)
+        if not tables:
+            continue
+        present = _sqlite_tables(path)
+        if present is None:
+            continue
+        missing = {t.name for t in tables if t.name.casefold() not in present}
+        if not missing:
+            continue
+        for name in sorted(missing):
+            log.warning(
+                "the schema of %r lists table %r, which its database %s lacks; left out",
+                db,
+                name,
+                path,
+            )
+        out[db] = [
+            replace(t, foreign_keys=tuple(f for f in t.foreign_keys if f.ref_table not in missing))
+            for t in tables
+            if t.name not in missing
+        ]
+    return out
+
+
+def _sqlite_tables(path: Path) -> set[str] | None:
+    """Case-folded names of the tables and views of a SQLite file; None when it cannot be read."""
+    try:
+        con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return None
+    try:
+        rows = con.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
+        return {str(r[0]).casefold() for r in rows.fetchall()}
+    except sqlite3.Error:
+        return None
+    finally:
+        con.close()
+
+
 def load_spider(path: Path, *, keep_foreign_keys: bool = True) -> Dataset:
     """Read Spider's ``dev.json`` and ``tables.json`` (and find the SQLite files) under ``path``.
 
@@ -142,4 +197,5 @@ def load_spider(path: Path, *, keep_foreign_keys: bool = True) -> Dataset:
         for r in read_json(path / "dev.json")
         if r["db_id"] in schemas
     )
-    return Dataset("spider", cases, schemas, databases(path, sorted(schemas)))
+    found = databases(path, sorted(schemas))
+    return Dataset("spider", cases, without_missing_tables(schemas, found), found)
