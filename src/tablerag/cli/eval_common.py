@@ -252,7 +252,7 @@ def run_task(
         log.write_meta(extra_meta(outcomes))
     report = write_report(folder)
     if as_json:
-        data = summary_dict(summaries, log.meta())
+        data = summary_dict(summaries, log.meta(), outcomes)
         data["run_dir"] = str(folder)
         data["report"] = str(report)
         print_json(data)

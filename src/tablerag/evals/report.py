@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tablerag.errors import ConfigError
+from tablerag.evals.calibration import calibration, calibration_markdown
 from tablerag.evals.runner import ERROR_KINDS, MethodSummary, Outcome, ResultLog, summarise
 
 REPORT_FILE = "report.md"
@@ -32,12 +33,17 @@ def _log(run_dir: str | Path) -> ResultLog:
 
 
 def summary_dict(
-    summaries: Mapping[str, MethodSummary], meta: Mapping[str, Any] | None = None
+    summaries: Mapping[str, MethodSummary],
+    meta: Mapping[str, Any] | None = None,
+    outcomes: Sequence[Outcome] = (),
 ) -> dict[str, Any]:
     """The JSON summary of a run: run facts plus, per method, its figures.
 
     Each method carries ``accuracy``, ``n``, ``errors`` (every kind of the taxonomy, zeros
-    included), latency P50/P95 and ``tokens_per_question`` (prompt + completion).
+    included), latency P50/P95 and ``tokens_per_question`` (prompt + completion); a method
+    whose outcomes record the answer's status also carries ``confidence`` (coverage, accuracy
+    of ``ok`` answers, the share wrong but ``ok``, the calibration buckets; see
+    :mod:`tablerag.evals.calibration`).
 
     Example:
         >>> s = summarise([Outcome("1", "m", True, 1.0, prompt_tokens=90, completion_tokens=10)])
@@ -46,6 +52,7 @@ def summary_dict(
         ('sql', 1.0, 100.0)
     """
     methods: dict[str, Any] = {}
+    calibrated = calibration(outcomes)
     for name, s in summaries.items():
         entry = s.as_dict()
         entry["errors"] = {k: s.errors.get(k, 0) for k in ERROR_KINDS} | {
@@ -54,6 +61,8 @@ def summary_dict(
         entry["tokens_per_question"] = round(
             s.prompt_tokens_per_question + s.completion_tokens_per_question, 1
         )
+        if name in calibrated:
+            entry["confidence"] = calibrated[name].as_dict()
         methods[name] = entry
     return {**dict(meta or {}), "methods": methods}
 
@@ -135,6 +144,7 @@ def render_markdown(
         lines += [f"Cases every method has answered: {len(shared)}.", ""]
         lines += _paired(outcomes, methods, shared) + [""]
     lines += _interactions(outcomes, methods)
+    lines += calibration_markdown(calibration(outcomes))
     by_cat = {m: s.by_category for m, s in summaries.items()}
     hardness = {
         m: {k: {"n": len(v), "accuracy": sum(v) / len(v)} for k, v in per.items()}
@@ -306,7 +316,10 @@ def write_report(run_dir: str | Path) -> Path:
     meta = log.meta()
     summaries = summarise(outcomes)
     (log.folder / SUMMARY_FILE).write_text(
-        json.dumps(summary_dict(summaries, meta), ensure_ascii=False, indent=2, default=str) + "\n",
+        json.dumps(
+            summary_dict(summaries, meta, outcomes), ensure_ascii=False, indent=2, default=str
+        )
+        + "\n",
         encoding="utf-8",
     )
     plotted = write_plots(log.folder, summaries, outcomes) if summaries else []
