@@ -627,6 +627,8 @@ class TableragMethod:
             "attempts": len(answer.sql_attempts),
             "attempt_errors": [a.error for a in answer.sql_attempts if a.error],
             "attempt_sql": [a.sql for a in answer.sql_attempts],
+            "status": answer.status,  # the calibration figures of the report read these two
+            "confidence": answer.confidence,
         }
         if answer.status == "error":
             return _outcome(
