@@ -8,9 +8,11 @@ something).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 ALL = ("duckdb", "sqlite", "postgres")
+"""Where a case applies by default; the cases for ALL also run on MySQL unless
+:data:`NOT_ON_MYSQL` names them."""
 LIMIT = "LIMIT"
 MULTI = frozenset({"multiple_statements", "parse_error"})
 WRITE = frozenset({"statement_not_allowed", "not_read_only", "parse_error", "multiple_statements"})
@@ -671,3 +673,236 @@ BENIGN: list[Case] = [
     _c("cast", "SELECT DATE '2024-01-01' AS d", "ok", *PG_DUCK),
     _c("cast", "SELECT id FROM orders WHERE region::text = 'north'", "ok", *PG_DUCK),
 ]
+
+
+NOT_ON_MYSQL: dict[str, str] = {
+    'SELECT "password" FROM customers': "a string in MySQL; MYSQL_HOSTILE has `password`",
+    "SELECT id FROM orders LIMIT ALL": "LIMIT ALL is not MySQL syntax",
+    "SELECT id FROM orders ORDER BY id LIMIT ALL OFFSET 5": "LIMIT ALL is not MySQL syntax",
+    "SELECT id FROM orders WHERE id IN (SELECT id FROM orders ORDER BY amount LIMIT 3)": (
+        "MariaDB does not run LIMIT in an IN subquery"
+    ),
+    'SELECT "id", "amount" FROM "orders" WHERE "id" < 3': "double quotes are strings in MySQL",
+    'SELECT "地区" FROM "销售" WHERE "金额" > 60 ORDER BY "金额"': "strings in MySQL",
+}
+"""Cases for every engine that do not apply to MySQL/MariaDB, and why."""
+
+MYSQL = ("mysql",)
+MYSQL_WRITE = WRITE | {"select_into", "locking_clause"}
+MYSQL_VAR = frozenset({"parameter", "not_read_only"})
+
+MYSQL_HOSTILE: list[Case] = [
+    # -- files: LOAD_FILE, INTO OUTFILE/DUMPFILE, LOAD DATA ---------------------------------
+    _c("file", "SELECT LOAD_FILE('/etc/passwd') AS f", FUNC, *MYSQL),
+    _c("file", "SELECT load_file(0x2f6574632f706173737764) AS f", FUNC, *MYSQL),
+    _c("file", "SELECT id FROM orders INTO OUTFILE '/tmp/x.csv'", MYSQL_WRITE, *MYSQL),
+    _c("file", "SELECT id INTO DUMPFILE '/tmp/x.bin' FROM orders", MYSQL_WRITE, *MYSQL),
+    _c("file", "SELECT name FROM customers INTO OUTFILE '/var/www/x.php'", MYSQL_WRITE, *MYSQL),
+    _c("file", "LOAD DATA INFILE '/etc/passwd' INTO TABLE orders", WRITE, *MYSQL),
+    _c("file", "LOAD DATA LOCAL INFILE '/etc/passwd' INTO TABLE orders", WRITE, *MYSQL),
+    _c("file", "SELECT * FROM orders PROCEDURE ANALYSE()", WRITE, *MYSQL),
+    # -- stalling the server and holding locks ---------------------------------------------
+    _c("dos", "SELECT SLEEP(5) AS s", FUNC, *MYSQL),
+    _c("dos", "SELECT id FROM orders WHERE SLEEP(1) = 0", FUNC, *MYSQL),
+    _c("dos", "SELECT BENCHMARK(100000000, MD5('a')) AS b", FUNC, *MYSQL),
+    _c("dos", "SELECT GET_LOCK('tablerag', 10) AS l", FUNC, *MYSQL),
+    _c("dos", "SELECT RELEASE_LOCK('tablerag') AS l", FUNC, *MYSQL),
+    _c("dos", "SELECT RELEASE_ALL_LOCKS() AS l", FUNC, *MYSQL),
+    _c("dos", "SELECT IS_FREE_LOCK('tablerag') AS l", FUNC, *MYSQL),
+    _c("dos", "SELECT IS_USED_LOCK('tablerag') AS l", FUNC, *MYSQL),
+    _c("dos", "SELECT MASTER_POS_WAIT('log.000001', 4) AS w", FUNC, *MYSQL),
+    _c("dos", "SELECT id FROM orders FOR UPDATE", MYSQL_WRITE, *MYSQL),
+    _c("dos", "SELECT id FROM orders LOCK IN SHARE MODE", MYSQL_WRITE, *MYSQL),
+    _c("dos", "LOCK TABLES orders READ", WRITE, *MYSQL),
+    _c("dos", "UNLOCK TABLES", WRITE, *MYSQL),
+    _c("dos", "DO SLEEP(10)", WRITE, *MYSQL),
+    _c("dos", "KILL 1", WRITE, *MYSQL),
+    # -- user variables and system variables -----------------------------------------------
+    _c("vars", "SELECT @a := 1 AS a", MYSQL_VAR, *MYSQL),
+    _c("vars", "SELECT id FROM orders WHERE (@n := id) > 0", MYSQL_VAR, *MYSQL),
+    _c("vars", "SELECT @a AS a", MYSQL_VAR, *MYSQL),
+    _c("vars", "SELECT @`a` AS a", MYSQL_VAR, *MYSQL),
+    _c("vars", "SELECT @@version AS v", MYSQL_VAR, *MYSQL),
+    _c("vars", "SELECT @@global.secure_file_priv AS p", MYSQL_VAR, *MYSQL),
+    _c("vars", "SELECT @@datadir AS d", MYSQL_VAR, *MYSQL),
+    _c("vars", "SELECT id INTO @a FROM orders LIMIT 1", MYSQL_WRITE, *MYSQL),
+    _c("vars", "SET @a = 1", WRITE, *MYSQL),
+    _c("vars", "SET SESSION max_statement_time = 0", WRITE, *MYSQL),
+    _c("vars", "SET max_execution_time = 0", WRITE, *MYSQL),
+    _c("vars", "SET sql_mode = 'ANSI_QUOTES'", WRITE, *MYSQL),
+    _c("vars", "SET GLOBAL general_log = 1", WRITE, *MYSQL),
+    _c("vars", "SET NAMES latin1", WRITE, *MYSQL),
+    _c("vars", "SET TRANSACTION READ WRITE", WRITE, *MYSQL),
+    _c("vars", "SET STATEMENT max_statement_time = 0 FOR SELECT id FROM orders", WRITE, *MYSQL),
+    # -- statements that are not a query -----------------------------------------------------
+    _c("write", "HANDLER orders OPEN", WRITE, *MYSQL),
+    _c("write", "HANDLER orders READ FIRST", WRITE, *MYSQL),
+    _c("write", "REPLACE INTO orders (id) VALUES (1)", WRITE, *MYSQL),
+    _c("write", "INSERT IGNORE INTO orders (id) VALUES (1)", WRITE, *MYSQL),
+    _c("write", "TRUNCATE orders", WRITE, *MYSQL),
+    _c("write", "RENAME TABLE orders TO o2", WRITE, *MYSQL),
+    _c("write", "OPTIMIZE TABLE orders", WRITE, *MYSQL),
+    _c("write", "FLUSH TABLES", WRITE, *MYSQL),
+    _c("write", "CALL evil()", WRITE, *MYSQL),
+    _c("write", "PREPARE s FROM 'DELETE FROM orders'", WRITE, *MYSQL),
+    _c("write", "EXECUTE s", WRITE, *MYSQL),
+    _c("write", "START TRANSACTION READ WRITE", WRITE, *MYSQL),
+    _c("write", "COMMIT", WRITE, *MYSQL),
+    _c("write", "XA START 'x'", WRITE, *MYSQL),
+    _c("write", "GRANT ALL ON *.* TO 'tr_reader'@'%'", WRITE, *MYSQL),
+    _c("write", "INSTALL PLUGIN evil SONAME 'evil.so'", WRITE, *MYSQL),
+    _c("write", "CREATE FUNCTION sys_exec RETURNS INT SONAME 'lib_mysqludf_sys.so'", WRITE, *MYSQL),
+    _c("write", "SHOW GRANTS", WRITE, *MYSQL),
+    _c("write", "SHOW DATABASES", WRITE, *MYSQL),
+    _c("write", "SHOW PROCESSLIST", WRITE, *MYSQL),
+    _c("write", "DESCRIBE customers", WRITE, *MYSQL),
+    _c("write", "EXPLAIN SELECT id FROM orders", WRITE, *MYSQL),
+    # -- user-defined and stored functions -----------------------------------------------
+    _c("udf", "SELECT my_udf(1) AS x", FUNC, *MYSQL),
+    _c("udf", "SELECT sys_exec('id') AS x", FUNC, *MYSQL),
+    _c("udf", "SELECT sys_eval('cat /etc/passwd') AS x", FUNC, *MYSQL),
+    _c("udf", "SELECT tablerag_sql_shop.left(region, 1) AS x FROM orders", FUNC, *MYSQL),
+    _c("udf", "SELECT tablerag_sql_shop.upper(region) AS x FROM orders", FUNC, *MYSQL),
+    _c("udf", "SELECT mysql.evil(1) AS x", FUNC, *MYSQL),
+    _c("udf", "SELECT NEXTVAL(s) AS n", FUNC, *MYSQL),
+    _c("udf", "SELECT SETVAL(s, 1) AS n", FUNC, *MYSQL),
+    _c("udf", "SELECT NEXT VALUE FOR s AS n", FUNC | {"parse_error"}, *MYSQL),
+    # -- system schemas and other databases ----------------------------------------------
+    _c("catalog", "SELECT * FROM mysql.user", TABLE, *MYSQL),
+    _c("catalog", "SELECT User, Password FROM mysql.user", TABLE, *MYSQL),
+    _c("catalog", "SELECT * FROM mysql.global_priv", TABLE, *MYSQL),
+    _c("catalog", "SELECT * FROM information_schema.processlist", TABLE, *MYSQL),
+    _c("catalog", "SELECT * FROM information_schema.user_privileges", TABLE, *MYSQL),
+    _c(
+        "catalog",
+        "SELECT table_name FROM information_schema.columns WHERE column_name = 'secret'",
+        TABLE,
+        *MYSQL,
+    ),
+    _c("catalog", "SELECT * FROM INFORMATION_SCHEMA.TABLES", TABLE, *MYSQL),
+    _c("catalog", "SELECT * FROM `information_schema`.`schemata`", TABLE, *MYSQL),
+    _c("catalog", "SELECT * FROM performance_schema.threads", TABLE, *MYSQL),
+    _c("catalog", "SELECT * FROM sys.processlist", TABLE, *MYSQL),
+    _c("catalog", "SELECT * FROM tablerag_sql_shop.secrets", TABLE, *MYSQL),
+    _c("catalog", "SELECT * FROM `secrets`", TABLE, *MYSQL),
+    _c("catalog", "SELECT id FROM other_db.orders", TABLE, *MYSQL),
+    _c(
+        "catalog", "SELECT o.id FROM orders o JOIN mysql.user u ON u.User = o.region", TABLE, *MYSQL
+    ),
+    # -- who and where the server is -------------------------------------------------------
+    _c("identity", "SELECT USER() AS u", FUNC, *MYSQL),
+    _c("identity", "SELECT CURRENT_USER() AS u", FUNC, *MYSQL),
+    _c("identity", "SELECT SYSTEM_USER() AS u", FUNC, *MYSQL),
+    _c("identity", "SELECT DATABASE() AS d", FUNC, *MYSQL),
+    _c("identity", "SELECT SCHEMA() AS d", FUNC, *MYSQL),
+    _c("identity", "SELECT VERSION() AS v", FUNC, *MYSQL),
+    _c("identity", "SELECT CONNECTION_ID() AS c", FUNC, *MYSQL),
+    _c("identity", "SELECT LAST_INSERT_ID() AS l", FUNC, *MYSQL),
+    _c("identity", "SELECT FOUND_ROWS() AS f", FUNC, *MYSQL),
+    _c("identity", "SELECT ROW_COUNT() AS r", FUNC, *MYSQL),
+    # -- error-based extraction -------------------------------------------------------------
+    _c(
+        "inject",
+        "SELECT EXTRACTVALUE(1, CONCAT(0x7e, (SELECT name FROM customers LIMIT 1))) AS x",
+        FUNC,
+        *MYSQL,
+    ),
+    _c("inject", "SELECT UPDATEXML(1, CONCAT(0x7e, 'x'), 1) AS x", FUNC, *MYSQL),
+    _c("inject", "SELECT NAME_CONST('a', 1) AS x", FUNC, *MYSQL),
+    _c("inject", "SELECT id FROM orders WHERE region = 'x' # \n; DROP TABLE orders", MULTI, *MYSQL),
+    _c("inject", "SELECT id FROM orders WHERE region = 'a\\'; DROP TABLE orders", MULTI, *MYSQL),
+    # -- hidden columns in MySQL quoting -------------------------------------------------
+    _c("hidden", "SELECT `password` FROM customers", HIDDEN, *MYSQL),
+    _c("hidden", "SELECT `PassWord` FROM customers", HIDDEN, *MYSQL),
+    _c("hidden", "SELECT c.`email` FROM customers c", HIDDEN, *MYSQL),
+    _c("hidden", "SELECT GROUP_CONCAT(phone) AS p FROM customers", HIDDEN, *MYSQL),
+    _c("hidden", "SELECT CONCAT(name, email) AS x FROM customers", HIDDEN, *MYSQL),
+]
+"""MySQL/MariaDB payloads."""
+
+MYSQL_BENIGN: list[Case] = [
+    _c("quoted", "SELECT `id`, `amount` FROM `orders` WHERE `id` < 3", "ok", *MYSQL),
+    _c("quoted", "SELECT `地区` FROM `销售` WHERE `金额` > 60 ORDER BY `金额`", "ok", *MYSQL),
+    _c("quoted", "SELECT count(id) AS `select`, max(amount) AS `from` FROM orders", "ok", *MYSQL),
+    _c("strings", 'SELECT id FROM orders WHERE region = "north"', "ok", *MYSQL),
+    _c(
+        "strings",
+        "SELECT id FROM orders WHERE region = 'a\\'; DROP TABLE orders; -- '",
+        "ok",
+        *MYSQL,
+    ),
+    _c("strings", "SELECT 'x\\\\' AS a, id FROM orders", "ok", *MYSQL),
+    _c(
+        "strings",
+        "SELECT CONCAT(region, '-', id) AS k, left(region, 2) AS l FROM orders",
+        "ok",
+        *MYSQL,
+    ),
+    _c(
+        "strings",
+        "SELECT GROUP_CONCAT(DISTINCT region ORDER BY region SEPARATOR ',') AS r FROM orders",
+        "ok",
+        *MYSQL,
+    ),
+    _c("strings", "SELECT region || 'x' AS r FROM orders", "ok", *MYSQL),
+    _c(
+        "dates",
+        "SELECT DATE_FORMAT(order_date, '%Y-%m') AS m, count(*) AS n FROM orders GROUP BY m",
+        "ok",
+        *MYSQL,
+    ),
+    _c(
+        "dates",
+        "SELECT id FROM orders WHERE order_date >= DATE_SUB(CURDATE(), INTERVAL 1 MONTH)",
+        "ok",
+        *MYSQL,
+    ),
+    _c("dates", "SELECT YEAR(order_date) AS y, MONTH(order_date) AS m FROM orders", "ok", *MYSQL),
+    _c(
+        "dates",
+        "SELECT TIMESTAMPDIFF(DAY, order_date, '2024-12-31') AS d FROM orders",
+        "ok",
+        *MYSQL,
+    ),
+    _c("dates", "SELECT STR_TO_DATE('2024-01-01', '%Y-%m-%d') AS d, NOW() AS t", "ok", *MYSQL),
+    _c(
+        "dates",
+        "SELECT LAST_DAY(order_date) AS d, DAYNAME(order_date) AS n FROM orders",
+        "ok",
+        *MYSQL,
+    ),
+    _c(
+        "misc",
+        "SELECT IF(amount > 50, 'big', 'small') AS s, IFNULL(region, '-') AS r FROM orders",
+        "ok",
+        *MYSQL,
+    ),
+    _c("misc", "SELECT id FROM orders ORDER BY id LIMIT 5, 10", "ok", *MYSQL),
+    _c(
+        "misc",
+        "SELECT CAST(amount AS SIGNED) AS a, CAST(id AS CHAR) AS t FROM orders",
+        "ok",
+        *MYSQL,
+    ),
+    _c(
+        "misc",
+        "SELECT id FROM orders /*!50000 UNION SELECT password FROM customers */",
+        "ok",
+        *MYSQL,
+    ),
+    _c("misc", "select ID from ORDERS where Region = 'north'", "ok", *MYSQL),
+]
+"""MySQL/MariaDB spellings that must run."""
+
+
+def _on_mysql(cases: list[Case]) -> list[Case]:
+    return [
+        replace(c, engines=(*c.engines, "mysql"))
+        if c.engines == ALL and c.sql not in NOT_ON_MYSQL
+        else c
+        for c in cases
+    ]
+
+
+HOSTILE = _on_mysql(HOSTILE) + MYSQL_HOSTILE
+BENIGN = _on_mysql(BENIGN) + [c for c in MYSQL_BENIGN if c.sql not in {b.sql for b in BENIGN}]

@@ -21,6 +21,7 @@ from tablerag.layout import DB_FILE
 from tablerag.sql.engines import SQLEngine, open_engine
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.types import ColumnInfo, TableInfo
+from tests.plugins.mariadb import MariaDBServer
 
 ENGINES = ("duckdb", "sqlite", "postgres")
 N_ORDERS = 2000
@@ -180,6 +181,22 @@ def pg_engine(pg_shop: dict[str, str], shop_files: dict[str, Path]) -> Iterator[
     engine.close()
 
 
+@pytest.fixture(scope="session")
+def mysql_shop(mariadb_server: MariaDBServer) -> dict[str, str]:
+    """URLs of the shop database on the test MariaDB, per account."""
+    from tests.sql.mysql_shop import create_mysql_shop
+
+    return create_mysql_shop(mariadb_server)
+
+
+@pytest.fixture(scope="session")
+def mysql_engine(mysql_shop: dict[str, str]) -> Iterator[SQLEngine]:
+    """The MySQL engine on the shop, as the read-only account."""
+    engine = open_engine(mysql_shop["tr_reader"])
+    yield engine
+    engine.close()
+
+
 @pytest.fixture
 def engine_for(
     request: pytest.FixtureRequest, engines: dict[str, SQLEngine]
@@ -190,6 +207,9 @@ def engine_for(
         if kind == "postgres":
             engine: SQLEngine = request.getfixturevalue("pg_engine")
             return engine
+        if kind == "mysql":
+            mysql: SQLEngine = request.getfixturevalue("mysql_engine")
+            return mysql
         return engines[kind]
 
     return get

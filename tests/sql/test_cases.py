@@ -20,7 +20,9 @@ def _params(cases: list[Case]) -> list[Any]:
     out = []
     for i, case in enumerate(cases):
         for engine in case.engines:
-            marks = [pytest.mark.postgres] if engine == "postgres" else []
+            marks = {"postgres": [pytest.mark.postgres], "mysql": [pytest.mark.mariadb]}.get(
+                engine, []
+            )
             out.append(pytest.param(engine, case, id=f"{engine}-{case.ids(i)}", marks=marks))
     return out
 

@@ -41,6 +41,28 @@ DENIED_NAME = re.compile(
 )
 """Names denied whatever node sqlglot parsed them into (belt and braces for future versions)."""
 
+DENIED_BY_DIALECT: dict[str, re.Pattern[str]] = {
+    "mysql": re.compile(
+        r"^(load_file|benchmark|sleep|get_lock|release_lock|release_all_locks|is_free_lock"
+        r"|is_used_lock|master_pos_wait|master_gtid_wait|source_pos_wait|wait_for_executed_gtid_set"
+        r"|wait_until_sql_thread_after_gtids|binlog_gtid_pos|connection_id|last_insert_id"
+        r"|found_rows|row_count|user|system_user|session_user|current_user|current_role|database"
+        r"|schema|name_const|extractvalue|updatexml|sys_\w+|lastval|nextval|setval|uuid_short"
+        r"|sys_guid|procedure_analyse|json_schema_valid|sformat|decode_histogram)$",
+        re.IGNORECASE,
+    )
+}
+"""Names denied in one dialect only: MySQL/MariaDB's file reader (``LOAD_FILE``), the ways to
+stall the server or hold a lock past the query (``SLEEP``, ``BENCHMARK``, ``GET_LOCK``,
+``MASTER_POS_WAIT``...), session and identity leaks (``CONNECTION_ID``, ``LAST_INSERT_ID``,
+``USER``, ``DATABASE``), the error-based extraction helpers (``EXTRACTVALUE``, ``UPDATEXML``,
+``NAME_CONST``), sequences (MariaDB) and the usual names of command-running UDFs (``sys_exec``,
+``sys_eval``). Other names sqlglot does not know are denied by the allowlist anyway."""
+
+QUALIFIED_CALL_DIALECTS: frozenset[str] = frozenset({"mysql"})
+"""Dialects where a function called through a schema (``sales.f(x)``, even ``sales.left(x)``)
+is refused: it names a stored function, which runs with its definer's rights."""
+
 CATALOG_TYPES: frozenset[str] = frozenset(
     {"oid", "regclass", "regcollation", "regconfig", "regdictionary", "regnamespace", "regoper",
      "regoperator", "regproc", "regprocedure", "regrole", "regtype"}
@@ -222,6 +244,28 @@ ALLOWED_ANONYMOUS: dict[str, frozenset[str]] = {
 }
 """Functions sqlglot does not model that a dialect may call; other unknown names are denied."""
 
+ALLOWED_ANONYMOUS["mysql"] = _COMMON - {"to_char", "to_date", "to_number", "age", "initcap"} | {
+    # dates and times (the clock: ``now`` as in DuckDB/PostgreSQL)
+    "now", "curdate", "curtime", "sysdate", "utc_date", "utc_time", "utc_timestamp", "adddate",
+    "subdate", "addtime", "subtime", "weekday", "yearweek", "weekofyear", "microsecond",
+    "unix_timestamp", "from_unixtime", "makedate", "maketime", "period_add", "period_diff",
+    "sec_to_time", "time_to_sec", "from_days", "to_days", "to_seconds", "time_format",
+    "dayname", "monthname", "dayofweek", "dayofmonth", "dayofyear", "quarter", "hour", "minute",
+    "second", "last_day", "convert_tz", "get_format",
+    # strings and numbers
+    "field", "find_in_set", "elt", "mid", "oct", "ord", "strcmp", "crc32", "conv", "lcase",
+    "ucase", "char_length", "character_length", "locate", "substring_index", "space", "bin",
+    "hex", "unhex", "soundex", "insert", "truncate", "ceiling", "pow", "power", "rand", "sha1",
+    "sha2", "bit_count", "format", "regexp_instr", "regexp_substr", "regexp_like",
+    "substr", "abs", "round", "mod", "std", "stddev_pop", "stddev_samp", "var_pop", "var_samp",
+    "bit_and", "bit_or", "bit_xor", "any_value",
+    # JSON values
+    "json_unquote", "json_length", "json_contains", "json_array", "json_object", "json_keys",
+    "json_value", "json_extract", "json_type", "json_valid", "json_depth",
+}  # fmt: skip
+"""MySQL/MariaDB: the common names PostgreSQL spells (``to_char``, ``age``...) are not functions
+there; the rest are built-ins sqlglot leaves unmodelled."""
+
 ALLOWED_TABLE_FUNCTIONS: frozenset[str] = frozenset(
     {"unnest", "explode", "generate_series", "exploding_generate_series", "range"}
 )
@@ -254,6 +298,19 @@ def function_denial(node: exp.Func, dialect: str) -> str | None:
         True
     """
     name = function_name(node)
+    parent = node.parent
+    if (
+        dialect in QUALIFIED_CALL_DIALECTS
+        and isinstance(parent, exp.Dot)
+        and parent.expression is node
+    ):
+        return (
+            f"function {parent.sql(dialect=dialect)!r} is called through a schema, which names a "
+            "stored (user-defined) function; call built-in functions without a schema"
+        )
+    denied = DENIED_BY_DIALECT.get(dialect)
+    if denied is not None and denied.match(name):
+        return f"function {name!r} is a system, lock or file function of {dialect}"
     if CATALOG_FUNCTION.match(name):
         return f"function {name!r} looks names up in the database catalog, which is not allowed"
     if type(node).__name__ in DENIED_CLASSES or DENIED_NAME.match(name):

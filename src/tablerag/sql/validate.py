@@ -453,6 +453,13 @@ class _Resolver:
             return None
         if found.schema and not table.db:
             table.set("db", exp.to_identifier(found.schema))
+        if self.dialect == "mysql" and (table.name, table.db) != (found.name, found.schema):
+            # names are case-sensitive there: run the catalog's spelling, keep the written
+            # one as the alias that columns are qualified with
+            if not table.alias:
+                table.set("alias", exp.TableAlias(this=table.this.copy()))
+            table.set("this", exp.to_identifier(found.name))
+            table.set("db", exp.to_identifier(found.schema) if found.schema else None)
         return found
 
     # -- columns --------------------------------------------------------------------------
