@@ -35,15 +35,31 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_ERROR, EXIT_REJECTED, EXIT_LIMIT = 0, 1, 3, 4
 
 
-def _engine(workspace: Path, db: str | None, policy: ExecutionPolicy) -> SQLEngine:
+def _engine(
+    workspace: Path, db: str | None, policy: ExecutionPolicy, query: str
+) -> tuple[SQLEngine, str]:
+    """The engine ``query`` runs on, and the query as it reads it.
+
+    Without ``--db`` the source is found from the tables the query names (a database ingested
+    in place, or the workspace's own tables); a source label qualifying a table
+    (``hr.employees``) picks its source and is removed.
+
+    Raises:
+        SQLRejected: the query reads tables of two sources, or a name two sources share.
+        ConfigError: the database cannot be reached.
+    """
+    from tablerag.sources import SourceSet, group_sources
     from tablerag.sql.engines import open_engine
 
     if db:
-        return open_engine(db, policy=policy)
-    with open_workspace(workspace) as ws:  # read the catalog (with samples), then release the file
-        tables = ws.tables()
-        path = ws.path
-    return open_engine(path, catalog=tables, policy=policy)
+        return open_engine(db, policy=policy), query
+    with open_workspace(workspace) as ws:  # read the catalog, then release the file
+        tables, records, path = ws.tables(), ws.sources(), ws.path
+    sources = SourceSet(group_sources(path, tables, records), policy=policy)
+    if not sources.sources:
+        return open_engine(path, catalog=[], policy=policy), query
+    located = sources.locate(query)
+    return sources.engine(located.source), located.sql
 
 
 def _fail(exc: TableragError, as_json: bool) -> int:
@@ -114,7 +130,9 @@ def sql(
     db: Annotated[
         str | None,
         typer.Option(
-            "--db", help="Query this database instead: postgresql://, sqlite:///, duckdb:/// URL."
+            "--db",
+            help="Query this database instead: postgresql://, sqlite:///, duckdb:/// URL. "
+            "Without it the query runs on the ingested source holding its tables.",
         ),
     ] = None,
     as_json: JsonOpt = False,
@@ -134,7 +152,8 @@ def sql(
 
     policy = ExecutionPolicy(max_rows=max_rows, time_limit_ms=timeout_ms)
     try:
-        with _engine(workspace, db, policy) as engine:
+        engine, query = _engine(workspace, db, policy, query)
+        with engine:
             result = engine.execute(query, policy)
     except TableragError as exc:
         raise typer.Exit(_fail(exc, as_json)) from exc
