@@ -22,12 +22,13 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
 from tablerag.answer import Answer, Citation, Fact, Language, ResultTable, SQLAttempt
 from tablerag.answer.grounding import ungrounded_numbers
+from tablerag.deadline import Deadline
 from tablerag.errors import EngineError, ProviderError, QueryTimeout, SQLRejected
 from tablerag.lang.messages import message
 from tablerag.llm.base import LLM, Message
@@ -89,6 +90,8 @@ class NL2SQLOptions:
     """Limits of each query; None uses the engine's."""
     stages: Switches = ALL_ON
     """Which notes, mends and doubts run (:mod:`tablerag.nl2sql.stages`)."""
+    deadline: Deadline | None = None
+    """The question's deadline: each query's time limit is cut to what is left of it."""
 
 
 def answer_with_sql(
@@ -143,7 +146,9 @@ def answer_with_sql(
                 question, language, attempts, timings, message("nl2sql.llm_failed", language), exc
             )
         _add(timings, "llm", reply.latency_ms)
-        sql = extract_sql(reply.text, dialect=engine.dialect)
+        # a reply cut off before its SQL block closed may hold a query cut short but valid
+        cut = reply.truncated and reply.text.count("```") < 2
+        sql = None if cut else extract_sql(reply.text, dialect=engine.dialect)
         if sql is not None:
             sql = _formats(sql, schema, engine.dialect, opts.stages)
         tried, result = _run_fixing(question, engine, sql, opts, timings, schema)
@@ -380,7 +385,7 @@ def _run(
     option, ``CURRENT_DATE`` is that day (:func:`~tablerag.nl2sql.autofix.pin_today`)."""
     if sql is not None and opts.today is not None:
         sql = pin_today(sql, opts.today, dialect=engine.dialect)
-    policy = opts.policy
+    policy = _within(opts.policy or engine.policy, opts.deadline)
     if sql is None:
         return (
             SQLAttempt(
@@ -520,6 +525,8 @@ def explain(
     except ProviderError:
         return None
     _add(timings, "llm", reply.latency_ms)
+    if reply.truncated:  # cut off mid-sentence: the template from the rows says it whole
+        return None
     text = reply.text.strip()
     cells = [v for row in shown for v in row]
     # The row count may be quoted ("3 regions"), but 1 would excuse any stray "1".
@@ -634,6 +641,14 @@ def _failed(
         sql_attempts=attempts,
         timings_ms=timings,
     )
+
+
+def _within(policy: ExecutionPolicy, deadline: Deadline | None) -> ExecutionPolicy:
+    """``policy`` with its time limit cut to what is left of the question's time."""
+    if deadline is None:
+        return policy
+    left_ms = max(10, int(deadline.remaining() * 1000))
+    return replace(policy, time_limit_ms=left_ms) if left_ms < policy.time_limit_ms else policy
 
 
 def _add(timings: dict[str, float], stage: str, ms: float) -> None:
