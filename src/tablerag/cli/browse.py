@@ -1,4 +1,4 @@
-"""Look around a workspace: ``sources``, ``tables``, ``schema TABLE``, ``chunks``."""
+"""Look around a workspace: ``tables``, ``schema TABLE``, ``chunks`` (``sources``: cli/sources.py)."""
 
 from __future__ import annotations
 
@@ -28,33 +28,9 @@ if TYPE_CHECKING:
 
 def register(app: typer.Typer) -> None:
     """Add the browsing commands."""
-    app.command()(sources)
     app.command()(tables)
     app.command()(schema)
     app.command()(chunks)
-
-
-def sources(workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: JsonOpt = False) -> None:
-    """List ingested sources with their counts and problems."""
-    with open_workspace(workspace) as ws:
-        records = ws.sources()
-    if as_json:
-        print_json(records)
-        return
-    table = Table(title=f"Sources in {workspace}")
-    for col in ("source", "format", "ingested", "tables", "rows", "chunks", "problems"):
-        table.add_column(col)
-    for s in records:
-        table.add_row(
-            short(s.location),
-            s.format,
-            s.ingested_at,
-            ", ".join(s.tables),
-            str(s.rows_stored),
-            str(s.chunks),
-            str(len(s.problems)),
-        )
-    console.print(table)
 
 
 def tables(workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: JsonOpt = False) -> None:
@@ -102,7 +78,8 @@ def schema(
         profiles = {p.column: p for p in table_profiles(ws, info.name)}
     info, profiles = _without_hidden_values(info, profiles)
     if as_json:
-        print_json({**to_jsonable(info), "profiles": list(profiles.values())})
+        shown = [{**to_jsonable(p), "exact": p.exact} for p in profiles.values()]
+        print_json({**to_jsonable(info), "profiles": shown})
         return
     where = table_origin(info.source, info.origin)
     console.print(
@@ -111,6 +88,12 @@ def schema(
     )
     if info.description:
         console.print(info.description, highlight=False)
+    sampled = next((p.sample_note for p in profiles.values() if p.sample_note), "")
+    if sampled:  # the figures below are the sample's, not the table's
+        console.print(
+            f"[yellow]distinct counts, nulls and enums from a {sampled}[/] (≥: at least; ≈: about)",
+            highlight=False,
+        )
     table = Table()
     for col in ("column", "type", "unit", "distinct", "nulls", "values / samples", "notes"):
         table.add_column(col)
@@ -123,7 +106,8 @@ def schema(
             values = ("(hidden)",)
             notes.append("[red]sensitive[/]: hidden from the model, the gate and the index")
         if p and p.enum_origin in ("check", "sample"):
-            notes.append("enum from CHECK" if p.enum_origin == "check" else "enum (few values)")
+            few = "enum (few values)" if p.exact else "enum (few values in the sample)"
+            notes.append("enum from CHECK" if p.enum_origin == "check" else few)
         elif p and p.enum_origin.startswith("lookup:"):
             notes.append(f"codes from {p.enum_origin.removeprefix('lookup:')}")
         if p and p.check_range:
@@ -137,8 +121,8 @@ def schema(
             c.name + key,
             c.type,
             c.unit or (p.unit if p else None) or "",
-            str(p.distinct_count) if p and p.sampled_rows else "",
-            f"{p.null_ratio:.0%}" if p and p.sampled_rows else "",
+            p.distinct_label if p and p.sampled_rows else "",
+            p.null_label if p and p.sampled_rows else "",
             escape(" | ".join(values)),
             "; ".join(notes),
         )

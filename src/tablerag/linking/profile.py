@@ -3,7 +3,9 @@
 Distinct count, null ratio, diverse samples, enum values, value formats (with a warning when one
 column mixes them, e.g. ``'2026-09'`` next to ``'202609'``), unit and time grain. Everything is
 computed from a bounded sample of rows (see :mod:`tablerag.linking.rows`), so profiling a big
-table takes bounded time; counts are exact when the sample is the whole table.
+table takes bounded time; counts are exact when the sample is the whole table, and otherwise
+labelled as the sample's wherever they are shown (:attr:`ColumnProfile.distinct_label`,
+``null_label``, ``sample_note``).
 
 Enum values come from three places, named by ``ColumnProfile.enum_origin``: a CHECK constraint
 (``"check"``: ``status IN ('PAID', 'REFUND')``, read by :func:`column_checks`), a small lookup
@@ -98,7 +100,8 @@ class ColumnProfile:
     row_count: int = 0
     sampled_rows: int = 0
     distinct_count: int = 0
-    """Distinct non-null values in the sample (exact when ``sampled_rows == row_count``)."""
+    """Distinct non-null values in the sample (exact when ``sampled_rows == row_count``; else
+    a lower bound: show it with :attr:`distinct_label`, which says so)."""
     null_ratio: float = 0.0
     samples: tuple[str, ...] = ()
     enum_values: tuple[str, ...] = ()
@@ -122,6 +125,47 @@ class ColumnProfile:
     def exact(self) -> bool:
         """True when the counts come from the whole table, not a sample."""
         return self.sampled_rows >= self.row_count
+
+    @property
+    def sample_note(self) -> str:
+        """``""`` when the figures are exact, else ``"sample of 20,000 rows"`` (of how many).
+
+        Example:
+            >>> ColumnProfile("t", "c", "INT", row_count=50_000, sampled_rows=20_000).sample_note
+            'sample of 20,000 of 50,000 rows'
+        """
+        if self.exact:
+            return ""
+        return f"sample of {self.sampled_rows:,} of {self.row_count:,} rows"
+
+    @property
+    def distinct_label(self) -> str:
+        """The distinct count as it may be shown: exact, or marked as a sample's estimate.
+
+        A sample's count is a lower bound of the table's, so it is shown with ``≥``.
+
+        Example:
+            >>> ColumnProfile("t", "c", "INT", row_count=9, sampled_rows=9,
+            ...               distinct_count=7).distinct_label
+            '7'
+            >>> ColumnProfile("t", "c", "INT", row_count=50_000, sampled_rows=20_000,
+            ...               distinct_count=1234).distinct_label
+            '≥1,234 (sample of 20,000 of 50,000 rows)'
+        """
+        if self.exact:
+            return f"{self.distinct_count:,}"
+        return f"≥{self.distinct_count:,} ({self.sample_note})"
+
+    @property
+    def null_label(self) -> str:
+        """The share of nulls as it may be shown (``≈`` for a sample's share).
+
+        Example:
+            >>> ColumnProfile("t", "c", "INT", row_count=50_000, sampled_rows=20_000,
+            ...               null_ratio=0.125).null_label
+            '≈12%'
+        """
+        return ("" if self.exact else "≈") + f"{self.null_ratio:.0%}"
 
 
 def value_format(value: str) -> str | None:
