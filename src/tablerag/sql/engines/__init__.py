@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, Any
 from tablerag import registry
 from tablerag.errors import ConfigError, ResourceLimitExceeded
 from tablerag.layout import DATA_SCHEMA, DB_FILE
+from tablerag.sql.credentials import connect_parsed, connect_url
 from tablerag.sql.engines.base import CatalogArg, SQLEngine
 from tablerag.sql.engines.duckdb import DuckDBEngine
+from tablerag.sql.engines.reach import unreachable_message
 from tablerag.sql.engines.sqlite import SQLiteEngine
 from tablerag.sql.policy import ExecutionPolicy
 
@@ -44,6 +46,8 @@ def open_engine(
     Args:
         target: a workspace folder (its DuckDB file, schema ``data``), a ``.duckdb`` or
             SQLite file, or a URL: ``duckdb:///path``, ``sqlite:///path``, ``postgresql://...``.
+            A URL may name its password with ``?password_env=VAR`` or ``?password_file=PATH``
+            (:mod:`tablerag.sql.credentials`).
         catalog: tables generated SQL may read; introspected from the database when None.
         policy: default limits of the engine.
         allow_writable_role: PostgreSQL and MySQL: run even if the role can write (operator
@@ -52,8 +56,10 @@ def open_engine(
 
     Raises:
         UnknownBackendError: no engine for the URL's scheme (the message suggests the closest).
-        ConfigError: not a URL, missing file, a PostgreSQL role that can write, or a plugin's
-            factory that built no SQLEngine.
+        ConfigError: not a URL, missing file, a server that cannot be reached or refuses the
+            login (one sentence with the fix), a driver not installed (the message names the
+            extra), a password variable or file that is missing, a PostgreSQL role that can
+            write, or a plugin's factory that built no SQLEngine.
         WorkspaceError: the DuckDB file is locked or open read-write in this process.
     """
     engine = _open(str(target), policy, allow_writable_role)
@@ -85,11 +91,18 @@ def _open(target: str, policy: ExecutionPolicy | None, allow_writable_role: bool
             f"{target!r} is not a database URL ({exc}); use e.g. sqlite:///file.db."
         ) from exc
     backend = url.get_backend_name()
+    url = connect_parsed(url)  # ?password_env= / ?password_file= (tablerag.sql.credentials)
     arguments = _URL_ARGUMENTS.get(backend)
     if arguments is None:  # a plugin's scheme: its factory reads the URL as written
-        return _build(backend, target, policy=policy)
+        return _build(backend, connect_url(target), policy=policy)
     location, options = arguments(url, allow_writable_role)
-    return _build(backend, location, policy=policy, **options)
+    try:
+        return _build(backend, location, policy=policy, **options)
+    except ConfigError as exc:
+        better = unreachable_message(backend, url, exc.__cause__)
+        if better is None:
+            raise
+        raise ConfigError(better) from exc.__cause__
 
 
 def _file(url: URL, _: bool) -> tuple[object, dict[str, Any]]:
@@ -124,10 +137,33 @@ _SCHEMES_HINT = (
 )
 
 
+_EXTRAS = {"mysql": "mysql", "mariadb": "mysql"}
+"""The extra of tablerag that installs the driver of an engine backend."""
+
+
+def _missing_driver(backend: str, exc: ImportError) -> str:
+    """The sentence for an engine whose driver is not installed, naming what to install.
+
+    Example:
+        >>> _missing_driver("mysql", ModuleNotFoundError("no", name="pymysql"))[-48:]
+        "install it with `pip install 'tablerag[mysql]'`."
+    """
+    driver = exc.name or str(exc)
+    extra = _EXTRAS.get(backend)
+    how = f"`pip install 'tablerag[{extra}]'`" if extra else f"`pip install {driver}`"
+    return (
+        f"The {backend} engine needs the driver {driver!r}, which is not installed; install "
+        f"it with {how}."
+    )
+
+
 def _build(backend: str, location: object, **options: Any) -> SQLEngine:
     """The engine the registry's ``engine`` backend ``backend`` builds for ``location``."""
-    factory = registry.get("engine", backend, hint=_SCHEMES_HINT)
-    engine = factory(location, **options)
+    try:
+        factory = registry.get("engine", backend, hint=_SCHEMES_HINT)
+        engine = factory(location, **options)
+    except ImportError as exc:  # an optional driver (e.g. PyMySQL for mysql://)
+        raise ConfigError(_missing_driver(backend, exc)) from exc
     if not isinstance(engine, SQLEngine):
         raise ConfigError(
             f"The engine backend {backend!r} built a {type(engine).__name__}, not an SQLEngine; "
