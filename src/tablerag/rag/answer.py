@@ -111,6 +111,12 @@ def answer_from_documents(
     except ProviderError as exc:
         return _degraded(question, language, citations, timings, str(exc))
     timings["llm"] = round(reply.latency_ms, 3)
+    if reply.truncated:  # cut off mid-sentence: not a finished answer (issue 23)
+        why = (
+            f"The model's answer was cut off at its length limit ({ANSWER_MAX_TOKENS} tokens); "
+            "ask a narrower question."
+        )
+        return _degraded(question, language, citations, timings, why)
     text = reply.text.strip()
     if NOT_FOUND_MARK in text.upper().replace(" ", "_"):
         return _answer(
