@@ -3,8 +3,10 @@ time limit (``max_statement_time`` on MariaDB, ``max_execution_time`` on MySQL).
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -40,6 +42,9 @@ TIMEOUT_ERRORS = frozenset({1969, 3024, 1028, 1317})
 """Server errors of a statement stopped by its time limit: MariaDB's ``max_statement_time``
 (1969), MySQL's ``max_execution_time`` (3024), and an interrupted query (1317, 1028)."""
 
+LOST_CONNECTION = frozenset({2006, 2013})
+"""Client errors of a session the server closed (gone away, lost during the query)."""
+
 _PRIVILEGES = """
     SELECT GRANTEE, PRIVILEGE_TYPE, '*.*' FROM information_schema.USER_PRIVILEGES
     UNION ALL SELECT GRANTEE, PRIVILEGE_TYPE, CONCAT(TABLE_SCHEMA, '.*')
@@ -50,6 +55,11 @@ _PRIVILEGES = """
         CONCAT(TABLE_SCHEMA, '.', TABLE_NAME, '.', COLUMN_NAME)
         FROM information_schema.COLUMN_PRIVILEGES
 """
+
+
+def _code(exc: BaseException) -> int:
+    """The MySQL error number of a driver error (0 when it has none)."""
+    return exc.args[0] if exc.args and isinstance(exc.args[0], int) else 0
 
 
 def load_driver() -> Any:
@@ -108,7 +118,7 @@ def connect_message(exc: BaseException, where: str, user: str, database: str) ->
         ...                 "db:3306", "bob", "x")
         "Database 'x' does not exist on MySQL at db:3306; check the database name in the URL."
     """
-    code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else 0
+    code = _code(exc)
     if code in (2003, 2002, 2005):
         return (
             f"Cannot connect to MySQL at {where}: the connection was refused or timed out; check "
@@ -146,7 +156,49 @@ def write_reasons(rows: list[tuple[str, str, str]], grantees: set[str]) -> list[
     for grantee, privilege, on in rows:
         if grantee.lower() in grantees and privilege.upper() not in READ_PRIVILEGES:
             found.setdefault(on, set()).add(privilege.upper())
-    return [f"has {', '.join(sorted(p))} on {on}" for on, p in sorted(found.items())]
+    return [f"has {_listed(sorted(p))} on {on}" for on, p in sorted(found.items())]
+
+
+def _listed(names: list[str], most: int = 6) -> str:
+    """``a, b, c`` or, past ``most`` names, ``a, b, ... and 30 more``."""
+    if len(names) <= most:
+        return ", ".join(names)
+    return f"{', '.join(names[:most])} and {len(names) - most} more"
+
+
+_GRANT = re.compile(
+    r"^GRANT (?P<privileges>.+?) ON (?:(?:TABLE|FUNCTION|PROCEDURE|PACKAGE(?: BODY)?) )?"
+    r"(?P<on>\S+) TO (?P<rest>.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def granted(line: str) -> list[tuple[str, str]]:
+    """``(privilege, object)`` pairs of one ``SHOW GRANTS`` line (a role grant gives none).
+
+    Example:
+        >>> granted("GRANT SELECT, INSERT (`a`, `b`) ON `shop`.`orders` TO `bob`@`%`")
+        [('SELECT', 'shop.orders'), ('INSERT', 'shop.orders')]
+        >>> granted("GRANT USAGE ON *.* TO `bob`@`%` WITH GRANT OPTION")
+        [('USAGE', '*.*'), ('GRANT OPTION', '*.*')]
+        >>> granted("GRANT `editor` TO `bob`@`%`")
+        []
+    """
+    m = _GRANT.match(line.strip())
+    if m is None:
+        return []
+    on = m.group("on").replace("`", "")
+    privileges, depth, part = [], 0, ""
+    for ch in m.group("privileges") + ",":
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            privileges.append(part.split("(")[0].strip().upper())
+            part = ""
+        else:
+            part += ch
+    if "WITH GRANT OPTION" in m.group("rest").upper():
+        privileges.append("GRANT OPTION")
+    return [(p, on) for p in privileges if p]
 
 
 class MySQLEngine(SQLEngine):
@@ -227,18 +279,30 @@ class MySQLEngine(SQLEngine):
         return con
 
     def writable(self) -> list[str]:
-        """What the connected account can do beyond reading (empty when it only reads)."""
+        """What the connected account can do beyond reading (empty when it only reads).
+
+        Read from ``information_schema`` (the account's own grants) and from ``SHOW GRANTS``
+        for the account and for every role granted to it (``information_schema`` does not show
+        a role's privileges on MariaDB).
+        """
         with self._con.cursor() as cur:
             cur.execute("SELECT CURRENT_USER()")
             row = cur.fetchone()
             user, _, host = str(row[0] if row else "").rpartition("@")
-            grantees = {f"'{user}'@'{host}'".lower()}
+            me = f"'{user}'@'{host}'".lower()
             cur.execute("SELECT ROLE_NAME FROM information_schema.APPLICABLE_ROLES")
-            for (role,) in cur.fetchall():  # a role's grants count as the account's own
-                grantees |= {f"'{role}'".lower(), f"'{role}'@''".lower(), f"'{role}'@'%'".lower()}
+            roles = sorted({str(r[0]) for r in cur.fetchall()})
             cur.execute(_PRIVILEGES)
             rows = [(str(g), str(p), str(o)) for g, p, o in cur.fetchall()]
-        return write_reasons(rows, grantees | {"'public'", "public"})
+            lines: list[str] = []
+            for target in ["CURRENT_USER()", *(f"'{r.replace(chr(39), '')}'" for r in roles)]:
+                try:
+                    cur.execute(f"SHOW GRANTS FOR {target}")
+                except self._driver.Error:
+                    continue  # a role granted through another role may not be shown
+                lines += [str(r[0]) for r in cur.fetchall()]
+        rows += [(me, p, on) for line in lines for p, on in granted(line)]
+        return write_reasons(rows, {me})
 
     def introspect(self) -> list[TableInfo]:
         """Tables, views and columns of the URL's database that the account may read."""
@@ -274,8 +338,7 @@ class MySQLEngine(SQLEngine):
         try:
             self._con.ping(reconnect=False)
         except self._driver.Error:
-            self._con.close()
-            self._con = self._connect()  # the server dropped us; the session is set up again
+            self._reopen()  # the server dropped us; the session is set up again
         with self._con.cursor() as cur:
             cur.execute("START TRANSACTION READ ONLY")
             try:
@@ -283,16 +346,30 @@ class MySQLEngine(SQLEngine):
             finally:
                 cur.execute("ROLLBACK")
 
+    def _reopen(self) -> None:
+        with contextlib.suppress(self._driver.Error):
+            self._con.close()
+        self._con = self._connect()
+
+    def _query(self, sql: str, policy: ExecutionPolicy) -> tuple[tuple[str, ...], Rows]:
+        self._session_limits(policy)
+        with self._read_only() as cur:
+            cur.execute(sql)  # no arguments: the text is sent as it is, no % escapes
+            columns = tuple(str(d[0]) for d in cur.description or ())
+            return columns, list(cur.fetchmany(policy.max_rows + 1))
+
     def _run(self, sql: str, policy: ExecutionPolicy) -> tuple[tuple[str, ...], Rows]:
         with self._lock:
             try:
-                self._session_limits(policy)
-                with self._read_only() as cur:
-                    cur.execute(sql)  # no arguments: the text is sent as it is, no % escapes
-                    columns = tuple(str(d[0]) for d in cur.description or ())
-                    rows = cur.fetchmany(policy.max_rows + 1)
+                try:
+                    columns, rows = self._query(sql, policy)
+                except self._driver.OperationalError as exc:
+                    if _code(exc) not in LOST_CONNECTION:
+                        raise
+                    self._reopen()  # the server dropped the session: open it again, once
+                    columns, rows = self._query(sql, policy)
             except self._driver.Error as exc:
-                code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else 0
+                code = _code(exc)
                 if code in TIMEOUT_ERRORS:
                     raise QueryTimeout(
                         f"The query ran longer than {policy.time_limit_ms} ms and was stopped; "
