@@ -1,0 +1,240 @@
+"""Answer checks: each flag fires on the bad query and not on the right one (issue 23).
+
+The model is scripted: each test hands the path one query, as a model might write it, over a
+small workspace (a warranty table, a payroll sheet whose 合计 row was stored as data, an
+unrelated orders table) or the sample corpus (whose metric document defines 客单价 and 毛利).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tablerag.answer import Answer
+from tablerag.linking.catalog import SchemaCatalog
+from tablerag.llm.testing import ScriptedLLM
+from tablerag.nl2sql.checks import FIRST_CONFIDENCE, WEIGHTS
+from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql
+from tablerag.nl2sql.schema_context import schema_context
+from tablerag.sql.engines import SQLEngine
+from tablerag.types import ColumnInfo, TableInfo
+from tests.plugins.answering import duckdb_parts
+
+Parts = tuple[SQLEngine, SchemaCatalog]
+
+CLAIMS = [
+    (1, "TV", "North", 1200.0),
+    (2, "TV", "South", 800.0),
+    (3, "Phone", "North", 300.0),
+    (4, "Phone", "North", 450.0),
+    (5, "Laptop", "South", 1500.0),
+    (6, "Laptop", "North", 990.0),
+    (7, "TV", "South", 640.0),
+    (8, "Phone", "South", 210.0),
+]
+PAY = [("张三", "销售部", 20000), ("李四", "销售部", 15000), ("王五", "财务部", 35000)]
+ORDERS = [(100 + i, 10.0 * i) for i in range(1, 13)]
+
+
+@pytest.fixture(scope="module")
+def mine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Parts]:
+    """A user's own files: warranty claims, a payroll sheet with its 合计 row, orders."""
+    tables = [
+        TableInfo(
+            "warranty_claims",
+            "warranty_claims.csv",
+            (
+                ColumnInfo("claim_id", "INTEGER"),
+                ColumnInfo("product", "VARCHAR"),
+                ColumnInfo("region", "VARCHAR"),
+                ColumnInfo("claim_amount", "DOUBLE"),
+            ),
+            len(CLAIMS),
+            description="Warranty claims filed by customers",
+        ),
+        TableInfo(
+            "staff_pay",
+            "工资表.xlsx",
+            (
+                ColumnInfo("name", "VARCHAR", original="姓名"),
+                ColumnInfo("dept", "VARCHAR", original="部门"),
+                ColumnInfo("salary", "INTEGER", original="月薪"),
+            ),
+            len(PAY) + 1,
+            description="员工月薪表",
+        ),
+        TableInfo(
+            "orders",
+            "orders.csv",
+            (ColumnInfo("order_id", "INTEGER"), ColumnInfo("order_total", "DOUBLE")),
+            len(ORDERS),
+            description="Orders and their totals",
+        ),
+    ]
+    data = [
+        (
+            "CREATE TABLE warranty_claims (claim_id INTEGER, product VARCHAR, region VARCHAR, "
+            "claim_amount DOUBLE)",
+            CLAIMS,
+        ),
+        (
+            "CREATE TABLE staff_pay (name VARCHAR, dept VARCHAR, salary INTEGER)",
+            [*PAY, ("合计", "", 70000)],
+        ),
+        ("CREATE TABLE orders (order_id INTEGER, order_total DOUBLE)", ORDERS),
+    ]
+    folder = tmp_path_factory.mktemp("checks")
+    with duckdb_parts(Path(folder) / "mine.duckdb", tables, data) as parts:
+        yield parts
+
+
+def _ask(question: str, sql: str, parts: Parts) -> Answer:
+    engine, catalog = parts
+    schema = schema_context(question, catalog, engine=engine)
+    options = NL2SQLOptions(explain=False, max_repairs=0)
+    lang = "zh" if any("\u4e00" <= c <= "\u9fff" for c in question) else "en"
+    llm = ScriptedLLM(replies=[f"```sql\n{sql}\n```"])
+    return answer_with_sql(
+        question, llm=llm, engine=engine, schema=schema, language=lang, options=options
+    )
+
+
+def _ok(answer: Answer) -> None:
+    assert answer.status == "ok", answer.answer
+    assert answer.confidence == FIRST_CONFIDENCE
+    assert "may be wrong" not in answer.answer and "可能不对" not in answer.answer
+
+
+def _unsure(answer: Answer, *said: str) -> None:
+    assert answer.status == "unsure", answer.answer
+    assert answer.confidence < FIRST_CONFIDENCE
+    first = answer.answer.splitlines()[0]
+    assert first.startswith(("This result may be wrong: ", "这个结果可能不对："))
+    for text in said:
+        assert text in first
+
+
+CLAIMS_Q = "How many warranty claims were filed in total, and what is their total amount?"
+
+
+def test_a_query_over_an_unrelated_table_is_unsure_and_names_the_table_it_should_read(
+    mine: Parts,
+) -> None:
+    wrong = _ask(
+        CLAIMS_Q, "SELECT count(*) AS claims, sum(order_total) AS amount FROM orders", mine
+    )
+    _unsure(wrong, "warranty_claims", "warranty")
+    assert wrong.table is not None and wrong.table.rows == [[12, 780.0]]  # the rows are kept
+    right = _ask(
+        CLAIMS_Q,
+        "SELECT count(*) AS claims, sum(claim_amount) AS amount FROM warranty_claims",
+        mine,
+    )
+    _ok(right)
+    assert right.table is not None and right.table.rows == [[8, 6090.0]]
+
+
+def test_a_constant_query_is_unsure(mine: Parts) -> None:
+    answer = _ask("保修索赔一共有多少笔？", "SELECT 1", mine)
+    _unsure(answer, "查询没有读取任何表")
+    assert answer.confidence == pytest.approx(FIRST_CONFIDENCE - WEIGHTS["constant_query"])
+
+
+def test_a_filter_value_the_question_names_must_be_used(mine: Parts) -> None:
+    question = "How many warranty claims came from North?"
+    ignored = _ask(question, "SELECT count(*) FROM warranty_claims", mine)
+    _unsure(ignored, "'north'", "warranty_claims.region")
+    _ok(_ask(question, "SELECT count(*) FROM warranty_claims WHERE region = 'North'", mine))
+    # a value shown in the rows (grouped by, not filtered) is used too
+    grouped = "SELECT region, count(*) FROM warranty_claims GROUP BY region ORDER BY region"
+    _ok(_ask(question, grouped, mine))
+
+
+def test_a_totals_row_stored_as_data_is_flagged_when_summed(mine: Parts) -> None:
+    question = "员工的月薪总和是多少？"
+    summed = _ask(question, "SELECT sum(salary) AS total FROM staff_pay", mine)
+    _unsure(summed, "staff_pay.name", "合计")
+    assert summed.table is not None and summed.table.rows == [[140000]]
+    _ok(_ask(question, "SELECT sum(salary) AS total FROM staff_pay WHERE name <> '合计'", mine))
+
+
+def test_a_totals_row_in_the_result_is_flagged(mine: Parts) -> None:
+    question = "每个员工的月薪是多少？"
+    listed = _ask(question, "SELECT name, salary FROM staff_pay", mine)
+    _unsure(listed, "结果里有合计行'合计'")
+    _ok(_ask(question, "SELECT name, salary FROM staff_pay WHERE name <> '合计'", mine))
+
+
+def test_a_count_larger_than_the_table_is_flagged(mine: Parts) -> None:
+    fanned = (
+        "SELECT count(*) AS claims FROM warranty_claims a "
+        "JOIN warranty_claims b ON a.region = b.region"
+    )
+    _unsure(_ask(CLAIMS_Q, fanned, mine), "larger than the 8 rows of warranty_claims")
+    _ok(_ask(CLAIMS_Q, "SELECT count(*) AS claims FROM warranty_claims", mine))
+
+
+def test_an_all_zero_result_is_flagged(mine: Parts) -> None:
+    question = "How many warranty claims were for more than 5000?"
+    zero = _ask(question, "SELECT count(*) FROM warranty_claims WHERE claim_amount > 5000", mine)
+    _unsure(zero, "every value of the result is 0 or empty")
+    _ok(_ask(question, "SELECT count(*) FROM warranty_claims WHERE claim_amount > 1000", mine))
+
+
+def test_a_figure_a_thousand_times_its_column_is_flagged(mine: Parts) -> None:
+    question = "What is the average warranty claim amount?"
+    scaled = _ask(
+        question, "SELECT avg(claim_amount) * 10000 AS avg_amount FROM warranty_claims", mine
+    )
+    _unsure(scaled, "avg_amount")
+    _ok(_ask(question, "SELECT avg(claim_amount) AS avg_amount FROM warranty_claims", mine))
+
+
+AOV_Q = "Which sales channel has the highest average order value?"
+
+
+def test_a_metric_averaged_per_line_against_its_definition_is_flagged(parts: Parts) -> None:
+    per_line = (
+        "SELECT c.channel_name, avg(s.net_amt) AS aov FROM fact_sales s "
+        "JOIN dim_channel c ON s.channel_code = c.channel_code GROUP BY 1 ORDER BY 2 DESC LIMIT 1"
+    )
+    answer = _ask(AOV_Q, per_line, parts)
+    _unsure(answer, "指标口径.md defines 客单价", "order_id", "'PAID'", "COUNT(DISTINCT")
+    assert answer.table is not None and answer.table.rows[0][0] == "京东自营"
+    assert not answer.citations
+
+
+def test_a_metric_computed_as_its_definition_says_is_cited(parts: Parts) -> None:
+    per_order = (
+        "SELECT c.channel_name, sum(s.net_amt) / count(DISTINCT s.order_id) AS aov "
+        "FROM fact_sales s JOIN dim_channel c ON s.channel_code = c.channel_code "
+        "WHERE s.status = 'PAID' GROUP BY 1 ORDER BY 2 DESC LIMIT 1"
+    )
+    answer = _ask(AOV_Q, per_order, parts)
+    _ok(answer)
+    assert answer.table is not None and answer.table.rows[0][0] == "经销商"
+    (cited,) = answer.citations
+    assert cited.source == "指标口径.md" and "订单数" in cited.snippet
+    assert answer.answer.splitlines()[-1].startswith(
+        "(客单价 follows the definition in 指标口径.md"
+    )
+    assert [(f.source, f.citation) for f in answer.facts] == [("sql", None), ("document", 1)]
+
+
+def test_gross_profit_without_the_paid_filter_is_flagged_and_with_it_cited(parts: Parts) -> None:
+    question = "华东上月的毛利是多少？"
+    east = "region_code IN ('EAST', 'JS', 'SH', 'ZJ') AND replace(stat_month, '-', '') = '202610'"
+    unpaid = _ask(
+        question, f"SELECT sum(net_amt) - sum(cost_amt) / 100 FROM fact_sales WHERE {east}", parts
+    )
+    _unsure(unpaid, "《指标口径.md》规定毛利", "status, 'PAID'")
+    paid = _ask(
+        question,
+        "SELECT sum(net_amt) - sum(cost_amt) / 100 FROM fact_sales "
+        f"WHERE status = 'PAID' AND {east}",
+        parts,
+    )
+    _ok(paid)
+    assert paid.answer.endswith("）") and "（毛利按《指标口径.md》的口径计算" in paid.answer
