@@ -27,12 +27,14 @@ import duckdb
 from tablerag.answer import Answer, Clarification, Language, LLMUsage, RouteInfo, detect_language
 from tablerag.answer.envelope import AnswerPath
 from tablerag.answer.hybrid import fuse, run_both
+from tablerag.deadline import Deadline
 from tablerag.errors import EngineError, ProviderError, RetrievalError, TableragError
 from tablerag.ingest.pipeline import Target, ingest_sources
 from tablerag.lang.messages import message
 from tablerag.linking.cache import workspace_samples
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.llm import LLM, load_llm
+from tablerag.llm.deadline import DeadlineLLM
 from tablerag.llm.profiles import profile_for
 from tablerag.loop import LoopOptions, StepTools, run_loop
 from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql
@@ -284,6 +286,7 @@ class QA:
                 loaded model).
         """
         started = time.perf_counter()
+        deadline = Deadline.after(self.settings.answer_max_seconds)  # one for the whole question
         text = question.strip()
         language = detect_language(text)
         before = self.llm.usage.snapshot()
@@ -299,14 +302,15 @@ class QA:
         decision = route(text, self.router)
         routing_ms = (time.perf_counter() - started) * 1000
         if decision.loop and self.sources.sources and self.index is not None:
-            answer = self.loop(text, language=language)
+            answer = self.loop(text, language=language, deadline=deadline)
         elif decision.intent == "data":
-            answer = self._sql(text, language)
+            answer = self._sql(text, language, deadline)
         elif decision.intent == "knowledge":
-            answer = self._docs(text, language)
+            answer = self._docs(text, language, deadline)
         elif decision.intent == "hybrid":
             sql, doc = run_both(
-                lambda: self._sql(text, language), lambda: self._docs(text, language)
+                lambda: self._sql(text, language, deadline),
+                lambda: self._docs(text, language, deadline),
             )
             answer = fuse(text, language, sql, doc)
         elif decision.intent == "chitchat":
@@ -332,9 +336,10 @@ class QA:
             prompt_tokens=int(after["prompt_tokens"] - before["prompt_tokens"]),
             completion_tokens=int(after["completion_tokens"] - before["completion_tokens"]),
         )
-        return answer.model_copy(
-            update={"question": question, "route": info, "timings_ms": timings, "llm": usage}
-        )
+        update = {"question": question, "route": info, "timings_ms": timings, "llm": usage}
+        if deadline.expired() and answer.status != "ok" and answer.budget_exhausted is None:
+            update["budget_exhausted"] = "seconds"  # the time ran out before an answer
+        return answer.model_copy(update=update)
 
     @property
     def engine(self) -> SQLEngine | None:
@@ -395,6 +400,7 @@ class QA:
         use_sql: bool = True,
         use_documents: bool = True,
         llm: LLM | None = None,
+        deadline: Deadline | None = None,
     ) -> Answer:
         """Answer with the TableRAG loop (what ``ask`` does for multi-hop questions).
 
@@ -407,8 +413,10 @@ class QA:
             use_sql: run SQL over tables whose chunks are retrieved (off: tables as text).
             use_documents: retrieve prose chunks too (off: table chunks only).
             llm: the model for this question (e.g. a per-question meter); default the session's.
+            deadline: the question's deadline; default ``answer_max_seconds`` from now.
         """
         s = self.settings
+        deadline = deadline or Deadline.after(s.answer_max_seconds)
         lang = language or detect_language(question)
         engine, catalog = None, None
         if use_sql and self.sources.sources:
@@ -436,10 +444,11 @@ class QA:
             decompose_first=s.loop_decompose_first if decompose_first is None else decompose_first,
             timeout_s=s.llm_timeout_s,
             step=tools,
+            deadline=deadline,
         )
         return run_loop(question.strip(), llm=llm or self.llm, language=lang, options=options)
 
-    def _sql(self, question: str, language: Language) -> Answer:
+    def _sql(self, question: str, language: Language, deadline: Deadline | None = None) -> Answer:
         if not self.sources.sources or self.catalog is None:
             return Answer(
                 question=question,
@@ -462,10 +471,10 @@ class QA:
             stages=stage_switches(self.settings, self.llm.spec),
         )
         schema_ms = (time.perf_counter() - started) * 1000
-        options = nl2sql_options(self.settings, self.llm.spec)
+        options = nl2sql_options(self.settings, self.llm.spec, deadline=deadline)
         answer = answer_with_sql(
             question,
-            llm=self.llm,
+            llm=self._within(deadline),
             engine=engine,
             schema=schema,
             language=language,
@@ -535,10 +544,14 @@ class QA:
                 error=message("service.source_unavailable", "en", source=name, reason=exc),
             )
 
-    def _docs(self, question: str, language: Language) -> Answer:
+    def _within(self, deadline: Deadline | None) -> LLM:
+        """The session's model, each call limited to what is left until ``deadline``."""
+        return self.llm if deadline is None else DeadlineLLM(self.llm, deadline)
+
+    def _docs(self, question: str, language: Language, deadline: Deadline | None = None) -> Answer:
         return answer_from_documents(
             question,
-            llm=self.llm,
+            llm=self._within(deadline),
             search=self._search_docs,
             language=language,
             options=rag_options(self.settings),
