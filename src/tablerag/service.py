@@ -29,6 +29,7 @@ from tablerag.answer.envelope import AnswerPath
 from tablerag.answer.hybrid import fuse, run_both
 from tablerag.deadline import Deadline
 from tablerag.errors import EngineError, ProviderError, RetrievalError, TableragError
+from tablerag.ingest.database import is_database_url, redact_url
 from tablerag.ingest.pipeline import Target, ingest_sources
 from tablerag.lang.messages import message
 from tablerag.linking.cache import workspace_samples
@@ -46,12 +47,14 @@ from tablerag.rag.retrieve import search
 from tablerag.router.router import PROBE_K, RouterContext, route
 from tablerag.settings import Settings, load_settings
 from tablerag.sources import FILES, Choice, SourceSet, SQLSource, group_sources
+from tablerag.sql.credentials import has_inline_password
 from tablerag.sql.engines import SQLEngine
+from tablerag.sql.engines.reach import password_hint
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.store import lock as workspace_lock
 from tablerag.store import workspace as store
 from tablerag.store.glossary import read_glossary
-from tablerag.types import Hit, SourceReport
+from tablerag.types import Hit, Problem, SourceReport
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +108,9 @@ def ingest(
     it).
     """
     settings = settings or load_settings(ws.path)
-    reports = ingest_sources(ws, targets, settings=settings, progress=progress)
+    reports = _with_password_notes(
+        targets, ingest_sources(ws, targets, settings=settings, progress=progress)
+    )
     if any(r.status in ("added", "replaced") for r in reports):
         try:
             workspace_samples(ws)
@@ -116,6 +121,31 @@ def ingest(
         # applies a changed embedder setting.
         refresh_index(ws, embedder_spec=settings.embedder, progress=embed_progress)
     return reports
+
+
+def _with_password_notes(
+    targets: Sequence[str | Path | Target], reports: Sequence[SourceReport]
+) -> list[SourceReport]:
+    """Reports of databases ingested from a URL with an inline password say it was not stored
+    and how to give it for asking (:mod:`tablerag.sql.credentials`)."""
+    inline: dict[str, str] = {}
+    for target in targets:
+        url = target.url if isinstance(target, Target) else str(target)
+        if url and is_database_url(url) and has_inline_password(url):
+            inline[redact_url(url)] = url.split(":", 1)[0].split("+", 1)[0].lower()
+    out = []
+    for r in reports:
+        scheme = inline.get(r.source)
+        if scheme is not None and r.status != "failed":
+            backend = "postgresql" if scheme == "postgres" else scheme
+            note = Problem(
+                "password",
+                "the password in the URL is not stored in the workspace",
+                f"to ask questions, {password_hint(backend)}",
+            )
+            r = replace(r, problems=(*r.problems, note))
+        out.append(r)
+    return out
 
 
 def stage_switches(settings: Settings, llm_spec: str) -> Switches:
