@@ -12,12 +12,26 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
+
+from tablerag.lang.untrusted import visible
 
 if TYPE_CHECKING:
     from tablerag.store.workspace import Workspace
 
 console = Console()
 err_console = Console(stderr=True)
+
+
+def shown(text: object) -> str:
+    """Untrusted text (a cell, a passage, an error) for rich markup: control and bidi
+    characters shown as escapes (``\\x1b``, ``\\u202e``), ``[bold]`` printed as written.
+
+    Example:
+        >>> shown("[bold]x\\x1b[2J")
+        '\\\\[bold]x\\\\x1b[2J'
+    """
+    return escape(visible(str(text)))
 
 WorkspaceOpt = Annotated[
     Path,
