@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -89,8 +90,9 @@ def test_unsupported_scheme_lists_the_supported_ones(url: str) -> None:
     assert "sqlite:///" in str(err.value) and "duckdb:///" in str(err.value)
 
 
-def test_mysql_names_the_driver_to_install() -> None:
-    with pytest.raises(ConfigError, match="pip install pymysql"):
+def test_mysql_names_the_driver_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pymysql", None)  # as if PyMySQL were not installed
+    with pytest.raises(ConfigError, match=r'pip install "tablerag\[mysql\]"'):
         reflect_database("mysql://root:pw@127.0.0.1/shop")
 
 

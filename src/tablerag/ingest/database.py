@@ -1,10 +1,12 @@
 """Reflect an external database so its tables can be queried in place; no data is copied.
 
 Supported URLs: ``postgresql://`` (also ``postgres://`` and ``postgresql+psycopg://``),
+``mysql://`` (also ``mariadb://`` and ``mysql+pymysql://``; the driver is the extra ``mysql``),
 ``sqlite:///path`` and ``duckdb:///path`` (``sqlite:////abs/path`` for an absolute path, as in
 SQLAlchemy). Connections are read-only wherever the driver allows it: PostgreSQL sessions run with
-``default_transaction_read_only=on`` and a ``statement_timeout``; SQLite files are opened with
-``mode=ro``; DuckDB files with ``read_only=True`` and external access off.
+``default_transaction_read_only=on`` and a ``statement_timeout``; MySQL/MariaDB sessions are
+read-only transactions with ``max_statement_time`` (``max_execution_time`` on MySQL); SQLite
+files are opened with ``mode=ro``; DuckDB files with ``read_only=True`` and external access off.
 
 For every table and view: columns with their native types, primary key, declared foreign keys,
 CHECK constraints, table and column comments, the row count and a few *diverse* sample values per
@@ -14,6 +16,7 @@ column.
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import re
 import sqlite3
@@ -45,10 +48,15 @@ from tablerag.layout import INTERNAL_SCHEMA
 from tablerag.sql.credentials import connect_url
 from tablerag.types import ColumnInfo, ForeignKey, Problem, TableInfo
 
+log = logging.getLogger(__name__)
+
 SUPPORTED_URLS = (
     "postgresql://",
     "postgres://",
     "postgresql+psycopg://",
+    "mysql://",
+    "mariadb://",
+    "mysql+pymysql://",
     "sqlite:///",
     "duckdb:///",
 )
@@ -75,6 +83,9 @@ class DatabaseReflection:
 
     tables: tuple[TableInfo, ...]
     problems: tuple[Problem, ...] = field(default=())
+    writable: tuple[str, ...] = field(default=())
+    """What the account can do beyond reading (PostgreSQL and MySQL; empty when it only reads).
+    Engines refuse such an account unless the operator sets ``allow_writable_role``."""
 
 
 def is_database_url(target: str) -> bool:
@@ -148,9 +159,14 @@ def reflect_database(url: str, *, sample_values: int = 5, timeout_s: float = 10)
 
 
 def reflect_database_report(
-    url: str, *, sample_values: int = 5, timeout_s: float = 10
+    url: str, *, sample_values: int = 5, timeout_s: float = 10, allow_writable_role: bool = False
 ) -> DatabaseReflection:
     """Like :func:`reflect_database`, also returning problems (estimated counts, skipped samples).
+
+    An account that can write (PostgreSQL, MySQL) is reflected all the same, with a warning, a
+    problem and :attr:`DatabaseReflection.writable`: asking refuses to run SQL through it until
+    the operator sets ``allow_writable_role`` (``tablerag ingest --allow-writable-role``), and
+    with it set the problem says the override was accepted.
 
     Raises:
         ConfigError: the URL's scheme is not supported or the URL is malformed.
@@ -173,10 +189,44 @@ def reflect_database_report(
                 relations.append(rel)
         tables = [_describe(backend, rel, sample_values, timeout_s, problems) for rel in relations]
         problems[:0] = backend.problems
+        writable = _writable(backend, source, allow_writable_role, problems)
     tables.sort(key=lambda t: t.name)
     if not tables:
         problems.append(Problem("", "the database has no tables or views", "nothing to query"))
-    return DatabaseReflection(tuple(replace(t, source=source) for t in tables), tuple(problems))
+    return DatabaseReflection(
+        tuple(replace(t, source=source) for t in tables), tuple(problems), tuple(writable)
+    )
+
+
+def _writable(backend: _Backend, source: str, allowed: bool, problems: list[Problem]) -> list[str]:
+    """The account's write reasons; a warning and a problem (first of the list) when any."""
+    try:
+        reasons = backend.write_reasons()
+    except sa_exc.DBAPIError as exc:
+        _raise_if_disconnected(exc)
+        problems.insert(
+            0,
+            Problem(
+                "",
+                f"could not check whether the account can write ({_first_line(exc)})",
+                "asking checks it again before running SQL",
+            ),
+        )
+        return []
+    if not reasons:
+        return []
+    what = f"the account can write ({'; '.join(reasons)})"
+    if allowed:
+        fix = "accepted on operator override (allow_writable_role); SQL still runs read-only"
+    else:
+        fix = (
+            "asking refuses to run SQL through it: connect as an account that can only SELECT "
+            "(see docs/threat-model.md), or accept the risk with tablerag ingest "
+            "--allow-writable-role (the setting allow_writable_role)"
+        )
+    log.warning("%s: %s; %s", source, what, fix)
+    problems.insert(0, Problem("", what, fix))
+    return reasons
 
 
 # --------------------------------------------------------------------------- backends
@@ -236,6 +286,10 @@ class _Backend(ABC):
     def estimate_rows(self, rel: _Relation) -> int | None:
         """A cheap row estimate, or None."""
         return None
+
+    def write_reasons(self) -> list[str]:
+        """What the connected account can do beyond reading (files: nothing)."""
+        return []
 
     def checks(self, rel: _Relation) -> tuple[str, ...]:
         """CHECK constraint expressions of a table (SQL text, without the CHECK keyword)."""
@@ -405,6 +459,15 @@ class _SQLAlchemyBackend(_Backend):
         """SQLite progress handler: a non-zero return interrupts the running query."""
         return int(time.monotonic() > self._deadline)
 
+    def write_reasons(self) -> list[str]:
+        if self.dialect == "postgresql":
+            from tablerag.sql.engines.postgres import WRITE_CHECKS  # psycopg: PostgreSQL only
+
+            raw = self.conn.connection.driver_connection  # psycopg: no placeholders parsed
+            assert raw is not None
+            return [w for w, q in WRITE_CHECKS if (raw.execute(q).fetchone() or (None,))[0]]
+        return []
+
     def estimate_rows(self, rel: _Relation) -> int | None:
         if self.dialect != "postgresql":
             return None
@@ -500,6 +563,186 @@ class _DuckDBBackend(_Backend):
             [rel.schema, rel.name],
         ).fetchone()
         return int(row[0]) if row and row[0] is not None else None
+
+
+def _postgres_syntax(check: str, dialect: str) -> str:
+    """A CHECK expression read in ``dialect``, written in PostgreSQL syntax (as profiles read it).
+
+    Example:
+        >>> _postgres_syntax("`qty` > 0 and `region` in ('a','b')", "mysql")
+        "qty > 0 AND region IN ('a', 'b')"
+    """
+    try:
+        tree = sqlglot.parse_one(check, read=dialect)
+    except SqlglotError:
+        return check
+    for ident in tree.find_all(exp.Identifier):
+        if _PLAIN_NAME.fullmatch(ident.name):
+            ident.set("quoted", False)
+    return tree.sql(dialect="postgres")
+
+
+_PLAIN_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+_MYSQL_ORDERED = frozenset(
+    [
+        "tinyint",
+        "smallint",
+        "mediumint",
+        "int",
+        "integer",
+        "bigint",
+        "decimal",
+        "numeric",
+        "float",
+        "double",
+        "real",
+        "date",
+        "datetime",
+        "timestamp",
+        "time",
+        "year",
+    ]
+)
+_MYSQL_BINARY = frozenset(
+    [
+        "binary",
+        "varbinary",
+        "tinyblob",
+        "blob",
+        "mediumblob",
+        "longblob",
+        "bit",
+        "geometry",
+        "point",
+        "linestring",
+        "polygon",
+        "multipoint",
+        "multilinestring",
+        "multipolygon",
+        "geometrycollection",
+    ]
+)
+
+
+def _mysql_family(data_type: str) -> Family:
+    """The sampling family of a MySQL ``DATA_TYPE``.
+
+    Example:
+        >>> [_mysql_family(t) for t in ("int", "longblob", "varchar")]
+        ['ordered', 'binary', 'other']
+    """
+    t = data_type.lower()
+    return "binary" if t in _MYSQL_BINARY else "ordered" if t in _MYSQL_ORDERED else "other"
+
+
+class _MySQLBackend(_Backend):
+    """A MySQL/MariaDB database (the URL's only) through ``information_schema``.
+
+    SQLAlchemy's MySQL inspector reads every table with ``SHOW CREATE TABLE``, which fails for
+    the whole schema on one view the account may not show (or whose function writes, in a
+    read-only session); ``information_schema`` answers for what the account may see.
+    """
+
+    text_type = "CHAR"
+    estimate_label = "information_schema estimate"
+
+    def __init__(self, conn: sa.Connection, timeout_s: float, database: str) -> None:
+        self.conn = conn
+        self.timeout_s = timeout_s
+        self.problems = []
+        self.default_schema = database
+
+    def _rows(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+        return [tuple(r) for r in self.conn.exec_driver_sql(sql, params or None).fetchall()]
+
+    def relations(self) -> list[_Relation]:
+        rows = self._rows(
+            "SELECT TABLE_NAME, TABLE_TYPE, TABLE_COMMENT FROM information_schema.TABLES "
+            "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE <> 'SEQUENCE' ORDER BY TABLE_NAME"
+        )
+        return [
+            _Relation(self.default_schema, str(n), "view" if t == "VIEW" else "table",
+                      "" if t == "VIEW" else str(c or ""))
+            for n, t, c in rows
+        ]  # fmt: skip
+
+    def columns(self, rel: _Relation) -> list[_Column]:
+        rows = self._rows(
+            "SELECT COLUMN_NAME, COLUMN_TYPE, COLUMN_COMMENT, DATA_TYPE "
+            "FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = %s "
+            "ORDER BY ORDINAL_POSITION",
+            rel.name,
+        )
+        return [
+            _Column(str(n), str(t).upper(), str(c or ""), _mysql_family(str(d)))
+            for n, t, c, d in rows
+        ]
+
+    def keys(self, rel: _Relation) -> _Keys:
+        rows = self._rows(
+            "SELECT CONSTRAINT_NAME, COLUMN_NAME, REFERENCED_TABLE_SCHEMA, REFERENCED_TABLE_NAME, "
+            "REFERENCED_COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE "
+            "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = %s "
+            "AND (CONSTRAINT_NAME = 'PRIMARY' OR REFERENCED_TABLE_NAME IS NOT NULL) "
+            "ORDER BY CONSTRAINT_NAME, ORDINAL_POSITION",
+            rel.name,
+        )
+        primary = tuple(str(r[1]) for r in rows if r[0] == "PRIMARY")
+        foreign: dict[str, tuple[list[str], str, list[str]]] = {}
+        for name, col, ref_schema, ref_table, ref_col in rows:
+            if name == "PRIMARY":
+                continue
+            cols, _, refs = foreign.setdefault(
+                str(name), ([], self.display(str(ref_schema), str(ref_table)), [])
+            )
+            cols.append(str(col))
+            refs.append(str(ref_col))
+        return _Keys(
+            primary, tuple(ForeignKey(tuple(c), t, tuple(r)) for c, t, r in foreign.values())
+        )
+
+    def checks(self, rel: _Relation) -> tuple[str, ...]:
+        try:  # MariaDB: CHECK_CONSTRAINTS names the table (constraint names repeat per table)
+            rows = self._rows(
+                "SELECT CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS "
+                "WHERE CONSTRAINT_SCHEMA = DATABASE() AND TABLE_NAME = %s ORDER BY CONSTRAINT_NAME",
+                rel.name,
+            )
+        except sa_exc.DBAPIError as exc:  # MySQL 8: through TABLE_CONSTRAINTS
+            _raise_if_disconnected(exc)
+            rows = self._rows(
+                "SELECT cc.CHECK_CLAUSE FROM information_schema.TABLE_CONSTRAINTS tc "
+                "JOIN information_schema.CHECK_CONSTRAINTS cc ON cc.CONSTRAINT_SCHEMA = "
+                "tc.CONSTRAINT_SCHEMA AND cc.CONSTRAINT_NAME = tc.CONSTRAINT_NAME "
+                "WHERE tc.TABLE_SCHEMA = DATABASE() AND tc.TABLE_NAME = %s "
+                "AND tc.CONSTRAINT_TYPE = 'CHECK' ORDER BY tc.CONSTRAINT_NAME",
+                rel.name,
+            )
+        return tuple(_postgres_syntax(str(r[0]), "mysql") for r in rows if r[0])
+
+    def quote(self, name: str) -> str:
+        return "`" + name.replace("`", "``") + "`"
+
+    def query(self, sql: str) -> list[tuple[Any, ...]]:
+        try:
+            return self._rows(sql)
+        except sa_exc.OperationalError as exc:
+            if _is_timeout(exc.orig):
+                raise _TimedOut from exc
+            raise
+
+    def estimate_rows(self, rel: _Relation) -> int | None:
+        rows = self._rows(
+            "SELECT TABLE_ROWS FROM information_schema.TABLES "
+            "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = %s",
+            rel.name,
+        )
+        return int(rows[0][0]) if rows and rows[0][0] is not None else None
+
+    def write_reasons(self) -> list[str]:
+        from tablerag.sql.engines.mysql import account_write_reasons
+
+        return account_write_reasons(self._rows, sa_exc.DBAPIError)
 
 
 def _sa_family(col_type: sa.types.TypeEngine[Any]) -> Family:
@@ -722,12 +965,9 @@ def _open_backend(url: str, timeout_s: float) -> Iterator[_Backend]:
     elif scheme == "duckdb" and not driver:
         with _duckdb(_file_path(url, "duckdb"), source, timeout_s) as backend:
             yield backend
-    elif scheme in ("mysql", "mariadb"):
-        raise ConfigError(
-            f"MySQL/MariaDB source {source!r} needs the extra driver PyMySQL "
-            "(`pip install pymysql`), which tablerag does not bundle and does not support yet; "
-            "meanwhile export the tables to CSV or Parquet and ingest those files."
-        )
+    elif scheme in ("mysql", "mariadb") and driver in ("", "pymysql"):
+        with _mysql(url, source, timeout_s) as backend:
+            yield backend
     else:
         raise ConfigError(
             f"Unsupported database URL {source!r}; use one of: {', '.join(SUPPORTED_URLS)} "
@@ -783,6 +1023,48 @@ def _postgres(url: str, source: str, timeout_s: float) -> Iterator[_Backend]:
     try:
         with _map_errors(source, parsed.password), engine.connect() as conn:
             yield _SQLAlchemyBackend(conn, timeout_s)
+    finally:
+        engine.dispose()
+
+
+@contextmanager
+def _mysql(url: str, source: str, timeout_s: float) -> Iterator[_Backend]:
+    from tablerag.sql.engines.mysql import SQL_MODE, load_driver
+
+    load_driver()  # ConfigError naming the extra when PyMySQL is missing
+    try:
+        parsed = sa.make_url(url.strip()).set(drivername="mysql+pymysql")
+    except (sa_exc.ArgumentError, ValueError) as exc:
+        raise ConfigError(
+            f"Malformed database URL {source!r} ({exc}); write "
+            "mysql://user:password@host:3306/dbname."
+        ) from exc
+    if not parsed.database:
+        raise ConfigError(
+            f"The MySQL URL {source!r} names no database; write "
+            "mysql://user:password@host:3306/dbname."
+        )
+    engine = sa.create_engine(
+        parsed.update_query_dict({"charset": "utf8mb4"}),
+        poolclass=NullPool,
+        isolation_level="AUTOCOMMIT",
+        connect_args={
+            "connect_timeout": max(2, math.ceil(timeout_s)),
+            "local_infile": False,
+            # before SQLAlchemy reads the server's sql_mode (ANSI_QUOTES decides its quoting)
+            "init_command": f"SET SESSION sql_mode = '{SQL_MODE}'",
+        },
+    )
+    try:
+        with _map_errors(source, parsed.password, kind="mysql"), engine.connect() as conn:
+            conn.exec_driver_sql("SET SESSION TRANSACTION READ ONLY")
+            timer = (
+                f"max_statement_time = {timeout_s:.3f}"
+                if getattr(conn.dialect, "is_mariadb", False)
+                else f"max_execution_time = {max(1, int(timeout_s * 1000))}"
+            )
+            conn.exec_driver_sql(f"SET SESSION {timer}")
+            yield _MySQLBackend(conn, timeout_s, parsed.database)
     finally:
         engine.dispose()
 
@@ -846,7 +1128,7 @@ def _duckdb_open_message(path: Path, exc: duckdb.Error) -> str:
 
 @contextmanager
 def _map_errors(
-    source: str, password: str | None, *, sqlite_path: Path | None = None
+    source: str, password: str | None, *, sqlite_path: Path | None = None, kind: str = ""
 ) -> Iterator[None]:
     """Turn driver errors into one SourceError sentence without the password."""
     try:
@@ -859,6 +1141,8 @@ def _map_errors(
                 f"Reading the DuckDB catalog of {source!r} failed ({_first_line(exc)}); "
                 "check the file with the duckdb CLI."
             )
+        elif kind == "mysql":
+            message = _mysql_message(source, exc)
         else:
             message = _postgres_message(source, exc)
         if password:
@@ -874,6 +1158,25 @@ def _sqlite_message(path: Path, exc: BaseException) -> str:
             "to a SQLite file."
         )
     return f"Reading the SQLite file {str(path)!r} failed ({text}); check the file."
+
+
+def _mysql_message(source: str, exc: sa_exc.DBAPIError) -> str:
+    from tablerag.sql.engines.mysql import connect_message
+
+    url = sa.make_url(source)
+    where = f"{url.host or 'localhost'}:{url.port or 3306}"
+    code = exc.orig.args[0] if exc.orig is not None and exc.orig.args else 0
+    if exc.orig is not None and code in (2002, 2003, 2005, 1044, 1045, 1049):
+        return connect_message(exc.orig, where, url.username or "", url.database or "")
+    if _is_timeout(exc.orig):
+        return (
+            f"Reading the catalog of {source!r} took longer than the time limit; retry with a "
+            "larger timeout."
+        )
+    return (
+        f"Reading MySQL at {where} failed ({_first_line(exc)}); check the URL and the "
+        "user's permissions."
+    )
 
 
 def _postgres_message(source: str, exc: sa_exc.DBAPIError) -> str:

@@ -8,7 +8,7 @@ import importlib
 import logging
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -201,6 +201,35 @@ def granted(line: str) -> list[tuple[str, str]]:
     return [(p, on) for p in privileges if p]
 
 
+def account_write_reasons(
+    run: Callable[[str], list[tuple[Any, ...]]], error: type[BaseException]
+) -> list[str]:
+    """What the connected account can do beyond reading (empty when it only reads).
+
+    Read from ``information_schema`` (the account's own grants) and from ``SHOW GRANTS`` for
+    the account and every role granted to it (``information_schema`` does not show a role's
+    privileges on MariaDB). Used by the engine at start-up and by ingest.
+
+    Args:
+        run: runs one statement on the account's connection and returns its rows.
+        error: the driver's error class (a ``SHOW GRANTS`` it refuses is skipped).
+    """
+    row = run("SELECT CURRENT_USER()")
+    user, _, host = str(row[0][0] if row else "").rpartition("@")
+    me = f"'{user}'@'{host}'".lower()
+    roles = sorted(
+        {str(r[0]) for r in run("SELECT ROLE_NAME FROM information_schema.APPLICABLE_ROLES")}
+    )
+    rows = [(str(g), str(p), str(o)) for g, p, o in run(_PRIVILEGES)]
+    for target in ["CURRENT_USER()", *(f"'{r.replace(chr(39), '')}'" for r in roles)]:
+        try:
+            lines = run(f"SHOW GRANTS FOR {target}")
+        except error:
+            continue  # a role granted through another role may not be shown
+        rows += [(me, p, on) for line in lines for p, on in granted(str(line[0]))]
+    return write_reasons(rows, {me})
+
+
 class MySQLEngine(SQLEngine):
     """Run generated SQL on MySQL or MariaDB through an account that can only read.
 
@@ -279,30 +308,14 @@ class MySQLEngine(SQLEngine):
         return con
 
     def writable(self) -> list[str]:
-        """What the connected account can do beyond reading (empty when it only reads).
-
-        Read from ``information_schema`` (the account's own grants) and from ``SHOW GRANTS``
-        for the account and for every role granted to it (``information_schema`` does not show
-        a role's privileges on MariaDB).
-        """
+        """What the connected account can do beyond reading (empty when it only reads)."""
         with self._con.cursor() as cur:
-            cur.execute("SELECT CURRENT_USER()")
-            row = cur.fetchone()
-            user, _, host = str(row[0] if row else "").rpartition("@")
-            me = f"'{user}'@'{host}'".lower()
-            cur.execute("SELECT ROLE_NAME FROM information_schema.APPLICABLE_ROLES")
-            roles = sorted({str(r[0]) for r in cur.fetchall()})
-            cur.execute(_PRIVILEGES)
-            rows = [(str(g), str(p), str(o)) for g, p, o in cur.fetchall()]
-            lines: list[str] = []
-            for target in ["CURRENT_USER()", *(f"'{r.replace(chr(39), '')}'" for r in roles)]:
-                try:
-                    cur.execute(f"SHOW GRANTS FOR {target}")
-                except self._driver.Error:
-                    continue  # a role granted through another role may not be shown
-                lines += [str(r[0]) for r in cur.fetchall()]
-        rows += [(me, p, on) for line in lines for p, on in granted(line)]
-        return write_reasons(rows, {me})
+
+            def run(sql: str) -> list[tuple[Any, ...]]:
+                cur.execute(sql)
+                return list(cur.fetchall())
+
+            return account_write_reasons(run, self._driver.Error)
 
     def introspect(self) -> list[TableInfo]:
         """Tables, views and columns of the URL's database that the account may read."""
