@@ -21,7 +21,7 @@ def test_connection_settings_are_locked(engines: dict[str, SQLEngine]) -> None:
     engine = engines["duckdb"]
     assert isinstance(engine, DuckDBEngine)
     settings = dict(
-        engine._con.execute(  # trusted test access to the engine's connection
+        engine._session.con.execute(  # trusted test access to the engine's connection
             "SELECT name, value FROM duckdb_settings() WHERE name IN ('enable_external_access', "
             "'lock_configuration', 'autoload_known_extensions', 'autoinstall_known_extensions', "
             "'allow_community_extensions', 'access_mode', 'threads')"

@@ -34,9 +34,22 @@ class ExecutionPolicy:
     """Mask e-mails, phone, ID and card numbers in results before anyone sees them."""
     max_sql_chars: int = 20_000
     """Longest SQL text the gate accepts."""
+    max_result_bytes: int = 16 * 2**20
+    """Most bytes a result may hold (one cell can pack a table: ``string_agg``, ``list``); also
+    SQLite's longest string or blob."""
+    isolated: bool = True
+    """Run DuckDB and SQLite queries in a worker process with an address-space limit and a hard
+    wall-clock kill, so that one function call cannot pass the memory or time limit."""
 
     def __post_init__(self) -> None:
-        for name in ("max_rows", "time_limit_ms", "memory_limit_mb", "threads", "max_sql_chars"):
+        for name in (
+            "max_rows",
+            "time_limit_ms",
+            "memory_limit_mb",
+            "threads",
+            "max_sql_chars",
+            "max_result_bytes",
+        ):
             value = getattr(self, name)
             if value < 1:
                 raise ConfigError(

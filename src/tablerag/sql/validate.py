@@ -78,6 +78,9 @@ class GateResult:
     issues: list[Issue] = field(default_factory=list)
     sql: str | None = None
     expression: exp.Expr | None = None
+    executed: str | None = None
+    """The SQL the engine runs: :attr:`sql` with every table reference qualified to the
+    exposure catalog when the gate was given one (else the same text)."""
 
 
 def validate(
@@ -134,8 +137,19 @@ def gate(
     dialect: str,
     catalog: ExposedCatalog,
     policy: ExecutionPolicy | None = None,
+    exposure: str | None = None,
 ) -> GateResult:
     """Run every check; see :func:`validate` and :func:`check`.
+
+    With ``exposure`` (the engine's exposure catalog, e.g. DuckDB's database of views over the
+    exposed columns), :attr:`GateResult.executed` names every table through it:
+    ``exposure.schema.table``. Shown SQL (:attr:`GateResult.sql`) keeps the user's names.
+
+    Example:
+        >>> cat = ExposedCatalog.from_mapping({"orders": ["id"]}, schema="data")
+        >>> r = gate("SELECT id FROM orders", dialect="duckdb", catalog=cat, exposure="x")
+        >>> r.sql, r.executed
+        ('SELECT id FROM data.orders LIMIT 1001', 'SELECT id FROM x.data.orders LIMIT 1001')
 
     SQL nested too deeply for sqlglot is refused before it is parsed (the parser guard,
     :mod:`tablerag.sql.guard`); a tree that runs out of Python's stack anyway, or text that is
@@ -146,14 +160,16 @@ def gate(
     if issues:
         return GateResult(issues)
     try:
-        return _gate(sql, dialect, catalog, policy)
+        return _gate(sql, dialect, catalog, policy, exposure)
     except RecursionError:
         return GateResult([too_deep()])
     except UnicodeError as exc:
         return GateResult([bad_encoding(exc)])
 
 
-def _gate(sql: str, dialect: str, catalog: ExposedCatalog, policy: ExecutionPolicy) -> GateResult:
+def _gate(
+    sql: str, dialect: str, catalog: ExposedCatalog, policy: ExecutionPolicy, exposure: str | None
+) -> GateResult:
     issues: list[Issue] = []
     with contextlib.suppress(TokenError):  # the parser reports it, with its position
         issues += nesting_issues(sql, dialect)
@@ -168,8 +184,9 @@ def _gate(sql: str, dialect: str, catalog: ExposedCatalog, policy: ExecutionPoli
     tree = statement.copy()
     if dialect == "sqlite":
         sqlite_limit_all(tree)
+    real: list[exp.Table] = []
     try:
-        issues += _catalog_issues(tree, dialect, catalog)
+        issues += _catalog_issues(tree, dialect, catalog, real)
     except OptimizeError as exc:
         issues.append(
             Issue(
@@ -180,8 +197,13 @@ def _gate(sql: str, dialect: str, catalog: ExposedCatalog, policy: ExecutionPoli
         )
     if issues:
         return GateResult(issues)
-    tree = enforce_limit(tree, policy.max_rows + 1)
-    return GateResult([], render(tree, dialect), tree)
+    shown = enforce_limit(tree, policy.max_rows + 1)
+    text = render(shown, dialect)
+    if not exposure:
+        return GateResult([], text, shown, text)
+    for table in real:
+        table.set("catalog", exp.to_identifier(exposure))
+    return GateResult([], text, shown, render(enforce_limit(tree, policy.max_rows + 1), dialect))
 
 
 def _text_issues(sql: str, policy: ExecutionPolicy) -> list[Issue]:
@@ -431,7 +453,27 @@ class _Resolver:
         for table in self.tree.find_all(exp.Table):
             if isinstance(table.this, exp.Func) or id(table) in self.cte_refs:
                 continue
-            self.real[id(table)] = self._resolve_table(table)
+            found = self.real[id(table)] = self._resolve_table(table)
+            alias = table.args.get("alias")
+            if found and found.hidden and isinstance(alias, exp.TableAlias) and alias.columns:
+                self.issues.append(
+                    _renaming_issue(table, found.name, "a column list after its alias")
+                )
+
+    def check_positions(self, scope: Scope) -> None:
+        """DuckDB's ``#N`` reads the N-th column of FROM, hidden ones included on a database
+        without an exposure layer; refused over a table with hidden columns."""
+        hiding = [
+            self.real[id(src)]
+            for _node, src in scope.selected_sources.values()
+            if isinstance(src, exp.Table) and self.hidden_in(src)
+        ]
+        if not hiding:
+            return
+        for node in find_all_in_scope(scope.expression, exp.PositionalColumn):
+            found = hiding[0]
+            assert found is not None
+            self.issues.append(_renaming_issue(node, found.name, "a positional reference (#N)"))
 
     def _resolve_table(self, table: exp.Table) -> ExposedTable | None:
         shown = ".".join(p for p in (table.catalog, table.db, table.name) if p)
@@ -762,6 +804,16 @@ class _Resolver:
                     )
 
 
+def _renaming_issue(node: exp.Expr, table: str, how: str) -> Issue:
+    return Issue(
+        "sensitive_column",
+        f"Table {table!r} has columns hidden for privacy, and {how} could reach them by "
+        "position; name the columns you need (rename them with AS in the select list).",
+        span(node),
+        {"table": table},
+    )
+
+
 def _aliases_visible_to(query: exp.Expr, column: exp.Column) -> set[str]:
     """Aliases of other projections of ``query`` (GROUP BY / HAVING / lateral alias use)."""
     if not isinstance(query, exp.Select):
@@ -773,7 +825,10 @@ def _aliases_visible_to(query: exp.Expr, column: exp.Column) -> set[str]:
     }
 
 
-def _catalog_issues(tree: exp.Expr, dialect: str, catalog: ExposedCatalog) -> list[Issue]:
+def _catalog_issues(
+    tree: exp.Expr, dialect: str, catalog: ExposedCatalog, real: list[exp.Table]
+) -> list[Issue]:
+    """Every catalog issue of ``tree``; ``real`` receives its references to exposed tables."""
     scopes = traverse_scope(tree)
     resolver = _Resolver(tree, dialect, catalog)
     resolver.classify_tables(scopes)
@@ -783,8 +838,10 @@ def _catalog_issues(tree: exp.Expr, dialect: str, catalog: ExposedCatalog) -> li
     for scope in scopes:  # innermost first: each column is checked in its own scope
         resolver.check_stars(scope)
         resolver.check_joins(scope)
+        resolver.check_positions(scope)
         for column in list(scope.columns):
             if id(column) not in seen and not column.is_star:
                 seen.add(id(column))
                 resolver.check_column(scope, column)
+    real += [t for t in tree.find_all(exp.Table) if resolver.real.get(id(t)) is not None]
     return resolver.issues

@@ -10,13 +10,13 @@ from dataclasses import replace
 from types import TracebackType
 from typing import Any, ClassVar
 
-from tablerag.errors import Issue, SQLRejected
+from tablerag.errors import EngineError, Issue, SQLRejected
 from tablerag.sql.engines.scrub import exposable, scrub_message, scrub_schema
 from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.mask import mask_rows
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.sql.result import ResultSet
-from tablerag.sql.validate import check
+from tablerag.sql.validate import gate
 from tablerag.types import TableInfo
 
 Rows = list[tuple[Any, ...]]
@@ -35,6 +35,9 @@ class SQLEngine(ABC):
 
     dialect: ClassVar[str]
     """sqlglot dialect name; the gate parses and renders in it."""
+    exposure: ClassVar[str | None] = None
+    """The catalog every table reference of generated SQL is qualified to, when the engine
+    builds one that physically lacks hidden columns (DuckDB); None: the database's own."""
 
     def __init__(self, policy: ExecutionPolicy | None = None) -> None:
         self.policy = policy or ExecutionPolicy()
@@ -44,9 +47,8 @@ class SQLEngine(ABC):
     def catalog(self) -> ExposedCatalog:
         """The tables and columns generated SQL may read (introspected unless given)."""
         if self._catalog is None:
-            self._catalog = _without_reserved(
-                ExposedCatalog.from_tables(self.introspect(), schema=self.schema)
-            )
+            self._set_catalog(ExposedCatalog.from_tables(self.introspect(), schema=self.schema))
+        assert self._catalog is not None
         return self._catalog
 
     @property
@@ -65,11 +67,21 @@ class SQLEngine(ABC):
         if catalog is None:
             self._catalog = None
         elif isinstance(catalog, ExposedCatalog):
-            self._catalog = _without_reserved(catalog)
+            self._set_catalog(catalog)
         else:
-            self._catalog = _without_reserved(
-                ExposedCatalog.from_tables(catalog, schema=self.schema, **options)
-            )
+            self._set_catalog(ExposedCatalog.from_tables(catalog, schema=self.schema, **options))
+
+    def _set_catalog(self, catalog: ExposedCatalog) -> None:
+        self._catalog = _without_reserved(catalog)
+        self._expose(self._catalog)
+
+    def _expose(self, catalog: ExposedCatalog) -> None:
+        """Make the database show generated SQL only ``catalog`` (an engine's exposure layer).
+
+        The default does nothing: the engine relies on its own guard (SQLite's authorizer, a
+        PostgreSQL role's column privileges) and on the gate.
+        """
+        return
 
     def driver_message(self, exc: BaseException) -> str:
         """A driver error's text naming nothing outside :attr:`catalog` (``scrub_message``)."""
@@ -89,15 +101,18 @@ class SQLEngine(ABC):
             QueryFailed: the database refused or failed to run it.
         """
         policy = policy or self.policy
-        try:
-            safe = check(sql, dialect=self.dialect, catalog=self.catalog, policy=policy)
-        except SQLRejected as exc:
-            issues = [_without_own_schema(i) for i in exc.issues]
-            if issues == exc.issues:
-                raise
-            raise SQLRejected(exc.sql, issues) from None
+        result = gate(
+            sql, dialect=self.dialect, catalog=self.catalog, policy=policy, exposure=self.exposure
+        )
+        if result.issues or result.sql is None:
+            raise SQLRejected(sql, [_without_own_schema(i) for i in result.issues])
+        safe = result.sql
         start = time.perf_counter()
-        columns, rows = self._run(safe, policy)
+        try:
+            columns, rows = self._run(result.executed or safe, policy)
+        except EngineError as exc:
+            exc.sql = safe  # the SQL as the user reads it, not through the exposure catalog
+            raise
         elapsed = (time.perf_counter() - start) * 1000
         truncated = len(rows) > policy.max_rows
         kept: tuple[tuple[Any, ...], ...] = tuple(rows[: policy.max_rows])

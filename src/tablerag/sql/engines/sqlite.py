@@ -7,8 +7,12 @@ import threading
 import time
 from pathlib import Path
 
-from tablerag.errors import ConfigError, QueryFailed, QueryTimeout
+from tablerag.errors import ConfigError, QueryFailed, QueryTimeout, ResourceLimitExceeded
 from tablerag.sql.engines.base import Rows, SQLEngine
+from tablerag.sql.engines.limits import check_result_size
+from tablerag.sql.engines.scrub import scrub_message
+from tablerag.sql.engines.worker import Worker
+from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.types import ColumnInfo, TableInfo
 
@@ -20,52 +24,60 @@ _DENIED_FUNCTIONS = frozenset(
 )  # fmt: skip
 
 
-class SQLiteEngine(SQLEngine):
-    """Run generated SQL on a SQLite file, read-only.
+class SQLiteSession:
+    """One read-only connection with the authorizer, the progress handler and SQLite's length
+    limit; the engine keeps one, and the worker process opens its own.
 
-    Layer 1 here is the file opened with ``mode=ro``, ``PRAGMA query_only`` and an authorizer
-    that allows only SELECT, reads of exposed columns and harmless functions: ATTACH, PRAGMA,
-    writes, ``load_extension`` and reads of ``sqlite_master`` or hidden columns are denied by
-    SQLite itself even if the gate missed them. The time limit is a progress handler.
+    The authorizer answers a read of a column that is not exposed (a hidden column, or any
+    column of a table that is not exposed) with ``SQLITE_DENY``: the statement fails with
+    "access to ... is prohibited" (its names scrubbed). ``SQLITE_IGNORE`` would read the
+    column as NULL instead, and a user would get a wrong answer without knowing it
+    (``count(*) ... WHERE phone LIKE '138%'`` would say 0); a refusal says what happened.
     """
 
-    dialect = "sqlite"
-
-    def __init__(self, path: str | Path, *, policy: ExecutionPolicy | None = None) -> None:
-        super().__init__(policy)
-        self.path = Path(path)
-        if not self.path.is_file():
-            raise ConfigError(f"No SQLite file at {str(self.path)!r}; check the path.")
-        uri = f"{self.path.resolve().as_uri()}?mode=ro"
+    def __init__(
+        self, path: str, policy: ExecutionPolicy, catalog: ExposedCatalog | None = None
+    ) -> None:
+        uri = f"{Path(path).resolve().as_uri()}?mode=ro"
         try:
-            self._con = sqlite3.connect(uri, uri=True, check_same_thread=False)
-            self._con.execute("PRAGMA query_only = ON")
-            self._tables = self._read_schema()
+            self.con = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            self.con.execute("PRAGMA query_only = ON")
+            self.tables = self._read_schema(path)
         except sqlite3.DatabaseError as exc:
-            raise ConfigError(f"{str(self.path)!r} is not a readable SQLite file: {exc}.") from exc
+            raise ConfigError(f"{path!r} is not a readable SQLite file: {exc}.") from exc
+        # one string or blob (printf('%.*c', 900000000, 'x')) is refused, not built
+        self.con.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, policy.max_result_bytes)
+        self.allow_recursive = policy.allow_recursive
+        self._readable: dict[str, set[str]] = {}
+        self.catalog = ExposedCatalog([])
+        self.expose(catalog or ExposedCatalog([]))
         self._lock = threading.Lock()
         self._deadline = 0.0
-        self._con.set_authorizer(self._authorize)
-        self._con.set_progress_handler(self._progress, 1000)
+        self.con.set_authorizer(self._authorize)
+        self.con.set_progress_handler(self._progress, 1000)
 
-    def _read_schema(self) -> list[TableInfo]:
+    def _read_schema(self, path: str) -> list[TableInfo]:
         names = [
             r[0]
-            for r in self._con.execute(
+            for r in self.con.execute(
                 "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
                 "AND name NOT LIKE 'sqlite_%' ORDER BY name"
             )
         ]
         out = []
         for name in names:
-            cols = self._con.execute("SELECT name, type FROM pragma_table_info(?)", (name,))
+            cols = self.con.execute("SELECT name, type FROM pragma_table_info(?)", (name,))
             columns = tuple(ColumnInfo(str(c), str(t or "")) for c, t in cols)
-            out.append(TableInfo(name, str(self.path), columns, 0))
+            out.append(TableInfo(name, path, columns, 0))
         return out
 
-    def introspect(self) -> list[TableInfo]:
-        """Tables, views and columns of the file (read once, at open)."""
-        return list(self._tables)
+    def expose(self, catalog: ExposedCatalog) -> None:
+        """Let the authorizer allow reads of ``catalog``'s exposed columns only."""
+        self.catalog = catalog
+        self._readable = {
+            t.name.lower(): {c.lower() for c in t.columns} - {h.lower() for h in t.hidden}
+            for t in catalog.tables
+        }
 
     def _authorize(
         self, action: int, arg1: str | None, arg2: str | None, _db: str | None, _src: str | None
@@ -73,29 +85,36 @@ class SQLiteEngine(SQLEngine):
         if action == sqlite3.SQLITE_SELECT:
             return sqlite3.SQLITE_OK
         if action == sqlite3.SQLITE_READ and arg1:
-            table = self.catalog.table(arg1)
-            if table is None:
+            readable = self._readable.get(arg1.lower())
+            if readable is None:
                 return sqlite3.SQLITE_DENY
-            if not arg2 or arg2.lower() in {c.lower() for c in table.columns}:
+            if not arg2 or arg2.lower() in readable:
                 return sqlite3.SQLITE_OK
             return sqlite3.SQLITE_DENY
         if action == sqlite3.SQLITE_FUNCTION and arg2:
             return sqlite3.SQLITE_DENY if arg2.lower() in _DENIED_FUNCTIONS else sqlite3.SQLITE_OK
-        if action == sqlite3.SQLITE_RECURSIVE and self.policy.allow_recursive:
+        if action == sqlite3.SQLITE_RECURSIVE and self.allow_recursive:
             return sqlite3.SQLITE_OK
         return sqlite3.SQLITE_DENY
 
     def _progress(self) -> int:
         return 1 if time.monotonic() > self._deadline else 0
 
-    def _run(self, sql: str, policy: ExecutionPolicy) -> tuple[tuple[str, ...], Rows]:
+    def run(self, sql: str, policy: ExecutionPolicy) -> tuple[tuple[str, ...], Rows]:
+        """Run gated SQL under the time limit; return column names and rows.
+
+        Raises:
+            QueryTimeout: the progress handler stopped it.
+            ResourceLimitExceeded: a value or the result is larger than allowed.
+            QueryFailed: SQLite refused or failed to run it.
+        """
         with self._lock:
             self._deadline = time.monotonic() + policy.time_limit_ms / 1000
-            cursor = self._con.cursor()
+            cursor = self.con.cursor()
             try:
                 cursor.execute(sql)
                 columns = tuple(str(d[0]) for d in cursor.description or ())
-                rows = cursor.fetchmany(policy.max_rows + 1)
+                rows = [tuple(r) for r in cursor.fetchmany(policy.max_rows + 1)]
             except sqlite3.OperationalError as exc:
                 if "interrupted" in str(exc):
                     raise QueryTimeout(
@@ -105,22 +124,85 @@ class SQLiteEngine(SQLEngine):
                         sql=sql,
                         time_limit_ms=policy.time_limit_ms,
                     ) from exc
-                raise QueryFailed(
-                    f"SQLite could not run the query: {self.driver_message(exc)}",
-                    engine="sqlite",
-                    sql=sql,
-                ) from exc
+                raise self._failed(exc, sql, policy) from exc
             except sqlite3.DatabaseError as exc:
-                raise QueryFailed(
-                    f"SQLite could not run the query: {self.driver_message(exc)}",
+                raise self._failed(exc, sql, policy) from exc
+            except MemoryError as exc:
+                raise ResourceLimitExceeded(
+                    "The query needed more memory than allowed and was stopped; aggregate or "
+                    "filter more.",
                     engine="sqlite",
                     sql=sql,
                 ) from exc
             finally:
                 cursor.close()
                 self._deadline = 0.0
-        return columns, [tuple(r) for r in rows]
+        check_result_size(rows, policy.max_result_bytes, engine="sqlite", sql=sql)
+        return columns, rows
+
+    def _failed(self, exc: sqlite3.Error, sql: str, policy: ExecutionPolicy) -> QueryFailed:
+        text = str(exc)
+        if "too big" in text or "out of memory" in text:
+            return ResourceLimitExceeded(
+                f"A value of the query would be larger than {policy.max_result_bytes} bytes "
+                f"({text}); return shorter values or aggregate more.",
+                engine="sqlite",
+                sql=sql,
+            )
+        message = scrub_message(text, self.catalog)
+        return QueryFailed(f"SQLite could not run the query: {message}", engine="sqlite", sql=sql)
 
     def close(self) -> None:
-        """Close the connection (idempotent)."""
-        self._con.close()
+        """Close the connection."""
+        self.con.close()
+
+
+class SQLiteEngine(SQLEngine):
+    """Run generated SQL on a SQLite file, read-only.
+
+    Layer 1 here is the file opened with ``mode=ro``, ``PRAGMA query_only`` and an authorizer
+    that allows only SELECT, reads of exposed columns and harmless functions: ATTACH, PRAGMA,
+    writes, ``load_extension`` and reads of ``sqlite_master`` or hidden columns are denied by
+    SQLite itself even if the gate missed them (:class:`SQLiteSession`). The time limit is a
+    progress handler, one value is at most ``max_result_bytes`` long (``SQLITE_LIMIT_LENGTH``),
+    and with ``policy.isolated`` (the default) queries run in a worker process.
+    """
+
+    dialect = "sqlite"
+
+    def __init__(self, path: str | Path, *, policy: ExecutionPolicy | None = None) -> None:
+        super().__init__(policy)
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise ConfigError(f"No SQLite file at {str(self.path)!r}; check the path.")
+        self._session = SQLiteSession(str(self.path), self.policy)
+        self._worker: Worker | None = None
+
+    def introspect(self) -> list[TableInfo]:
+        """Tables, views and columns of the file (read once, at open)."""
+        return list(self._session.tables)
+
+    def _expose(self, catalog: ExposedCatalog) -> None:
+        self._session.expose(catalog)
+        if self._worker is not None:
+            self._worker.close()  # restarted with the new catalog by the next query
+            self._worker = None
+
+    def _run(self, sql: str, policy: ExecutionPolicy) -> tuple[tuple[str, ...], Rows]:
+        if not self.policy.isolated:
+            return self._session.run(sql, policy)
+        if self._worker is None:
+            self._worker = Worker(
+                SQLiteSession,
+                (str(self.path), self.policy, self.catalog),
+                engine="sqlite",
+                memory_limit_mb=self.policy.memory_limit_mb,
+            )
+        return self._worker.run(sql, policy)
+
+    def close(self) -> None:
+        """Close the connection and stop the worker (idempotent)."""
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None
+        self._session.close()
