@@ -32,13 +32,14 @@ ASK = (
     "print(json.dumps({'status': a.status, 'error': a.error,\n"
     "                  'rows': a.table.rows if a.table else None}))\n"
 )
-HOLD = (
-    "import sys, time\n"
+HOLD = (  # holds a reading session until a line arrives on stdin
+    "import sys\n"
     "from tablerag.service import QA\n"
     "qa = QA.open(sys.argv[1], llm='scripted')\n"
     "print('open', flush=True)\n"
-    "time.sleep(float(sys.argv[2]))\n"
+    "sys.stdin.readline()\n"
     "qa.close()\n"
+    "print('closed', flush=True)\n"
 )
 SLOW_INGEST = (
     "import sys, time\n"
@@ -113,26 +114,31 @@ def test_an_ingest_says_who_holds_the_workspace_or_waits_with_wait(
 ) -> None:
     new = tmp_path / "more.csv"
     new.write_text("k,v\na,1\n", encoding="utf-8")
-    with _start([sys.executable, "-c", HOLD, str(ws), "3"]) as reader:
-        assert reader.stdout is not None and reader.stdout.readline().strip() == "open"
+    reader = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(ws)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    )
+    with reader:
+        assert reader.stdout is not None and reader.stdin is not None
+        assert reader.stdout.readline().strip() == "open"
         refused = subprocess.run(
             _cli("ingest", str(new), "-w", str(ws)), capture_output=True, text=True, env=_env()
         )
-        started = time.monotonic()
-        waited = subprocess.run(
-            _cli("ingest", str(new), "-w", str(ws), "--wait", "60", "--json"),
-            capture_output=True,
-            text=True,
-            env=_env(),
-        )
-        elapsed = time.monotonic() - started
-        assert reader.wait(30) == 0
-    assert refused.returncode == 1, refused.stderr
+        waiting = _start(_cli("ingest", str(new), "-w", str(ws), "--wait", "120", "--json"))
+        time.sleep(3)
+        assert waiting.poll() is None  # still waiting for the reader
+        reader.stdin.write("done\n")
+        reader.stdin.flush()
+        assert reader.stdout.readline().strip() == "closed"
+        code, out, err = _finish(waiting)
+    assert refused.returncode == 1, refused.stdout + refused.stderr
     assert f"pid {reader.pid}" in refused.stderr
     assert "--wait SECONDS" in refused.stderr and "Traceback" not in refused.stderr
-    assert waited.returncode == 0, waited.stderr
-    assert [s["status"] for s in json.loads(waited.stdout)["sources"]] == ["added"]
-    assert elapsed < 30
+    assert code == 0, err
+    assert [s["status"] for s in json.loads(out)["sources"]] == ["added"]
     with Workspace.open(ws, read_only=True) as w:
         assert {t.name for t in w.tables()} == {"fruit", "more"}
 
@@ -141,7 +147,7 @@ def test_readers_wait_for_a_writer_and_never_see_half_an_ingest(ws: Path, tmp_pa
     a, b = tmp_path / "a.csv", tmp_path / "b.md"
     a.write_text("x\n1\n2\n", encoding="utf-8")
     b.write_text("# Bees\n\nBees visit the orchard in spring.\n", encoding="utf-8")
-    with _start([sys.executable, "-c", SLOW_INGEST, str(ws), str(a), str(b), "2"]) as writer:
+    with _start([sys.executable, "-c", SLOW_INGEST, str(ws), str(a), str(b), "4"]) as writer:
         assert writer.stdout is not None and writer.stdout.readline().strip() == "half"
         with pytest.raises(WorkspaceError, match=rf"being written by pid {writer.pid}"):
             Workspace.open(ws, read_only=True, wait_s=0.2)

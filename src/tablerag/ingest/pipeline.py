@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from tablerag.errors import ConfigError, SourceError, TableragError
-from tablerag.ingest import chunking, infer
+from tablerag.ingest import chunking, dockind, infer
 from tablerag.ingest.database import is_database_url, redact_url, reflect_database_report
 from tablerag.ingest.documents import DOCUMENT_SUFFIXES, load_document
 from tablerag.ingest.sampling import diverse_samples, quote_ident
@@ -43,7 +43,13 @@ from tablerag.store.chunks import (
 )
 from tablerag.store.documents import record_document
 from tablerag.store.glossary import record_glossary
-from tablerag.store.sources import find_source, forget_source, record_source
+from tablerag.store.sources import (
+    KnownSource,
+    find_source,
+    forget_source,
+    record_source,
+    sources_with_content,
+)
 from tablerag.store.staging import StagedTable
 from tablerag.types import (
     Chunk,
@@ -170,9 +176,12 @@ def _ingest_one(ws: Workspace, target: Target, settings: Settings) -> SourceRepo
         old = find_source(ws.con, target.location)
         if old is not None and old.content_hash == fingerprint:
             return SourceReport(source=target.location, kind=kind, status="unchanged")
-        status: SourceStatus = "replaced" if old is not None else "added"
+        moved = _moved_from(ws.con, fingerprint) if old is None else None
+        status: SourceStatus = "replaced" if old is not None or moved is not None else "added"
         with ws.transaction() as con, infer.date_order(settings.date_order):
             source_id = _source_id(target.location)
+            if moved is not None:  # its tables are dropped first, so they keep their names
+                forget_source(con, moved.source_id)
             forget_source(con, source_id)
             report = _load(con, target, source_id, settings)
             record_source(
@@ -185,6 +194,11 @@ def _ingest_one(ws: Workspace, target: Target, settings: Settings) -> SourceRepo
                 size_bytes=size,
                 report=report,
             )
+        if moved is not None:
+            note = Problem(
+                "", f"moved from {moved.location}", "same content: tables keep their names"
+            )
+            report = replace(report, problems=(note, *report.problems))
         return replace(report, status=status)
     except (TableragError, duckdb.Error, OSError) as exc:
         return _failed(ws, target, kind, exc)
@@ -200,6 +214,20 @@ def _failed(ws: Workspace, target: Target, kind: str, exc: BaseException) -> Sou
     return SourceReport(
         source=target.location, kind=kind, status="failed", error=f"{message} ({tail})"
     )
+
+
+def _moved_from(con: duckdb.DuckDBPyConnection, fingerprint: str) -> KnownSource | None:
+    """The known source a new file is, moved or renamed: same bytes, its own file gone.
+
+    Without this a moved folder left its old tables beside new copies (``t`` and ``t_2``).
+    A copy (the old file still there) is a new source.
+    """
+    if not fingerprint:
+        return None
+    for known in sources_with_content(con, fingerprint):
+        if not Path(known.location).exists():
+            return known
+    return None
 
 
 def _fingerprint(target: Target) -> tuple[str, int | None]:
@@ -284,8 +312,14 @@ def _load_document(
         names[idx] = info.name
         hidden[idx] = _hidden_positions(con, info)
         problems.extend(st.problems)
+    choice = dockind.choose_kind(doc, settings.document_kinds)
+    problems.append(choice.problem())
     chunks = chunking.chunk_document(
-        doc, table_names=names, max_tokens=settings.chunk_size_tokens, hidden=hidden
+        doc,
+        table_names=names,
+        max_tokens=settings.chunk_size_tokens,
+        hidden=hidden,
+        kind=choice.kind,
     )
     pages = [b.page for b in doc.blocks if b.page is not None]
     record_document(

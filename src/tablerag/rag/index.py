@@ -234,6 +234,72 @@ def refresh_index(
     )
 
 
+def index_is_current(workspace: WorkspaceLike) -> bool:
+    """Whether the workspace has an index built from exactly its chunks as they stand."""
+    try:
+        manifest = read_manifest(workspace)
+    except RetrievalError:
+        return False
+    if manifest is None or not (index_dir(workspace) / "chunk_ids.json").exists():
+        return False
+    return manifest.fingerprint == stored_chunks.chunk_fingerprint(workspace.con)[1]
+
+
+def prune_index(workspace: WorkspaceLike) -> int:
+    """Drop the rows of chunks the workspace no longer has (a removed source), embedding nothing.
+
+    Call it after the chunks were deleted, and only when :func:`index_is_current` was true just
+    before: the index then covers the remaining chunks plus the removed ones, so keeping the
+    other rows makes it current again. Searches never return a removed chunk afterwards: the
+    rows are gone from the BM25 and vector indexes and from ``chunk_ids.json``.
+
+    Returns:
+        The rows dropped; 0 when there was nothing to drop, -1 when the index did not match
+        (left as it is: the next ``tablerag ingest`` rebuilds it, and search says so till then).
+    """
+    folder = index_dir(workspace)
+    manifest = read_manifest(workspace)
+    if manifest is None:
+        return -1
+    try:
+        listed = json.loads((folder / "chunk_ids.json").read_text(encoding="utf-8"))
+        ids: list[str] = listed["chunk_ids"]
+        hashes: list[str] = listed["hashes"]
+        vectors = VectorIndex.load(folder / "vectors.npy").vectors
+    except (OSError, ValueError, KeyError):
+        return -1
+    present = stored_chunks.chunks_by_id(workspace.con)
+    keep = [i for i, chunk_id in enumerate(ids) if chunk_id in present]
+    count, fingerprint = stored_chunks.chunk_fingerprint(workspace.con)
+    if len(keep) != count or len(ids) != len(vectors):
+        return -1
+    if len(keep) == len(ids):
+        return 0
+    kept_hashes = [hashes[i] for i in keep]
+    passages = {
+        hashes[i]: passage_text(present[ids[i]].text, present[ids[i]].heading_path) for i in keep
+    }
+    pruned = Manifest(
+        FORMAT,
+        manifest.embedder,
+        manifest.dim,
+        count,
+        fingerprint,
+        manifest.tokenizer,
+        datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+    _write(
+        folder,
+        pruned,
+        kept_hashes,
+        [ids[i] for i in keep],
+        _tokens(folder, kept_hashes, passages),
+        vectors[keep] if keep else np.zeros((0, manifest.dim), dtype=np.float32),
+    )
+    _LOADED.pop(folder.resolve(), None)
+    return len(ids) - len(keep)
+
+
 def load_index(workspace: WorkspaceLike) -> LoadedIndex:
     """The workspace's index, loaded once per process and checked against the chunks.
 

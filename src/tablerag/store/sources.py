@@ -36,6 +36,7 @@ class KnownSource:
     source_id: str
     content_hash: str | None
     """sha256 of the file bytes when it was ingested; None for a database."""
+    location: str = ""
 
 
 def find_source(con: duckdb.DuckDBPyConnection, location: str) -> KnownSource | None:
@@ -43,7 +44,21 @@ def find_source(con: duckdb.DuckDBPyConnection, location: str) -> KnownSource | 
     row = con.execute(
         "SELECT source_id, content_hash FROM tablerag.sources WHERE location = ?", [location]
     ).fetchone()
-    return None if row is None else KnownSource(row[0], row[1])
+    return None if row is None else KnownSource(row[0], row[1], location)
+
+
+def sources_with_content(con: duckdb.DuckDBPyConnection, content_hash: str) -> list[KnownSource]:
+    """The file sources whose bytes hashed to ``content_hash`` when ingested, by location.
+
+    Ingestion uses it to recognise a moved or renamed file: same bytes, and the file of the
+    known source is gone.
+    """
+    rows = con.execute(
+        "SELECT source_id, content_hash, location FROM tablerag.sources "
+        "WHERE kind = 'file' AND content_hash = ? ORDER BY location",
+        [content_hash],
+    ).fetchall()
+    return [KnownSource(r[0], r[1], r[2]) for r in rows]
 
 
 def record_source(
