@@ -62,13 +62,13 @@ def main() -> None:
     try:
         app()
     except TableragError as exc:
-        err_console.print(f"[bold red]error:[/] {shown(exc)}", highlight=False)
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
         sys.exit(2 if isinstance(exc, ConfigError) else 1)
     except Exception as exc:  # noqa: BLE001 - outermost edge: one line, not a traceback
         if os.environ.get("TABLERAG_DEBUG"):
             raise
         err_console.print(
-            f"[bold red]internal error:[/] {type(exc).__name__}: {shown(exc)}. "
+            f"[bold red]internal error:[/] {type(exc).__name__}: {escape(str(exc))}. "
             "Please report it; run with TABLERAG_DEBUG=1 for the traceback.",
             highlight=False,
         )
