@@ -7,9 +7,8 @@ import os
 import sys
 
 import typer
-from rich.markup import escape
 
-from tablerag.cli._common import err_console
+from tablerag.cli._common import err_console, shown
 from tablerag.errors import ConfigError, TableragError
 
 app = typer.Typer(
@@ -62,13 +61,13 @@ def main() -> None:
     try:
         app()
     except TableragError as exc:
-        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+        err_console.print(f"[bold red]error:[/] {shown(exc)}", highlight=False)
         sys.exit(2 if isinstance(exc, ConfigError) else 1)
     except Exception as exc:  # noqa: BLE001 - outermost edge: one line, not a traceback
         if os.environ.get("TABLERAG_DEBUG"):
             raise
         err_console.print(
-            f"[bold red]internal error:[/] {type(exc).__name__}: {escape(str(exc))}. "
+            f"[bold red]internal error:[/] {type(exc).__name__}: {shown(exc)}. "
             "Please report it; run with TABLERAG_DEBUG=1 for the traceback.",
             highlight=False,
         )
