@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tablerag.llm.base import Message
+from tablerag.llm.testing import Truncated
 from tablerag.service import Workspace
 from tablerag.settings import Settings
 
@@ -47,7 +48,7 @@ def loop_ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "ws"
 
 
-Reply = str | Callable[[str], str]
+Reply = str | Truncated | Callable[[str], str | Truncated]
 
 
 def kind_of(messages: Sequence[Message]) -> str:
@@ -74,7 +75,7 @@ class ByKind:
         }
         self.seen: list[str] = []
 
-    def __call__(self, messages: Sequence[Message]) -> str:
+    def __call__(self, messages: Sequence[Message]) -> str | Truncated:
         kind = kind_of(messages)
         self.seen.append(kind)
         queue = self.queues.get(kind) or self.queues.get("sql" if kind == "repair" else "", [])

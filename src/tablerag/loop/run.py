@@ -9,7 +9,12 @@ sub-question or gives the final answer, one step at a time (see
 (plan, then the first step). A first sub-question that is the question itself ends the loop as
 soon as it is answered, unless SQL and text answered different parts of it (``both``): the
 decomposer then composes them or asks for what is missing. Budgets of steps, tokens and
-seconds stop runaway loops; the best answer found so far is returned, marked ``degraded``.
+seconds stop runaway loops. Time is a deadline (the question's, or ``max_seconds`` from the
+loop's start when that comes first) that every model call and query of the loop ends by, not a
+check between steps: a step in progress stops at it (issue 23: a 600 s budget ran 706 s). A
+loop stopped by a budget, or whose final answer the model cut off at its length limit, is
+``degraded`` and says so: which limit ran out, the sub-questions answered (with their answers)
+and those not answered, never a cut-off sentence.
 """
 
 from __future__ import annotations
@@ -30,9 +35,11 @@ from tablerag.answer import (
     Step,
 )
 from tablerag.answer.grounding import ungrounded_numbers
+from tablerag.deadline import Deadline
 from tablerag.errors import BudgetExceeded, ProviderError, RetrievalError
 from tablerag.lang.messages import message
 from tablerag.llm.base import LLM
+from tablerag.llm.deadline import DeadlineLLM
 from tablerag.loop.budget import Budget
 from tablerag.loop.crosscheck import LISTING_ROWS
 from tablerag.loop.decompose import Answered, Plan, decompose
@@ -61,6 +68,8 @@ class LoopOptions:
     timeout_s: float = 120.0
     step: StepTools | None = None
     """Set by the caller: search, engine, catalog, recall/keep sizes, SQL and docs switches."""
+    deadline: Deadline | None = None
+    """The question's deadline (None: only ``max_seconds`` from the loop's start)."""
 
 
 @dataclass
@@ -94,15 +103,17 @@ def run_loop(question: str, *, llm: LLM, language: Language, options: LoopOption
         ``degraded`` when a budget or the model stopped it (``budget_exhausted`` says which).
     """
     assert options.step is not None, "LoopOptions.step must carry the search and the engine"
-    tools = options.step
-    budget = Budget(llm, options.max_steps, options.max_tokens, options.max_seconds)
+    deadline = (options.deadline or Deadline.never()).within(options.max_seconds)
+    llm = DeadlineLLM(llm, deadline)  # every call of the loop ends by its deadline
+    tools = replace(options.step, nl2sql=replace(options.step.nl2sql, deadline=deadline))
+    budget = Budget(llm, options.max_steps, options.max_tokens, deadline)
     state = _State()
     started = time.perf_counter()
     probe, schemas = _probe(question, tools, options, state)
     asked: set[str] = set()
     final: str | None = None
     stop: BudgetName | None = None
-    problem = ""
+    problem, cut = "", False
     while final is None:
         stop = budget.exhausted(steps_done=len(state.results))
         last_call = stop == "steps"
@@ -112,7 +123,7 @@ def run_loop(question: str, *, llm: LLM, language: Language, options: LoopOption
             plan = Plan("next", question)  # the first step asks the question whole
         else:
             try:
-                plan = _plan(question, llm, schemas, state, language, options, last_call)
+                plan, cut = _plan(question, llm, schemas, state, language, options, last_call)
             except ProviderError as exc:
                 if state.results:
                     problem = f"The model failed while planning: {exc}"
@@ -120,6 +131,13 @@ def run_loop(question: str, *, llm: LLM, language: Language, options: LoopOption
                 plan = Plan("next", question)
             if plan.kind == "answer" and not state.results:
                 plan = Plan("next", question)  # an answer needs evidence: ask the question itself
+        if plan.kind == "answer" and cut:
+            problem = (
+                "The model's final answer was cut off at its length limit; the answers of the "
+                "steps are given instead."
+            )
+            stop = None
+            break
         if plan.kind == "answer":
             final = plan.text
             stop = None
@@ -167,7 +185,8 @@ def run_loop(question: str, *, llm: LLM, language: Language, options: LoopOption
         # a caveat of a step's SQL answer (rows that are not the rate asked for) stays
         notes = [c for r in state.results if r.sql for c in caveats(r.sql.answer)]
         final = "\n".join([final, *(c for c in dict.fromkeys(notes) if c not in final)])
-    return _envelope(question, language, state, final, stop, problem, budget, started)
+    why = _why(stop, cut, budget, language)
+    return _envelope(question, language, state, final, stop, problem, why, budget, started)
 
 
 def follow_up(result: StepResult) -> str | None:
@@ -335,10 +354,10 @@ def _forced(
 ) -> str | None:
     """One last call that must answer (the decomposer repeated itself)."""
     try:
-        plan = _plan(question, llm, schemas, state, language, options, last_call=True)
+        plan, cut = _plan(question, llm, schemas, state, language, options, last_call=True)
     except ProviderError:
         return None
-    return plan.text if plan.kind == "answer" else None
+    return plan.text if plan.kind == "answer" and not cut else None
 
 
 def _plan(
@@ -349,8 +368,11 @@ def _plan(
     language: Language,
     options: LoopOptions,
     last_call: bool,
-) -> Plan:
+) -> tuple[Plan, bool]:
     """One decomposer call with the answers so far; its time is added to the LLM stage.
+
+    Returns:
+        The plan, and whether the model's reply was cut off at its length limit.
 
     Raises:
         ProviderError: the model failed.
@@ -366,7 +388,49 @@ def _plan(
         timeout_s=options.timeout_s,
     )
     _add(state.timings, "llm", reply.latency_ms)
-    return plan
+    return plan, reply.truncated
+
+
+def _why(stop: BudgetName | None, cut: bool, budget: Budget, language: Language) -> str:
+    """Why the loop ended without a final answer, in words (used when it did)."""
+    if stop is not None:
+        return message(f"loop.why_{stop}", language, limit=budget.limit(stop))
+    return message("loop.why_cut_off" if cut else "loop.why_failed", language)
+
+
+def incomplete(why: str, results: Sequence[StepResult], language: Language) -> str:
+    """The answer of a loop that ended before a final answer: which limit ran out, the
+    sub-questions answered with their answers, those not answered.
+
+    Example:
+        >>> from tablerag.loop.crosscheck import Verdict
+        >>> def done(n, q, a):
+        ...     step = Step(n=n, action="sub-question", input=q)
+        ...     return StepResult(step, Verdict("sql" if a else "none", None, a, ""), (), None, {})
+        >>> print(incomplete("the time limit (60 s) ran out",
+        ...                  [done(1, "Revenue 2018?", "1200.5"), done(2, "Revenue 2019?", "")],
+        ...                  "en"))
+        This answer is incomplete: the time limit (60 s) ran out.
+        Answered:
+        - Revenue 2018? → 1200.5
+        Not answered:
+        - Revenue 2019?
+        The parts were not combined into a final answer.
+    """
+    answered = [r for r in results if r.verdict.decision != "none" and r.verdict.answer]
+    unanswered = [r for r in results if r not in answered]
+    lines = [message("loop.incomplete", language, why=why)]
+    if answered:
+        lines.append(message("loop.answered", language))
+        lines += [f"- {r.step.input} → {r.verdict.answer}" for r in answered]
+    else:
+        lines.append(message("loop.not_found", language))
+    if unanswered:
+        lines.append(message("loop.unanswered", language))
+        lines += [f"- {r.step.input}" for r in unanswered]
+    if answered:
+        lines.append(message("loop.not_composed", language))
+    return "\n".join(lines)
 
 
 def _envelope(
@@ -376,6 +440,7 @@ def _envelope(
     final: str | None,
     stop: BudgetName | None,
     problem: str,
+    why: str,
     budget: Budget,
     started: float,
 ) -> Answer:
@@ -401,10 +466,10 @@ def _envelope(
         status = "degraded"
         error = problem or str(_exceeded(stop, budget))
         if text is None:
-            text = evidence[-1].verdict.answer if evidence else message("loop.not_found", language)
-    if text is None or not evidence:
+            text = incomplete(why, results, language)
+    elif text is None or not evidence:
         text = message("loop.not_found", language)
-        status = "not_found" if status == "ok" else status
+        status = "not_found"
     confidence = min((r.verdict.confidence for r in evidence), default=0.0)
     sources: list[object] = [question]
     for r in results:
@@ -412,6 +477,8 @@ def _envelope(
         if r.sql is not None and r.sql.table is not None:
             sources.extend(v for row in r.sql.table.rows for v in row)
     sources.extend(c.snippet for c in state.citations)
+    if final is None:  # the report of what was done repeats the sub-questions
+        sources.extend(r.step.input for r in results)
     loose = ungrounded_numbers(text, sources) if evidence else []
     note = ""
     if loose:
@@ -446,9 +513,8 @@ def _envelope(
 
 
 def _exceeded(stop: BudgetName | None, budget: Budget) -> BudgetExceeded:
-    limits = {"steps": budget.max_steps, "tokens": budget.max_tokens, "seconds": budget.max_seconds}
     name = stop or "steps"
-    return BudgetExceeded(name, limits[name])
+    return BudgetExceeded(name, budget.limit(name))
 
 
 def _key(text: str) -> str:

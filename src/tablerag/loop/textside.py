@@ -74,6 +74,9 @@ def answer_from_passages(
     except ProviderError as exc:
         return PassageAnswer("error", error=str(exc), citations=cites)
     timings = {"llm": round((time.perf_counter() - started) * 1000, 3)}
+    if reply.truncated:  # cut off mid-sentence: it would end the loop's answer that way
+        cut = f"the answer was cut off at its length limit ({ANSWER_MAX_TOKENS} tokens)"
+        return PassageAnswer("error", error=cut, citations=cites, timings_ms=timings)
     text = reply.text.strip()
     if not text or NOT_FOUND_MARK in text.upper().replace(" ", "_") or "```" in text:
         return PassageAnswer("not_found", citations=cites, timings_ms=timings)

@@ -1,0 +1,186 @@
+"""Time that is bounded and answers that are finished (issue 23), through QA.ask and QA.loop:
+one deadline per question over every model call, endpoint hung or model slow, and a reply
+the model cut off at its length limit never passed for a finished answer."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tablerag.errors import ProviderTimeout
+from tablerag.llm._http import RetryPolicy
+from tablerag.llm.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S, Completion, Message
+from tablerag.llm.openai import OpenAILLM
+from tablerag.llm.testing import FunctionLLM, Truncated
+from tablerag.rag.answer import RAGOptions, answer_from_documents
+from tablerag.service import QA
+from tablerag.settings import Settings
+from tablerag.types import Hit
+from tests.llm.stalling import StallingServer
+from tests.loop.conftest import ByKind, kind_of
+
+CHANGE = "What was the change in cloud revenue from 2018 to 2019?"
+Q2018 = "What was the cloud revenue in 2018?"
+Q2019 = "What was the cloud revenue in 2019?"
+SQL_2018 = "```sql\nSELECT revenue FROM revenue WHERE segment = 'Cloud' AND year = 2018\n```"
+SQL_2019 = "```sql\nSELECT revenue FROM revenue WHERE segment = 'Cloud' AND year = 2019\n```"
+BASE = {"embedder": "hashing", "rag_min_score": 0.0}
+
+
+class Slow(FunctionLLM):
+    """``ByKind`` replies, each after ``delays[kind]`` seconds; like a real backend it gives up
+    at its ``timeout_s`` with a timeout."""
+
+    def __init__(self, script: ByKind, delays: dict[str, float]) -> None:
+        super().__init__(script)
+        self.delays = delays
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        temperature: float = 0.0,
+        stop: Sequence[str] = (),
+        json_schema: dict[str, Any] | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> Completion:
+        delay = self.delays.get(kind_of(messages), 0.0)
+        if delay > timeout_s:
+            time.sleep(timeout_s)
+            raise ProviderTimeout(f"the slow model gave nothing within {timeout_s:.2f} s")
+        time.sleep(delay)
+        return super().complete(messages, max_tokens=max_tokens, timeout_s=timeout_s)
+
+
+def _settings(**values: Any) -> Settings:
+    return Settings(**{**BASE, **values})
+
+
+def _warm(q: QA) -> None:
+    """Run one query first: the engine's first query may start it (seconds on a busy
+    machine), which is not what these tests time."""
+    assert q.engine is not None
+    q.engine.execute("SELECT count(*) FROM revenue")
+
+
+def test_a_loop_whose_steps_outlast_the_deadline_says_what_was_done(loop_ws: Path) -> None:
+    script = ByKind(
+        decompose=[f"NEXT: {Q2018}", f"NEXT: {Q2019}", "ANSWER: 251.9"],
+        sql=[SQL_2018, SQL_2019],
+        passages="NOT_FOUND",
+    )
+    llm = Slow(script, {"sql": 1.0})
+    settings = _settings(answer_max_seconds=1.6, loop_decompose_first=True)
+    with QA.open(loop_ws, llm=llm, settings=settings) as q:
+        _warm(q)
+        started = time.monotonic()
+        answer = q.loop(CHANGE)
+        elapsed = time.monotonic() - started
+    # before: the second step ran whole (its SQL call got the full llm_timeout_s) and the
+    # loop answered "251.9", status ok, at ~2.1 s
+    assert elapsed < 1.6 + 0.35, elapsed
+    assert answer.status == "degraded" and answer.budget_exhausted == "seconds"
+    assert answer.answer.splitlines() == [
+        "This answer is incomplete: the time limit (1.6 s) ran out.",
+        "Answered:",
+        f"- {Q2018} → 1200.5",
+        "Not answered:",
+        f"- {Q2019}",
+        "The parts were not combined into a final answer.",
+    ]
+    assert "251.9" not in answer.answer and "seconds budget (1.6)" in (answer.error or "")
+
+
+def test_the_loops_own_budget_stops_a_step_in_progress(loop_ws: Path) -> None:
+    script = ByKind(decompose=f"NEXT: {Q2018}", sql=SQL_2018, passages="NOT_FOUND")
+    llm = Slow(script, {"sql": 5.0})
+    settings = _settings(loop_max_seconds=0.8, loop_decompose_first=True)
+    with QA.open(loop_ws, llm=llm, settings=settings) as q:
+        _warm(q)
+        started = time.monotonic()
+        answer = q.loop(CHANGE)
+    # the loop's clock starts after QA.loop chose the tables; the SQL call alone would take 5 s
+    assert time.monotonic() - started < 0.8 + 0.7
+    assert answer.budget_exhausted == "seconds" and answer.status == "degraded"
+    assert answer.answer.startswith("This answer is incomplete: the time limit (0.8 s)")
+
+
+def _hung_qa(ws: Path, server: StallingServer, seconds: float) -> QA:
+    endpoint = OpenAILLM("served", base_url=server.url, retry=RetryPolicy(max_retries=2))
+    settings = _settings(answer_max_seconds=seconds, llm_timeout_s=120)
+    return QA.open(ws, llm=endpoint, settings=settings)
+
+
+def test_a_question_to_a_hung_endpoint_returns_at_its_deadline(loop_ws: Path) -> None:
+    with StallingServer("hang") as server, _hung_qa(loop_ws, server, 1.5) as q:
+        started = time.monotonic()
+        answer = q.ask(Q2019)
+        elapsed = time.monotonic() - started
+    # before: three attempts of llm_timeout_s each (issue 23: 362 s with a 120 s limit)
+    assert elapsed < 1.5 + 1.0, elapsed
+    assert answer.status != "ok" and answer.budget_exhausted == "seconds"
+    assert "answer_max_seconds" in (answer.error or "")
+
+
+def test_a_loop_question_to_a_hung_endpoint_returns_at_its_deadline(loop_ws: Path) -> None:
+    question = "What was the change in cloud revenue from 2018 to 2019, and why did it grow?"
+    with StallingServer("hang") as server, _hung_qa(loop_ws, server, 1.5) as q:
+        started = time.monotonic()
+        answer = q.ask(question)
+        elapsed = time.monotonic() - started
+    assert answer.path == "loop"
+    assert elapsed < 1.5 + 1.0, elapsed
+    assert answer.status == "degraded" and answer.budget_exhausted == "seconds"
+    lines = answer.answer.splitlines()
+    assert lines[0] == "This answer is incomplete: the time limit (1.5 s) ran out."
+    assert "Not answered:" in lines and f"- {question}" in lines
+
+
+def test_a_final_answer_cut_off_at_the_length_limit_is_not_ok(loop_ws: Path) -> None:
+    cut = "The change was 251.9 because the"
+    script = ByKind(
+        decompose=[f"NEXT: {Q2018}", f"NEXT: {Q2019}", Truncated(cut)],
+        sql=[SQL_2018, SQL_2019],
+        passages="NOT_FOUND",
+    )
+    settings = _settings(loop_decompose_first=True)
+    with QA.open(loop_ws, llm=FunctionLLM(script), settings=settings) as q:
+        answer = q.loop(CHANGE)
+    assert answer.status == "degraded" and answer.budget_exhausted is None
+    assert cut not in answer.answer and "cut off" in (answer.error or "")
+    assert answer.answer.splitlines()[:4] == [
+        "This answer is incomplete: the model's final answer was cut off at its length limit.",
+        "Answered:",
+        f"- {Q2018} → 1200.5",
+        f"- {Q2019} → 1452.4",
+    ]
+
+
+def test_a_passage_answer_cut_off_at_the_length_limit_is_not_ok() -> None:
+    hit = Hit(
+        "c1", "/d/report.md", 0, "Cloud revenue grew in 2019.", ("Cloud",), None, None, 3.0, 1, 3.0
+    )
+    llm = FunctionLLM(lambda _messages: Truncated("Cloud revenue grew because of"))
+    answer = answer_from_documents(
+        "Why did cloud revenue grow?",
+        llm=llm,
+        search=lambda _q, _k: [hit],
+        language="en",
+        options=RAGOptions(min_score=0.0),
+    )
+    assert answer.status == "degraded" and "cut off" in (answer.error or "")
+    assert "grew because of" not in answer.answer and "Cloud revenue grew in 2019." in answer.answer
+
+
+def test_an_explanation_cut_off_at_the_length_limit_gives_way_to_the_rows(loop_ws: Path) -> None:
+    rows_sql = "```sql\nSELECT segment, revenue FROM revenue WHERE year = 2019\n```"
+    cut = "Cloud had 1452.4 and Devices"
+    script = ByKind(sql=rows_sql, passages="NOT_FOUND", other=Truncated(cut))
+    with QA.open(loop_ws, llm=FunctionLLM(script), settings=_settings()) as q:
+        answer = q.ask("List the revenue of each segment in 2019.")
+    assert "other" in script.seen  # the explanation was asked for
+    assert cut not in answer.answer
+    assert "1452.4" in answer.answer and "760.2" in answer.answer
