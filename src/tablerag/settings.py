@@ -70,6 +70,11 @@ class Settings(BaseModel):
     max_returned_rows: int = Field(
         1000, ge=1, description="Most rows one SQL query may return; more are cut and flagged."
     )
+    allow_writable_role: bool = Field(
+        False,
+        description="Run generated SQL through a database account that can write (operator "
+        "override); otherwise such an account is refused when asking, and warned about at ingest.",
+    )
     answer_k: int = Field(
         4, ge=1, le=20, description="Passages retrieved and shown to the model for an answer."
     )

@@ -48,6 +48,14 @@ def ingest(
     workspace: WorkspaceOpt = DEFAULT_WORKSPACE,
     as_json: JsonOpt = False,
     no_index: Annotated[bool, typer.Option("--no-index", help="Skip the text index.")] = False,
+    allow_writable_role: Annotated[
+        bool,
+        typer.Option(
+            "--allow-writable-role",
+            help="Accept a database account that can write (operator override; the setting "
+            "allow_writable_role).",
+        ),
+    ] = False,
     wait: WaitOpt = 0.0,
 ) -> None:
     """Read tables and documents into the workspace; report every source. Exit 1 if any failed."""
@@ -64,7 +72,11 @@ def ingest(
     from tablerag.settings import load_settings
     from tablerag.store.workspace import Workspace
 
-    settings = load_settings(workspace, index_on_ingest=False if no_index else None)
+    settings = load_settings(
+        workspace,
+        index_on_ingest=False if no_index else None,
+        allow_writable_role=True if allow_writable_role else None,
+    )
     found = discover(targets, exclude=workspace)
     with Workspace.open(workspace, create=True, wait_s=wait) as ws:
         with Progress(

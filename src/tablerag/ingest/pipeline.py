@@ -360,6 +360,7 @@ def _load_database(
         target.url,
         sample_values=settings.sample_values,
         timeout_s=settings.sql_time_limit_ms / 1000,
+        allow_writable_role=settings.allow_writable_role,
     )
     tables = reflection.tables
     chunks: list[Chunk] = []
