@@ -110,7 +110,15 @@ def test_json_schema_snapshot_of_enumerations() -> None:
         "clarify",
         "none",
     ]
-    assert props["status"]["enum"] == ["ok", "no_data", "not_found", "clarify", "error", "degraded"]
+    assert props["status"]["enum"] == [
+        "ok",
+        "unsure",
+        "no_data",
+        "not_found",
+        "clarify",
+        "error",
+        "degraded",
+    ]
     assert props["language"]["enum"] == ["zh", "en"]
     assert schema["$defs"]["Fact"]["properties"]["source"]["enum"] == ["sql", "document"]
     assert schema["$defs"]["RouteInfo"]["properties"]["intent"]["enum"] == [

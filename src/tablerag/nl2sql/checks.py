@@ -75,6 +75,9 @@ UNSURE_FLOOR = 0.05
 """The floor of an ``unsure`` answer."""
 WEAK_LINK = 0.45
 """A table the linker scored below this, by columns and descriptions alone, is weakly linked."""
+WEAK_LINK_WORDS = 2
+"""... and holds none of at least this many words of the question ("How did it change?" says
+too little to judge)."""
 SCALE_FACTOR = 1000.0
 """A figure this many times its columns' typical magnitude is a scale jump."""
 TOTAL_LABELS = frozenset(
@@ -225,7 +228,7 @@ def _off_topic(read: set[str], e: Evidence) -> list[Finding]:
             return [Finding("unread_table", values)]
     ours = [t for t in read if t in e.linked]
     weak = not (read & e.named) and max((e.linked[t] for t in ours), default=0.0) < WEAK_LINK
-    if weak and e.question_words and len(uncovered) == len(e.question_words):
+    if weak and len(uncovered) >= WEAK_LINK_WORDS and len(uncovered) == len(e.question_words):
         terms = "', '".join(list(dict.fromkeys(w for _, w in uncovered))[:MAX_NAMED])
         return [Finding("weak_link", (("tables", _names(read)), ("terms", terms)))]
     return []

@@ -35,6 +35,12 @@ MAX_DEFINITION_CHARS = 120
 GENERIC_WORDS = frozenset(
     {
         "mani",
+        "change",
+        "increase",
+        "decrease",
+        "difference",
+        "变化",
+        "增长",
         "much",
         "total",
         "number",
