@@ -60,7 +60,9 @@ case "$task" in
         ;;
     test|check)
         ensure_venv
-        if [ "${CI:-}" = "true" ]; then export TABLERAG_REQUIRE_POSTGRES=1; fi
+        if [ "${CI:-}" = "true" ]; then
+            export TABLERAG_REQUIRE_POSTGRES=1 TABLERAG_REQUIRE_MARIADB=1
+        fi
         echo "== ruff format --check" && ruff format --check src tests bench
         echo "== ruff check" && ruff check src tests bench
         echo "== mypy --strict src" && mypy src
