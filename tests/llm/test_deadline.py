@@ -140,6 +140,8 @@ class _FakeLlama:
 
     per_token_s = 0.05
     tokens = 200
+    prompt_s_per_char = 0.0
+    """Time to read the prompt before the first token (llama.cpp sends nothing meanwhile)."""
 
     def __init__(self, **options: Any) -> None:
         self.calls: list[dict[str, Any]] = []
@@ -147,6 +149,7 @@ class _FakeLlama:
     def create_chat_completion(self, **options: Any) -> Iterator[dict[str, Any]]:
         self.calls.append(options)
         criteria = options.get("stopping_criteria")
+        time.sleep(sum(len(m["content"]) for m in options["messages"]) * self.prompt_s_per_char)
         for n in range(min(self.tokens, options["max_tokens"])):
             time.sleep(self.per_token_s)
             if criteria is not None and criteria(None, None):
@@ -208,3 +211,19 @@ def test_a_local_call_queued_behind_another_waits_only_until_the_deadline(
     lock.acquire()
     releaser.start()
     assert local.complete(CHAT, max_tokens=2, timeout_s=0.25).completion_tokens == 2
+
+
+def test_a_local_call_whose_prompt_cannot_be_read_in_time_is_not_started(
+    local: llamacpp.LlamaCppLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_FakeLlama, "prompt_s_per_char", 0.002)
+    short: list[Message] = [{"role": "user", "content": "rows of t " * 20}]  # ~0.4 s to read
+    long: list[Message] = [{"role": "user", "content": "rows of t " * 100}]  # ~2 s to read
+    DeadlineLLM(local, Deadline.after(10)).complete(short, max_tokens=1)  # the rate is measured
+    llama, _ = local._model()
+    started = time.monotonic()
+    with pytest.raises(ProviderTimeout, match="to read this prompt"):
+        DeadlineLLM(local, Deadline.after(1.0)).complete(long, max_tokens=1)
+    assert _elapsed(started) < 0.2 and len(llama.calls) == 1  # refused, not started
+    # a prompt that fits is read and answered
+    assert DeadlineLLM(local, Deadline.after(3.0)).complete(long, max_tokens=1).text

@@ -6,7 +6,10 @@ criterion llama.cpp calls after each sampled token (``create_chat_completion``'s
 ``stopping_criteria``; it ends generation cleanly, as a stop would, so the call then raises
 :class:`~tablerag.errors.ProviderTimeout` itself - llama.cpp reports such a stop as ``stop``,
 which would pass a cut-off text for a finished one). The prompt's evaluation before the first
-token cannot be interrupted this way. One loaded model is shared by every instance in the
+token cannot be interrupted this way, so a call is not started when the prompt alone would take
+longer than the time left, at the fastest prompt rate this model has shown (llama.cpp reuses a
+prefix shared with the previous prompt, so the fastest rate is the least likely to refuse a call
+that would have fitted). One loaded model is shared by every instance in the
 process (it takes about 1 GB), behind a lock, since a llama.cpp context serves one generation at
 a time. ``timeout_s`` counts from the moment the lock is taken: a call queued behind another (the
 hybrid path runs two at once) is not charged for the wait, only for its own prompt and
@@ -27,13 +30,22 @@ from typing import Any
 
 from tablerag.deadline import current_deadline
 from tablerag.errors import ConfigError, ProviderError, ProviderTimeout
-from tablerag.llm.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S, LLM, Completion, Message
+from tablerag.llm.base import (
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_TIMEOUT_S,
+    LLM,
+    Completion,
+    Message,
+    estimate_prompt_tokens,
+)
 from tablerag.llm.models import QWEN_CODER_1_5B, ensure_local_model, local_model_error
 
 DEFAULT_CONTEXT_TOKENS = 4096
 
 _loaded: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
 _loading = threading.Lock()
+#: The fastest prompt evaluation seen per model file, in (estimated) prompt tokens per second.
+_prompt_rates: dict[str, float] = {}
 
 
 def _llama_module() -> Any:
@@ -153,10 +165,17 @@ class LlamaCppLLM(LLM):
             until = time.monotonic() + timeout_s
             if question is not None:
                 until = min(until, question.expires_at)
+            tokens = estimate_prompt_tokens(messages)
+            if question is not None:
+                self._check_prompt_time(tokens, until)
             late = _Past(until)
             options["stopping_criteria"] = self._stopping(late)
+            first = True
             try:
                 for chunk in llama.create_chat_completion(**options):
+                    if first:  # llama.cpp sends nothing before the prompt is read
+                        self._measure_prompt(tokens, time.monotonic() - late.started)
+                        first = False
                     choice = chunk["choices"][0]
                     yield (
                         (choice.get("delta") or {}).get("content") or "",
@@ -178,6 +197,27 @@ class LlamaCppLLM(LLM):
                 )
         finally:
             lock.release()
+
+    def _check_prompt_time(self, tokens: int, until: float) -> None:
+        """Refuse a call whose prompt alone would be read past ``until``.
+
+        Raises:
+            ProviderTimeout: at the fastest rate seen, the prompt takes longer than is left.
+        """
+        rate = _prompt_rates.get(str(self.path))
+        left = until - time.monotonic()
+        if rate and tokens / rate > left:
+            raise ProviderTimeout(
+                f"The local model needs about {tokens / rate:.0f} s to read this prompt "
+                f"(~{tokens} tokens) and only {max(left, 0):.0f} s are left; raise "
+                "answer_max_seconds or ask a narrower question.",
+                provider=self.backend,
+            )
+
+    def _measure_prompt(self, tokens: int, seconds: float) -> None:
+        if seconds > 0:
+            rate = tokens / seconds
+            _prompt_rates[str(self.path)] = max(rate, _prompt_rates.get(str(self.path), 0.0))
 
     def _stopping(self, late: _Past) -> Any:
         """llama.cpp's stopping criteria list holding ``late`` (a plain callable when the
