@@ -238,7 +238,7 @@ class _Method:
             llm=llm,
         )
         tables = unit_tables(answer, self.units)
-        ok = answer.status in ("ok", "degraded") and answer.budget_exhausted != "tokens"
+        ok = answer.status in ("ok", "unsure", "degraded") and answer.budget_exhausted != "tokens"
         return (answer.answer if ok and answer.status != "not_found" else ""), tables, answer
 
     def _outcome(

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tablerag.answer import Answer, Citation, Fact, Language
+from tablerag.answer import Answer, AnswerStatus, Citation, Fact, Language
 from tablerag.answer.grounding import strip_enumerators, ungrounded_numbers
 from tablerag.errors import ProviderError, RetrievalError
 from tablerag.lang.messages import message
@@ -36,6 +36,14 @@ LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
 CITATION_MARK = re.compile(r"\[(\d+)\]")
 """A citation mark ``[n]``; the group is the number."""
 _SENTENCE_END = re.compile(r"(?<=[。！？!?])\s*|(?<=[.;；])\s+|\n+")
+
+
+CITED_CONFIDENCE = 0.8
+"""Confidence of a document answer a sentence of which is tied to a passage."""
+UNCITED_CONFIDENCE = 0.5
+"""... of one no sentence of which could be tied to a passage."""
+UNGROUNDED_CONFIDENCE = 0.3
+"""At most this for an answer with a number no passage holds (status ``unsure``)."""
 
 
 @dataclass(frozen=True)
@@ -127,13 +135,22 @@ def answer_from_documents(
             question, language, citations, timings, "the model's reply was empty or not text"
         )
     facts = facts_of(text, [h.text for h in hits])
-    confidence = 0.8 if any(f.citation for f in facts) else 0.5
+    # the answer's checks: a sentence tied to a passage, every number from the passages
+    confidence = CITED_CONFIDENCE if any(f.citation for f in facts) else UNCITED_CONFIDENCE
     loose = ungrounded_numbers(text, [h.text for h in hits] + [question])
-    if loose:
+    status: AnswerStatus = "ok"
+    if loose:  # a number from nowhere: not an answer that passed (issue 23)
         text += " " + message("rag.ungrounded", language, numbers=", ".join(loose))
-        confidence = min(confidence, 0.3)
+        confidence, status = min(confidence, UNGROUNDED_CONFIDENCE), "unsure"
     return _answer(
-        question, language, text, timings, citations=citations, facts=facts, confidence=confidence
+        question,
+        language,
+        text,
+        timings,
+        citations=citations,
+        facts=facts,
+        confidence=confidence,
+        status=status,
     )
 
 
