@@ -20,19 +20,20 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from tablerag.errors import Issue, SQLRejected
-from tablerag.linking.catalog import SchemaCatalog, TableSample, build_catalog, combine
-from tablerag.linking.linker import link
 from tablerag.sql.engines import SQLEngine, open_engine
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.store.workspace import SourceRecord
 from tablerag.types import TableInfo
+
+if TYPE_CHECKING:
+    from tablerag.linking.catalog import SchemaCatalog, TableSample
 
 FILES = "files"
 """The label of the workspace's own tables (read from files, stored in its DuckDB file)."""
@@ -229,6 +230,8 @@ class SourceSet:
         if not self.is_mixed:
             return self.catalog_of(self.sources[0])
         if self._combined is None:
+            from tablerag.linking.catalog import combine
+
             self._combined = combine(
                 [
                     self._build([qualify(s, t) for t in s.tables], s.kind == "files")
@@ -247,6 +250,10 @@ class SourceSet:
         return found
 
     def _build(self, tables: Sequence[TableInfo], stored: bool) -> SchemaCatalog:
+        # The linking stack (and its numpy, jieba, bm25s) is imported when a catalog is first
+        # needed: `tablerag sql` finds a query's source by name and needs none of it.
+        from tablerag.linking.catalog import build_catalog
+
         samples = self._samples if stored else {}
         return build_catalog(tables, samples=samples, glossary=self._glossary)
 
@@ -369,6 +376,8 @@ class SourceSet:
         catalog = self.catalog
         if catalog is None:
             return None
+        from tablerag.linking.linker import link
+
         linked = link(question, catalog)
         best: dict[str, tuple[float, str]] = {}
         for t in linked.tables:
