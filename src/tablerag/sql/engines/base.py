@@ -10,7 +10,8 @@ from dataclasses import replace
 from types import TracebackType
 from typing import Any, ClassVar
 
-from tablerag.errors import EngineError, Issue, SQLRejected
+from tablerag.errors import EngineError, Issue, QueryFailed, SQLRejected
+from tablerag.sql.drift import drift_message
 from tablerag.sql.engines.scrub import exposable, scrub_message, scrub_schema
 from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.mask import mask_rows
@@ -112,6 +113,9 @@ class SQLEngine(ABC):
             columns, rows = self._run(result.executed or safe, policy)
         except EngineError as exc:
             exc.sql = safe  # the SQL as the user reads it, not through the exposure catalog
+            drifted = drift_message(str(exc), self.catalog.names())
+            if drifted is not None:  # dropped or renamed since ingest: name the fix (issue 22)
+                raise QueryFailed(drifted, engine=exc.engine, sql=safe) from exc
             raise
         elapsed = (time.perf_counter() - start) * 1000
         truncated = len(rows) > policy.max_rows
