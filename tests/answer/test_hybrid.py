@@ -93,7 +93,8 @@ def test_hybrid_question_runs_both_paths_through_the_service(sample_ws: Path) ->
     with QA.open(sample_ws, llm=llm) as qa:
         answer = qa.ask(HYBRID_Q)
     assert answer.route is not None and answer.route.intent == "hybrid"
-    assert answer.path == "hybrid" and answer.status == "ok"
+    # the data side counts refunds, not the 退货率 asked for: the fused answer is unsure
+    assert answer.path == "hybrid" and answer.status == "unsure"
     assert {f.source for f in answer.facts} == {"sql", "document"}
     assert answer.table is not None and answer.table.columns == ["product_code", "refunds"]
     assert answer.citations and answer.answer.startswith("【数据】")
@@ -102,3 +103,16 @@ def test_hybrid_question_runs_both_paths_through_the_service(sample_ws: Path) ->
     # a 退货率 question, and the repair (the same query again) is what ran last
     assert answer.llm.calls == 4
     assert "divides nothing" in (answer.sql_attempts[0].error or "")
+
+
+def test_a_side_the_checks_doubt_makes_the_fused_answer_unsure() -> None:
+    doubt = "这个结果可能不对：查询没有读取任何表。\n查询结果：1 = 1。"
+    unsure = _sql("unsure", doubt).model_copy(update={"confidence": 0.25})
+    fused = fuse(HYBRID_Q, "zh", unsure, _doc())
+    assert fused.status == "unsure" and fused.confidence == 0.25  # the doubtful side's
+    assert fused.answer.startswith("【数据】这个结果可能不对：查询没有读取任何表。")
+    assert len(fused.citations) == 1  # the document side still answers
+    # with both sides passing, the better confidence; a side that failed does not count
+    assert fuse(HYBRID_Q, "zh", _sql(), _doc()).confidence == 0.8
+    alone = fuse(HYBRID_Q, "zh", unsure, _doc("not_found"))
+    assert alone.status == "unsure" and alone.confidence == 0.25

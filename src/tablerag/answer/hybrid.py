@@ -15,7 +15,7 @@ from tablerag.answer import Answer, AnswerStatus, Language
 from tablerag.lang.messages import message
 
 _GOOD: tuple[AnswerStatus, ...] = ("ok", "unsure", "degraded")
-"""Statuses of a side that answered, best first: the fused status is the best of them."""
+"""Statuses of a side that answered."""
 
 
 def run_both(
@@ -41,18 +41,22 @@ def fuse(question: str, language: Language, sql: Answer, doc: Answer) -> Answer:
         doc: the RAG path's answer.
 
     Returns:
-        An answer on path ``hybrid``: when a side answered, the best status of the sides that
-        did (``ok``, then ``unsure``, then ``degraded``) and the confidence of the best side;
-        otherwise the more informative of the two failures (``no_data`` before ``not_found``
-        before ``error``). A side that is ``unsure`` keeps its reason in its part of the text.
+        An answer on path ``hybrid``: when a side answered, ``unsure`` if a side that answered
+        is (its part of the text says why; the confidence is the lower one), else ``ok`` if a
+        side is (the confidence is the higher one), else ``degraded``; when neither answered,
+        the more informative of the two failures (``no_data`` before ``not_found`` before
+        ``error``).
     """
     data_label = message("hybrid.data_label", language)
     doc_label = message("hybrid.documents_label", language)
     parts = [data_label + sql.answer, doc_label + doc.answer]
     good = [a for a in (sql, doc) if a.status in _GOOD]
     if good:
-        status: AnswerStatus = min((a.status for a in good), key=_GOOD.index)
-        confidence = max(a.confidence for a in good if a.status == status)
+        status: AnswerStatus = next(
+            s for s in ("unsure", "ok", "degraded") if s in {a.status for a in good}
+        )
+        pick = min if status == "unsure" else max
+        confidence = pick(a.confidence for a in good)
     else:
         status = next(s for s in ("no_data", "not_found", "error") if s in (sql.status, doc.status))
         confidence = min(sql.confidence, doc.confidence)
