@@ -28,11 +28,13 @@ def test_superuser_is_refused(postgres_dsn: str) -> None:
 def test_operator_override_still_runs_read_only(
     pg_shop: dict[str, str], caplog: pytest.LogCaptureFixture
 ) -> None:
+    overridden = ExecutionPolicy(allow_readable_hidden_columns=True)
     with (
         caplog.at_level(logging.WARNING),
-        open_engine(pg_shop["tr_writer"], allow_writable_role=True) as engine,
+        open_engine(pg_shop["tr_writer"], allow_writable_role=True, policy=overridden) as engine,
     ):
         assert "operator override" in caplog.text
+        assert "allow_readable_hidden_columns" in caplog.text  # it can read customers.phone
         with pytest.raises(QueryFailed):
             engine._run("DELETE FROM orders", POLICY)  # bypass the gate: the session still refuses
         probe = "SELECT current_setting('transaction_read_only')"
@@ -42,7 +44,9 @@ def test_operator_override_still_runs_read_only(
 
 def test_read_only_role_sees_only_granted_tables(pg_engine: SQLEngine) -> None:
     names = sorted(t.qualified for t in pg_engine.catalog.tables)
-    assert names == ["public.customers", "public.orders", "public.销售"]
+    assert names == ["customers", "orders", "销售"]
+    seen = {t.name: [c.name for c in t.columns] for t in pg_engine.introspect()}
+    assert seen["public.customers"] == ["id", "name", "city"]  # column privileges only
     with pytest.raises(QueryFailed, match="permission denied"):
         pg_engine._run("SELECT secret FROM secrets", POLICY)
     with pytest.raises(QueryFailed):

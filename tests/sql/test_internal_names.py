@@ -132,7 +132,10 @@ def pg_canary(pg_database: str) -> Iterator[str]:
         con.execute(f"CREATE ROLE {role} LOGIN")
         con.execute(f"REVOKE CREATE ON SCHEMA public FROM PUBLIC, {role}")
         con.execute(f"GRANT USAGE ON SCHEMA tablerag TO {role}")
-        con.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public, tablerag TO {role}")
+        con.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA tablerag TO {role}")
+        con.execute(f"GRANT SELECT ON orders TO {role}")
+        # column privileges keep the hidden column from the role (the start-up check's rule)
+        con.execute(f"GRANT SELECT (id, name) ON customers TO {role}")
     yield make_url(pg_database).set(username=role).render_as_string(hide_password=False)
 
 

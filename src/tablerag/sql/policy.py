@@ -37,6 +37,9 @@ class ExecutionPolicy:
     max_result_bytes: int = 16 * 2**20
     """Most bytes a result may hold (one cell can pack a table: ``string_agg``, ``list``); also
     SQLite's longest string or blob."""
+    allow_readable_hidden_columns: bool = False
+    """PostgreSQL: run although the role can read columns tablerag hides (operator override;
+    the gate alone keeps them out then)."""
     isolated: bool = True
     """Run DuckDB and SQLite queries in a worker process with an address-space limit and a hard
     wall-clock kill, so that one function call cannot pass the memory or time limit."""

@@ -10,6 +10,7 @@ from psycopg import errors as pg_errors
 
 from tablerag.errors import ConfigError, QueryFailed, QueryTimeout
 from tablerag.sql.engines.base import Rows, SQLEngine
+from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.types import ColumnInfo, TableInfo
 
@@ -44,6 +45,59 @@ WRITE_CHECKS: tuple[tuple[str, str], ...] = (
      "AND CASE WHEN c.relkind = 'S' THEN has_sequence_privilege(c.oid, 'USAGE, UPDATE') END)"),
 )  # fmt: skip
 """(what the role may do, query answering whether it may) — any true answer refuses start-up."""
+
+READABLE_HIDDEN = """
+    SELECT n.nspname, c.relname, a.attname
+    FROM unnest(%s::text[], %s::text[], %s::text[]) AS u(s, t, col)
+    JOIN pg_namespace n ON n.nspname = coalesce(u.s, current_schema())
+    JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = u.t
+    JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = u.col AND NOT a.attisdropped
+    WHERE has_column_privilege(c.oid, a.attnum, 'SELECT')
+    ORDER BY 1, 2, a.attnum
+"""
+"""The hidden columns (schema, table, column arrays) the connected role may SELECT."""
+
+
+def ident(name: str) -> str:
+    """``name`` as a PostgreSQL identifier.
+
+    Example:
+        >>> print(ident('the "EU" sales'))
+        "the ""EU"" sales"
+    """
+    return '"' + name.replace('"', '""') + '"'
+
+
+def grant_statements(
+    catalog: ExposedCatalog, readable: list[tuple[str, str, str]], role: str
+) -> list[str]:
+    """The statements that leave ``role`` able to read the exposed columns only of each table
+    where it can read a hidden one (``readable``: schema, table, column).
+
+    Example:
+        >>> cat = ExposedCatalog.from_mapping({"public.customers": ["id", "name", "phone"]},
+        ...                                   hidden={"public.customers": ["phone"]})
+        >>> for s in grant_statements(cat, [("public", "customers", "phone")], "reader"):
+        ...     print(s)
+        REVOKE SELECT ON "public"."customers" FROM "reader";
+        REVOKE SELECT ("phone") ON "public"."customers" FROM "reader";
+        GRANT SELECT ("id", "name") ON "public"."customers" TO "reader";
+    """
+    out = []
+    tables: dict[tuple[str, str], list[str]] = {}
+    for schema, table, column in readable:
+        tables.setdefault((schema, table), []).append(column)
+    for (schema, table), columns in tables.items():
+        name = f"{ident(schema)}.{ident(table)}"
+        exposed = catalog.table(table, schema=schema)
+        out.append(f"REVOKE SELECT ON {name} FROM {ident(role)};")
+        out.append(
+            f"REVOKE SELECT ({', '.join(ident(c) for c in columns)}) ON {name} FROM {ident(role)};"
+        )
+        if exposed is not None and exposed.columns:
+            shown = ", ".join(ident(c) for c in exposed.columns)
+            out.append(f"GRANT SELECT ({shown}) ON {name} TO {ident(role)};")
+    return out
 
 
 class PostgresEngine(SQLEngine):
@@ -104,6 +158,48 @@ class PostgresEngine(SQLEngine):
             if row is not None and row[0]:
                 reasons.append(what)
         return reasons
+
+    def readable_hidden(self, catalog: ExposedCatalog) -> list[tuple[str, str, str]]:
+        """(schema, table, column) of every hidden column of ``catalog`` the role may read."""
+        wanted = [(t.schema, t.name, h) for t in catalog.tables for h in t.hidden]
+        if not wanted:
+            return []
+        with self._lock, self._con.transaction(force_rollback=True):
+            rows = self._con.execute(
+                READABLE_HIDDEN,
+                [[w[0] for w in wanted], [w[1] for w in wanted], [w[2] for w in wanted]],
+            ).fetchall()
+        return [(str(s), str(t), str(c)) for s, t, c in rows]
+
+    def _expose(self, catalog: ExposedCatalog) -> None:
+        """Refuse a role that can read a hidden column (the privilege is the exposure layer on
+        PostgreSQL), unless ``policy.allow_readable_hidden_columns`` is set by the operator.
+
+        Raises:
+            ConfigError: with the exact REVOKE/GRANT statements to run.
+        """
+        readable = self.readable_hidden(catalog)
+        if not readable:
+            return
+        user = self._con.info.user
+        tables = sorted({f"{s}.{t}" for s, t, _ in readable})
+        if self.policy.allow_readable_hidden_columns:
+            log.warning(
+                "role %r can read %d hidden column(s) of %s; the gate alone keeps them out "
+                "(operator override allow_readable_hidden_columns)",
+                user,
+                len(readable),
+                ", ".join(tables),
+            )
+            return
+        statements = "\n".join(grant_statements(catalog, readable, user))
+        raise ConfigError(
+            f"PostgreSQL role {user!r} can read {len(readable)} column(s) that tablerag hides "
+            f"(in {', '.join(tables)}); the database must not let generated SQL read them. "
+            "Run as the table owner (if the privilege comes from PUBLIC or another role, revoke "
+            f"it there):\n{statements}\nor set allow_readable_hidden_columns if you accept "
+            "that only the SQL gate keeps them out."
+        )
 
     def introspect(self) -> list[TableInfo]:
         """Tables, views and columns the role may SELECT, named ``schema.table``."""

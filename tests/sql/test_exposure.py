@@ -1,0 +1,288 @@
+"""Hidden means hidden on every engine: canaries in hidden columns never come back.
+
+The same ``customers`` table is planted on a DuckDB workspace, a plain DuckDB file, SQLite and
+PostgreSQL, with canary strings in columns hidden by name (``password``, ``phone``), a column a
+descriptions file flags (``diagnosis``) and a canary integer (``card_no``). Every query that
+tries to reach them by renaming (a column list after the alias), by position (``#N``, ``[#5]``),
+by ``*`` through subqueries, CTEs, UNION and lateral joins, or by packing the row (``SELECT c``,
+``to_json(c)``, ``row_to_json(c)``, ``struct_pack(c.*)``) must be refused or return no canary,
+first through the gate and then on the engine's own layer alone (the gate bypassed).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import psycopg
+import pytest
+from sqlalchemy.engine import make_url
+
+from tablerag.errors import ConfigError, QueryFailed, SQLRejected, TableragError
+from tablerag.layout import DB_FILE
+from tablerag.sql.engines import SQLEngine, open_engine
+from tablerag.sql.engines.exposure import EXPOSURE
+from tablerag.sql.policy import ExecutionPolicy
+from tablerag.types import ColumnInfo, TableInfo
+
+PW, PHONE, DX = "CANARY-pw-3f9d", "CANARY-ph-0c42", "CANARY-dx-81ac"
+CARD = 6222337777123456
+CANARIES = (PW, PHONE, DX, str(CARD), "CANARY")
+COLUMNS = ("id", "name", "city", "phone", "password", "diagnosis", "card_no")
+POLICY = ExecutionPolicy(time_limit_ms=5000, max_rows=50)
+
+QUERIES = (
+    "SELECT b AS who, g AS pw FROM customers AS c(a, b, c2, d, e, f, g)",
+    "SELECT e FROM customers AS c(a, b, c2, d, e)",
+    "SELECT c.* FROM customers AS c(a, b)",
+    "SELECT #5 FROM customers",
+    "SELECT [#5] FROM customers",
+    "SELECT #4, #6, #7 FROM customers",
+    "SELECT name FROM customers ORDER BY #5",
+    "SELECT COLUMNS(*) FROM customers",
+    "SELECT COLUMNS('pass.*') FROM customers",
+    "SELECT * FROM customers",
+    "SELECT * EXCLUDE (name) FROM customers",
+    "SELECT * FROM (SELECT * FROM customers) AS t",
+    "WITH t AS (SELECT * FROM customers) SELECT * FROM t",
+    "WITH t(a, b, c, d, e) AS (SELECT * FROM customers) SELECT e FROM t",
+    "SELECT name FROM customers UNION SELECT password FROM customers",
+    "SELECT * FROM customers UNION ALL SELECT * FROM customers",
+    "SELECT o.id, x.* FROM orders AS o, LATERAL (SELECT * FROM customers AS c "
+    "WHERE c.id = o.id) AS x",
+    "SELECT o.id, x.p FROM orders AS o CROSS JOIN LATERAL (SELECT c.password AS p "
+    "FROM customers AS c) AS x",
+    "SELECT c FROM customers c",
+    "SELECT c FROM customers AS c WHERE c.id = 1",
+    "SELECT to_json(c) FROM customers AS c",
+    "SELECT row_to_json(c) FROM customers AS c",
+    "SELECT to_json(customers) FROM customers",
+    "SELECT struct_pack(c.*) FROM customers AS c",
+    "SELECT (c).password FROM customers AS c",
+    "SELECT list(c) FROM customers AS c",
+    "SELECT array_agg(c) FROM customers AS c",
+    "SELECT string_agg(password, ',') FROM customers",
+    "SELECT diagnosis FROM customers",
+    "SELECT card_no FROM customers",
+    "SELECT card_no + 0 AS n FROM customers",
+    "SELECT x FROM (SELECT phone AS x FROM customers) AS s",
+    "SELECT name FROM customers NATURAL JOIN customers AS d",
+    "SELECT * FROM customers AS c JOIN orders AS o USING (id)",
+)
+ORACLES = (
+    "SELECT count(*) AS n FROM customers WHERE diagnosis LIKE 'CAN%'",
+    "SELECT count(*) AS n FROM customers WHERE password LIKE '%3f9d%'",
+    "SELECT name FROM customers WHERE card_no > 6000000000000000",
+    "SELECT name FROM customers ORDER BY phone",
+)
+"""One bit at a time is still a leak: these must be refused, not merely canary-free."""
+
+
+def catalog(schema: str | None = None) -> list[TableInfo]:
+    """The recorded catalog: ``diagnosis`` flagged by a descriptions file."""
+    prefix = f"{schema}." if schema else ""
+    cols = tuple(ColumnInfo(c, "", sensitive=c == "diagnosis") for c in COLUMNS)
+    orders = TableInfo(prefix + "orders", "t", (ColumnInfo("id", ""), ColumnInfo("amount", "")), 0)
+    return [TableInfo(prefix + "customers", "t", cols, 0), orders]
+
+
+def _rows() -> list[tuple[object, ...]]:
+    return [
+        (i, f"n{i}", "Lyon", f"{PHONE}-{i}", f"{PW}-{i}", f"{DX}-{i}", CARD + i) for i in (1, 2)
+    ]
+
+
+def _plant(run: object, placeholder: str, schema: str = "") -> None:
+    assert callable(run)
+    prefix = f"{schema}." if schema else ""
+    run(
+        f"CREATE TABLE {prefix}customers (id INTEGER, name VARCHAR(20), city VARCHAR(20), "
+        "phone VARCHAR(40), password VARCHAR(40), diagnosis VARCHAR(40), card_no BIGINT)"
+    )
+    run(f"CREATE TABLE {prefix}orders (id INTEGER, amount DOUBLE PRECISION)")
+    marks = ", ".join([placeholder] * 7)
+    for row in _rows():
+        run(f"INSERT INTO {prefix}customers VALUES ({marks})", row)
+    run(f"INSERT INTO {prefix}orders VALUES (1, 10.0), (2, 20.0)")
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    base = tmp_path_factory.mktemp("exposure")
+    (base / "ws").mkdir()
+    con = duckdb.connect(str(base / "ws" / DB_FILE))
+    con.execute("CREATE SCHEMA data")
+    _plant(con.execute, "?", "data")
+    con.close()
+    con = duckdb.connect(str(base / "plain.duckdb"))
+    _plant(con.execute, "?")
+    con.close()
+    lite = sqlite3.connect(base / "shop.db")
+    _plant(lite.execute, "?")
+    lite.commit()
+    lite.close()
+    return {"workspace": base / "ws", "plain": base / "plain.duckdb", "sqlite": base / "shop.db"}
+
+
+def _open(kind: str, files: dict[str, Path]) -> SQLEngine:
+    if kind == "workspace":
+        return open_engine(files["workspace"], catalog=catalog(), policy=POLICY)
+    if kind == "plain":
+        return open_engine(files["plain"], catalog=catalog("main"), policy=POLICY)
+    return open_engine(f"sqlite:///{files['sqlite']}", catalog=catalog(), policy=POLICY)
+
+
+@pytest.fixture(scope="module")
+def engines(files: dict[str, Path]) -> Iterator[dict[str, SQLEngine]]:
+    out = {kind: _open(kind, files) for kind in ("workspace", "plain", "sqlite")}
+    yield out
+    for engine in out.values():
+        engine.close()
+
+
+@pytest.fixture
+def pg_shop(pg_database: str) -> Iterator[dict[str, str]]:
+    """The planted database, a role with column privileges and one with a table privilege."""
+    good, bad = (f"tr_exp_{k}_{uuid.uuid4().hex[:6]}" for k in ("ok", "all"))
+    with psycopg.connect(pg_database, autocommit=True) as con:
+        _plant(lambda sql, row=None: con.execute(sql.replace("VARCHAR(40)", "TEXT"), row), "%s")
+        for role in (good, bad):
+            con.execute(f"CREATE ROLE {role} LOGIN")
+            con.execute(f"REVOKE CREATE ON SCHEMA public FROM PUBLIC, {role}")
+            con.execute(f"GRANT SELECT ON orders TO {role}")
+        con.execute(f"GRANT SELECT (id, name, city) ON customers TO {good}")
+        con.execute(f"GRANT SELECT ON customers TO {bad}")
+    url = make_url(pg_database)
+    yield {
+        "good": url.set(username=good).render_as_string(hide_password=False),
+        "bad": url.set(username=bad).render_as_string(hide_password=False),
+        "admin": pg_database,
+        "bad_role": bad,
+    }
+
+
+def shown(engine: SQLEngine, sql: str, *, gate: bool = True) -> tuple[str, str]:
+    """(kind, every text that came back) for ``sql``: rows and columns, or the error."""
+    try:
+        if gate:
+            result = engine.execute(sql, POLICY)
+            return "rows", repr((result.columns, result.rows, result.sql_executed))
+        columns, rows = engine._run(sql, POLICY)  # the engine's own layer, gate bypassed
+        return "rows", repr((columns, rows))
+    except SQLRejected as exc:
+        return "rejected", str(exc) + repr([(i.message, i.detail) for i in exc.issues])
+    except TableragError as exc:
+        return type(exc).__name__, str(exc) + repr(getattr(exc, "sql", ""))
+
+
+def assert_no_canary(kind: str, text: str, sql: str) -> None:
+    for canary in CANARIES:
+        assert canary not in text, (sql, kind, text)
+    assert not re.search(r"622233777712345\d", text), (sql, text)
+
+
+@pytest.mark.parametrize("kind", ["workspace", "plain", "sqlite"])
+@pytest.mark.parametrize("sql", QUERIES + ORACLES)
+def test_hidden_columns_never_come_back(engines: dict[str, SQLEngine], kind: str, sql: str) -> None:
+    outcome, text = shown(engines[kind], sql)
+    assert_no_canary(outcome, text, sql)
+    if sql in ORACLES:
+        assert outcome == "rejected", text
+    assert EXPOSURE not in text  # the exposure layer is not named to users
+
+
+@pytest.mark.parametrize("kind", ["workspace", "plain"])
+@pytest.mark.parametrize("sql", QUERIES + ORACLES)
+def test_duckdb_views_lack_hidden_columns_without_the_gate(
+    engines: dict[str, SQLEngine], kind: str, sql: str
+) -> None:
+    """Layer 1 alone: the SQL as the gate would qualify it, but not checked by the gate."""
+    schema = "data" if kind == "workspace" else "main"
+    qualified = re.sub(r"\b(customers|orders)\b(?! *\()", rf"{EXPOSURE}.{schema}.\1", sql)
+    outcome, text = shown(engines[kind], qualified, gate=False)
+    assert_no_canary(outcome, text, qualified)
+    if sql in ORACLES:
+        assert outcome != "rows", text
+
+
+@pytest.mark.parametrize("sql", QUERIES + ORACLES)
+def test_sqlite_authorizer_denies_hidden_columns_without_the_gate(
+    engines: dict[str, SQLEngine], sql: str
+) -> None:
+    outcome, text = shown(engines["sqlite"], sql, gate=False)
+    assert_no_canary(outcome, text, sql)
+    if sql in ORACLES:
+        assert outcome != "rows", text
+
+
+def test_sqlite_denial_is_a_refusal_not_nulls(engines: dict[str, SQLEngine]) -> None:
+    """SQLITE_DENY, not SQLITE_IGNORE: a hidden column is not silently read as NULL."""
+    with pytest.raises(QueryFailed) as info:
+        engines["sqlite"]._run("SELECT count(*) FROM customers WHERE password IS NULL", POLICY)
+    assert "prohibited" in str(info.value) and "password" not in str(info.value)
+
+
+def test_duckdb_views_hold_exposed_columns_only(engines: dict[str, SQLEngine]) -> None:
+    cols, rows = engines["workspace"]._run(
+        f"SELECT c FROM {EXPOSURE}.data.customers AS c ORDER BY c.id", POLICY
+    )
+    assert rows[0] == ({"id": 1, "name": "n1", "city": "Lyon"},)
+    assert engines["workspace"].execute("SELECT name, city FROM customers").rows
+
+
+@pytest.mark.postgres
+def test_postgres_refuses_a_role_that_can_read_hidden_columns(
+    pg_shop: dict[str, str],
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        open_engine(pg_shop["bad"], catalog=catalog("public"))
+    message = str(info.value)
+    role = pg_shop["bad_role"]
+    expected = [
+        f'REVOKE SELECT ON "public"."customers" FROM "{role}";',
+        f'REVOKE SELECT ("phone", "password", "diagnosis", "card_no") ON "public"."customers" '
+        f'FROM "{role}";',
+        f'GRANT SELECT ("id", "name", "city") ON "public"."customers" TO "{role}";',
+    ]
+    for statement in expected:
+        assert statement in message
+    assert "allow_readable_hidden_columns" in message
+    assert_no_canary("config", message, "start-up")
+    with psycopg.connect(pg_shop["admin"], autocommit=True) as admin:  # the operator's fix
+        for statement in expected:
+            admin.execute(statement)
+    with open_engine(pg_shop["bad"], catalog=catalog("public"), policy=POLICY) as engine:
+        assert engine.execute("SELECT name FROM customers ORDER BY id").rows == (("n1",), ("n2",))
+
+
+@pytest.mark.postgres
+def test_postgres_override_runs_with_a_warning(
+    pg_shop: dict[str, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    override = ExecutionPolicy(allow_readable_hidden_columns=True, time_limit_ms=5000)
+    with open_engine(pg_shop["bad"], catalog=catalog("public"), policy=override) as engine:
+        assert "allow_readable_hidden_columns" in caplog.text
+        for sql in QUERIES + ORACLES:  # the gate alone keeps them out now
+            outcome, text = shown(engine, sql)
+            assert_no_canary(outcome, text, sql)
+            if sql in ORACLES:
+                assert outcome == "rejected", text
+
+
+@pytest.mark.postgres
+def test_postgres_hidden_columns_never_come_back(pg_shop: dict[str, str]) -> None:
+    with open_engine(pg_shop["good"], catalog=catalog("public"), policy=POLICY) as engine:
+        for sql in QUERIES + ORACLES:
+            outcome, text = shown(engine, sql)
+            assert_no_canary(outcome, text, sql)
+            if sql in ORACLES:
+                assert outcome == "rejected", text
+            outcome, text = shown(engine, sql, gate=False)  # the role's privileges alone
+            assert_no_canary(outcome, text, sql)
+            if sql in ORACLES:
+                assert outcome != "rows", text
+        assert engine.execute("SELECT name, city FROM customers ORDER BY id").rows
