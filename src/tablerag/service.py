@@ -278,7 +278,7 @@ class QA:
         # read and the engine's own read-only connection (issue 22).
         lease = workspace_lock.acquire(path, exclusive=False, wait_s=workspace_lock.READ_WAIT_S)
         try:
-            sources, router, index, problem = _read_workspace(path, execution_policy(settings))
+            sources, router, index, problem = _read_workspace(path, settings)
             model = load_llm(llm if llm is not None else settings.llm)
         except BaseException:
             lease.release()
@@ -603,7 +603,7 @@ class QA:
 
 
 def _read_workspace(
-    path: Path, policy: ExecutionPolicy
+    path: Path, settings: Settings
 ) -> tuple[SourceSet, RouterContext, LoadedIndex | None, str]:
     """Everything ``ask`` needs from the workspace, read with one connection that is closed.
 
@@ -617,7 +617,8 @@ def _read_workspace(
             group_sources(path, tables, ws.sources()),
             samples=workspace_samples(ws) if tables else {},
             glossary=read_glossary(ws.con),
-            policy=policy,
+            policy=execution_policy(settings),
+            allow_writable_role=settings.allow_writable_role,
         )
         router = RouterContext.from_catalog(sources.catalog)
         try:

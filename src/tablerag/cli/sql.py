@@ -48,14 +48,18 @@ def _engine(
         SQLRejected: the query reads tables of two sources, or a name two sources share.
         ConfigError: the database cannot be reached.
     """
+    from tablerag.settings import load_settings
     from tablerag.sources import SourceSet, group_sources
     from tablerag.sql.engines import open_engine
 
+    writable = load_settings(workspace).allow_writable_role  # the operator's override
     if db:
-        return open_engine(db, policy=policy), query
+        return open_engine(db, policy=policy, allow_writable_role=writable), query
     with open_workspace(workspace) as ws:  # read the catalog, then release the file
         tables, records, path = ws.tables(), ws.sources(), ws.path
-    sources = SourceSet(group_sources(path, tables, records), policy=policy)
+    sources = SourceSet(
+        group_sources(path, tables, records), policy=policy, allow_writable_role=writable
+    )
     if not sources.sources:
         return open_engine(path, catalog=[], policy=policy), query
     located = sources.locate(query)
