@@ -180,3 +180,17 @@ def test_a_database_that_is_gone_fails_only_its_questions(tmp_path: Path) -> Non
     assert gone.error.startswith("The source hr (sqlite:///") and "check the path" in gone.error
     code, out = sql(tmp_path / "ws", "SELECT count(*) FROM employees")
     assert code == 1 and "check the path" in str(out["error"])
+
+
+def test_the_hybrid_path_runs_sql_on_the_database_and_cites_the_documents(mixed: dict) -> None:
+    model = Model(SCRIPT, passages="Ops may book hotels up to 120 euros a night [1].")
+    question = (
+        "How many employees work in the ops department, and what hotel limit does the travel "
+        "policy give them?"
+    )
+    with QA.open(mixed["ws"], llm=FunctionLLM(model), settings=SETTINGS) as qa:
+        answer = qa.ask(question)
+    assert answer.path == "hybrid" and answer.status == "ok"
+    assert answer.table is not None and answer.table.rows == [[2]]
+    assert "120 euros" in answer.answer
+    assert answer.citations and answer.citations[0].source.endswith("policy.md")
