@@ -26,13 +26,17 @@ def _build(path: Path, story: list[Flowable]) -> None:
     SimpleDocTemplate(str(path), pagesize=A4, topMargin=200).build(story)
 
 
-def _warranty(path: Path, *, repeat_header: bool) -> None:
+TOTAL = f"{sum(float(r[3]) for r in CLAIMS):.2f}"
+
+
+def _warranty(path: Path, *, repeat_header: bool, total_row: bool = False) -> None:
+    rows = [HEADER, *CLAIMS] + ([["Total", "", "", TOTAL]] if total_row else [])
     _build(
         path,
         [
             Paragraph("Warranty claims", STYLES["Heading1"]),
             Paragraph("All claims filed this year.", STYLES["Normal"]),
-            Table([HEADER, *CLAIMS], style=GRID, repeatRows=1 if repeat_header else 0),
+            Table(rows, style=GRID, repeatRows=1 if repeat_header else 0),
         ],
     )
 
@@ -53,6 +57,20 @@ def test_eighty_claims_over_three_pages_are_one_table(workspace: Workspace, tmp_
         "pages 1-3: a table continues over 3 pages (the header repeated on pages 2, 3) "
         "(joined into one table of 80 rows)"
     )
+
+
+def test_multi_page_table_with_a_total_row_counts_its_claims_once(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    path = tmp_path / "warranty.pdf"
+    _warranty(path, repeat_header=True, total_row=True)
+    (report,) = workspace.ingest([path], settings=Settings(index_on_ingest=False))
+    (table,) = report.tables
+    count, total = workspace.con.execute(  # type: ignore[misc]
+        f'SELECT count(*), sum(amount) FROM data."{table}"'
+    ).fetchone()
+    assert (count, f"{total:.2f}") == (80, TOTAL)
+    assert any("a totals row: a 'Total' row" in p.line() for p in report.problems)
 
 
 def test_headerless_continuation_is_joined(tmp_path: Path) -> None:

@@ -45,6 +45,7 @@ def test_workbook_total_row_out_of_the_sum(workspace: Workspace, tmp_path: Path)
     for row in STAFF:
         ws.append(list(row))
     ws.append(["合计", None, None, 70000])
+    ws.merge_cells("A5:C5")  # the label merged across the text columns, as sheets often do
     wb.save(tmp_path / "员工.xlsx")
     report = _ingest(workspace, tmp_path / "员工.xlsx")
     assert _sum(workspace, "员工", "月薪") == 70000  # 员工的月薪总和是多少？ -> 70000, not 140000
@@ -171,3 +172,25 @@ def test_long_csv_checks_only_its_edges(
         "line 9: a totals row: a '合计：' row at the end of the table "
         "(kept out of the table; sum the rows instead)"
     ]
+
+
+def test_csv_column_kept_text_only_by_its_totals_label_is_typed(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    (tmp_path / "pay.csv").write_text(
+        '序号,姓名,月薪\n1,张三,"¥20,000"\n2,李四,"¥30,000"\n3,王五,"¥20,000"\n合计,,"¥70,000"\n',
+        encoding="utf-8",
+    )
+    report = _ingest(workspace, tmp_path / "pay.csv")
+    types = dict(
+        workspace.con.execute(
+            "SELECT column_name, data_type FROM duckdb_columns() WHERE schema_name = 'data' "
+            "AND table_name = 'pay'"
+        ).fetchall()
+    )
+    assert types["序号"] == "BIGINT" and types["姓名"] == "VARCHAR"
+    assert _sum(workspace, "pay", "月薪") == 70000
+    assert workspace.con.execute('SELECT max("序号") FROM data.pay').fetchone() == (3,)
+    (table,) = [t for t in workspace.tables() if t.name == "pay"]
+    assert next(c.unit for c in table.columns if c.name == "月薪") == "¥"
+    assert len(_totals_lines(report)) == 1

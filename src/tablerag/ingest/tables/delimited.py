@@ -24,7 +24,8 @@ import numpy as np
 
 from tablerag.errors import SourceError
 from tablerag.ingest.encoding import utf8_path
-from tablerag.ingest.store import load_typed, propose
+from tablerag.ingest.infer import ColumnType
+from tablerag.ingest.store import load_typed, propose, propose_types
 from tablerag.ingest.tables import totals
 from tablerag.ingest.tables.rows import (
     clean_header,
@@ -44,7 +45,7 @@ _MAX_LINE_BYTES = 100_000_000
 """Line limit of the retry. DuckDB's default (2 MB) keeps its reader parallel: its buffers grow
 with the limit, and a file that fits in one buffer is read by one thread."""
 _PROPOSAL_ROWS = 500
-_TOTALS_SCAN_ROWS = 100_000
+_TOTALS_SCAN_ROWS = 20_000
 _TOTALS_EDGE_ROWS = 2
 _SCAN_BYTES = 4 << 20
 csv.field_size_limit(2**31 - 1)
@@ -242,7 +243,10 @@ def _read_fast(
         problems.append(
             Problem("", "the file has a header but no data rows", "stored as an empty table")
         )
-    rows -= _drop_totals(con, table, rows, problems, by_line=lines == rows + 1)
+    dropped = _drop_totals(con, table, rows, problems, by_line=lines == rows + 1)
+    if dropped:
+        rows -= dropped
+        decided |= _retype(con, relation, problems)
     units = {name: t.unit for name, t in decided.items() if t.unit}
     staged = StagedTable(
         name=path.stem,
@@ -276,6 +280,11 @@ def _drop_totals(
         return 0
     cast = f"SELECT rowid, COLUMNS(* EXCLUDE (rowid))::VARCHAR FROM (SELECT rowid, * FROM {table})"
     edge = _TOTALS_EDGE_ROWS
+    last = con.execute(f"{cast} ORDER BY rowid DESC LIMIT 1").fetchone()
+    if not _labelled_rows(con, table) and not (
+        last is not None and totals.maybe_unlabelled_total(list(last[1:]))
+    ):
+        return 0  # the common case: one scan of the text columns, nothing read into Python
     if rows <= _TOTALS_SCAN_ROWS:
         fetched = con.execute(f"{cast} ORDER BY rowid").fetchall()
         positions = list(range(len(fetched)))
@@ -301,6 +310,40 @@ def _drop_totals(
         listed = ", ".join(str(int(fetched[i][0])) for i, _ in found)
         con.execute(f"DELETE FROM {table} WHERE rowid IN ({listed})")
     return len(found)
+
+
+def _retype(
+    con: duckdb.DuckDBPyConnection, relation: str, problems: list[Problem]
+) -> dict[str, ColumnType]:
+    """Type again the text columns of ``data.<relation>`` that only its totals rows kept text
+    (``序号`` 1, 2, 3 over ``合计``); the table is rebuilt only when one of them types.
+
+    Returns:
+        Column -> its new type, for the columns that changed.
+    """
+    table = f"data.{quote_name(relation)}"
+    columns = [(str(r[0]), str(r[1])) for r in con.execute(f"DESCRIBE {table}").fetchall()]
+    proposals = {n: t for n, t in propose_types(con, table, columns).items() if t.check}
+    if not proposals:
+        return {}
+    rebuilt = f"data.{quote_name(relation + '_retyped')}"
+    notes: list[Problem] = []
+    decided = load_typed(con, table, [], [(n, n) for n, _ in columns], proposals, rebuilt, notes)
+    con.execute(f"DROP TABLE {table}")
+    con.execute(f"ALTER TABLE {rebuilt} RENAME TO {quote_name(relation)}")
+    changed = {n: t for n, t in decided.items() if t.sql_type != "VARCHAR"}
+    problems.extend(p for p in notes if any(p.where == f"column {n!r}" for n in changed))
+    return changed
+
+
+def _labelled_rows(con: duckdb.DuckDBPyConnection, table: str) -> bool:
+    """Whether a text cell of ``table`` may hold a totals word (labels are never numbers)."""
+    texts = [str(r[0]) for r in con.execute(f"DESCRIBE {table}").fetchall() if r[1] == "VARCHAR"]
+    if not texts:
+        return False
+    joined = f"lower(concat_ws(chr(31), {', '.join(quote_name(n) for n in texts)}))"
+    test = f"regexp_matches({joined}, {_literal(totals.HINT.pattern)})"  # one regex a row
+    return con.execute(f"SELECT 1 FROM {table} WHERE {test} LIMIT 1").fetchone() is not None
 
 
 def _head_records(head: str, dialect: Dialect) -> list[list[str]]:

@@ -39,6 +39,11 @@ _LABEL = re.compile(
     r"|(?i:(?:grand[ -]?|sub-?)?totals?|sum)[:：]?",
 )
 _EDGE_ROWS = 2
+_MAX_LABELLED = 200
+HINT = re.compile(r"计|計|总和|total|sum")
+"""Every totals label holds one of these once lower-cased (``(?i)`` makes Python's search 3x
+slower); RE2 reads the pattern alike."""
+_PLAIN = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
 _FRACTION = re.compile(r"\.(\d+)")
 
 
@@ -78,6 +83,8 @@ def number(text: str | None) -> float | None:
     """
     if not text:
         return None
+    if _PLAIN.fullmatch(text):  # the common case, without type inference
+        return float(text)
     value = text.strip(infer.WHITESPACE)
     shape = infer.shape_of(value)
     if shape is None or shape.kind != "number":
@@ -104,39 +111,41 @@ def find_totals(rows: Sequence[Row]) -> list[TotalRow]:
         >>> [t.index for t in find_totals(edges)]
         [0, 4]
     """
-    found: list[TotalRow] = []
-    start = 0  # first data row of the current group
     n = len(rows)
-    for i, row in enumerate(rows):
+    columns = _Columns(rows)
+    candidates = [i for i, row in enumerate(rows) if HINT.search(_joined(row).lower())]
+    if len(candidates) > _MAX_LABELLED:  # a column of category values, not totals rows
+        candidates = [i for i in candidates if i < _EDGE_ROWS or i >= n - _EDGE_ROWS]
+    found: list[TotalRow] = []
+    taken: set[int] = set()
+    start = 0  # first data row of the current group
+    for i in candidates:
+        row = rows[i]
         label = _label(row)
-        if label is None:
+        numbers = _numbers(row) if label is not None else {}
+        if label is None or not numbers:
             continue
-        numbers = _numbers(row)
-        if not numbers:
-            continue
-        taken = {t.index for t in found}
-        above = [r for j, r in enumerate(rows[:i]) if j not in taken]
-        if _matches(numbers, rows[start:i], row) or _matches(numbers, above, row):
+        group = [k for k in range(start, i) if k not in taken]
+        above = [k for k in range(i) if k not in taken]
+        if columns.matching(numbers, group, row, least=1) or columns.matching(
+            numbers, above, row, least=1
+        ):
             reason = f"a {label!r} row whose numbers are sums of the rows above"
         elif i < _EDGE_ROWS or i >= n - _EDGE_ROWS:
             reason = f"a {label!r} row at the {'top' if i < _EDGE_ROWS else 'end'} of the table"
         else:
             continue
         found.append(TotalRow(i, label, reason))
+        taken.add(i)
         start = i + 1
-    if n >= 3 and not any(t.index == n - 1 for t in found) and _label_cells(rows[-1]) == 0:
-        last = _numbers(rows[-1])
-        taken = {t.index for t in found}
-        above = [r for j, r in enumerate(rows[:-1]) if j not in taken]
-        hits = _matching_columns(last, above, rows[-1], least=2)
-        if len(hits) >= 2 and 2 * len(hits) > len(last) and _blank_label(rows[-1], above):
-            found.append(
-                TotalRow(
-                    n - 1,
-                    "",
-                    f"its numbers are the sums of the rows above ({len(hits)} columns)",
-                )
-            )
+    last = rows[-1] if n >= 3 and n - 1 not in taken else None
+    if last is not None and maybe_unlabelled_total(last):
+        numbers = _numbers(last)
+        above = [k for k in range(n - 1) if k not in taken]
+        hits = columns.matching(numbers, above, last, least=2)
+        if len(hits) >= 2 and 2 * len(hits) > len(numbers) and columns.blank_label(last, above):
+            reason = f"its numbers are the sums of the rows above ({len(hits)} columns)"
+            found.append(TotalRow(n - 1, "", reason))
     return found
 
 
@@ -192,53 +201,83 @@ def _label(row: Row) -> str | None:
     return None
 
 
-def _label_cells(row: Row) -> int:
-    return sum(1 for c in row if c and c.strip(infer.WHITESPACE) and number(c) is None)
+def _joined(row: Row) -> str:
+    return "\x1f".join([c for c in row if c])
+
+
+def maybe_unlabelled_total(row: Row) -> bool:
+    """A cheap first test for a last row of sums: two numbers or more, an empty cell, no text."""
+    kinds = [_kind(c) for c in row]
+    return kinds.count(_NUMBER) >= 2 and _EMPTY in kinds and _TEXT not in kinds
 
 
 def _numbers(row: Row) -> dict[int, float]:
     return {j: v for j, c in enumerate(row) if (v := number(c)) is not None}
 
 
-def _matches(numbers: dict[int, float], above: Sequence[Row], texts: Row) -> bool:
-    return bool(_matching_columns(numbers, above, texts, least=1))
+_EMPTY, _NUMBER, _TEXT = 0, 1, 2
 
 
-def _blank_label(row: Row, above: Sequence[Row]) -> bool:
-    """Whether ``row`` is empty in a column every row above fills with text (the label column
-    of a totals row that has no label), so a row of plain numbers is never taken for sums."""
-    for j, cell in enumerate(row):
-        if cell and cell.strip(infer.WHITESPACE):
-            continue
-        column = [r[j] if j < len(r) else None for r in above]
-        if all(c and c.strip(infer.WHITESPACE) and number(c) is None for c in column):
-            return True
-    return False
+def _kind(cell: str | None) -> int:
+    if not cell or not cell.strip(infer.WHITESPACE):
+        return _EMPTY
+    return _NUMBER if number(cell) is not None else _TEXT
 
 
-def _matching_columns(
-    numbers: dict[int, float], above: Sequence[Row], texts: Row, *, least: int
-) -> list[int]:
-    """Columns whose value in the totals row (``numbers``, read from ``texts``) is the
-    (non-zero) sum of ``above`` within rounding (``least``: the fewest rows a sum may have)."""
-    if len(above) < least:
-        return []
-    hits = []
-    for j, value in numbers.items():
-        column = [r[j] if j < len(r) else None for r in above]
-        values = [number(c) for c in column]
-        present = [v for v in values if v is not None]
-        if len(present) < least or any(c and number(c) is None for c in column):
-            continue
-        total = math.fsum(present)
-        if total == 0:
-            continue
-        shown = 0.5 * 10.0 ** -_decimals(texts[j])  # the total itself is rounded as shown
-        unit = 0.5 * 10.0 ** -max(_decimals(c) for c in column if c)
-        tolerance = shown + min(unit * len(present), 0.001 * abs(total))
-        if abs(value - total) <= tolerance + 1e-9 * abs(total):
-            hits.append(j)
-    return hits
+class _Columns:
+    """The rows read column by column, each column once and only when a test needs it."""
+
+    def __init__(self, rows: Sequence[Row]) -> None:
+        self.rows = rows
+        self._read: dict[int, tuple[list[float | None], list[int], list[int]]] = {}
+
+    def column(self, j: int) -> tuple[list[float | None], list[int], list[int]]:
+        """(value or None, kind, decimals) of every row's cell ``j``."""
+        if j not in self._read:
+            cells = [r[j] if j < len(r) else None for r in self.rows]
+            kinds = [_kind(c) for c in cells]
+            values = [
+                number(c) if k == _NUMBER else None for c, k in zip(cells, kinds, strict=True)
+            ]
+            self._read[j] = (values, kinds, [_decimals(c) for c in cells])
+        return self._read[j]
+
+    def matching(
+        self, numbers: dict[int, float], above: Sequence[int], texts: Row, *, least: int
+    ) -> list[int]:
+        """Columns whose value in the totals row (``numbers``, read from ``texts``) is the
+        (non-zero) sum of the rows ``above`` within rounding (``least``: the fewest rows a sum
+        may have). A column with text among those rows is no sum."""
+        if len(above) < least:
+            return []
+        hits = []
+        for j, value in numbers.items():
+            values, kinds, decimals = self.column(j)
+            if any(kinds[k] == _TEXT for k in above):
+                continue
+            present = [v for k in above if (v := values[k]) is not None]
+            if len(present) < least:
+                continue
+            total = math.fsum(present)
+            if total == 0:
+                continue
+            shown = 0.5 * 10.0 ** -_decimals(texts[j])  # the total itself is rounded as shown
+            unit = 0.5 * 10.0 ** -max(decimals[k] for k in above)
+            tolerance = shown + min(unit * len(present), 0.001 * abs(total))
+            if abs(value - total) <= tolerance + 1e-9 * abs(total):
+                hits.append(j)
+        return hits
+
+    def blank_label(self, row: Row, above: Sequence[int]) -> bool:
+        """Whether ``row`` is empty in a column every row above fills with text (the label
+        column of a totals row without a label): a row of plain numbers is never a sum."""
+        for j, cell in enumerate(row):
+            if _kind(cell) != _EMPTY:
+                continue
+            _, kinds, _ = self.column(j)
+            if above and all(kinds[k] == _TEXT for k in above):
+                return True
+        return False
 
 
 def _decimals(text: str | None) -> int:
