@@ -43,7 +43,7 @@ def test_answer_cites_the_numbered_passages(searcher) -> None:  # type: ignore[n
     assert all(c.snippet and c.source for c in answer.citations)
     assert [(f.source, f.citation) for f in answer.facts] == [("document", 1), ("document", 2)]
     prompt = llm.history[0].messages[-1]["content"]
-    assert prompt.startswith("[1] (") and "\n\n[2] (" in prompt and REFUND_Q in prompt
+    assert prompt.startswith("```text\n[1] (") and "\n\n[2] (" in prompt and REFUND_Q in prompt
     assert any("refund" in c.source for c in answer.citations)
     assert "retrieval" in answer.timings_ms and "llm" in answer.timings_ms
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from tablerag.cli._common import (
     DEFAULT_WORKSPACE,
@@ -14,6 +13,7 @@ from tablerag.cli._common import (
     console,
     err_console,
     print_json,
+    shown,
 )
 from tablerag.errors import ConfigError, TableragError
 
@@ -44,7 +44,7 @@ def ask(
         with QA.open(workspace, settings=settings) as qa:
             answer = qa.ask(question)
     except TableragError as exc:
-        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+        err_console.print(f"[bold red]error:[/] {shown(exc)}", highlight=False)
         raise typer.Exit(EXIT_CONFIG if isinstance(exc, ConfigError) else EXIT_ERROR) from exc
     if as_json:
         print_json(answer.model_dump(mode="json"))

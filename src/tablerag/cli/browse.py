@@ -1,4 +1,4 @@
-"""Look around a workspace: ``tables``, ``schema TABLE``, ``chunks`` (``sources``: cli/sources.py)."""
+"""Look around a workspace: ``tables``, ``schema TABLE``, ``chunks`` (sources: cli/sources.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from tablerag.cli._common import (
@@ -20,6 +19,8 @@ from tablerag.cli._common import (
     table_origin,
     to_jsonable,
 )
+from tablerag.cli._common import shown as safe
+from tablerag.lang.untrusted import visible
 
 if TYPE_CHECKING:
     from tablerag.linking.profile import ColumnProfile
@@ -59,7 +60,11 @@ def tables(workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: JsonOpt = False
     for t in infos:
         where = "" if t.stored else " (in place)"
         table.add_row(
-            t.name, str(t.row_count), str(len(t.columns)), short(t.source) + where, t.origin
+            safe(t.name),
+            str(t.row_count),
+            str(len(t.columns)),
+            safe(short(t.source)) + where,
+            safe(t.origin),
         )
     console.print(table)
 
@@ -83,11 +88,11 @@ def schema(
         return
     where = table_origin(info.source, info.origin)
     console.print(
-        f"[bold]{info.name}[/]  {info.row_count} rows  from {where}",
+        f"[bold]{safe(info.name)}[/]  {info.row_count} rows  from {safe(where)}",
         highlight=False,
     )
     if info.description:
-        console.print(info.description, highlight=False)
+        console.print(safe(info.description), highlight=False)
     sampled = next((p.sample_note for p in profiles.values() if p.sample_note), "")
     if sampled:  # the figures below are the sample's, not the table's
         console.print(
@@ -112,18 +117,18 @@ def schema(
             notes.append(f"codes from {p.enum_origin.removeprefix('lookup:')}")
         if p and p.check_range:
             notes.append(f"CHECK range {p.check_range}")
-        notes += [f"CHECK {escape(check)}" for check in (p.checks if p else ())]
+        notes += [f"CHECK {safe(check)}" for check in (p.checks if p else ())]
         if p and p.time_grain:
             notes.append(f"grain: {p.time_grain}")
         if p and p.format_warning:
             notes.append(f"[yellow]{p.format_warning}[/]")
         table.add_row(
-            c.name + key,
-            c.type,
-            c.unit or (p.unit if p else None) or "",
+            safe(c.name) + key,
+            safe(c.type),
+            safe(c.unit or (p.unit if p else None) or ""),
             p.distinct_label if p and p.sampled_rows else "",
             p.null_label if p and p.sampled_rows else "",
-            escape(" | ".join(values)),
+            safe(" | ".join(values)),
             "; ".join(notes),
         )
     console.print(table)
@@ -179,5 +184,7 @@ def chunks(
         where = " > ".join(c.heading_path)
         extra = f" p.{c.page}" if c.page else ""
         extra += f" table={c.table}" if c.table else ""
-        console.rule(f"{short(c.source)} #{c.ordinal}{extra} {where}", align="left")
-        console.print(c.text, highlight=False, markup=False)
+        console.rule(
+            f"{safe(short(c.source))} #{c.ordinal}{safe(extra)} {safe(where)}", align="left"
+        )
+        console.print(visible(c.text), highlight=False, markup=False)

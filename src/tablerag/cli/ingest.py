@@ -14,6 +14,7 @@ from tablerag.cli._common import (
     console,
     print_json,
     short,
+    shown,
 )
 
 if TYPE_CHECKING:
@@ -121,9 +122,9 @@ def _print(reports: list[SourceReport], summary: dict[str, object]) -> None:
         table.add_column(col, justify="right" if col.startswith(("rows", "chunks")) else "left")
     for r in reports:
         table.add_row(
-            short(r.source),
+            shown(short(r.source)),
             f"[{_STYLE[r.status]}]{r.status}[/]",
-            ", ".join(r.tables),
+            shown(", ".join(r.tables)),
             str(r.rows_read),
             str(r.rows_stored),
             str(r.chunks),
@@ -133,10 +134,13 @@ def _print(reports: list[SourceReport], summary: dict[str, object]) -> None:
     for r in reports:
         if r.error:
             console.print(
-                f"[{_STYLE[r.status]}]{r.status}[/] {short(r.source)}: {r.error}", highlight=False
+                f"[{_STYLE[r.status]}]{r.status}[/] {shown(short(r.source))}: {shown(r.error)}",
+                highlight=False,
             )
         for p in r.problems:
-            console.print(f"  [yellow]![/] {short(r.source)} {p.line()}", highlight=False)
+            console.print(
+                f"  [yellow]![/] {shown(short(r.source))} {shown(p.line())}", highlight=False
+            )
     console.print(
         "workspace {workspace}: {sources} sources, {tables} tables, {rows} rows, "
         "{documents} documents, {chunks} chunks".format(**summary),

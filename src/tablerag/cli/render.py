@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console, Group, RenderableType
-from rich.markup import escape
 from rich.panel import Panel
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
 from tablerag.answer import Answer, Step
+from tablerag.cli._common import shown
+from tablerag.lang.untrusted import visible
 
 #: Rows shown in the terminal; the JSON output has them all.
 MAX_ROWS_SHOWN = 20
@@ -60,16 +61,16 @@ def render_answer(answer: Answer, console: Console, *, show_sql: bool = True) ->
 
 def _answer_panel(answer: Answer) -> Panel:
     style = _STATUS_STYLE.get(answer.status, "white")
-    body: list[RenderableType] = [Text(answer.answer or "(no answer)")]
+    body: list[RenderableType] = [Text(visible(answer.answer or "(no answer)"))]
     if answer.error:
-        body.append(Text(f"error: {answer.error}", style="red"))
+        body.append(Text(visible(f"error: {answer.error}"), style="red"))
     # Facts label each part of a fused answer by its source; a one-path answer is its own fact.
     for fact in answer.facts if answer.path == "hybrid" else ():
         label = "SQL" if fact.source == "sql" else "doc"
         marker = f"[{fact.citation}]"
         cite = f" {marker}" if fact.citation is not None and marker not in fact.text else ""
-        body.append(Text(f"• [{label}] {fact.text}{cite}", style="dim"))
-    title = f"[bold]{escape(answer.question)}[/]"
+        body.append(Text(visible(f"• [{label}] {fact.text}{cite}"), style="dim"))
+    title = f"[bold]{shown(answer.question)}[/]"
     subtitle = f"[{style}]{answer.status}[/]"
     return Panel(Group(*body), title=title, subtitle=subtitle, border_style=style)
 
@@ -77,7 +78,7 @@ def _answer_panel(answer: Answer) -> Panel:
 def _clarifications(answer: Answer) -> Table:
     table = Table(title="Did you mean", show_header=False, box=None)
     for n, option in enumerate(answer.clarifications, start=1):
-        table.add_row(f"{n}.", escape(option.label), f"[dim]{escape(option.question)}[/]")
+        table.add_row(f"{n}.", shown(option.label), f"[dim]{shown(option.question)}[/]")
     return table
 
 
@@ -89,12 +90,12 @@ def _steps(steps: list[Step]) -> Table:
     for step in steps:
         if step.action == "answer":
             if step.note:
-                table.add_row(f"{step.n}.", Text(step.note, style="yellow"))
+                table.add_row(f"{step.n}.", Text(visible(step.note), style="yellow"))
             continue
         chosen = "SQL" if step.chosen == "sql" else "the text"
         how = _DECISION.get(step.decision or "none", "").format(chosen=chosen)
         chunks = f"{len(step.chunks)} chunk{'' if len(step.chunks) == 1 else 's'}"
-        lines = Text(step.input, style="bold")
+        lines = Text(visible(step.input), style="bold")
         lines.append(f"\n→ {_cut(step.observation or '(nothing)')}")
         lines.append(f"  ({how}; {chunks})", style="dim")
         if step.sql:
@@ -108,24 +109,25 @@ def _steps(steps: list[Step]) -> Table:
 
 
 def _cut(text: str) -> str:
+    text = visible(text)
     return text if len(text) <= STEP_CHARS else text[: STEP_CHARS - 1] + "…"
 
 
 def _result_table(answer: Answer) -> Group:
     result = answer.table
     assert result is not None
-    shown = result.rows[:MAX_ROWS_SHOWN]
-    more = result.row_count - len(shown)
+    rows = result.rows[:MAX_ROWS_SHOWN]
+    more = result.row_count - len(rows)
     caption = f"{result.row_count} row{'s' if result.row_count != 1 else ''}"
     if more > 0:
-        caption += f", first {len(shown)} shown"
+        caption += f", first {len(rows)} shown"
     if result.truncated:
         caption += " (result capped)"
     table = Table(show_lines=False)
     for column in result.columns:
-        table.add_column(escape(column), overflow="fold")
-    for row in shown:
-        table.add_row(*(escape(_cell(v)) for v in row))
+        table.add_column(shown(column), overflow="fold")
+    for row in rows:
+        table.add_row(*(shown(_cell(v)) for v in row))
     return Group(table, Text(caption, style="dim"))
 
 
@@ -138,13 +140,13 @@ def _sql_block(answer: Answer) -> Panel:
         step = next((s.n for s in answer.steps if s.sql == answer.sql), None)
         title, last = ("SQL ▸" if step is None else f"SQL ▸ (step {step})"), None
     parts: list[RenderableType] = [
-        Syntax(answer.sql or "", "sql", word_wrap=True, background_color="default")
+        Syntax(visible(answer.sql or ""), "sql", word_wrap=True, background_color="default")
     ]
     if last is not None and (last.error or last.issues):
         problem = last.error or "; ".join(last.issues)
-        parts.append(Text(f"last attempt failed: {problem}", style="red"))
+        parts.append(Text(visible(f"last attempt failed: {problem}"), style="red"))
     elif last is not None and last.note:
-        parts.append(Text(last.note, style="dim"))
+        parts.append(Text(visible(last.note), style="dim"))
     return Panel(Group(*parts), title=title, title_align="left", border_style="dim")
 
 
@@ -161,7 +163,7 @@ def _citations(answer: Answer) -> Table:
         if c.table:
             where += f" [table {c.table}]"
         snippet = c.snippet if len(c.snippet) <= SNIPPET_CHARS else c.snippet[:SNIPPET_CHARS] + "…"
-        table.add_row(f"[{c.n}]", f"{escape(where)}\n[dim]{escape(snippet)}[/]")
+        table.add_row(f"[{c.n}]", f"{shown(where)}\n[dim]{shown(snippet)}[/]")
     return table
 
 

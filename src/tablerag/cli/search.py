@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from tablerag.cli._common import (
@@ -16,6 +15,7 @@ from tablerag.cli._common import (
     open_workspace,
     print_json,
     short,
+    shown,
 )
 
 if TYPE_CHECKING:
@@ -49,17 +49,17 @@ def search(
 
 def _print(query: str, mode: str, hits: list[Hit]) -> None:
     if not hits:
-        console.print(f"No chunk matches {query!r} ({mode}).", highlight=False)
+        console.print(f"No chunk matches {shown(repr(query))} ({mode}).", highlight=False)
         return
-    table = Table(title=f"{mode} search: {query}", show_lines=True)
+    table = Table(title=f"{mode} search: {shown(query)}", show_lines=True)
     for col in ("#", "score", "source", "where", "text"):
         table.add_column(col, overflow="fold")
     for h in hits:
-        where = escape(" > ".join(h.heading_path))
+        where = shown(" > ".join(h.heading_path))
         if h.page is not None:
             where += f" (p. {h.page})"
         if h.table:
-            where += f"\n[cyan]table {escape(h.table)}[/]"
+            where += f"\n[cyan]table {shown(h.table)}[/]"
         text = h.text if len(h.text) <= 300 else h.text[:297] + "..."
-        table.add_row(str(h.rank), f"{h.score:.4f}", escape(short(h.source)), where, escape(text))
+        table.add_row(str(h.rank), f"{h.score:.4f}", shown(short(h.source)), where, shown(text))
     console.print(table)

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from tablerag.cli._common import (
@@ -18,6 +17,7 @@ from tablerag.cli._common import (
     err_console,
     open_workspace,
     print_json,
+    shown,
 )
 from tablerag.errors import (
     EngineError,
@@ -89,9 +89,9 @@ def _fail(exc: TableragError, as_json: bool) -> int:
         err_console.print("[bold red]rejected:[/] the SQL gate refused this query", highlight=False)
         for issue in exc.issues:
             where = f" at {issue.span[0]}" if issue.span else ""
-            err_console.print(f"  {issue.code}{where}: {escape(issue.message)}", highlight=False)
+            err_console.print(f"  {issue.code}{where}: {shown(issue.message)}", highlight=False)
     else:
-        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+        err_console.print(f"[bold red]error:[/] {shown(exc)}", highlight=False)
     return code
 
 
@@ -108,11 +108,11 @@ def _show(result: ResultSet, as_json: bool, max_rows: int) -> None:
             }
         )
         return
-    table = Table(*result.columns)
+    table = Table(*(shown(c) for c in result.columns))
     for row in result.rows:
-        table.add_row(*("NULL" if v is None else str(v) for v in row))
+        table.add_row(*("NULL" if v is None else shown(v) for v in row))
     console.print(table)
-    console.print(f"[dim]{escape(result.sql_executed)}[/]", highlight=False)
+    console.print(f"[dim]{shown(result.sql_executed)}[/]", highlight=False)
     if result.truncated:
         err_console.print(
             f"[yellow]truncated:[/] more than {max_rows} rows; showing the first "

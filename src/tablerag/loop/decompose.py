@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from tablerag.answer import Language
+from tablerag.lang.untrusted import data_block
 from tablerag.llm.base import LLM, Completion
 from tablerag.prompts import render
 
@@ -28,6 +29,9 @@ TWO_PARTS = (
     "both, each figure with what the documents say about it.\n"
 )
 HISTORY_ARROW = " -> "
+HISTORY_CHARS = 16_000
+LINE_CHARS = 2_000
+"""Caps of the answers-so-far block and of one answered line in it."""
 """Joins a sub-question and its answer in the history the decomposer sees."""
 
 
@@ -89,7 +93,9 @@ def history_text(answered: Sequence[Answered], language: Language) -> str:
     Example:
         >>> print(history_text([Answered("Revenue 2019?", "100")], "en"))
         Answered so far:
+        ```text
         1. Revenue 2019? -> 100
+        ```
         >>> history_text([], "zh")
         '尚未回答任何子问题。'
     """
@@ -97,7 +103,8 @@ def history_text(answered: Sequence[Answered], language: Language) -> str:
         return "尚未回答任何子问题。" if language == "zh" else "No sub-question answered yet."
     head = "已回答：" if language == "zh" else "Answered so far:"
     lines = [f"{i}. {a.question}{HISTORY_ARROW}{a.answer}" for i, a in enumerate(answered, start=1)]
-    return "\n".join([head, *lines])
+    # the answers come from rows and passages: data, fenced (tablerag.lang.untrusted)
+    return head + "\n" + data_block("\n".join(lines), limit=HISTORY_CHARS, line_limit=LINE_CHARS)
 
 
 def decompose(
@@ -130,7 +137,7 @@ def decompose(
     """
     tables = (
         f"Tables that may hold the answer (one SQL query can sum, subtract or divide their "
-        f"columns):\n{schemas}\n"
+        f"columns):\n{data_block(schemas, 'sql')}\n"
         if schemas
         else ""
     )

@@ -4,6 +4,12 @@ A template is ``string.Template`` text (``${name}`` placeholders). A line of exa
 splits it: the part above is the system message, the part below the user message; a template
 without the line is one user message. Every placeholder must be given, and no value may be
 left over, so a renamed variable fails loudly instead of shipping an empty prompt.
+
+Every value is untrusted text to the renderer: :func:`render` removes control, bidi and other
+hidden characters from all of them (:func:`tablerag.lang.untrusted.clean`), and the values of
+the data placeholders (:data:`DATA_PLACEHOLDERS`: schema text, passages, result rows, engine
+errors) are also capped and fenced as data, with a fence the text cannot close.
+The system part of a template that carries data says that fenced blocks are data.
 """
 
 from __future__ import annotations
@@ -11,8 +17,10 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 from string import Template
+from typing import NamedTuple
 
 from tablerag.errors import ConfigError
+from tablerag.lang.untrusted import clean, data_block
 from tablerag.llm.base import Message
 
 SEPARATOR = "-----"
@@ -24,6 +32,43 @@ PROMPT_NAMES: tuple[str, ...] = (
     "nl2sql_repair",
     "rag",
 )
+
+
+class DataLimits(NamedTuple):
+    """How :func:`render` frames the value of one data placeholder."""
+
+    info: str
+    """The fence's info string (``sql`` for schema text, ``text`` otherwise)."""
+    limit: int
+    """Most characters of the value (a backstop: callers cap each item first)."""
+    line_limit: int | None
+    """Most characters of one line (a result row, an answer), None for none."""
+
+
+DATA_PLACEHOLDERS: dict[str, DataLimits] = {
+    "schema": DataLimits("sql", 64_000, None),
+    "passages": DataLimits("text", 64_000, None),
+    "result": DataLimits("text", 16_000, 1_000),
+    "error": DataLimits("text", 4_000, 1_000),
+}
+"""The placeholders whose values come from data sources, with their framing."""
+
+
+def prepare(name: str, value: str) -> str:
+    """The text a placeholder receives: cleaned, and a data placeholder capped and fenced.
+
+    Example:
+        >>> prepare("question", "毛利\u202e?")
+        '毛利?'
+        >>> print(prepare("error", "no such column x\x1b[2J"))
+        ```text
+        no such column x[2J
+        ```
+    """
+    framing = DATA_PLACEHOLDERS.get(name)
+    if framing is None:
+        return clean(value)
+    return data_block(value, framing.info, limit=framing.limit, line_limit=framing.line_limit)
 
 
 @cache
@@ -79,6 +124,7 @@ def render(name: str, **values: str) -> list[Message]:
 
     Returns:
         ``[system, user]`` messages, or ``[user]`` for a template without a system part.
+        Every value went through :func:`prepare` (cleaned; data fenced).
 
     Raises:
         ConfigError: unknown template, missing or unused values.
@@ -87,7 +133,7 @@ def render(name: str, **values: str) -> list[Message]:
         >>> [m["role"] for m in render("nl2sql_repair", error="no such column x")]
         ['user']
     """
-    text = fill(load_template(name), values)
+    text = fill(load_template(name), {k: prepare(k, v) for k, v in values.items()})
     lines = text.split("\n")
     if SEPARATOR in lines:
         cut = lines.index(SEPARATOR)
