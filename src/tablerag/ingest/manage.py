@@ -116,23 +116,16 @@ def refresh_plan(
 
     Args:
         records: the sources to refresh.
-        urls: source id → the URL as the user typed it (with a password the workspace does not
-            keep).
+        urls: source id → the URL as the user typed it (with an inline password the workspace
+            does not keep).
     """
     targets: list[Target] = []
     refused: list[tuple[SourceRecord, str]] = []
     for r in records:
         if r.kind == "database":
+            # A stored URL has no password (``user:***@``): the connection finds it the ways
+            # tablerag.sql.credentials lists, or takes the URL the user typed with it.
             url = (urls or {}).get(r.source_id, r.location)
-            if "***" in url:
-                refused.append(
-                    (
-                        r,
-                        "its password is not kept in the workspace; give the URL with it "
-                        f"(`tablerag refresh {r.location.replace('***', 'PASSWORD')}`)",
-                    )
-                )
-                continue
             targets.append(Target(location=r.location, url=url))
         elif is_gone(r):
             refused.append(
