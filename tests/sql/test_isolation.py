@@ -1,0 +1,117 @@
+"""Isolation for limits: one function call cannot pass the time or memory limit, and the next
+query runs.
+
+Each single-call blow-up of issue 21 runs through ``execute`` on a long-lived engine: it must
+be stopped (a timeout or a resource error) within the time limit plus one second, the worker
+process must stay under the memory limit, and the next query must succeed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tablerag.errors import QueryTimeout, ResourceLimitExceeded
+from tablerag.sql.engines import SQLEngine
+from tablerag.sql.engines.duckdb import DuckDBEngine
+from tablerag.sql.engines.sqlite import SQLiteEngine
+from tablerag.sql.engines.worker import Worker
+from tablerag.sql.policy import ExecutionPolicy
+from tests.sql.conftest import open_shop
+
+MEMORY_MB = 512
+POLICY = ExecutionPolicy(time_limit_ms=2000, max_rows=100, memory_limit_mb=MEMORY_MB)
+BLOW_UPS = (
+    pytest.param("duckdb", "SELECT length(repeat('x', 2000000000)) AS n", id="duckdb-repeat"),
+    pytest.param("duckdb", "SELECT list_sort(range(300000000)) AS l", id="duckdb-list-sort"),
+    pytest.param("sqlite", "SELECT printf('%.*c', 900000000, 'x') AS s", id="sqlite-printf"),
+)
+
+
+def _peak_resident_mb(pid: int) -> int:
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) // 1024
+    raise AssertionError("no VmHWM")
+
+
+def _worker(engine: SQLEngine) -> Worker:
+    worker = getattr(engine, "_worker", None)
+    assert isinstance(worker, Worker)
+    return worker
+
+
+@pytest.fixture(scope="module")
+def limited(shop_files: dict[str, Path]) -> dict[str, SQLEngine]:
+    out = {kind: open_shop(kind, shop_files, policy=POLICY) for kind in ("duckdb", "sqlite")}
+    yield out  # type: ignore[misc]
+    for engine in out.values():
+        engine.close()
+
+
+@pytest.mark.parametrize(("kind", "sql"), BLOW_UPS)
+def test_one_call_is_stopped_in_time_and_memory(
+    limited: dict[str, SQLEngine], kind: str, sql: str
+) -> None:
+    engine = limited[kind]
+    assert engine.execute("SELECT count(*) AS n FROM orders").rows == ((2000,),)
+    pid = _worker(engine).pid
+    assert pid is not None
+    start = time.monotonic()
+    with pytest.raises((QueryTimeout, ResourceLimitExceeded)) as info:
+        engine.execute(sql)
+    took = time.monotonic() - start
+    assert took < POLICY.time_limit_ms / 1000 + 1.0, took
+    assert "2000000000" not in str(info.value) or "stopped" in str(info.value)
+    if _worker(engine).pid == pid:  # the worker survived the error: it stayed in its limit
+        assert _peak_resident_mb(pid) < MEMORY_MB + 400
+    # the service keeps serving: the next query runs (in a new worker if the old one was killed)
+    assert engine.execute("SELECT count(*) AS n FROM orders").rows == ((2000,),)
+
+
+def test_a_killed_worker_is_replaced(limited: dict[str, SQLEngine]) -> None:
+    engine = limited["sqlite"]
+    engine.execute("SELECT 1 AS one")
+    first = _worker(engine).pid
+    with pytest.raises(QueryTimeout):
+        engine.execute("SELECT printf('%.*c', 900000000, 'x') AS s")
+    assert engine.execute("SELECT 1 AS one").rows == ((1,),)
+    assert _worker(engine).pid not in (None, first)
+
+
+@pytest.fixture
+def own_files(shop_files: dict[str, Path], tmp_path: Path) -> dict[str, Path]:
+    """A copy of the shop: DuckDB refuses a second connection to a file this process holds
+    with other settings (the memory limit), and the session engines hold the shop's."""
+    (tmp_path / "ws").mkdir()
+    duck = tmp_path / "ws" / shop_files["duckdb"].name
+    shutil.copy(shop_files["duckdb"], duck)
+    return {"duckdb": duck, "sqlite": shop_files["sqlite"]}
+
+
+@pytest.mark.parametrize("kind", ["duckdb", "sqlite"])
+def test_result_bytes_are_capped(own_files: dict[str, Path], kind: str) -> None:
+    """A row cap alone lets one cell carry the table: string_agg packs every order in one."""
+    small = ExecutionPolicy(max_result_bytes=2000, time_limit_ms=5000)
+    packed = (
+        "SELECT string_agg(CAST(id AS VARCHAR) || region, ',') AS s FROM orders"
+        if kind == "duckdb"
+        else "SELECT group_concat(CAST(id AS TEXT) || region, ',') AS s FROM orders"
+    )
+    with open_shop(kind, own_files, policy=small) as engine:
+        with pytest.raises(ResourceLimitExceeded, match="larger than 2000 bytes"):
+            engine.execute(packed)
+        assert engine.execute("SELECT count(*) AS n FROM orders").rows == ((2000,),)
+
+
+@pytest.mark.parametrize("kind", ["duckdb", "sqlite"])
+def test_isolation_off_runs_in_process(own_files: dict[str, Path], kind: str) -> None:
+    policy = ExecutionPolicy(isolated=False)
+    with open_shop(kind, own_files, policy=policy) as engine:
+        assert isinstance(engine, DuckDBEngine | SQLiteEngine)
+        assert engine.execute("SELECT count(*) AS n FROM orders").rows == ((2000,),)
+        assert engine._worker is None
