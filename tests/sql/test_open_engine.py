@@ -117,7 +117,9 @@ def test_builtin_schemes_reach_their_engine_through_the_registry(
     [
         pytest.param("postgres://u@db.example/shop", "postgres", "Did you mean 'postgresql'?"),
         pytest.param("duckbd:///shop.duckdb", "duckbd", "Did you mean 'duckdb'?"),
-        pytest.param("mysql://u@db.example/shop", "mysql", "Known: duckdb, postgresql, sqlite"),
+        pytest.param(
+            "oracle://u@db.example/shop", "oracle", "Known: duckdb, mariadb, mysql, postgresql"
+        ),
     ],
 )
 def test_unknown_scheme_suggests_the_closest_and_says_how_to_fix(
@@ -129,7 +131,7 @@ def test_unknown_scheme_suggests_the_closest_and_says_how_to_fix(
     message = str(info.value)
     assert message.startswith(f"Unknown engine backend {name!r}.")
     assert hint in message
-    assert "Use postgresql://, sqlite:/// or duckdb:///" in message
+    assert "Use postgresql://, mysql://, sqlite:/// or duckdb:///" in message
 
 
 def test_a_factory_that_builds_no_engine_is_a_config_error() -> None:

@@ -273,8 +273,9 @@ class MySQLEngine(SQLEngine):
             self._con.close()
             raise ConfigError(
                 f"MySQL user {user!r} can write ({'; '.join(self.write_reasons)}); connect as "
-                "a user that can only SELECT the exposed tables (see docs/threat-model.md), or "
-                "pass --allow-writable-role if you accept the risk."
+                "a user that can only SELECT the exposed tables (see docs/threat-model.md), or, "
+                "if you accept the risk, set allow_writable_role (tablerag.toml, "
+                "TABLERAG_ALLOW_WRITABLE_ROLE=true, tablerag ingest --allow-writable-role)."
             )
         if self.write_reasons:
             log.warning(
