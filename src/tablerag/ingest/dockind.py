@@ -157,7 +157,7 @@ def detect_kind(doc: Document) -> KindChoice:
         return KindChoice("rules", f"detected: {numbered} numbered clauses and the title")
     if len(headings) >= _MIN_MARKS:
         return KindChoice("manual", f"detected: {len(headings)} headings")
-    return KindChoice("prose", "detected: no clauses, questions or headings to follow")
+    return KindChoice("prose", "detected: too few clauses, questions or headings to follow")
 
 
 def parse_kinds(spec: str) -> list[tuple[str, DocKind]]:
