@@ -232,9 +232,12 @@ class SourceSet:
         if self._combined is None:
             from tablerag.linking.catalog import combine
 
+            # File tables keep their names: their own catalog is reused, not built twice.
             self._combined = combine(
                 [
-                    self._build([qualify(s, t) for t in s.tables], s.kind == "files")
+                    self.catalog_of(s)
+                    if s.kind == "files"
+                    else self._build([qualify(s, t) for t in s.tables], stored=False)
                     for s in self.sources
                 ]
             )
