@@ -19,6 +19,7 @@ import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 from tablerag.errors import ConfigError
 
@@ -99,7 +100,7 @@ def connect_parsed(url: URL) -> URL:
     }
     env, file = _param(url, PASSWORD_ENV), _param(url, PASSWORD_FILE)
     password = None if url.password == REDACTED else url.password
-    shown = url.render_as_string(hide_password=True)
+    shown = unquote(url.render_as_string(hide_password=True))
     if env and file:
         raise ConfigError(
             f"The database URL {shown!r} names both {PASSWORD_ENV} and {PASSWORD_FILE}; keep one."
