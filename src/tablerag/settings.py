@@ -81,6 +81,18 @@ class Settings(BaseModel):
         description="Run generated SQL through a database account that can write (operator "
         "override); otherwise such an account is refused when asking, and warned about at ingest.",
     )
+    sensitive_columns: tuple[str, ...] = Field(
+        (),
+        description="More columns to hide everywhere (prompt, gate, engines, masking, text "
+        "index, errors): `table.column` patterns, `*` and `?` as wildcards, a bare `column` "
+        "for every table; comma-separated in the environment.",
+    )
+    allow_columns: tuple[str, ...] = Field(
+        (),
+        description="Columns to show although their name or content looks sensitive "
+        "(`table.column` patterns as for sensitive_columns); never a column a descriptions "
+        "file flags or sensitive_columns lists.",
+    )
     answer_k: int = Field(
         4, ge=1, le=20, description="Passages retrieved and shown to the model for an answer."
     )
@@ -141,6 +153,14 @@ class Settings(BaseModel):
         "(notes, mends, doubts) over the profile: `rate=off,spelling=on` (environment, "
         "command line) or a TOML table `[stages]`.",
     )
+
+    @field_validator("sensitive_columns", "allow_columns", mode="before")
+    @classmethod
+    def _parse_patterns(cls, value: object) -> object:
+        """``"customers.phone, *.salary"`` (an environment variable) as a tuple of patterns."""
+        if isinstance(value, str):
+            return tuple(p.strip() for p in value.split(",") if p.strip())
+        return value
 
     @field_validator("stages", mode="before")
     @classmethod

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from tablerag.sql.sensitive import hidden_columns
+from tablerag.sql.sensitive import DEFAULT_RULES, SensitiveRules, hidden_columns
 from tablerag.types import TableInfo
 
 
@@ -52,20 +52,27 @@ class ExposedCatalog:
         hide_sensitive: bool = True,
         sensitive: Iterable[str] = (),
         allow: Iterable[str] = (),
+        rules: SensitiveRules = DEFAULT_RULES,
     ) -> ExposedCatalog:
         """Build from catalog entries; names like ``sales.orders`` keep their schema.
 
         Args:
             tables: the catalog (workspace or reflected external database).
             schema: schema of unqualified names (``"data"`` for a workspace).
-            hide_sensitive: hide columns that look sensitive by name or content.
-            sensitive: more column names to hide.
-            allow: column names to keep although they look sensitive.
+            hide_sensitive: hide the columns :func:`~tablerag.sql.sensitive.is_hidden` hides
+                (off: none, for benchmarks of other people's schemas).
+            sensitive: more ``table.column`` patterns to hide.
+            allow: patterns to keep although they look sensitive.
+            rules: the operator's settings (``sensitive_columns``, ``allow_columns``).
         """
         sensitive, allow = tuple(sensitive), tuple(allow)
         out = []
         for t in tables:
-            hidden = hidden_columns(t, extra=sensitive, allow=allow) if hide_sensitive else ()
+            hidden = (
+                hidden_columns(t, extra=sensitive, allow=allow, rules=rules)
+                if hide_sensitive
+                else ()
+            )
             own_schema, _, name = t.name.rpartition(".")
             out.append(
                 ExposedTable(

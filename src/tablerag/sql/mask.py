@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from tablerag.sql.sensitive import SENSITIVE_NAME
@@ -198,19 +198,25 @@ def mask_value(value: Any, *, whole: bool = False) -> Any:
 
 
 def mask_rows(
-    columns: Sequence[str], rows: Sequence[Sequence[Any]]
+    columns: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    *,
+    hidden: Collection[str] = frozenset(),
 ) -> tuple[tuple[tuple[Any, ...], ...], tuple[str, ...]]:
     """Mask personal data in ``rows``; return the rows and the columns where something changed.
 
-    Columns whose name marks them sensitive (``phone``, ``身份证``...) are replaced whole;
-    other cells have e-mails, ID, card and phone numbers masked in place (see
-    :func:`mask_value`).
+    Columns whose name marks them sensitive (``phone``, ``身份证``...) or that are named like a
+    hidden column of the catalog (``hidden``, lower-case: flagged, or listed by the operator)
+    are replaced whole; other cells have e-mails, ID, card and phone numbers masked in place
+    (see :func:`mask_value`).
 
     Example:
         >>> mask_rows(["name", "mobile"], [("Ann", "13812345678")])
         ((('Ann', '***'),), ('mobile',))
+        >>> mask_rows(["name", "diagnosis"], [("Ann", "flu")], hidden={"diagnosis"})
+        ((('Ann', '***'),), ('diagnosis',))
     """
-    whole = [bool(SENSITIVE_NAME.search(c)) for c in columns]
+    whole = [bool(SENSITIVE_NAME.search(c)) or c.lower() in hidden for c in columns]
     changed: set[int] = set()
     out = []
     for row in rows:

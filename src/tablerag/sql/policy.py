@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tablerag.errors import ConfigError
+from tablerag.sql.sensitive import DEFAULT_RULES, SensitiveRules
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,9 @@ class ExecutionPolicy:
     allow_readable_hidden_columns: bool = False
     """PostgreSQL: run although the role can read columns tablerag hides (operator override;
     the gate alone keeps them out then)."""
+    sensitive: SensitiveRules = DEFAULT_RULES
+    """The operator's ``sensitive_columns`` and ``allow_columns``: the engine's exposed catalog
+    (gate, exposure layer, masking, error messages) hides by them."""
     isolated: bool = True
     """Run DuckDB and SQLite queries in a worker process with an address-space limit and a hard
     wall-clock kill, so that one function call cannot pass the memory or time limit."""

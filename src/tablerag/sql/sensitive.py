@@ -9,11 +9,13 @@ steer the model.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
+from tablerag.settings import Settings
 from tablerag.types import ColumnInfo, TableInfo
 
 SENSITIVE_NAME = re.compile(
@@ -61,6 +63,104 @@ def is_sensitive_value(value: str) -> bool:
     return any(p.match(text) for p in patterns)
 
 
+@dataclass(frozen=True)
+class SensitiveRules:
+    """The operator's part of what is sensitive: ``table.column`` patterns to hide and to allow.
+
+    A pattern is ``column`` (that column in every table) or ``table.column`` (a database
+    table's name may carry its schema: ``sales.customers.phone``); ``*`` and ``?`` are
+    wildcards, and case does not matter. The settings ``sensitive_columns`` and
+    ``allow_columns`` fill it (:meth:`from_lists`).
+
+    Example:
+        >>> rules = SensitiveRules(hide=("customers.diagnosis", "*.salary"), allow=("phone",))
+        >>> rules.hides("customers", "Diagnosis"), rules.hides("staff", "salary")
+        (True, True)
+        >>> rules.allows("orders", "phone"), rules.hides("orders", "diagnosis")
+        (True, False)
+    """
+
+    hide: tuple[str, ...] = ()
+    """Columns hidden although nothing else marks them (``sensitive_columns``)."""
+    allow: tuple[str, ...] = ()
+    """Columns shown although their name or content looks sensitive (``allow_columns``); a
+    column a person flagged in a descriptions file or listed in :attr:`hide` stays hidden."""
+    defaults: bool = True
+    """Hide columns that look sensitive by name or content (off only for benchmarks)."""
+
+    @classmethod
+    def from_lists(cls, hide: Iterable[str] = (), allow: Iterable[str] = ()) -> SensitiveRules:
+        """Rules from two lists of patterns (blank entries dropped)."""
+        return cls(
+            tuple(p.strip() for p in hide if p.strip()),
+            tuple(p.strip() for p in allow if p.strip()),
+        )
+
+    def hides(self, table: str, column: str) -> bool:
+        """Whether a :attr:`hide` pattern names ``table.column``."""
+        return _matches(self.hide, table, column)
+
+    def allows(self, table: str, column: str) -> bool:
+        """Whether an :attr:`allow` pattern names ``table.column``."""
+        return _matches(self.allow, table, column)
+
+
+DEFAULT_RULES = SensitiveRules()
+"""No operator lists: the name, content and descriptions-file rules only."""
+
+
+def rules_from(settings: Settings) -> SensitiveRules:
+    """The operator's rules of ``settings`` (``sensitive_columns``, ``allow_columns``).
+
+    Example:
+        >>> rules_from(Settings(sensitive_columns=["t.x"])).hides("t", "x")
+        True
+    """
+    return SensitiveRules.from_lists(settings.sensitive_columns, settings.allow_columns)
+
+
+def _matches(patterns: Sequence[str], table: str, column: str) -> bool:
+    column = column.lower()
+    names = {table.lower(), table.lower().rpartition(".")[2]} if table else {""}
+    for pattern in patterns:
+        low = pattern.lower()
+        head, dot, tail = low.rpartition(".")
+        if not dot:
+            if fnmatch.fnmatchcase(column, low):
+                return True
+        elif fnmatch.fnmatchcase(column, tail) and any(fnmatch.fnmatchcase(n, head) for n in names):
+            return True
+    return False
+
+
+def is_hidden(table: str, column: ColumnInfo, rules: SensitiveRules = DEFAULT_RULES) -> bool:
+    """THE definition of a hidden column, used wherever a model, a user or a reader could see
+    one: the prompt's schema and samples, the gate, the exposure layer, masking, the text
+    index's table chunks and error messages.
+
+    Hidden, in this order: flagged ``"sensitive": true`` by a person (descriptions file), or
+    named by the operator's ``sensitive_columns``; shown if the operator's ``allow_columns``
+    names it; otherwise hidden when it looks sensitive by name or content
+    (:func:`is_sensitive_column`).
+
+    Example:
+        >>> rules = SensitiveRules(hide=("customers.nickname",), allow=("*.phone",))
+        >>> is_hidden("customers", ColumnInfo("nickname", "VARCHAR"), rules)
+        True
+        >>> is_hidden("customers", ColumnInfo("phone", "VARCHAR"), rules)
+        False
+        >>> is_hidden("customers", ColumnInfo("phone", "VARCHAR", sensitive=True), rules)
+        True
+        >>> is_hidden("orders", ColumnInfo("email", "VARCHAR"))
+        True
+    """
+    if column.sensitive or rules.hides(table, column.name):
+        return True
+    if rules.allows(table, column.name) or not rules.defaults:
+        return False
+    return is_sensitive_column(column)
+
+
 def is_sensitive_column(
     column: ColumnInfo, *, extra: Iterable[str] = (), allow: Iterable[str] = ()
 ) -> bool:
@@ -90,10 +190,15 @@ def is_sensitive_column(
 
 
 def is_hidden_column(
-    column: ColumnInfo, *, extra: Iterable[str] = (), allow: Iterable[str] = ()
+    column: ColumnInfo,
+    *,
+    extra: Iterable[str] = (),
+    allow: Iterable[str] = (),
+    table: str = "",
+    rules: SensitiveRules = DEFAULT_RULES,
 ) -> bool:
-    """True when a column is hidden wherever a model or a reader could see it (schema text,
-    samples, table chunks): flagged ``sensitive`` by a person, or :func:`is_sensitive_column`.
+    """:func:`is_hidden` of ``table``'s ``column``, with more patterns to hide (``extra``) and
+    to allow (``allow``) on top of ``rules``.
 
     The ``allow`` list never unhides a column a person flagged.
 
@@ -103,7 +208,14 @@ def is_hidden_column(
         >>> is_hidden_column(ColumnInfo("phone", "VARCHAR"), allow=["phone"])
         False
     """
-    return column.sensitive or is_sensitive_column(column, extra=extra, allow=allow)
+    return is_hidden(table, column, _with(rules, extra, allow))
+
+
+def _with(rules: SensitiveRules, extra: Iterable[str], allow: Iterable[str]) -> SensitiveRules:
+    extra, allow = tuple(extra), tuple(allow)
+    if not extra and not allow:
+        return rules
+    return replace(rules, hide=rules.hide + extra, allow=rules.allow + allow)
 
 
 def sanitize_sample(value: str, *, limit: int = MAX_SAMPLE_CHARS, fold: bool = True) -> str:
@@ -140,37 +252,53 @@ def sanitize_sample(value: str, *, limit: int = MAX_SAMPLE_CHARS, fold: bool = T
 
 
 def redact_table(
-    table: TableInfo, *, extra: Iterable[str] = (), allow: Iterable[str] = ()
+    table: TableInfo,
+    *,
+    extra: Iterable[str] = (),
+    allow: Iterable[str] = (),
+    rules: SensitiveRules = DEFAULT_RULES,
 ) -> TableInfo:
-    """Return ``table`` as the model may see it: sensitive columns gone, samples sanitised.
+    """Return ``table`` as the model may see it: hidden columns (:func:`is_hidden`) gone,
+    samples sanitised.
 
     Example:
         >>> t = TableInfo("users", "u.csv", (ColumnInfo("name", "VARCHAR", samples=("Ann",)),
         ...     ColumnInfo("phone", "VARCHAR")), row_count=1)
         >>> [c.name for c in redact_table(t).columns]
         ['name']
+        >>> [c.name for c in redact_table(t, rules=SensitiveRules(hide=("users.name",)))
+        ...  .columns]
+        []
     """
-    extra, allow = tuple(extra), tuple(allow)
+    shown = set(hidden_columns(table, extra=extra, allow=allow, rules=rules))
     columns = tuple(
         replace(c, samples=tuple(sanitize_sample(s) for s in c.samples))
         for c in table.columns
-        if not is_sensitive_column(c, extra=extra, allow=allow)
+        if c.name not in shown
     )
     return replace(table, columns=columns)
 
 
 def hidden_columns(
-    table: TableInfo, *, extra: Iterable[str] = (), allow: Iterable[str] = ()
+    table: TableInfo,
+    *,
+    extra: Iterable[str] = (),
+    allow: Iterable[str] = (),
+    rules: SensitiveRules = DEFAULT_RULES,
 ) -> tuple[str, ...]:
-    """Names of the columns of ``table`` the model must not see or read: the same rule as
-    :func:`is_hidden_column` (flagged by a person, or sensitive by name or content), so a column
-    a descriptions file flags is out of the exposed catalog too, not only out of the prompt."""
-    extra, allow = tuple(extra), tuple(allow)
-    return tuple(c.name for c in table.columns if is_hidden_column(c, extra=extra, allow=allow))
+    """Names of the columns of ``table`` the model must not see or read (:func:`is_hidden`), so
+    a column a descriptions file flags or the operator lists is out of the exposed catalog,
+    the prompt and the chunks alike."""
+    rules = _with(rules, extra, allow)
+    return tuple(c.name for c in table.columns if is_hidden(table.name, c, rules))
 
 
 def redact_catalog(
-    tables: Sequence[TableInfo], *, extra: Iterable[str] = (), allow: Iterable[str] = ()
+    tables: Sequence[TableInfo],
+    *,
+    extra: Iterable[str] = (),
+    allow: Iterable[str] = (),
+    rules: SensitiveRules = DEFAULT_RULES,
 ) -> list[TableInfo]:
     """:func:`redact_table` for every table."""
-    return [redact_table(t, extra=extra, allow=allow) for t in tables]
+    return [redact_table(t, extra=extra, allow=allow, rules=rules) for t in tables]

@@ -48,7 +48,11 @@ class SQLEngine(ABC):
     def catalog(self) -> ExposedCatalog:
         """The tables and columns generated SQL may read (introspected unless given)."""
         if self._catalog is None:
-            self._set_catalog(ExposedCatalog.from_tables(self.introspect(), schema=self.schema))
+            self._set_catalog(
+                ExposedCatalog.from_tables(
+                    self.introspect(), schema=self.schema, rules=self.policy.sensitive
+                )
+            )
         assert self._catalog is not None
         return self._catalog
 
@@ -70,6 +74,7 @@ class SQLEngine(ABC):
         elif isinstance(catalog, ExposedCatalog):
             self._set_catalog(catalog)
         else:
+            options.setdefault("rules", self.policy.sensitive)
             self._set_catalog(ExposedCatalog.from_tables(catalog, schema=self.schema, **options))
 
     def _set_catalog(self, catalog: ExposedCatalog) -> None:
@@ -122,8 +127,13 @@ class SQLEngine(ABC):
         kept: tuple[tuple[Any, ...], ...] = tuple(rows[: policy.max_rows])
         masked: tuple[str, ...] = ()
         if policy.mask_personal_data:
-            kept, masked = mask_rows(columns, kept)
+            kept, masked = mask_rows(columns, kept, hidden=self._hidden_names())
         return ResultSet(columns, kept, truncated, round(elapsed, 3), safe, masked)
+
+    def _hidden_names(self) -> frozenset[str]:
+        """Lower-cased names of the catalog's hidden columns: a result column so named (an
+        alias, or an engine's layer that let one through) is masked whole."""
+        return frozenset(h.lower() for t in self.catalog.tables for h in t.hidden)
 
     @abstractmethod
     def _run(self, sql: str, policy: ExecutionPolicy) -> tuple[tuple[str, ...], Rows]:
