@@ -127,6 +127,10 @@ def test_an_ingest_says_who_holds_the_workspace_or_waits_with_wait(
         refused = subprocess.run(
             _cli("ingest", str(new), "-w", str(ws)), capture_output=True, text=True, env=_env()
         )
+        others = [
+            subprocess.run(_cli(*args, "-w", str(ws)), capture_output=True, text=True, env=_env())
+            for args in (("remove", "fruit.csv"), ("refresh",))
+        ]
         waiting = _start(_cli("ingest", str(new), "-w", str(ws), "--wait", "120", "--json"))
         time.sleep(3)
         assert waiting.poll() is None  # still waiting for the reader
@@ -137,6 +141,8 @@ def test_an_ingest_says_who_holds_the_workspace_or_waits_with_wait(
     assert refused.returncode == 1, refused.stdout + refused.stderr
     assert f"pid {reader.pid}" in refused.stderr
     assert "--wait SECONDS" in refused.stderr and "Traceback" not in refused.stderr
+    for other in others:
+        assert other.returncode == 1 and f"pid {reader.pid}" in other.stderr, other.stderr
     assert code == 0, err
     assert [s["status"] for s in json.loads(out)["sources"]] == ["added"]
     with Workspace.open(ws, read_only=True) as w:
