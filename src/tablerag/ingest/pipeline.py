@@ -26,7 +26,7 @@ from tablerag.ingest.sampling import diverse_samples, quote_ident
 from tablerag.ingest.store import sanitize_table_name, store_table
 from tablerag.ingest.tables import TABLE_SUFFIXES, read_table_file, stage_rows
 from tablerag.settings import Settings, load_settings
-from tablerag.sql.sensitive import is_hidden_column
+from tablerag.sql.sensitive import is_hidden_column, rules_from
 from tablerag.store.annotations import (
     flagged_columns,
     is_descriptions_file,
@@ -297,7 +297,9 @@ def _load_document(
             continue
         if len(block.rows) < 2:  # a header alone is not stored: its names decide
             columns = [ColumnInfo(str(h), "VARCHAR") for h in block.rows[0]]
-            hidden[idx] = {i for i, c in enumerate(columns) if is_hidden_column(c)}
+            hidden[idx] = {
+                i for i, c in enumerate(columns) if is_hidden_column(c, rules=rules_from(settings))
+            }
             continue
         n = len(staged) + 1
         origin = f"table {n}" + (f" on page {block.page}" if block.page else "")
@@ -310,7 +312,7 @@ def _load_document(
         info = _store(con, st, source_id, settings, description=block.text)
         tables.append(info)
         names[idx] = info.name
-        hidden[idx] = _hidden_positions(con, info)
+        hidden[idx] = _hidden_positions(con, info, settings)
         problems.extend(st.problems)
     choice = dockind.choose_kind(doc, settings.document_kinds)
     problems.append(choice.problem())
@@ -431,7 +433,7 @@ def _table_chunks(
         max_tokens=settings.chunk_size_tokens,
         start_ordinal=start_ordinal,
         row_count=info.row_count,
-        hidden=_hidden_positions(con, info),
+        hidden=_hidden_positions(con, info, settings),
     )
 
 
@@ -443,15 +445,21 @@ def _rows(con: duckdb.DuckDBPyConnection, info: TableInfo, *, limit: int | None)
     return [["" if v is None else str(v) for v in r] for r in fetched]
 
 
-def _hidden_positions(con: duckdb.DuckDBPyConnection, info: TableInfo) -> set[int]:
+def _hidden_positions(
+    con: duckdb.DuckDBPyConnection, info: TableInfo, settings: Settings
+) -> set[int]:
     """Positions of the columns of ``info`` no chunk may show: the catalog's definition
-    (:func:`~tablerag.sql.sensitive.is_hidden_column`: by name, by content of the samples) plus
-    the columns a descriptions file already ingested flags ``sensitive``."""
+    (:func:`~tablerag.sql.sensitive.is_hidden_column`: by name, by content of the samples, the
+    operator's sensitive_columns/allow_columns) plus the columns a descriptions file already
+    ingested flags ``sensitive``."""
     flagged = flagged_columns(con, info.name)
+    rules = rules_from(settings)
     return {
         i
         for i, c in enumerate(info.columns)
-        if is_hidden_column(replace(c, sensitive=c.sensitive or c.name in flagged))
+        if is_hidden_column(
+            replace(c, sensitive=c.sensitive or c.name in flagged), table=info.name, rules=rules
+        )
     }
 
 
@@ -511,7 +519,7 @@ def _rebuilt_texts(
         first.heading_path,
         [header, *_rows(con, info, limit=None)],
         max_tokens=settings.chunk_size_tokens,
-        hidden=_hidden_positions(con, info),
+        hidden=_hidden_positions(con, info, settings),
     )
 
 
