@@ -258,7 +258,9 @@ def _command(pid: int) -> str:
         args[0] = "tablerag"
     if args[:2] == ["-m", "tablerag"]:
         args = ["tablerag", *args[2:]]
-    text = " ".join(args)
+    elif args and args[0] in ("-c", "-m"):
+        args = ["python", *args]
+    text = " ".join(" ".join(args).split())  # one line, whatever a script's newlines
     return text if len(text) <= 120 else text[:117] + "..."
 
 
