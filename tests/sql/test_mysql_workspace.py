@@ -5,12 +5,15 @@ without), and the writable-account check at ingest and when asking."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from tablerag.cli import app
+from tablerag.llm.base import Message
+from tablerag.llm.testing import FunctionLLM
 from tests.plugins.mariadb import MariaDBServer
 from tests.sql.conftest import N_ORDERS
 from tests.sql.mysql_shop import create_mysql_shop
@@ -102,3 +105,25 @@ def test_server_down_is_one_sentence_and_nothing_is_written(tmp_path: Path) -> N
     assert code == 1
     assert "Cannot connect to MySQL at 127.0.0.1:1" in out
     assert "s3cret-canary" not in out and "Traceback" not in out
+
+
+def _reply(messages: Sequence[Message]) -> str:
+    system = messages[0]["content"]
+    if "SELECT" in system:
+        return "```sql\nSELECT region, count(*) AS n FROM orders GROUP BY region ORDER BY n DESC, region\n```"  # noqa: E501
+    return "The east region has the most orders, 500."
+
+
+def test_ask_answers_on_the_mysql_source_with_a_scripted_model(
+    shop: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    llm = FunctionLLM(_reply)
+    monkeypatch.setattr("tablerag.service.load_llm", lambda spec=None, **kw: llm)
+    ws = str(tmp_path / "ws")
+    assert _cli("ingest", shop["tr_reader"], "--workspace", ws, "--no-index")[0] == 0
+    code, out = _cli("ask", "Which region has the most orders?", "--workspace", ws, "--json")
+    assert code == 0, out
+    answer = json.loads(out)
+    assert answer["path"] == "nl2sql", answer
+    assert answer["table"]["rows"][0] == ["east", 500], answer
+    assert "FROM tablerag_cli_shop.orders" in answer["sql"]  # ran on MariaDB, in place
