@@ -103,6 +103,9 @@ def enum_note(p: ColumnProfile, *, samples: bool = True) -> str:
         >>> enum_note(ColumnProfile("t", "r", "VARCHAR", enum_values=("R1", "R2"),
         ...     enum_labels=(("R1", "破损"), ("R2", "发错货")), enum_origin="lookup:dim_reason"))
         "codes: 'R1'=破损, 'R2'=发错货 (dim_reason)"
+        >>> enum_note(ColumnProfile("t", "s", "VARCHAR", row_count=50_000, sampled_rows=20_000,
+        ...                         enum_values=("PAID",), enum_origin="sample"))
+        "values: 'PAID' (seen in a sample of 20,000 of 50,000 rows; there may be others)"
     """
     if p.enum_origin == "check" and p.enum_values:
         return "values: " + _some(p.enum_values, _lit) + " (CHECK)"
@@ -114,7 +117,8 @@ def enum_note(p: ColumnProfile, *, samples: bool = True) -> str:
             p.enum_labels, lambda cl: f"{_lit(cl[0])}={sanitize_sample(cl[1], limit=SAMPLE_CHARS)}"
         )
         return f"codes: {shown} ({ref})"
-    return "values: " + _some(p.enum_values, _lit)
+    seen = "" if p.exact else f" (seen in a {p.sample_note}; there may be others)"
+    return "values: " + _some(p.enum_values, _lit) + seen
 
 
 def constraint_notes(p: ColumnProfile) -> list[str]:
