@@ -51,6 +51,7 @@ from tablerag.sql.credentials import has_inline_password
 from tablerag.sql.engines import SQLEngine
 from tablerag.sql.engines.reach import password_hint
 from tablerag.sql.policy import ExecutionPolicy
+from tablerag.sql.sensitive import rules_from
 from tablerag.store import lock as workspace_lock
 from tablerag.store import workspace as store
 from tablerag.store.glossary import read_glossary
@@ -185,7 +186,9 @@ def rag_options(settings: Settings, **overrides: Any) -> RAGOptions:
 def execution_policy(settings: Settings) -> ExecutionPolicy:
     """The limits of every generated query, from ``settings``."""
     return ExecutionPolicy(
-        max_rows=settings.max_returned_rows, time_limit_ms=settings.sql_time_limit_ms
+        max_rows=settings.max_returned_rows,
+        time_limit_ms=settings.sql_time_limit_ms,
+        sensitive=rules_from(settings),
     )
 
 

@@ -258,7 +258,9 @@ class SourceSet:
         from tablerag.linking.catalog import build_catalog
 
         samples = self._samples if stored else {}
-        return build_catalog(tables, samples=samples, glossary=self._glossary)
+        return build_catalog(
+            tables, samples=samples, glossary=self._glossary, rules=self.policy.sensitive
+        )
 
     def source_of(self, name: str) -> tuple[SQLSource, str] | None:
         """The place and own name of a combined-catalog table name, or None."""

@@ -149,12 +149,18 @@ def sql(
     (``tablerag sql $'-- top\\nSELECT 1'``), after ``--`` (``tablerag sql -w ws -- "..."``) or
     from standard input (``echo "..." | tablerag sql -``).
     """
+    from tablerag.settings import load_settings
     from tablerag.sql.policy import ExecutionPolicy
+    from tablerag.sql.sensitive import rules_from
 
     if query == "-":
         query = sys.stdin.read()
 
-    policy = ExecutionPolicy(max_rows=max_rows, time_limit_ms=timeout_ms)
+    try:
+        rules = rules_from(load_settings(workspace if workspace.is_dir() else None))
+    except TableragError as exc:
+        raise typer.Exit(_fail(exc, as_json)) from exc
+    policy = ExecutionPolicy(max_rows=max_rows, time_limit_ms=timeout_ms, sensitive=rules)
     try:
         engine, query = _engine(workspace, db, policy, query)
         with engine:

@@ -20,7 +20,7 @@ from tablerag.linking.fkgraph import FKGraph, JoinEdge, declared_edges, infer_ed
 from tablerag.linking.profile import ColumnProfile, column_checks, profile_column
 from tablerag.linking.rows import SAMPLE_ROWS, RowSource
 from tablerag.linking.values import MAX_VALUES_PER_COLUMN, ValueIndex
-from tablerag.sql.sensitive import redact_table
+from tablerag.sql.sensitive import DEFAULT_RULES, SensitiveRules, redact_table
 from tablerag.types import ColumnInfo, TableInfo
 
 LOOKUP_MAX_ROWS = 50
@@ -125,6 +125,7 @@ def build_catalog(
     index_values: bool = True,
     redact: bool = True,
     glossary: Mapping[str, Iterable[str]] | None = None,
+    rules: SensitiveRules = DEFAULT_RULES,
 ) -> SchemaCatalog:
     """Build the catalog: hide sensitive columns, profile, index values, build the key graph.
 
@@ -139,6 +140,8 @@ def build_catalog(
         redact: also hide columns that look sensitive by name or content (columns flagged
             ``sensitive`` are always hidden).
         glossary: business terms and the words they stand for, to seed linking.
+        rules: the operator's ``sensitive_columns``/``allow_columns``
+            (:func:`tablerag.sql.sensitive.is_hidden`).
 
     Returns:
         The catalog.
@@ -146,7 +149,7 @@ def build_catalog(
     Raises:
         EngineError: a table could not be read.
     """
-    visible = [_visible(t, redact=redact) for t in tables]
+    visible = [_visible(t, redact=redact, rules=rules) for t in tables]
     taken: dict[str, TableSample] = dict(samples or {})
     if rows is not None:
         for t in visible:
@@ -309,9 +312,9 @@ def combine(parts: Sequence[SchemaCatalog]) -> SchemaCatalog:
     return SchemaCatalog(tables, profiles, FKGraph(list(tables), edges), index, glossary)
 
 
-def _visible(table: TableInfo, *, redact: bool) -> TableInfo:
+def _visible(table: TableInfo, *, redact: bool, rules: SensitiveRules) -> TableInfo:
     shown = replace(table, columns=tuple(c for c in table.columns if not c.sensitive))
-    return redact_table(shown) if redact else shown
+    return redact_table(shown, rules=rules) if redact else shown
 
 
 def bare_profiles(table: TableInfo) -> list[ColumnProfile]:
