@@ -23,7 +23,7 @@ from tablerag.cli.ingest import WaitOpt
 if TYPE_CHECKING:
     from tablerag.ingest.manage import TableChange
     from tablerag.store.workspace import SourceRecord
-    from tablerag.types import SourceReport
+    from tablerag.types import SourceReport, TableInfo
 
 SourceArg = Annotated[
     str, typer.Argument(help="The source: its location, its URL, or a unique part of its path.")
@@ -137,7 +137,7 @@ def remove(
         )
 
 
-def _of(tables: list[Any], location: str) -> list[Any]:
+def _of(tables: list[TableInfo], location: str) -> list[TableInfo]:
     return [t for t in tables if t.source == location]
 
 
