@@ -194,3 +194,24 @@ def test_csv_column_kept_text_only_by_its_totals_label_is_typed(
     (table,) = [t for t in workspace.tables() if t.name == "pay"]
     assert next(c.unit for c in table.columns if c.name == "月薪") == "¥"
     assert len(_totals_lines(report)) == 1
+
+
+def test_workbook_total_row_of_formulas_without_cached_values(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    assert ws is not None
+    ws.append(["姓名", "月薪"])
+    ws.append(["张三", 20000])
+    ws.append(["李四", 50000])
+    ws.append(["合计", "=SUM(B2:B3)"])  # openpyxl stores no cached value: the cell reads NULL
+    wb.save(tmp_path / "pay.xlsx")
+    report = _ingest(workspace, tmp_path / "pay.xlsx")
+    assert workspace.con.execute('SELECT count(*), sum("月薪") FROM data.pay').fetchone() == (
+        2,
+        70000,
+    )
+    assert any(
+        "a '合计' row at the end of the table, empty" in line for line in _totals_lines(report)
+    )

@@ -107,6 +107,8 @@ def find_totals(rows: Sequence[Row]) -> list[TotalRow]:
         'its numbers are the sums of the rows above (2 columns)'
         >>> find_totals([["1", "2"], ["1", "3"], ["2", "5"]])  # plain numbers: no label column
         []
+        >>> [t.reason for t in find_totals([["a", "1"], ["b", "2"], ["合计", None]])]
+        ["a '合计' row at the end of the table, empty"]
         >>> edges = [["Total", "1"], ["x", "2"], ["y", "3"], ["z", "4"], ["Total", "5"]]
         >>> [t.index for t in find_totals(edges)]
         [0, 4]
@@ -123,6 +125,10 @@ def find_totals(rows: Sequence[Row]) -> list[TotalRow]:
         row = rows[i]
         label = _label(row)
         numbers = _numbers(row) if label is not None else {}
+        if label is not None and not numbers and i == n - 1 and i > 0 and _only_label(row):
+            # its sums are formulas without a cached value (a file no spreadsheet saved)
+            found.append(TotalRow(i, label, f"a {label!r} row at the end of the table, empty"))
+            continue
         if label is None or not numbers:
             continue
         group = [k for k in range(start, i) if k not in taken]
@@ -199,6 +205,10 @@ def _label(row: Row) -> str | None:
         if is_total_label(cell):
             return cell.strip(infer.WHITESPACE)
     return None
+
+
+def _only_label(row: Row) -> bool:
+    return sum(1 for c in row if _kind(c) != _EMPTY) == 1
 
 
 def _joined(row: Row) -> str:
