@@ -189,6 +189,7 @@ def execution_policy(settings: Settings) -> ExecutionPolicy:
         max_rows=settings.max_returned_rows,
         time_limit_ms=settings.sql_time_limit_ms,
         sensitive=rules_from(settings),
+        allow_readable_hidden_columns=settings.allow_readable_hidden_columns,
     )
 
 

@@ -81,6 +81,12 @@ class Settings(BaseModel):
         description="Run generated SQL through a database account that can write (operator "
         "override); otherwise such an account is refused when asking, and warned about at ingest.",
     )
+    allow_readable_hidden_columns: bool = Field(
+        False,
+        description="Run generated SQL through a PostgreSQL role that can read columns tablerag "
+        "hides (operator override); otherwise such a role is refused with the GRANT/REVOKE "
+        "statements that fix it.",
+    )
     sensitive_columns: tuple[str, ...] = Field(
         (),
         description="More columns to hide everywhere (prompt, gate, engines, masking, text "

@@ -11,6 +11,7 @@ first through the gate and then on the engine's own layer alone (the gate bypass
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 import uuid
@@ -21,7 +22,9 @@ import duckdb
 import psycopg
 import pytest
 from sqlalchemy.engine import make_url
+from typer.testing import CliRunner
 
+from tablerag.cli import app
 from tablerag.errors import ConfigError, QueryFailed, SQLRejected, TableragError
 from tablerag.layout import DB_FILE
 from tablerag.sql.engines import SQLEngine, open_engine
@@ -286,3 +289,21 @@ def test_postgres_hidden_columns_never_come_back(pg_shop: dict[str, str]) -> Non
             if sql in ORACLES:
                 assert outcome != "rows", text
         assert engine.execute("SELECT name, city FROM customers ORDER BY id").rows
+
+
+@pytest.mark.postgres
+def test_postgres_refusal_and_override_from_the_command_line(
+    pg_shop: dict[str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    runner = CliRunner()
+    sql = ["sql", "SELECT name FROM customers ORDER BY id", "--db", pg_shop["bad"], "--json"]
+    refused = runner.invoke(app, [*sql, "-w", str(tmp_path)])
+    assert refused.exit_code == 1
+    assert "REVOKE SELECT ON" in refused.output and "GRANT SELECT (" in refused.output
+    monkeypatch.setenv("TABLERAG_ALLOW_READABLE_HIDDEN_COLUMNS", "true")
+    allowed = runner.invoke(app, [*sql, "-w", str(tmp_path)])
+    assert allowed.exit_code == 0, allowed.output
+    assert json.loads(allowed.stdout)["rows"] == [["n1"], ["n2"]]
+    leak = runner.invoke(app, ["sql", "SELECT password FROM customers", "--db", pg_shop["bad"]])
+    assert leak.exit_code == 3  # the gate alone keeps it out now
+    assert_no_canary("cli", leak.output, "override")

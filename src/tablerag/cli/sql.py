@@ -157,10 +157,15 @@ def sql(
         query = sys.stdin.read()
 
     try:
-        rules = rules_from(load_settings(workspace if workspace.is_dir() else None))
+        settings = load_settings(workspace if workspace.is_dir() else None)
     except TableragError as exc:
         raise typer.Exit(_fail(exc, as_json)) from exc
-    policy = ExecutionPolicy(max_rows=max_rows, time_limit_ms=timeout_ms, sensitive=rules)
+    policy = ExecutionPolicy(
+        max_rows=max_rows,
+        time_limit_ms=timeout_ms,
+        sensitive=rules_from(settings),
+        allow_readable_hidden_columns=settings.allow_readable_hidden_columns,
+    )
     try:
         engine, query = _engine(workspace, db, policy, query)
         with engine:
