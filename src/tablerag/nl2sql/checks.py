@@ -78,6 +78,9 @@ WEAK_LINK = 0.45
 WEAK_LINK_WORDS = 2
 """... and holds none of at least this many words of the question ("How did it change?" says
 too little to judge)."""
+NAMED_SHARE = 0.8
+"""A question names a table when it holds this share of the words of its name (warranty_claims
+in "How many warranty claims…"; not 歌手举办演唱会 in "2014年举办过演唱会的场馆")."""
 SCALE_FACTOR = 1000.0
 """A figure this many times its columns' typical magnitude is a scale jump."""
 TOTAL_LABELS = frozenset(
@@ -153,7 +156,9 @@ class Evidence:
     name_words: frozenset[str] = frozenset()
     """Words of the names of the tables the query reads and of their columns."""
     table_names: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    """Every table of the catalog (lower-case) → the words of its name (Han text whole)."""
+    """Every table of the catalog (lower-case) → the words of its name (Han as bigrams)."""
+    question_grams: frozenset[str] = frozenset()
+    """The question's word stems and Han bigrams (to see which tables it names)."""
     values: tuple[ValueMatch, ...] = ()
     """Exact value matches of the question in linked data tables."""
     value_cells: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -219,19 +224,32 @@ def _off_topic(read: set[str], e: Evidence) -> list[Finding]:
     tables weakly linked that hold none of the question's words."""
     known = frozenset().union(*(e.table_words.get(t, frozenset()) for t in read))
     uncovered = [(stem, said) for stem, said in e.question_words if not _holds(known, stem)]
-    for stem, said in uncovered:
-        other = sorted(
-            t for t, words in e.table_names.items() if t not in read and _holds(words, stem)
-        )
-        if other:
-            values = (("tables", _names(read)), ("terms", said), ("table", _names(other)))
-            return [Finding("unread_table", values)]
+    named = []
+    for table, tokens in e.table_names.items():
+        hit = tokens & e.question_grams
+        if table in read or not tokens or len(hit) < NAMED_SHARE * len(tokens):
+            continue
+        missing = [said for stem, said in uncovered if _in_name(stem, tokens)]
+        if missing:
+            named.append((-len(hit), table, missing[0]))
+    if named:
+        _, table, said = min(named)
+        return [
+            Finding("unread_table", (("tables", _names(read)), ("terms", said), ("table", table)))
+        ]
     ours = [t for t in read if t in e.linked]
     weak = not (read & e.named) and max((e.linked[t] for t in ours), default=0.0) < WEAK_LINK
     if weak and len(uncovered) >= WEAK_LINK_WORDS and len(uncovered) == len(e.question_words):
         terms = "', '".join(list(dict.fromkeys(w for _, w in uncovered))[:MAX_NAMED])
         return [Finding("weak_link", (("tables", _names(read)), ("terms", terms)))]
     return []
+
+
+def _in_name(stem: str, tokens: frozenset[str]) -> bool:
+    """Whether a table name's words (Han as bigrams) hold the question word ``stem``."""
+    if stem.isascii():
+        return stem in tokens
+    return all(stem[i : i + 2] in tokens for i in range(len(stem) - 1))
 
 
 def _holds(words: frozenset[str], stem: str) -> bool:
@@ -243,8 +261,12 @@ def _ignored_values(e: Evidence) -> list[Finding]:
     literals = _string_literals(e.tree)
     cells = {str(v).strip().lower() for row in e.rows for v in row if isinstance(v, str)}
     out = []
+    seen: set[str] = set()
     for m in e.values:
         value = m.value.lower()
+        if value in seen:
+            continue
+        seen.add(value)
         if light_stem(value) in e.name_words:  # "refunds" over fact_refund: the table says it
             continue
         stands_for = e.value_cells.get(m.value, frozenset()) | {value}

@@ -19,7 +19,7 @@ from sqlglot.errors import SqlglotError
 from tablerag.lang.tokenize import light_stem, tokenize
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.linking.linker import LinkedSchema, is_document_table
-from tablerag.linking.text import han_text, name_words
+from tablerag.linking.text import bigrams, han_text, name_words
 from tablerag.linking.values import ValueMatch
 from tablerag.nl2sql.checks import TOTAL_LABELS, Definition, Evidence, tables_read
 from tablerag.nl2sql.definitions import DefinitionRow, definition_rows
@@ -35,6 +35,10 @@ MAX_DEFINITION_CHARS = 120
 GENERIC_WORDS = frozenset(
     {
         "mani",
+        "时候",
+        "哪里",
+        "什么样",
+        "是不是",
         "change",
         "increase",
         "decrease",
@@ -86,6 +90,10 @@ _QUOTED = re.compile(r"'([^']{1,40})'")
 _AGGREGATED = re.compile(r"\(\s*(?:distinct\s+)?([A-Za-z_][\w.]*)\s*\)", re.I)
 _COMPARED = re.compile(r"([A-Za-z_][\w.]*)\s*(?:=|<>|!=|\bin\b|为|是)", re.I)
 _DISTINCT = re.compile(r"\bdistinct\b|去重", re.I)
+
+
+def _word_in(value: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w){re.escape(value.lower())}(?!\w)")
 
 
 def gather_evidence(
@@ -141,6 +149,7 @@ def gather_evidence(
         values=tuple(matches),
         value_cells={m.value: _cells(engine, catalog, m) for m in matches},
         table_names={n.lower(): _name_words(n) for n in catalog.tables},
+        question_grams=question_grams(question),
         row_counts={t.lower(): catalog.tables[t].row_count for t in read},
         magnitudes=_magnitudes(catalog, read),
         totals=_totals(catalog, read),
@@ -173,11 +182,14 @@ def _data_values(question: str, linked: LinkedSchema, catalog: SchemaCatalog) ->
     """Exact matches of the question's values in linked tables that hold data (a document
     table's cell is a definition or a rule, not a filter)."""
     shown = set(linked.shown_table_names)
+    text = question.lower()
     out = []
     for m in specific_matches(question, linked.values):
         info = catalog.tables.get(m.table)
         if info is None or m.table not in shown or is_document_table(info) or len(m.value) < 2:
             continue
+        if m.value.isascii() and not (tokenize(m.value) and _word_in(m.value).search(text)):
+            continue  # "and" (an airport code), "large" inside "largest"
         out.append(m)
     return out
 
@@ -199,8 +211,20 @@ def _table_words(catalog: SchemaCatalog, table: str) -> frozenset[str]:
 
 
 def _name_words(table: str) -> frozenset[str]:
-    han = han_text(table)
-    return frozenset(name_words(table)) | ({han} if han else frozenset())
+    """The words of a table's name: English words (not ``table``, no digits), Han bigrams."""
+    latin = {w for w in name_words(table) if len(w) > 2 and not w.isdigit() and w != "table"}
+    return frozenset(latin | bigrams(han_text(table)))
+
+
+def question_grams(question: str) -> frozenset[str]:
+    """The question's word stems and Han bigrams.
+
+    Example:
+        >>> sorted(question_grams("保修索赔 claims"))
+        ['claim', '保修', '修索', '索赔']
+    """
+    stems = {light_stem(w.lower()) for w in _LATIN.findall(question)}
+    return frozenset(stems | bigrams(han_text(question)))
 
 
 def _cells(engine: SQLEngine, catalog: SchemaCatalog, m: ValueMatch) -> frozenset[str]:
