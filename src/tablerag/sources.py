@@ -28,6 +28,8 @@ from sqlglot.errors import SqlglotError
 
 from tablerag.errors import Issue, SQLRejected
 from tablerag.sql.engines import SQLEngine, open_engine
+from tablerag.sql.engines.exposure import EXPOSURE
+from tablerag.sql.engines.scrub import is_reserved_schema
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.store.workspace import SourceRecord
 from tablerag.types import TableInfo
@@ -142,6 +144,11 @@ def source_label(location: str) -> str:
         ('hr', 'sales')
         >>> source_label("duckdb:////abs/2026 shop.duckdb"), source_label("postgresql://h")
         ('db_2026_shop', 'postgresql')
+        >>> source_label("postgresql://h/tablerag"), source_label("sqlite:///pg_stats.db")
+        ('db_tablerag', 'db_pg_stats')
+
+    A label never names tablerag's own schema or a system one (``tablerag``, ``pg_*``,
+    ``information_schema``): no source can shadow them.
     """
     scheme, _, rest = location.partition("://")
     tail = rest.split("?", 1)[0]
@@ -151,7 +158,8 @@ def source_label(location: str) -> str:
     else:
         name = ""
     text = re.sub(r"\W+", "_", name.lower()).strip("_") or scheme.split("+", 1)[0].lower()
-    return f"db_{text}" if text[:1].isdigit() else text
+    reserved = is_reserved_schema(text) or text == EXPOSURE
+    return f"db_{text}" if text[:1].isdigit() or reserved else text
 
 
 def _unique(label: str, taken: set[str]) -> str:

@@ -27,6 +27,7 @@ from typer.testing import CliRunner
 from tablerag.cli import app
 from tablerag.errors import ConfigError, QueryFailed, SQLRejected, TableragError
 from tablerag.layout import DB_FILE
+from tablerag.sources import source_label
 from tablerag.sql.engines import SQLEngine, open_engine
 from tablerag.sql.engines.exposure import EXPOSURE
 from tablerag.sql.policy import ExecutionPolicy
@@ -307,3 +308,19 @@ def test_postgres_refusal_and_override_from_the_command_line(
     leak = runner.invoke(app, ["sql", "SELECT password FROM customers", "--db", pg_shop["bad"]])
     assert leak.exit_code == 3  # the gate alone keeps it out now
     assert_no_canary("cli", leak.output, "override")
+
+
+def test_a_file_named_like_the_exposure_database_is_refused_clearly(tmp_path: Path) -> None:
+    path = tmp_path / f"{EXPOSURE}.duckdb"
+    con = duckdb.connect(str(path))
+    _plant(con.execute, "?")
+    con.close()
+    with pytest.raises(ConfigError, match="rename the file"):
+        open_engine(path)
+
+
+def test_no_source_label_shadows_a_reserved_schema() -> None:
+    for url in ("postgresql://h/tablerag", "sqlite:///information_schema.db", "sqlite:///pg_x.db",
+                f"sqlite:///{EXPOSURE}.db"):  # fmt: skip
+        label = source_label(url)
+        assert label.startswith("db_"), label

@@ -73,7 +73,14 @@ class DuckDBSession:
             ) from exc
         except duckdb.Error as exc:
             raise WorkspaceError(f"Cannot open {path!r} read-only: {exc}.") from exc
-        self.con.execute(f"ATTACH ':memory:' AS {quote(EXPOSURE)} (READ_ONLY false)")
+        try:
+            self.con.execute(f"ATTACH ':memory:' AS {quote(EXPOSURE)} (READ_ONLY false)")
+        except duckdb.Error as exc:  # the file itself is called tablerag_exposure.duckdb
+            self.con.close()
+            raise ConfigError(
+                f"{path!r} is named like tablerag's exposure database {EXPOSURE!r}; rename the "
+                "file to query it."
+            ) from exc
         self.con.execute("SET lock_configuration = true")
         self.source = str(self.con.execute("SELECT current_database()").fetchone()[0])  # type: ignore[index]
         self.catalog = ExposedCatalog([])
