@@ -1,0 +1,300 @@
+"""Property-based fuzzing of the gate and the engines over the canary catalogs.
+
+:func:`queries` is a hypothesis strategy of SELECT statements over the canary ``customers``
+table (:mod:`tests.plugins.canary`) that try every way of reaching a hidden column: table
+aliases with column lists, positional references ``#N``, ``*``/``t.*``/``COLUMNS(*)``, nested
+and derived subqueries (with column lists too), set operations, lateral joins, structs, lists,
+arrays and JSON, casts and aggregates. :func:`try_query` runs one through the real engine and
+classifies it: refused by the gate, failed in the engine (a clean error), ran - or a defect:
+a canary in the output or an error message (``leak``), an exception that is not a tablerag
+error (``crash``), more rows than the cap or longer than the time limit plus one second
+(``overrun``).
+
+Used by ``tests/sql/test_fuzz_gate.py`` (a short, derandomized campaign per engine) and by
+``bench/fuzz_gate.py`` (a time-boxed campaign per engine, recorded in ``bench/RESULTS.md``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import psycopg
+from hypothesis import strategies as st
+from sqlalchemy.engine import make_url
+
+from tablerag.errors import SQLRejected, TableragError
+from tablerag.service import Workspace
+from tablerag.settings import Settings
+from tablerag.sql.engines import SQLEngine, open_engine
+from tablerag.sql.policy import ExecutionPolicy
+from tests.plugins.canary import (
+    COLUMNS,
+    FLAGGED,
+    VISIBLE,
+    CanaryKit,
+    build_sqlite,
+    find_canaries,
+    plant_internal,
+    write_customers,
+)
+
+Kind = Literal["ran", "rejected", "failed", "leak", "crash", "overrun"]
+DEFECTS: tuple[Kind, ...] = ("leak", "crash", "overrun")
+POLICY = ExecutionPolicy(max_rows=50, time_limit_ms=2000)
+"""The limits every fuzzed query runs under."""
+GRACE_S = 1.0
+"""A query may take the time limit plus this long (the resource tests' bound)."""
+
+DIALECTS = ("duckdb", "sqlite", "postgres")
+ALIAS_NAMES = ("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n")
+INTERNAL_TABLES = ("tablerag.columns", "tablerag.chunks", "tablerag.canary_planted")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one fuzzed query did."""
+
+    kind: Kind
+    sql: str
+    detail: str = ""
+
+
+def try_query(engine: SQLEngine, sql: str, policy: ExecutionPolicy = POLICY) -> Outcome:
+    """Run ``sql`` on ``engine`` and classify the outcome (see the module docstring)."""
+    started = time.perf_counter()
+    try:
+        result = engine.execute(sql, policy)
+    except SQLRejected as exc:
+        leaked = find_canaries(exc)
+        return Outcome("leak", sql, leaked[0]) if leaked else Outcome("rejected", sql)
+    except TableragError as exc:
+        leaked = find_canaries(exc)
+        if leaked:
+            return Outcome("leak", sql, leaked[0])
+        return Outcome("failed", sql, f"{type(exc).__name__}: {str(exc)[:200]}")
+    except Exception as exc:  # noqa: BLE001 - a crash is what the fuzzer looks for
+        return Outcome("crash", sql, f"{type(exc).__name__}: {str(exc)[:300]}")
+    elapsed = time.perf_counter() - started
+    leaked = find_canaries(result.columns, result.rows)
+    if leaked:
+        return Outcome("leak", sql, leaked[0])
+    if len(result.rows) > policy.max_rows:
+        return Outcome("overrun", sql, f"{len(result.rows)} rows > {policy.max_rows}")
+    if elapsed > policy.time_limit_ms / 1000 + GRACE_S:
+        return Outcome("overrun", sql, f"{elapsed:.1f} s > {policy.time_limit_ms} ms + 1 s")
+    return Outcome("ran", sql)
+
+
+# --- the query grammar ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Source:
+    """A FROM item as SQL, the alias that qualifies its columns, and the names it exposes."""
+
+    sql: str
+    alias: str
+    names: tuple[str, ...]
+    pool: tuple[str, ...] = COLUMNS
+    """Underlying column names a reference may use (only the visible ones in a sly query,
+    which reaches hidden columns through implicit forms only: ``*``, ``to_json(t)``, ``#N``,
+    column lists)."""
+
+
+def _literal() -> st.SearchStrategy[str]:
+    return st.sampled_from(
+        ("1", "0", "'x'", "NULL", "2.5", "'CNRY%'", "'13%'", "TRUE", "'{\"k\": 1}'")
+    )
+
+
+@st.composite
+def _column(draw: st.DrawFn, src: Source, dialect: str) -> str:
+    """A reference to a column of ``src``: by a name it exposes, a visible or a hidden
+    underlying name, qualified or not, or by position on DuckDB."""
+    pick = draw(st.integers(0, 19))
+    if pick <= 8 and src.names:
+        name = draw(st.sampled_from(src.names))
+    elif pick <= 13:
+        name = draw(st.sampled_from(VISIBLE))
+    elif pick <= 16:
+        name = draw(st.sampled_from(src.pool))
+    elif dialect == "duckdb":
+        return f"#{draw(st.integers(1, len(COLUMNS) + 1))}"
+    else:
+        name = draw(st.sampled_from(ALIAS_NAMES))
+    return f"{src.alias}.{name}" if draw(st.booleans()) else name
+
+
+def _wrap(dialect: str) -> st.SearchStrategy[str]:
+    """A function, cast or constructor with one ``{}`` slot for its argument."""
+    common = [
+        "upper({})", "lower({})", "coalesce({}, 'x')", "CAST({} AS VARCHAR)", "length({})",
+        "{} || ''", "max({})", "min({})", "count(DISTINCT {})", "substr({}, 1, 40)",
+        "CASE WHEN {} IS NULL THEN 'n' ELSE 'y' END", "replace({}, 'a', 'b')", "trim({})",
+    ]  # fmt: skip
+    per = {
+        "duckdb": [
+            "[{}]", "list({})", "{{'k': {}}}", "struct_pack(k := {})", "to_json({})",
+            "string_agg({}, ',')", "{}::VARCHAR", "array_agg({})", "json_object('k', {})",
+            "list_value({}, 1)", "({})::JSON", "first({})", "any_value({})", "unnest([{}])",
+            "TRY_CAST({} AS BIGINT)", "map([1], [{}])", "row({})", "to_json([{}])",
+        ],
+        "sqlite": [
+            "json_object('k', {})", "json_array({})", "group_concat({})", "CAST({} AS TEXT)",
+            "printf('%s', {})", "quote({})", "hex({})", "json_quote({})", "CAST({} AS INTEGER)",
+        ],
+        "postgres": [
+            "ARRAY[{}]", "array_agg({})", "row({})", "to_json({})", "json_build_object('k', {})",
+            "string_agg({}::text, ',')", "{}::text", "jsonb_build_array({})", "concat({})",
+            "format('%s', {})", "row_to_json(row({}))", "CAST({} AS bigint)",
+        ],
+    }  # fmt: skip
+    return st.sampled_from(common + per[dialect])
+
+
+@st.composite
+def _expr(draw: st.DrawFn, src: Source, dialect: str, depth: int) -> str:
+    kind = draw(st.integers(0, 9))
+    if kind <= 4:
+        return draw(_column(src, dialect))
+    if kind == 5:
+        return draw(_literal())
+    if kind == 6 and depth > 0:
+        inner = draw(_query(dialect, depth - 1, src.pool))
+        return f"(SELECT * FROM ({inner}) AS q LIMIT 1)" if draw(st.booleans()) else f"({inner})"
+    if kind == 7:
+        return f"to_json({src.alias})" if dialect != "sqlite" else draw(_column(src, dialect))
+    inner = (
+        draw(_expr(src, dialect, max(0, depth - 1))) if depth > 0 else draw(_column(src, dialect))
+    )
+    return draw(_wrap(dialect)).format(inner)
+
+
+@st.composite
+def _select_item(draw: st.DrawFn, src: Source, dialect: str, depth: int) -> str:
+    kind = draw(st.integers(0, 15))
+    if kind == 0:
+        return "*"
+    if kind == 1:
+        return f"{src.alias}.*"
+    if kind == 2 and dialect == "duckdb":
+        return draw(st.sampled_from(("COLUMNS(*)", "COLUMNS('.*')", f"{src.alias}.* EXCLUDE (id)")))
+    expr = draw(_expr(src, dialect, depth))
+    if draw(st.booleans()):
+        return f"{expr} AS {draw(st.sampled_from(ALIAS_NAMES))}"
+    return expr
+
+
+@st.composite
+def _source(draw: st.DrawFn, dialect: str, depth: int, pool: tuple[str, ...]) -> Source:
+    """``customers`` under an alias (with a column list, maybe), a derived table (maybe with a
+    column list), an internal table, or a lateral join of two of them."""
+    source = draw(_from_item(dialect, depth, pool))
+    names = tuple(n for n in source.names if n in pool or n not in COLUMNS)
+    return Source(source.sql, source.alias, names, pool)
+
+
+@st.composite
+def _from_item(draw: st.DrawFn, dialect: str, depth: int, pool: tuple[str, ...]) -> Source:
+    kind = draw(st.integers(0, 11))
+    alias = draw(st.sampled_from(("t", "c", "s", "x")))
+    if kind <= 3:
+        return Source(f"customers AS {alias}", alias, COLUMNS)
+    if kind == 4:
+        # short lists rename visible columns only (and may run); longer ones reach hidden ones
+        size = draw(st.one_of(st.integers(1, len(VISIBLE)), st.integers(1, len(COLUMNS))))
+        listed = ALIAS_NAMES[:size]
+        names = listed + COLUMNS[len(listed) :]
+        return Source(f"customers AS {alias}({', '.join(listed)})", alias, names)
+    if kind <= 8 and depth > 0:
+        inner = draw(_query(dialect, depth - 1, pool))
+        if draw(st.booleans()):
+            return Source(f"({inner}) AS {alias}", alias, ())
+        listed = ALIAS_NAMES[: draw(st.integers(1, 8))]
+        return Source(f"({inner}) AS {alias}({', '.join(listed)})", alias, listed)
+    if kind == 9:
+        return Source(f"{draw(st.sampled_from(INTERNAL_TABLES))} AS {alias}", alias, ())
+    if kind == 10 and dialect != "sqlite":
+        listed = ALIAS_NAMES[: draw(st.integers(1, 4))]
+        col = draw(st.sampled_from(pool))
+        sql = (
+            f"customers AS {alias} CROSS JOIN LATERAL (SELECT {alias}.{col}) AS l"
+            f"({', '.join(listed[:1])})"
+        )
+        return Source(sql, "l", listed[:1])
+    return Source("customers", "customers", COLUMNS)
+
+
+@st.composite
+def _query(draw: st.DrawFn, dialect: str, depth: int, pool: tuple[str, ...] | None = None) -> str:
+    if pool is None:  # the outermost query decides: sly (two in three) or open
+        pool = draw(st.sampled_from((VISIBLE, VISIBLE, COLUMNS)))
+    src = draw(_source(dialect, depth, pool))
+    items = draw(st.lists(_select_item(src, dialect, depth), min_size=1, max_size=3))
+    sql = f"SELECT {', '.join(items)} FROM {src.sql}"
+    if draw(st.booleans()):
+        sql += f" WHERE {draw(_expr(src, dialect, 0))} IS NOT NULL"
+    if draw(st.integers(0, 3)) == 0:
+        sql += " GROUP BY ALL" if dialect == "duckdb" else " GROUP BY 1"
+    if depth > 0 and draw(st.integers(0, 3)) == 0:
+        op = draw(st.sampled_from(("UNION", "UNION ALL", "EXCEPT", "INTERSECT")))
+        sql = f"{sql} {op} {draw(_query(dialect, depth - 1, pool))}"
+    return sql
+
+
+def queries(dialect: str, depth: int = 2) -> st.SearchStrategy[str]:
+    """SELECT statements in ``dialect`` that try to reach the hidden canary columns."""
+    return _query(dialect, depth)
+
+
+# --- the engines ---------------------------------------------------------------------------------
+
+
+def duckdb_workspace(folder: Path, kit: CanaryKit) -> SQLEngine:
+    """The canary workspace (CSV + descriptions file, internal canary planted) and its engine."""
+    src = write_customers(folder / "in", kit)
+    root = folder / "ws"
+    with Workspace.open(root) as ws:
+        ws.ingest(
+            [src / "customers.csv", src / "descriptions.json"],
+            settings=Settings(embedder="hashing", index_on_ingest=False),
+        )
+        tables = ws.tables()
+    plant_internal(root, kit)
+    return open_engine(root, catalog=tables, policy=POLICY)
+
+
+def sqlite_file(folder: Path, kit: CanaryKit) -> SQLEngine:
+    """The canary table as a SQLite file, opened by URL (the engine reads its own catalog)."""
+    path = build_sqlite(folder / "fuzz.db", kit)
+    return open_engine(f"sqlite:///{path}", policy=POLICY)
+
+
+def postgres_database(superuser_url: str, kit: CanaryKit, dbname: str) -> SQLEngine:
+    """The canary table in a fresh PostgreSQL database, read by a role granted only the
+    visible columns (the operator's column GRANTs) - tablerag's own check refuses otherwise."""
+    columns = [c for c in COLUMNS if c not in FLAGGED]
+    with psycopg.connect(superuser_url, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{dbname}"')
+        admin.execute("DROP ROLE IF EXISTS tr_fuzz_reader")
+        admin.execute("CREATE ROLE tr_fuzz_reader LOGIN")
+    url = make_url(superuser_url).set(database=dbname)
+    with psycopg.connect(url.render_as_string(hide_password=False), autocommit=True) as con:
+        con.execute(kit.ddl(columns=columns))
+        marks = ", ".join(["%s"] * len(columns))
+        with con.cursor() as cur:
+            cur.executemany(f"INSERT INTO customers VALUES ({marks})", kit.tuples(columns))
+        con.execute(f"GRANT SELECT ({', '.join(VISIBLE)}) ON customers TO tr_fuzz_reader")
+    reader = url.set(username="tr_fuzz_reader").render_as_string(hide_password=False)
+    return open_engine(reader, policy=POLICY)
+
+
+def campaign_summary(outcomes: Sequence[Outcome]) -> dict[str, int]:
+    """Counts per outcome kind (every kind present, zeros included)."""
+    kinds: tuple[Kind, ...] = ("ran", "rejected", "failed", "leak", "crash", "overrun")
+    return {k: sum(o.kind == k for o in outcomes) for k in kinds}
