@@ -196,7 +196,8 @@ def mysql_shop(mariadb_server: MariaDBServer) -> dict[str, str]:
 @pytest.fixture(scope="session")
 def mysql_engine(mysql_shop: dict[str, str]) -> Iterator[SQLEngine]:
     """The MySQL engine on the shop, as the read-only account."""
-    engine = open_engine(mysql_shop["tr_reader"])
+    # the catalog ingest records (hidden columns included, by name), as for PostgreSQL
+    engine = open_engine(mysql_shop["tr_reader"], catalog=catalog_tables())
     yield engine
     engine.close()
 

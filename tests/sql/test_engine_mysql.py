@@ -14,7 +14,7 @@ from tablerag.errors import ConfigError, QueryFailed, QueryTimeout, SQLRejected
 from tablerag.sql.engines import SQLEngine, open_engine
 from tablerag.sql.policy import ExecutionPolicy
 from tests.plugins.mariadb import MariaDBServer
-from tests.sql.conftest import N_ORDERS
+from tests.sql.conftest import N_ORDERS, catalog_tables
 
 pytestmark = pytest.mark.mariadb
 POLICY = ExecutionPolicy(time_limit_ms=1000, max_rows=100)
@@ -88,7 +88,11 @@ def test_operator_override_still_runs_read_only(
 ) -> None:
     with (
         caplog.at_level(logging.WARNING),
-        open_engine(mysql_shop["tr_writer"], allow_writable_role=True) as engine,
+        open_engine(
+            mysql_shop["tr_writer"],
+            allow_writable_role=True,
+            policy=ExecutionPolicy(allow_readable_hidden_columns=True),
+        ) as engine,
     ):
         assert "operator override" in caplog.text
         with pytest.raises(QueryFailed, match="READ ONLY"):
@@ -208,3 +212,40 @@ def _closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def test_an_account_that_can_read_hidden_columns_is_refused_with_the_grants_to_run(
+    mariadb_server: MariaDBServer, mysql_shop: dict[str, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    db = "tablerag_sql_shop"
+    mariadb_server.execute(
+        "DROP USER IF EXISTS 'tr_peek'@'%'",
+        "CREATE USER 'tr_peek'@'%'",
+        f"GRANT SELECT ON {db}.customers TO 'tr_peek'@'%'",
+    )
+    url = mariadb_server.url(db, user="tr_peek")
+    try:
+        with pytest.raises(ConfigError) as info:
+            open_engine(url, catalog=catalog_tables())
+        message = str(info.value)
+        assert (
+            "can read 3 column(s) that tablerag hides (in tablerag_sql_shop.customers)" in message
+        )
+        assert "REVOKE SELECT ON `tablerag_sql_shop`.`customers` FROM 'tr_peek'@'%';" in message
+        assert "GRANT SELECT (`id`, `name`, `city`) ON `tablerag_sql_shop`.`customers`" in message
+        # the statements the message gives make the account acceptable
+        for statement in message.splitlines()[1:3]:
+            mariadb_server.execute(statement)
+        with open_engine(url, catalog=catalog_tables()) as engine:
+            assert engine.execute("SELECT count(*) AS n FROM customers").rows == ((50,),)
+        mariadb_server.execute(f"GRANT SELECT ON {db}.customers TO 'tr_peek'@'%'")
+        policy = ExecutionPolicy(allow_readable_hidden_columns=True)
+        with (
+            caplog.at_level(logging.WARNING),
+            open_engine(url, catalog=catalog_tables(), policy=policy) as engine,
+        ):
+            assert "operator override allow_readable_hidden_columns" in caplog.text
+            with pytest.raises(SQLRejected):
+                engine.execute("SELECT phone FROM customers")
+    finally:
+        mariadb_server.execute("DROP USER 'tr_peek'@'%'")

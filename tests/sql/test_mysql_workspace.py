@@ -40,6 +40,7 @@ def passwords(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TR_READER_PW", "reader-pw")
     monkeypatch.setenv("TR_WRITER_PW", "writer-pw")
     monkeypatch.delenv("TABLERAG_ALLOW_WRITABLE_ROLE", raising=False)
+    monkeypatch.delenv("TABLERAG_ALLOW_READABLE_HIDDEN_COLUMNS", raising=False)
 
 
 def _cli(*args: str) -> tuple[int, str]:
@@ -94,8 +95,10 @@ def test_writable_account_is_warned_at_ingest_and_refused_when_asking(
     assert "accepted on operator override" in out
     monkeypatch.setenv("TABLERAG_ALLOW_WRITABLE_ROLE", "true")
     code, out = _cli("sql", QUERY, "--workspace", ws, "--json")
-    if code != 0:
-        pytest.xfail(f"tablerag sql does not pass allow_writable_role to the engine yet: {out}")
+    assert code == 1 and "can read 4 column(s) that tablerag hides" in out  # the next guard
+    monkeypatch.setenv("TABLERAG_ALLOW_READABLE_HIDDEN_COLUMNS", "true")
+    code, out = _cli("sql", QUERY, "--workspace", ws, "--json")
+    assert code == 0, out
     assert json.loads(out)["rows"] == EXPECTED
 
 

@@ -18,6 +18,7 @@ from sqlalchemy.exc import ArgumentError
 from tablerag.errors import ConfigError, QueryFailed, QueryTimeout
 from tablerag.sql.engines.base import Rows, SQLEngine
 from tablerag.sql.engines.scrub import scrub_message
+from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.types import ColumnInfo, TableInfo
 
@@ -201,6 +202,48 @@ def granted(line: str) -> list[tuple[str, str]]:
     return [(p, on) for p in privileges if p]
 
 
+READABLE_COLUMNS = (
+    "SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = "
+    "DATABASE() AND FIND_IN_SET('select', PRIVILEGES) > 0 ORDER BY TABLE_NAME, ORDINAL_POSITION"
+)
+"""The columns of the URL's database the account may SELECT (``PRIVILEGES`` is its own)."""
+
+
+def ident(name: str) -> str:
+    """A MySQL identifier in backticks.
+
+    Example:
+        >>> ident("my`table")
+        '`my``table`'
+    """
+    return "`" + name.replace("`", "``") + "`"
+
+
+def grant_statements(
+    database: str, catalog: ExposedCatalog, readable: list[tuple[str, str]], account: str
+) -> list[str]:
+    """The statements that leave ``account`` able to read only the exposed columns of each
+    table where it can read a hidden one (``readable``: table, column).
+
+    Example:
+        >>> cat = ExposedCatalog.from_mapping({"shop.customers": ["id", "phone"]},
+        ...                                   hidden={"shop.customers": ["phone"]})
+        >>> for s in grant_statements("shop", cat, [("customers", "phone")], "'bob'@'%'"):
+        ...     print(s)
+        REVOKE SELECT ON `shop`.`customers` FROM 'bob'@'%';
+        GRANT SELECT (`id`) ON `shop`.`customers` TO 'bob'@'%';
+    """
+    out = []
+    for table in sorted({t for t, _ in readable}):
+        name = f"{ident(database)}.{ident(table)}"
+        exposed = catalog.table(table, schema=database)
+        out.append(f"REVOKE SELECT ON {name} FROM {account};")
+        if exposed is not None and exposed.columns:
+            shown = ", ".join(ident(c) for c in exposed.columns)
+            out.append(f"GRANT SELECT ({shown}) ON {name} TO {account};")
+    return out
+
+
 def account_write_reasons(
     run: Callable[[str], list[tuple[Any, ...]]], error: type[BaseException]
 ) -> list[str]:
@@ -317,6 +360,51 @@ class MySQLEngine(SQLEngine):
                 return list(cur.fetchall())
 
             return account_write_reasons(run, self._driver.Error)
+
+    def readable_hidden(self, catalog: ExposedCatalog) -> list[tuple[str, str]]:
+        """(table, column) of every hidden column of ``catalog`` the account may SELECT."""
+        hidden = {(t.name.lower(), h.lower()) for t in catalog.tables for h in t.hidden}
+        if not hidden:
+            return []
+        with self._lock, self._con.cursor() as cur:
+            cur.execute(READABLE_COLUMNS)
+            rows = cur.fetchall()
+        return [(str(t), str(c)) for t, c in rows if (str(t).lower(), str(c).lower()) in hidden]
+
+    def _expose(self, catalog: ExposedCatalog) -> None:
+        """Refuse an account that can read a hidden column (column privileges are the exposure
+        layer here, as on PostgreSQL), unless ``policy.allow_readable_hidden_columns`` is set.
+
+        Raises:
+            ConfigError: with the statements that grant only the exposed columns.
+        """
+        readable = self.readable_hidden(catalog)
+        if not readable:
+            return
+        user = self._args["user"]
+        tables = ", ".join(sorted({f"{self._database}.{t}" for t, _ in readable}))
+        if self.policy.allow_readable_hidden_columns:
+            log.warning(
+                "MySQL user %r can read %d hidden column(s) of %s; the gate alone keeps them "
+                "out (operator override allow_readable_hidden_columns)",
+                user,
+                len(readable),
+                tables,
+            )
+            return
+        with self._con.cursor() as cur:
+            cur.execute("SELECT CURRENT_USER()")
+            row = cur.fetchone()
+        name, _, host = str(row[0] if row else f"{user}@%").rpartition("@")
+        account = f"'{name}'@'{host}'"
+        statements = "\n".join(grant_statements(self._database, catalog, readable, account))
+        raise ConfigError(
+            f"MySQL user {user!r} can read {len(readable)} column(s) that tablerag hides (in "
+            f"{tables}); the database must not let generated SQL read them. Run as an "
+            f"administrator (a SELECT granted on {ident(self._database)}.* must be replaced by "
+            f"grants per table):\n{statements}\nor set allow_readable_hidden_columns if you "
+            "accept that only the SQL gate keeps them out."
+        )
 
     def introspect(self) -> list[TableInfo]:
         """Tables, views and columns of the URL's database that the account may read."""
