@@ -82,6 +82,8 @@ def test_writable_account_is_warned_at_ingest_and_refused_when_asking(
     assert code == 0, out
     assert "the account can write (has DELETE, INSERT, UPDATE on" in out
     assert "--allow-writable-role" in out
+    code, out = _cli("sources", "--workspace", ws, "--json")  # recorded with the source
+    assert code == 0 and "the account can write" in out and "writer-pw" not in out
     code, out = _cli("sql", QUERY, "--db", shop["tr_writer"])
     assert code == 1
     assert "can write" in out and "allow-writable-role" in out
@@ -108,6 +110,8 @@ def test_server_down_is_one_sentence_and_nothing_is_written(tmp_path: Path) -> N
     assert code == 1
     assert "Cannot connect to MySQL at 127.0.0.1:1" in out
     assert "s3cret-canary" not in out and "Traceback" not in out
+    code, out = _cli("sources", "--workspace", str(ws), "--json")
+    assert code == 0 and json.loads(out) == []  # nothing written on failure
 
 
 def _reply(messages: Sequence[Message]) -> str:

@@ -91,7 +91,7 @@ class DatabaseReflection:
 def is_database_url(target: str) -> bool:
     """Tell whether ``target`` names a database (``scheme://…``) rather than a file path.
 
-    Unsupported databases (``mysql://``…) count as database URLs too, so that
+    Unsupported databases (``mssql://``, ``oracle://``…) count as database URLs too, so that
     :func:`reflect_database` can say what is missing.
 
     Example:
