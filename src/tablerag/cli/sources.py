@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from tablerag.cli._common import (
@@ -16,6 +15,7 @@ from tablerag.cli._common import (
     open_workspace,
     print_json,
     short,
+    shown,
     to_jsonable,
 )
 from tablerag.cli.ingest import WaitOpt
@@ -52,10 +52,10 @@ def sources(workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: JsonOpt = Fals
     for s in records:
         gone = " [bold red](file gone)[/]" if is_gone(s) else ""
         table.add_row(
-            escape(_where(s.location)) + gone,
+            shown(_where(s.location)) + gone,
             s.format,
             s.ingested_at,
-            escape(", ".join(s.tables)),
+            shown(", ".join(s.tables)),
             str(s.rows_stored),
             str(s.chunks),
             str(len(s.problems)),
@@ -126,7 +126,7 @@ def remove(
         return
     tables = f"tables {', '.join(removed.tables)}; " if removed.tables else ""
     console.print(
-        f"removed {escape(short(removed.location))}: {escape(tables)}{removed.chunks} "
+        f"removed {shown(short(removed.location))}: {shown(tables)}{removed.chunks} "
         + ("chunk" if removed.chunks == 1 else "chunks"),
         highlight=False,
     )
@@ -175,18 +175,16 @@ def _print_refresh(
         )
         return
     for report, changes in rows:
-        where = escape(_where(report.source))
+        where = shown(_where(report.source))
         head = f"{where}: {report.status}"
         if report.error:
-            head += f" - {escape(report.error)}"
+            head += f" - {shown(report.error)}"
         elif report.status != "unchanged" and not changes:
             head += " (no table changed)"
         console.print(head, highlight=False)
         for change in changes:
-            console.print(f"  {escape(change.line())}", highlight=False)
+            console.print(f"  {shown(change.line())}", highlight=False)
     for where, why in refused:
-        console.print(
-            f"{escape(where)}: [bold red]not refreshed[/]: {escape(why)}", highlight=False
-        )
+        console.print(f"{shown(where)}: [bold red]not refreshed[/]: {shown(why)}", highlight=False)
     if not rows and not refused:
         console.print("no sources to refresh", highlight=False)

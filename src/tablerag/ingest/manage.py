@@ -54,6 +54,9 @@ def resolve_source(records: Sequence[SourceRecord], query: str) -> SourceRecord:
     exact = [r for r in records if r.location in wanted or r.source_id == text]
     if len(exact) == 1:
         return exact[0]
+    named = [r for r in records if r.kind == "file" and PurePath(r.location).name == text]
+    if len(named) == 1:  # `fruit.csv` beside `fruit.csv.bak`
+        return named[0]
     folded = text.casefold()
     partial = [r for r in records if folded and folded in r.location.casefold()]
     if len(partial) == 1:
