@@ -58,11 +58,15 @@ def test_the_settings_are_read(ws: Path) -> None:
     assert execution_policy(settings).sensitive.hides("customers", "nickname")
 
 
-def test_chunks_and_search_hide_the_listed_column(ws: Path) -> None:
+def test_chunks_search_and_schema_hide_the_listed_column(ws: Path) -> None:
     for args in (("chunks",), ("search", "Lyon customers"), ("search", "n1 shop1")):
         code, out = cli(*args, "-w", str(ws))
         assert code == 0, out
         assert CANARY not in out and "nickname" not in out, out
+    for args in (("schema", "customers"), ("schema", "customers", "--json")):
+        code, out = cli(*args, "-w", str(ws))
+        assert code == 0, out
+        assert CANARY not in out, out  # the column is named (as hidden), its values are not
 
 
 def test_sql_refuses_the_listed_column_and_shows_the_allowed_one(ws: Path) -> None:

@@ -24,6 +24,7 @@ from tablerag.lang.untrusted import visible
 
 if TYPE_CHECKING:
     from tablerag.linking.profile import ColumnProfile
+    from tablerag.sql.sensitive import SensitiveRules
     from tablerag.types import TableInfo
 
 
@@ -76,12 +77,14 @@ def schema(
 ) -> None:
     """Show one table's columns, types, units, enum values (CHECK, lookup codes) and samples."""
     from tablerag.linking.cache import table_profiles
-    from tablerag.sql.sensitive import is_hidden_column
+    from tablerag.settings import load_settings
+    from tablerag.sql.sensitive import is_hidden_column, rules_from
 
+    rules = rules_from(load_settings(workspace))
     with open_workspace(workspace) as ws:
         info = ws.table(name)
         profiles = {p.column: p for p in table_profiles(ws, info.name)}
-    info, profiles = _without_hidden_values(info, profiles)
+    info, profiles = _without_hidden_values(info, profiles, rules)
     if as_json:
         shown = [{**to_jsonable(p), "exact": p.exact} for p in profiles.values()]
         print_json({**to_jsonable(info), "profiles": shown})
@@ -107,7 +110,7 @@ def schema(
         p = profiles.get(c.name)
         values = _values(p) if p and p.enum_values else c.samples
         notes = [f"header {c.original!r}"] if c.original and c.original != c.name else []
-        if is_hidden_column(c):
+        if is_hidden_column(c, table=info.name, rules=rules):
             values = ("(hidden)",)
             notes.append("[red]sensitive[/]: hidden from the model, the gate and the index")
         if p and p.enum_origin in ("check", "sample"):
@@ -137,13 +140,13 @@ def schema(
 
 
 def _without_hidden_values(
-    info: TableInfo, profiles: dict[str, ColumnProfile]
+    info: TableInfo, profiles: dict[str, ColumnProfile], rules: SensitiveRules
 ) -> tuple[TableInfo, dict[str, ColumnProfile]]:
     """``info`` and its profiles with no value of a hidden column (samples, enum values): the
     same rule that keeps them from the model keeps them off the screen."""
     from tablerag.sql.sensitive import is_hidden_column
 
-    hidden = {c.name for c in info.columns if is_hidden_column(c)}
+    hidden = {c.name for c in info.columns if is_hidden_column(c, table=info.name, rules=rules)}
     columns = tuple(replace(c, samples=()) if c.name in hidden else c for c in info.columns)
     kept = {
         name: replace(p, samples=(), enum_values=(), enum_labels=()) if name in hidden else p
