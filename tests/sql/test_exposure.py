@@ -76,6 +76,10 @@ QUERIES = (
     "SELECT x FROM (SELECT phone AS x FROM customers) AS s",
     "SELECT name FROM customers NATURAL JOIN customers AS d",
     "SELECT * FROM customers AS c JOIN orders AS o USING (id)",
+    "EXPLAIN SELECT * FROM customers",
+    "EXPLAIN ANALYZE SELECT password FROM customers",
+    "DESCRIBE customers",
+    "SUMMARIZE customers",
 )
 ORACLES = (
     "SELECT count(*) AS n FROM customers WHERE diagnosis LIKE 'CAN%'",
