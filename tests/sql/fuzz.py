@@ -16,6 +16,7 @@ Used by ``tests/sql/test_fuzz_gate.py`` (a short, derandomized campaign per engi
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -115,7 +116,7 @@ def _literal() -> st.SearchStrategy[str]:
 def _column(draw: st.DrawFn, src: Source, dialect: str) -> str:
     """A reference to a column of ``src``: by a name it exposes, a visible or a hidden
     underlying name, qualified or not, or by position on DuckDB."""
-    pick = draw(st.integers(0, 19))
+    pick = draw(st.sampled_from(range(20)))
     if pick <= 8 and src.names:
         name = draw(st.sampled_from(src.names))
     elif pick <= 13:
@@ -158,13 +159,13 @@ def _wrap(dialect: str) -> st.SearchStrategy[str]:
 
 @st.composite
 def _expr(draw: st.DrawFn, src: Source, dialect: str, depth: int) -> str:
-    kind = draw(st.integers(0, 9))
+    kind = draw(st.sampled_from(range(10)))
     if kind <= 4:
         return draw(_column(src, dialect))
     if kind == 5:
         return draw(_literal())
     if kind == 6 and depth > 0:
-        inner = draw(_query(dialect, depth - 1, src.pool))
+        inner, _ = draw(_query(dialect, depth - 1, src.pool))
         return f"(SELECT * FROM ({inner}) AS q LIMIT 1)" if draw(st.booleans()) else f"({inner})"
     if kind == 7:
         return f"to_json({src.alias})" if dialect != "sqlite" else draw(_column(src, dialect))
@@ -174,19 +175,26 @@ def _expr(draw: st.DrawFn, src: Source, dialect: str, depth: int) -> str:
     return draw(_wrap(dialect)).format(inner)
 
 
+Select = tuple[str, tuple[str, ...]]
+"""SQL and the output column names it is known to have (a select item, a query)."""
+
+
 @st.composite
-def _select_item(draw: st.DrawFn, src: Source, dialect: str, depth: int) -> str:
-    kind = draw(st.integers(0, 15))
+def _select_item(draw: st.DrawFn, src: Source, dialect: str, depth: int) -> Select:
+    kind = draw(st.sampled_from(range(16)))
     if kind == 0:
-        return "*"
+        return "*", src.names
     if kind == 1:
-        return f"{src.alias}.*"
-    if kind == 2 and dialect == "duckdb":
-        return draw(st.sampled_from(("COLUMNS(*)", "COLUMNS('.*')", f"{src.alias}.* EXCLUDE (id)")))
+        return f"{src.alias}.*", src.names
+    if kind == 2 and dialect == "duckdb" and draw(st.booleans()):
+        star = ("COLUMNS(*)", "COLUMNS('.*')", f"{src.alias}.* EXCLUDE (id)")
+        return draw(st.sampled_from(star)), src.names
     expr = draw(_expr(src, dialect, depth))
     if draw(st.booleans()):
-        return f"{expr} AS {draw(st.sampled_from(ALIAS_NAMES))}"
-    return expr
+        alias = draw(st.sampled_from(ALIAS_NAMES))
+        return f"{expr} AS {alias}", (alias,)
+    name = expr.rsplit(".", 1)[-1]
+    return expr, (name,) if re.fullmatch(r"[a-z_]+", name) else ()
 
 
 @st.composite
@@ -200,7 +208,7 @@ def _source(draw: st.DrawFn, dialect: str, depth: int, pool: tuple[str, ...]) ->
 
 @st.composite
 def _from_item(draw: st.DrawFn, dialect: str, depth: int, pool: tuple[str, ...]) -> Source:
-    kind = draw(st.integers(0, 11))
+    kind = draw(st.sampled_from(range(12)))
     alias = draw(st.sampled_from(("t", "c", "s", "x")))
     if kind <= 3:
         return Source(f"customers AS {alias}", alias, COLUMNS)
@@ -211,11 +219,12 @@ def _from_item(draw: st.DrawFn, dialect: str, depth: int, pool: tuple[str, ...])
         names = listed + COLUMNS[len(listed) :]
         return Source(f"customers AS {alias}({', '.join(listed)})", alias, names)
     if kind <= 8 and depth > 0:
-        inner = draw(_query(dialect, depth - 1, pool))
+        inner, names = draw(_query(dialect, depth - 1, pool))
         if draw(st.booleans()):
-            return Source(f"({inner}) AS {alias}", alias, ())
-        listed = ALIAS_NAMES[: draw(st.integers(1, 8))]
-        return Source(f"({inner}) AS {alias}({', '.join(listed)})", alias, listed)
+            return Source(f"({inner}) AS {alias}", alias, names)
+        listed = ALIAS_NAMES[: draw(st.integers(1, max(1, len(names))))]
+        rest = names[len(listed) :]
+        return Source(f"({inner}) AS {alias}({', '.join(listed)})", alias, listed + rest)
     if kind == 9:
         return Source(f"{draw(st.sampled_from(INTERNAL_TABLES))} AS {alias}", alias, ())
     if kind == 10 and dialect != "sqlite":
@@ -230,25 +239,30 @@ def _from_item(draw: st.DrawFn, dialect: str, depth: int, pool: tuple[str, ...])
 
 
 @st.composite
-def _query(draw: st.DrawFn, dialect: str, depth: int, pool: tuple[str, ...] | None = None) -> str:
+def _query(
+    draw: st.DrawFn, dialect: str, depth: int, pool: tuple[str, ...] | None = None
+) -> Select:
     if pool is None:  # the outermost query decides: sly (two in three) or open
         pool = draw(st.sampled_from((VISIBLE, VISIBLE, COLUMNS)))
     src = draw(_source(dialect, depth, pool))
-    items = draw(st.lists(_select_item(src, dialect, depth), min_size=1, max_size=3))
-    sql = f"SELECT {', '.join(items)} FROM {src.sql}"
+    items = draw(st.lists(_select_item(src, dialect, depth), min_size=1, max_size=2))
+    names = tuple(n for _, item_names in items for n in item_names)
+    sql = f"SELECT {', '.join(item for item, _ in items)} FROM {src.sql}"
     if draw(st.booleans()):
         sql += f" WHERE {draw(_expr(src, dialect, 0))} IS NOT NULL"
-    if draw(st.integers(0, 3)) == 0:
+    if draw(st.sampled_from(range(4))) == 0:
         sql += " GROUP BY ALL" if dialect == "duckdb" else " GROUP BY 1"
-    if depth > 0 and draw(st.integers(0, 3)) == 0:
+    if depth > 0 and draw(st.sampled_from(range(4))) == 0:
         op = draw(st.sampled_from(("UNION", "UNION ALL", "EXCEPT", "INTERSECT")))
-        sql = f"{sql} {op} {draw(_query(dialect, depth - 1, pool))}"
-    return sql
+        sql = f"{sql} {op} {draw(_query(dialect, depth - 1, pool))[0]}"
+    return sql, names
 
 
 def queries(dialect: str, depth: int = 2) -> st.SearchStrategy[str]:
-    """SELECT statements in ``dialect`` that try to reach the hidden canary columns."""
-    return _query(dialect, depth)
+    """SELECT statements in ``dialect`` that try to reach the hidden canary columns, nested up
+    to ``depth`` levels (one forbidden part refuses a whole query, so most are shallow)."""
+    levels = st.sampled_from([d for d in (0, 1, 1, 2, 2, 3) if d <= depth])
+    return levels.flatmap(lambda d: _query(dialect, d)).map(lambda query: query[0])
 
 
 # --- the engines ---------------------------------------------------------------------------------
