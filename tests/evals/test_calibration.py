@@ -22,7 +22,7 @@ from tests.evals.test_wikitq_reader import write_wikitq
 
 SQL = {
     "which team won in 1991?": "SELECT team FROM {t} WHERE year = 1991",  # right, ok
-    "how many seasons are listed?": "SELECT 3 AS n",  # right by luck: a constant query, unsure
+    "how many seasons are listed?": "SELECT 4 AS n",  # a constant query (wrong): unsure
     "which years did the lions win?": "SELECT year FROM {t} WHERE team = 'Lions'",  # right, ok
     "what is the population of city 7?": "SELECT city, population FROM {t} WHERE rank = 7",
     "which band is named ac/dc?": "I am not sure.",  # no SQL: an error
@@ -54,18 +54,20 @@ def test_a_tableqa_run_reports_how_far_ok_can_be_trusted(tmp_path: Path) -> None
         "ok",
         "error",
     ]
-    assert got["nu-1"].correct and got["nu-1"].detail["confidence"] < 0.5
+    assert not got["nu-1"].correct and got["nu-1"].detail["confidence"] < 0.5
     assert not got["nu-3"].correct  # wrong, and marked ok: what the figures must show
     c = calibration(outcomes)["tablerag"]
     assert (c.n, c.ok, c.ok_correct) == (5, 3, 2)
     assert c.wrong_but_ok == 0.2 and c.coverage == 0.6
     report = write_report(folder).read_text(encoding="utf-8")
     assert "## Confidence" in report
-    assert "| tablerag | 5 | 60.0% | 66.7% | 20.0% |" in report
+    # without the checks the constant query's answer was ok too: two wrong of five
+    assert "| tablerag | 5 | 60.0% | 66.7% | 20.0% | 40.0% |" in report
     assert "| [0.8, 1.0] | 3 | 66.7% |" in report  # the three ok answers at 0.85
     summary = json.loads((folder / SUMMARY_FILE).read_text(encoding="utf-8"))
     figures = summary["methods"]["tablerag"]["confidence"]
     assert figures["coverage"] == 0.6 and figures["wrong_but_ok"] == 0.2
+    assert figures["wrong_but_ok_without_checks"] == 0.4
     assert sum(b["n"] for b in figures["buckets"]) == 5
 
 

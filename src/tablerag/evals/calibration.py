@@ -6,6 +6,8 @@ answer's ``status`` and ``confidence`` (the ``sql`` and ``tableqa`` tasks' table
 - *coverage*: the share of answers marked ``ok``;
 - *accuracy of ok*: the share of ``ok`` answers that are right;
 - *wrong but ok*: the share of all answers that are wrong and yet marked ``ok`` (target ≤ 5 %);
+  beside it the same share had every answer that states a result been ``ok`` (``ok`` or
+  ``unsure``: what the status said before the checks), so one run shows before and after;
 - a *calibration table*: confidence bucket → answers and their accuracy. A calibrated
   confidence has each bucket's accuracy inside the bucket.
 """
@@ -46,6 +48,9 @@ class Calibration:
     ok: int
     ok_correct: int
     buckets: tuple[Bucket, ...]
+    answered: int = 0
+    """Answers that state a result (``ok`` or ``unsure``)."""
+    answered_correct: int = 0
 
     @property
     def coverage(self) -> float:
@@ -62,6 +67,11 @@ class Calibration:
         """Share of all answers wrong and marked ``ok``."""
         return (self.ok - self.ok_correct) / self.n if self.n else 0.0
 
+    @property
+    def wrong_but_answered(self) -> float:
+        """Share of all answers wrong that state a result (``ok`` before the checks)."""
+        return (self.answered - self.answered_correct) / self.n if self.n else 0.0
+
     def as_dict(self) -> dict[str, Any]:
         """The JSON form (``summary.json``)."""
         return {
@@ -69,6 +79,7 @@ class Calibration:
             "coverage": round(self.coverage, 4),
             "ok_accuracy": None if self.ok_accuracy is None else round(self.ok_accuracy, 4),
             "wrong_but_ok": round(self.wrong_but_ok, 4),
+            "wrong_but_ok_without_checks": round(self.wrong_but_answered, 4),
             "buckets": [
                 {"low": b.low, "high": b.high, "n": b.n, "correct": b.correct} for b in self.buckets
             ],
@@ -104,12 +115,13 @@ def calibration(outcomes: Sequence[Outcome]) -> dict[str, Calibration]:
 
 def _calibrate(records: Sequence[tuple[str, float, bool]]) -> Calibration:
     ok = [correct for status, _, correct in records if status == "ok"]
+    answered = [correct for status, _, correct in records if status in ("ok", "unsure")]
     buckets = []
     for i, (low, high) in enumerate(zip(BUCKETS, BUCKETS[1:], strict=False)):
         last = i == len(BUCKETS) - 2
         inside = [c for _, v, c in records if low <= v < high or (last and v == high)]
         buckets.append(Bucket(low, high, len(inside), sum(inside)))
-    return Calibration(len(records), len(ok), sum(ok), tuple(buckets))
+    return Calibration(len(records), len(ok), sum(ok), tuple(buckets), len(answered), sum(answered))
 
 
 def calibration_markdown(calibrations: Mapping[str, Calibration]) -> list[str]:
@@ -120,25 +132,29 @@ def calibration_markdown(calibrations: Mapping[str, Calibration]) -> list[str]:
         >>> print("\\n".join(calibration_markdown(calibration(o))[:5]))
         ## Confidence
         <BLANKLINE>
-        | method | n | coverage (ok) | accuracy of ok | wrong but ok |
-        |---|---|---|---|---|
-        | m | 1 | 100.0% | 100.0% | 0.0% |
+        | method | n | coverage (ok) | accuracy of ok | wrong but ok | without the checks |
+        |---|---|---|---|---|---|
+        | m | 1 | 100.0% | 100.0% | 0.0% | 0.0% |
     """
     if not calibrations:
         return []
     lines = [
         "## Confidence",
         "",
-        "| method | n | coverage (ok) | accuracy of ok | wrong but ok |",
-        "|---|---|---|---|---|",
+        "| method | n | coverage (ok) | accuracy of ok | wrong but ok | without the checks |",
+        "|---|---|---|---|---|---|",
     ]
     for method, c in calibrations.items():
         acc = "—" if c.ok_accuracy is None else _pct(c.ok_accuracy)
-        lines.append(f"| {method} | {c.n} | {_pct(c.coverage)} | {acc} | {_pct(c.wrong_but_ok)} |")
+        lines.append(
+            f"| {method} | {c.n} | {_pct(c.coverage)} | {acc} | {_pct(c.wrong_but_ok)} | "
+            f"{_pct(c.wrong_but_answered)} |"
+        )
     lines += [
         "",
         "Coverage is the share of answers marked `ok`; *wrong but ok* is the share of all "
-        "answers that are wrong and marked `ok`.",
+        "answers that are wrong and marked `ok`; *without the checks* is that share had every "
+        "answer that states a result been `ok` (`ok` or `unsure`), as before the checks.",
         "",
     ]
     for method, c in calibrations.items():
