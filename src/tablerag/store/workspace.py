@@ -103,9 +103,28 @@ class Workspace:
             root.mkdir(parents=True, exist_ok=True)
         wait = (lock.READ_WAIT_S if read_only else 0.0) if wait_s is None else wait_s
         deadline = time.monotonic() + wait
-        held = lock.acquire(root, exclusive=not read_only, wait_s=wait)
         try:
-            con = _connect(root, db, read_only=read_only, deadline=deadline, wait_s=wait)
+            return cls._open(root, db, read_only=read_only, deadline=deadline, wait_s=wait)
+        except _NeedsUpgrade as exc:
+            # A reader of a workspace an older tablerag wrote: upgrade it with one short write
+            # (readers opened it read-write before issue 22, so `ask` still upgrades it).
+            try:
+                left = max(0.0, deadline - time.monotonic())
+                cls.open(root, create=False, read_only=False, wait_s=left).close()
+            except WorkspaceError:
+                raise exc from None
+            left = max(0.0, deadline - time.monotonic())
+            return cls._open(
+                root, db, read_only=True, deadline=time.monotonic() + left, wait_s=left
+            )
+
+    @classmethod
+    def _open(
+        cls, root: Path, db: Path, *, read_only: bool, deadline: float, wait_s: float
+    ) -> Self:
+        held = lock.acquire(root, exclusive=not read_only, wait_s=wait_s)
+        try:
+            con = _connect(root, db, read_only=read_only, deadline=deadline, wait_s=wait_s)
             ws = cls(root, con, read_only=read_only)
             ws._lock = held
             try:
@@ -160,7 +179,7 @@ class Workspace:
         if version == SCHEMA_VERSION:
             return
         if self.read_only:
-            raise WorkspaceError(
+            raise _NeedsUpgrade(
                 f"Workspace {str(self.path)!r} needs an upgrade (schema {version} → "
                 f"{SCHEMA_VERSION}); open it once without read-only mode (e.g. `tablerag ingest`)."
             )
@@ -395,6 +414,10 @@ def _annotate(info: TableInfo, notes: dict[tuple[str, str | None], Annotation]) 
         foreign_keys=info.foreign_keys or table_note.foreign_keys,
         columns=tuple(columns),
     )
+
+
+class _NeedsUpgrade(WorkspaceError):
+    """A read-only open found a workspace an older tablerag wrote (``open`` upgrades it)."""
 
 
 def _connect(
