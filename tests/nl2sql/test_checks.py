@@ -238,3 +238,27 @@ def test_gross_profit_without_the_paid_filter_is_flagged_and_with_it_cited(parts
     )
     _ok(paid)
     assert paid.answer.endswith("）") and "（毛利按《指标口径.md》的口径计算" in paid.answer
+
+
+def test_a_weakly_linked_table_holding_none_of_the_questions_words_is_flagged(
+    parts: Parts,
+) -> None:
+    # the sample has no warranty table: the linker's best guess is a document's target table
+    question = "保修索赔一共有多少笔？"
+    guessed = _ask(question, 'SELECT count(*) AS n FROM "区域销售制度_table_1"', parts)
+    _unsure(guessed, "查询没有用到问题里的'保修', '索赔'相关表", "区域销售制度_table_1")
+    # the same table for a question whose words it holds
+    targets = _ask(
+        "各大区第一季度的销售目标是多少？", 'SELECT * FROM "区域销售制度_table_1"', parts
+    )
+    _ok(targets)
+
+
+def test_a_question_in_another_language_than_the_names_is_not_judged_word_by_word(
+    mine: Parts,
+) -> None:
+    # 保修/索赔 are no words of warranty_claims, but its names are English: no judgement
+    _ok(_ask("保修索赔一共有多少笔？", "SELECT count(*) FROM warranty_claims", mine))
+    # a query over a table the question did not link to is still flagged, in any language
+    other = _ask("保修索赔一共有多少笔？", "SELECT count(*) FROM orders", mine)
+    _unsure(other, "查询读取的 orders 不是问题所关联的表（warranty_claims）")

@@ -239,10 +239,28 @@ def _off_topic(read: set[str], e: Evidence) -> list[Finding]:
         ]
     ours = [t for t in read if t in e.linked]
     weak = not (read & e.named) and max((e.linked[t] for t in ours), default=0.0) < WEAK_LINK
-    if weak and len(uncovered) >= WEAK_LINK_WORDS and len(uncovered) == len(e.question_words):
+    enough = len(uncovered) >= WEAK_LINK_WORDS and len(uncovered) == len(e.question_words)
+    if weak and enough and _same_script(uncovered, known):
         terms = "', '".join(list(dict.fromkeys(w for _, w in uncovered))[:MAX_NAMED])
         return [Finding("weak_link", (("tables", _names(read)), ("terms", terms)))]
     return []
+
+
+def _same_script(words: Sequence[tuple[str, str]], known: frozenset[str]) -> bool:
+    """Whether the read tables are named in a script of the question's words (a Chinese
+    question over English names cannot be judged word by word).
+
+    Example:
+        >>> _same_script([("保修", "保修")], frozenset({"warranti", "claim"}))
+        False
+        >>> _same_script([("保修", "保修")], frozenset({"staff", "员工月薪表"}))
+        True
+    """
+    han = any(not stem.isascii() for stem, _ in words)
+    latin = any(stem.isascii() for stem, _ in words)
+    return (han and any(not w.isascii() for w in known)) or (
+        latin and any(w.isascii() and w.isalpha() for w in known)
+    )
 
 
 def _in_name(stem: str, tokens: frozenset[str]) -> bool:
