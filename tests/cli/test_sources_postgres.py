@@ -3,11 +3,13 @@ reported, the password given on the command line used and never kept or shown (i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg
 import pytest
 from typer.testing import CliRunner
 
@@ -48,6 +50,9 @@ def pg(postgres_server: PostgresServer) -> Iterator[tuple[PostgresServer, str]]:
     yield postgres_server, f"postgresql://{PASSWORD_USER}:{PASSWORD}@{host}/{DBNAME}"
     with postgres_server.connect() as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{DBNAME}" WITH (FORCE)')
+        # the role is shared by the session: other tests create it with their own password
+        with contextlib.suppress(psycopg.errors.DependentObjectsStillExist):
+            admin.execute(f"DROP ROLE IF EXISTS {PASSWORD_USER}")
 
 
 def cli(*args: str) -> tuple[int, str]:
