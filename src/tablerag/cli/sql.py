@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -166,10 +167,15 @@ def sql(
         sensitive=rules_from(settings),
         allow_readable_hidden_columns=settings.allow_readable_hidden_columns,
     )
+    from tablerag.store.lock import reading
+
     try:
-        engine, query = _engine(workspace, db, policy, query)
-        with engine:
-            result = engine.execute(query, policy)
+        with ExitStack() as stack:
+            if db is None:  # a reader's lock from the catalog read to the query's end (issue 22)
+                stack.enter_context(reading(workspace))
+            engine, query = _engine(workspace, db, policy, query)
+            with engine:
+                result = engine.execute(query, policy)
     except TableragError as exc:
         raise typer.Exit(_fail(exc, as_json)) from exc
     _show(result, as_json, max_rows)
