@@ -27,6 +27,7 @@ from tests.plugins.canary import (
     CanaryKit,
     assert_no_canary,
     build_duckdb,
+    build_postgres,
     build_sqlite,
     canary_kit,
     find_canaries,
@@ -156,12 +157,21 @@ def db_urls(kit: CanaryKit, tmp_path_factory: pytest.TempPathFactory) -> dict[st
     }
 
 
-@pytest.mark.parametrize("kind", ["sqlite", "duckdb"])
+@pytest.fixture(scope="module")
+def pg_url(kit: CanaryKit, postgres_dsn: str) -> str:
+    """The canary table on PostgreSQL, as a role granted the visible columns only."""
+    return build_postgres(postgres_dsn, kit, "tablerag_canary_channels")
+
+
+@pytest.mark.parametrize(
+    "kind", ["sqlite", "duckdb", pytest.param("postgres", marks=pytest.mark.postgres)]
+)
 @pytest.mark.parametrize("query", HOSTILE)
-def test_sql_on_a_database_file_shows_no_canary(
-    db_urls: dict[str, str], kind: str, query: str
+def test_sql_on_a_database_shows_no_canary(
+    request: pytest.FixtureRequest, db_urls: dict[str, str], kind: str, query: str
 ) -> None:
-    outputs = list(both("sql", query, "--db", db_urls[kind]))
+    url = request.getfixturevalue("pg_url") if kind == "postgres" else db_urls[kind]
+    outputs = list(both("sql", query, "--db", url))
     assert {r.exit_code for r in outputs} <= {0, 1, 3, 4}, [r.output for r in outputs]
     assert_no_canary(*outputs)
 

@@ -35,9 +35,11 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import psycopg
 import pytest
 from click.testing import Result
 from pydantic import BaseModel
+from sqlalchemy.engine import make_url
 
 from tablerag.layout import DB_FILE, INTERNAL_SCHEMA
 
@@ -200,6 +202,33 @@ def build_duckdb(path: Path, kit: CanaryKit) -> Path:
     con.execute(f"INSERT INTO {INTERNAL_SCHEMA}.columns VALUES ('secret', ?)", [kit.internal])
     con.close()
     return path
+
+
+def build_postgres(superuser_url: str, kit: CanaryKit, dbname: str) -> str:
+    """The canary ``customers`` (without the :data:`FLAGGED` columns) in a fresh PostgreSQL
+    database, plus a schema ``tablerag`` of the database's own holding the internal canary;
+    returns the URL of a role granted SELECT on the visible columns only (the column GRANTs an
+    operator gives; tablerag refuses a role that can read hidden columns)."""
+    columns = [c for c in COLUMNS if c not in FLAGGED]
+    role = f"canary_{dbname}"[:60]
+    with psycopg.connect(superuser_url, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{dbname}"')
+        admin.execute(f'DROP ROLE IF EXISTS "{role}"')
+        admin.execute(f'CREATE ROLE "{role}" LOGIN')
+    url = make_url(superuser_url).set(database=dbname)
+    with psycopg.connect(url.render_as_string(hide_password=False), autocommit=True) as con:
+        con.execute(kit.ddl(columns=columns))
+        marks = ", ".join(["%s"] * len(columns))
+        with con.cursor() as cur:
+            cur.executemany(f"INSERT INTO customers VALUES ({marks})", kit.tuples(columns))
+        con.execute(f'GRANT SELECT ({", ".join(VISIBLE)}) ON customers TO "{role}"')
+        con.execute(f"CREATE SCHEMA {INTERNAL_SCHEMA}")
+        con.execute(f"CREATE TABLE {INTERNAL_SCHEMA}.columns (name text, samples text)")
+        con.execute(f"INSERT INTO {INTERNAL_SCHEMA}.columns VALUES ('secret', %s)", [kit.internal])
+        con.execute(f'GRANT USAGE ON SCHEMA {INTERNAL_SCHEMA} TO "{role}"')
+        con.execute(f'GRANT SELECT ON {INTERNAL_SCHEMA}.columns TO "{role}"')
+    return url.set(username=role).render_as_string(hide_password=False)
 
 
 def plant_internal(workspace: Path, kit: CanaryKit) -> None:

@@ -23,9 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-import psycopg
 from hypothesis import strategies as st
-from sqlalchemy.engine import make_url
 
 from tablerag.errors import SQLRejected, TableragError
 from tablerag.service import Workspace
@@ -34,9 +32,9 @@ from tablerag.sql.engines import SQLEngine, open_engine
 from tablerag.sql.policy import ExecutionPolicy
 from tests.plugins.canary import (
     COLUMNS,
-    FLAGGED,
     VISIBLE,
     CanaryKit,
+    build_postgres,
     build_sqlite,
     find_canaries,
     plant_internal,
@@ -290,22 +288,8 @@ def sqlite_file(folder: Path, kit: CanaryKit) -> SQLEngine:
 
 def postgres_database(superuser_url: str, kit: CanaryKit, dbname: str) -> SQLEngine:
     """The canary table in a fresh PostgreSQL database, read by a role granted only the
-    visible columns (the operator's column GRANTs) - tablerag's own check refuses otherwise."""
-    columns = [c for c in COLUMNS if c not in FLAGGED]
-    with psycopg.connect(superuser_url, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
-        admin.execute(f'CREATE DATABASE "{dbname}"')
-        admin.execute("DROP ROLE IF EXISTS tr_fuzz_reader")
-        admin.execute("CREATE ROLE tr_fuzz_reader LOGIN")
-    url = make_url(superuser_url).set(database=dbname)
-    with psycopg.connect(url.render_as_string(hide_password=False), autocommit=True) as con:
-        con.execute(kit.ddl(columns=columns))
-        marks = ", ".join(["%s"] * len(columns))
-        with con.cursor() as cur:
-            cur.executemany(f"INSERT INTO customers VALUES ({marks})", kit.tuples(columns))
-        con.execute(f"GRANT SELECT ({', '.join(VISIBLE)}) ON customers TO tr_fuzz_reader")
-    reader = url.set(username="tr_fuzz_reader").render_as_string(hide_password=False)
-    return open_engine(reader, policy=POLICY)
+    visible columns (:func:`tests.plugins.canary.build_postgres`)."""
+    return open_engine(build_postgres(superuser_url, kit, dbname), policy=POLICY)
 
 
 def campaign_summary(outcomes: Sequence[Outcome]) -> dict[str, int]:
