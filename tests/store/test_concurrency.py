@@ -19,7 +19,7 @@ import pytest
 from tablerag.errors import WorkspaceError
 from tablerag.service import Workspace
 from tablerag.settings import Settings
-from tablerag.store.lock import holders
+from tablerag.store.lock import _lock_holder, acquire, holders, reading
 
 SETTINGS = Settings(embedder="hashing", index_on_ingest=True)
 ASK = (
@@ -177,3 +177,31 @@ def test_the_lock_is_reentrant_in_one_process_and_names_no_one_when_free(ws: Pat
     with Workspace.open(ws, read_only=True) as r1, Workspace.open(ws, read_only=True) as r2:
         assert r1.summary() == r2.summary()
     assert holders(ws) == []
+
+
+def _pids_holding(ws: Path) -> set[int]:
+    st = (ws / "lock").stat()
+    with open("/proc/locks", encoding="ascii") as fh:
+        return {p for line in fh if (p := _lock_holder(line, st.st_dev, st.st_ino)) is not None}
+
+
+@pytest.mark.skipif(not Path("/proc/locks").exists(), reason="needs Linux /proc/locks")
+def test_a_failed_upgrade_keeps_this_process_a_reader(ws: Path) -> None:
+    reader = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(ws)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    )
+    with reader, reading(ws):
+        assert reader.stdout is not None and reader.stdin is not None
+        assert reader.stdout.readline().strip() == "open"
+        with pytest.raises(WorkspaceError, match=rf"in use by pid {reader.pid}"):
+            acquire(ws, exclusive=True, wait_s=0.3)
+        assert os.getpid() in _pids_holding(ws)  # still a reader: no writer may come in
+        reader.stdin.write("done\n")
+        reader.stdin.flush()
+        assert reader.stdout.readline().strip() == "closed"
+        assert _pids_holding(ws) == {os.getpid()}
+    assert _pids_holding(ws) == set()

@@ -18,6 +18,7 @@ are no-ops and DuckDB's own file lock is the only guard.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -129,6 +130,9 @@ def _try_take(path: Path, exclusive: bool) -> bool:
         try:
             fcntl.flock(held.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            # Linux drops the shared lock before trying the exclusive one: take it back
+            with contextlib.suppress(BlockingIOError):
+                fcntl.flock(held.fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
             return False
         held.exclusive = True
         _note_writer(held.fd)
