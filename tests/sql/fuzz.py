@@ -47,6 +47,8 @@ POLICY = ExecutionPolicy(max_rows=50, time_limit_ms=2000)
 """The limits every fuzzed query runs under."""
 GRACE_S = 1.0
 """A query may take the time limit plus this long (the resource tests' bound)."""
+SLOW_ONCE = "slow once"
+"""The detail of a query over the time bound once but not when run again (load noise)."""
 
 DIALECTS = ("duckdb", "sqlite", "postgres")
 ALIAS_NAMES = ("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n")
@@ -84,7 +86,16 @@ def try_query(engine: SQLEngine, sql: str, policy: ExecutionPolicy = POLICY) -> 
     if len(result.rows) > policy.max_rows:
         return Outcome("overrun", sql, f"{len(result.rows)} rows > {policy.max_rows}")
     if elapsed > policy.time_limit_ms / 1000 + GRACE_S:
-        return Outcome("overrun", sql, f"{elapsed:.1f} s > {policy.time_limit_ms} ms + 1 s")
+        # the machine is shared: a slow run counts only when the query is slow again
+        again = time.perf_counter()
+        try:
+            engine.execute(sql, policy)
+        except TableragError as exc:
+            return Outcome("overrun", sql, f"{elapsed:.1f} s, then {type(exc).__name__}")
+        retried = time.perf_counter() - again
+        if retried > policy.time_limit_ms / 1000 + GRACE_S:
+            return Outcome("overrun", sql, f"{elapsed:.1f} s, then {retried:.1f} s > limit + 1 s")
+        return Outcome("ran", sql, f"{SLOW_ONCE} ({elapsed:.1f} s, then {retried:.1f} s)")
     return Outcome("ran", sql)
 
 
