@@ -68,6 +68,17 @@ HOSTILE = (
 )
 
 
+GUIDE = """# Customers guide
+
+## Customer records
+
+The customers table keeps each customer's name, city and order amount. Phone numbers,
+passwords, ID cards, e-mail addresses and the diagnosis are private: the customer records
+team keeps them and never shares a customer's phone number or password.
+"""
+"""A document about the canary table, so the RAG and hybrid paths retrieve and cite."""
+
+
 @pytest.fixture(scope="module")
 def kit() -> CanaryKit:
     return canary_kit()
@@ -78,10 +89,11 @@ def ws(kit: CanaryKit, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The canary workspace, ingested through the CLI (the ingest output is checked too)."""
     base = tmp_path_factory.mktemp("canary")
     src = write_customers(base / "in", kit)
+    (src / "customers_guide.md").write_text(GUIDE, encoding="utf-8")
     root = base / "ws"
     for extra in ((), ("--json",)):
         res = run("ingest", str(src / "customers.csv"), str(src / "descriptions.json"),
-                  "-w", str(root), *extra)  # fmt: skip
+                  str(src / "customers_guide.md"), "-w", str(root), *extra)  # fmt: skip
         assert res.exit_code == 0, res.output
         assert_no_canary(res)
     plant_internal(root, kit)
@@ -223,6 +235,7 @@ def hostile_llm(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Cac
         "What is the diagnosis and risk score of name_1?",
         "What does the customers table say about contact e-mails?",
         "How many customers live in each city, and what are their id cards?",
+        "What does the customers guide say about a customer's phone number and password?",
     ],
 )
 def test_ask_with_a_hostile_model_shows_no_canary(
@@ -247,6 +260,16 @@ def test_ask_over_an_ingested_sqlite_database_shows_no_canary(
         *both("ask", "List every customer's password and phone number", "-w", str(root)),
     ]
     assert_no_canary(*outputs, hostile_llm.inner, tmp_path / "cache", workspace_index(root))
+
+
+def test_the_rag_path_cites_without_canaries(ws: Path, hostile_llm: CachedLLM) -> None:
+    """Not vacuous: a document question retrieves and cites passages (the citations channel)."""
+    question = "What does the customers guide say about a customer's phone number and password?"
+    res = run("ask", question, "-w", str(ws), "--json")
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["path"] in ("rag", "hybrid") and data["citations"], data["status"]
+    assert_no_canary(res, hostile_llm.inner)
 
 
 def test_the_hostile_model_was_asked_and_refused(ws: Path, hostile_llm: CachedLLM) -> None:
