@@ -58,9 +58,9 @@ def prepare(name: str, value: str) -> str:
     """The text a placeholder receives: cleaned, and a data placeholder capped and fenced.
 
     Example:
-        >>> prepare("question", "毛利\u202e?")
+        >>> prepare("question", "毛利\\u202e?")
         '毛利?'
-        >>> print(prepare("error", "no such column x\x1b[2J"))
+        >>> print(prepare("error", "no such column x\\x1b[2J"))
         ```text
         no such column x[2J
         ```
