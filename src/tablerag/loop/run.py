@@ -393,9 +393,15 @@ def _plan(
 
 def _why(stop: BudgetName | None, cut: bool, budget: Budget, language: Language) -> str:
     """Why the loop ended without a final answer, in words (used when it did)."""
-    if stop is not None:
-        return message(f"loop.why_{stop}", language, limit=budget.limit(stop))
-    return message("loop.why_cut_off" if cut else "loop.why_failed", language)
+    if stop == "seconds":
+        return message("loop.why_seconds", language, limit=budget.max_seconds)
+    if stop == "steps":
+        return message("loop.why_steps", language, limit=budget.max_steps)
+    if stop == "tokens":
+        return message("loop.why_tokens", language, limit=budget.max_tokens)
+    if cut:
+        return message("loop.why_cut_off", language)
+    return message("loop.why_failed", language)
 
 
 def incomplete(why: str, results: Sequence[StepResult], language: Language) -> str:
