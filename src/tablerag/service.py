@@ -373,6 +373,8 @@ class QA:
         update = {"question": question, "route": info, "timings_ms": timings, "llm": usage}
         if deadline.expired() and answer.status != "ok" and answer.budget_exhausted is None:
             update["budget_exhausted"] = "seconds"  # the time ran out before an answer
+            late = message("service.out_of_time", language, limit=deadline.seconds)
+            update["answer"] = f"{late}\n{answer.answer}"
         return answer.model_copy(update=update)
 
     @property
