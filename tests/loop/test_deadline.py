@@ -132,6 +132,7 @@ def test_a_question_to_a_hung_endpoint_returns_at_its_deadline(loop_ws: Path) ->
     assert elapsed < 1.5 + 1.0, elapsed
     assert answer.status != "ok" and answer.budget_exhausted == "seconds"
     assert "answer_max_seconds" in (answer.error or "")
+    assert answer.answer.startswith("The time limit (1.5 s) ran out before a full answer")
 
 
 def test_a_loop_question_to_a_hung_endpoint_returns_at_its_deadline(loop_ws: Path) -> None:
