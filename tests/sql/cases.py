@@ -904,5 +904,20 @@ def _on_mysql(cases: list[Case]) -> list[Case]:
     ]
 
 
-HOSTILE = _on_mysql(HOSTILE) + MYSQL_HOSTILE
-BENIGN = _on_mysql(BENIGN) + [c for c in MYSQL_BENIGN if c.sql not in {b.sql for b in BENIGN}]
+def _merged(cases: list[Case], more: list[Case]) -> list[Case]:
+    """``cases`` with ``more`` added; a MySQL case whose SQL is already there adds its engine."""
+    out = list(cases)
+    where = {c.sql: i for i, c in enumerate(out)}
+    for case in more:
+        if case.sql in where:
+            old = out[where[case.sql]]
+            engines = (*old.engines, *(e for e in case.engines if e not in old.engines))
+            out[where[case.sql]] = replace(old, engines=engines)
+        else:
+            where[case.sql] = len(out)
+            out.append(case)
+    return out
+
+
+HOSTILE = _merged(_on_mysql(HOSTILE), MYSQL_HOSTILE)
+BENIGN = _merged(_on_mysql(BENIGN), MYSQL_BENIGN)
