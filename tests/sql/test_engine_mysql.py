@@ -249,3 +249,11 @@ def test_an_account_that_can_read_hidden_columns_is_refused_with_the_grants_to_r
                 engine.execute("SELECT phone FROM customers")
     finally:
         mariadb_server.execute("DROP USER 'tr_peek'@'%'")
+
+
+def test_the_row_cap_of_a_query_does_not_cut_the_catalog(mysql_shop: dict[str, str]) -> None:
+    with open_engine(mysql_shop["tr_reader"]) as engine:
+        full = engine.introspect()
+        engine.execute("SELECT id FROM orders", ExecutionPolicy(max_rows=1))  # sql_select_limit 2
+        assert engine.introspect() == full
+        assert sum(len(t.columns) for t in full) == 10  # orders 5, customers 3 visible, 销售 2

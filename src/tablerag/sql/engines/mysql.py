@@ -204,9 +204,11 @@ def granted(line: str) -> list[tuple[str, str]]:
 
 READABLE_COLUMNS = (
     "SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = "
-    "DATABASE() AND FIND_IN_SET('select', PRIVILEGES) > 0 ORDER BY TABLE_NAME, ORDINAL_POSITION"
+    "DATABASE() AND FIND_IN_SET('select', PRIVILEGES) > 0 ORDER BY TABLE_NAME, ORDINAL_POSITION "
+    f"LIMIT {2**64 - 1}"
 )
-"""The columns of the URL's database the account may SELECT (``PRIVILEGES`` is its own)."""
+"""The columns of the URL's database the account may SELECT (``PRIVILEGES`` is its own); the
+explicit LIMIT keeps the session's ``sql_select_limit`` (the row cap of generated SQL) off it."""
 
 
 def ident(name: str) -> str:
@@ -411,7 +413,8 @@ class MySQLEngine(SQLEngine):
         with self._lock, self._con.cursor() as cur:
             cur.execute(
                 "SELECT TABLE_NAME, COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS "
-                "WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME, ORDINAL_POSITION"
+                "WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME, ORDINAL_POSITION "
+                f"LIMIT {2**64 - 1}"  # an explicit LIMIT: the session's sql_select_limit is not
             )
             rows = cur.fetchall()
         tables: dict[str, list[ColumnInfo]] = {}
