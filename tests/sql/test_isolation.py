@@ -45,9 +45,21 @@ def _worker(engine: SQLEngine) -> Worker:
     return worker
 
 
+def _copy(shop_files: dict[str, Path], base: Path) -> dict[str, Path]:
+    """A copy of the shop: DuckDB refuses a second connection to a file this process holds
+    with other settings (the memory limit), and the session engines hold the shop's."""
+    (base / "ws").mkdir()
+    duck = base / "ws" / shop_files["duckdb"].name
+    shutil.copy(shop_files["duckdb"], duck)
+    return {"duckdb": duck, "sqlite": shop_files["sqlite"]}
+
+
 @pytest.fixture(scope="module")
-def limited(shop_files: dict[str, Path]) -> dict[str, SQLEngine]:
-    out = {kind: open_shop(kind, shop_files, policy=POLICY) for kind in ("duckdb", "sqlite")}
+def limited(
+    shop_files: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, SQLEngine]:
+    files = _copy(shop_files, tmp_path_factory.mktemp("limited"))
+    out = {kind: open_shop(kind, files, policy=POLICY) for kind in ("duckdb", "sqlite")}
     yield out  # type: ignore[misc]
     for engine in out.values():
         engine.close()
@@ -85,12 +97,7 @@ def test_a_killed_worker_is_replaced(limited: dict[str, SQLEngine]) -> None:
 
 @pytest.fixture
 def own_files(shop_files: dict[str, Path], tmp_path: Path) -> dict[str, Path]:
-    """A copy of the shop: DuckDB refuses a second connection to a file this process holds
-    with other settings (the memory limit), and the session engines hold the shop's."""
-    (tmp_path / "ws").mkdir()
-    duck = tmp_path / "ws" / shop_files["duckdb"].name
-    shutil.copy(shop_files["duckdb"], duck)
-    return {"duckdb": duck, "sqlite": shop_files["sqlite"]}
+    return _copy(shop_files, tmp_path)
 
 
 @pytest.mark.parametrize("kind", ["duckdb", "sqlite"])

@@ -185,20 +185,27 @@ class SQLiteEngine(SQLEngine):
     def _expose(self, catalog: ExposedCatalog) -> None:
         self._session.expose(catalog)
         if self._worker is not None:
-            self._worker.close()  # restarted with the new catalog by the next query
+            self._worker.close()
             self._worker = None
+        if self.policy.isolated:  # started now, with the new catalog: no query waits for it
+            worker = self._new_worker(catalog)
+            worker.start()
+            self._worker = worker
 
     def _run(self, sql: str, policy: ExecutionPolicy) -> tuple[tuple[str, ...], Rows]:
         if not self.policy.isolated:
             return self._session.run(sql, policy)
         if self._worker is None:
-            self._worker = Worker(
-                SQLiteSession,
-                (str(self.path), self.policy, self.catalog),
-                engine="sqlite",
-                memory_limit_mb=self.policy.memory_limit_mb,
-            )
+            self._worker = self._new_worker(self.catalog)
         return self._worker.run(sql, policy)
+
+    def _new_worker(self, catalog: ExposedCatalog) -> Worker:
+        return Worker(
+            SQLiteSession,
+            (str(self.path), self.policy, catalog),
+            engine="sqlite",
+            memory_limit_mb=self.policy.memory_limit_mb,
+        )
 
     def close(self) -> None:
         """Close the connection and stop the worker (idempotent)."""

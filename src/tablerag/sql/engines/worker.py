@@ -89,6 +89,16 @@ class Worker:
         """Process id of the running child, if one runs."""
         return self._proc.pid if self._proc is not None else None
 
+    def start(self) -> None:
+        """Start the child now (engines do at open: a query then pays no start-up).
+
+        Raises:
+            EngineError: the child did not start; TableragError: it could not open the
+                database (the session's own error, e.g. ConfigError).
+        """
+        with self._lock:
+            self._start()
+
     def run(self, sql: str, policy: ExecutionPolicy) -> tuple[tuple[str, ...], Rows]:
         """Run ``sql`` in the child; restart the child after it was stopped.
 
@@ -167,6 +177,11 @@ class Worker:
                 self._proc.kill()
             self._proc.wait()
             self._proc = None
+
+    def __del__(self) -> None:
+        # an engine dropped without close(): stop the child rather than leave it running
+        if getattr(self, "_proc", None) is not None:
+            self._kill()
 
     def close(self) -> None:
         """Stop the child (idempotent)."""
