@@ -8,6 +8,7 @@ process must stay under the memory limit, and the next query must succeed.
 
 from __future__ import annotations
 
+import gc
 import shutil
 import time
 from pathlib import Path
@@ -122,3 +123,12 @@ def test_isolation_off_runs_in_process(own_files: dict[str, Path], kind: str) ->
         assert isinstance(engine, DuckDBEngine | SQLiteEngine)
         assert engine.execute("SELECT count(*) AS n FROM orders").rows == ((2000,),)
         assert engine._worker is None
+
+
+def test_an_engine_dropped_unclosed_stops_its_worker(own_files: dict[str, Path]) -> None:
+    engine = open_shop("sqlite", own_files)
+    pid = _worker(engine).pid
+    assert pid is not None and Path(f"/proc/{pid}").exists()
+    del engine
+    gc.collect()
+    assert not Path(f"/proc/{pid}").exists()
