@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
@@ -17,12 +18,16 @@ from tablerag.lang.messages import (
     templates,
     term_pairs,
 )
+from tablerag.nl2sql.checks import FindingCode
 
 SRC = Path(tablerag.__file__).parent
 #: A message id written literally in the source, ``message("rag.not_found", …)``.
 _USE = re.compile(r"""\b(?:message|templates)\(\s*["']([\w.]+)["']""")
 #: Ids the source names through a constant rather than literally.
-_BY_CONSTANT = {"nl2sql.rate_caveat", "nl2sql.same_caveat"}
+_BY_CONSTANT = {"nl2sql.rate_caveat", "nl2sql.same_caveat"} | {
+    f"checks.{code}"
+    for code in get_args(FindingCode)  # Finding.says: one per finding code
+}
 KEYS = sorted(load_messages())
 
 
