@@ -1,0 +1,220 @@
+"""The ``userdata`` task: the product's own ``ask`` over a folder of messy files a user has.
+
+The run folder holds ``files/`` (written by :func:`~tablerag.evals.userdata.files.write_userdata`)
+and ``workspace/`` (ingested once; a resumed run reuses it). Methods:
+
+* ``tablerag``: ``QA.ask`` as the user gets it; the answer's status and confidence are recorded,
+  so the report's confidence section shows coverage, accuracy of ``ok`` and the share wrong but
+  ``ok`` (:mod:`tablerag.evals.calibration`);
+* ``oracle``: the hand-checked answer itself, no model: a check of the scoring (100 %).
+
+Scoring: every expected figure stated (relative tolerance 0.1 %, ``万``/``亿`` and ``%`` read),
+every key fact named; a question the files cannot answer is right when the answer says so.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tablerag.errors import ProviderError
+from tablerag.evals.runner import Case, Outcome
+from tablerag.evals.userdata.files import write_userdata
+from tablerag.evals.userdata.questions import QUESTIONS, Question
+from tablerag.llm.base import LLM
+from tablerag.service import QA, Workspace, ingest
+from tablerag.settings import Settings
+
+METHODS: tuple[str, ...] = ("tablerag", "oracle")
+REL_TOLERANCE = 0.001
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?(?:\s*(万|亿|%|％))?")
+_NO_ANSWER = re.compile(
+    r"无法|没有|不包含|未找到|找不到|未提供|不提供|不能确定|查不到|未包含|未记录|不存在"
+    r"|not (?:found|available|contain|include|record|provide)|no (?:data|information|record)"
+    r"|cannot|can't|can not|unable|does not|doesn't|do not|don't|isn't|is not",
+    re.I,
+)
+
+
+def userdata_cases(questions: Sequence[Question] = QUESTIONS) -> list[Case]:
+    """One case per question; category = its kind."""
+    return [
+        Case(case_id=q.qid, question=q.question, gold=q, category=q.kind, context={})
+        for q in questions
+    ]
+
+
+def numbers_of(text: str) -> list[float]:
+    """The figures an answer states, ``万``, ``亿`` and percent read; dates' parts included.
+
+    Example:
+        >>> numbers_of("总和为70,000元，约7万；退款率 10%")
+        [70000.0, 70000.0, 10.0, 0.1]
+        >>> numbers_of("Claim WC-051: 8,986.00")
+        [51.0, 8986.0]
+    """
+    out: list[float] = []
+    for m in _NUMBER.finditer(text):
+        digits = m.group(0).rstrip("万亿%％ ").replace(",", "")
+        value = float(digits)
+        unit = m.group(1)
+        if unit == "万":
+            out.append(value * 10_000)
+        elif unit == "亿":
+            out.append(value * 100_000_000)
+        elif unit in ("%", "％"):
+            out += [value, value / 100]
+        else:
+            out.append(value)
+    return out
+
+
+def judge(question: Question, text: str, status: str) -> tuple[bool, str]:
+    """Whether ``text`` (with its ``status``) answers ``question``; the reason when it does not.
+
+    Example:
+        >>> from tablerag.evals.userdata.questions import Question
+        >>> q = Question("x", "员工的月薪总和是多少？", "totals", ((70000,),))
+        >>> judge(q, "月薪总和为 70,000 元。", "ok")
+        (True, '')
+        >>> judge(q, "月薪总和为 140,000 元。", "ok")
+        (False, 'missing figure 70000')
+        >>> u = Question("y", "2025年的员工流失率是多少？", "unanswerable")
+        >>> judge(u, "数据中没有员工流失的记录。", "ok"), judge(u, "流失率为 12%。", "ok")
+        ((True, ''), (False, 'answered a question the files cannot answer'))
+    """
+    if not question.answerable:
+        if status in ("not_found", "no_data") or _NO_ANSWER.search(text):
+            return True, ""
+        return False, "answered a question the files cannot answer"
+    stated = numbers_of(text)
+    for group in question.numbers:
+        if not any(_close(v, want) for v in stated for want in group):
+            return False, f"missing figure {group[0]:g}"
+    lowered = text.lower()
+    for facts in question.facts:
+        if not any(f.lower() in lowered for f in facts):
+            return False, f"missing fact {facts[0]!r}"
+    return True, ""
+
+
+def _close(value: float, want: float) -> bool:
+    return abs(value - want) <= max(REL_TOLERANCE * abs(want), 0.006)
+
+
+def oracle_text(question: Question) -> str:
+    """The hand-checked answer written out: every figure and fact, or that no file says."""
+    if not question.answerable:
+        return "The files do not contain this information."
+    parts = [f"{g[0]:g}" for g in question.numbers] + [f[0] for f in question.facts]
+    return "; ".join(parts)
+
+
+def build_workspace(folder: Path, settings: Settings) -> tuple[Path, list[str]]:
+    """Write the files and ingest them into ``folder/workspace`` (once; reused on resume).
+
+    Returns:
+        The workspace path and the ingest's notes (``source: note``) for ``run.json``.
+    """
+    root = folder / "workspace"
+    done = root / ".userdata-ingested"
+    if done.is_file():
+        return root, done.read_text(encoding="utf-8").splitlines()
+    files = write_userdata(folder / "files")
+    with Workspace.open(root) as ws:
+        reports = ingest(ws, files, settings=settings)
+    notes = [f"{Path(r.source).name}: {r.status}" for r in reports]
+    notes += [f"{Path(r.source).name}: {p}" for r in reports for p in _problems(r)]
+    done.write_text("\n".join(notes) + "\n", encoding="utf-8")
+    return root, notes
+
+
+def _problems(report: Any) -> list[str]:
+    return [str(getattr(p, "message", p)) for p in getattr(report, "problems", [])]
+
+
+@dataclass
+class UserdataMethods:
+    """The methods of one run, sharing one QA session over the run's workspace."""
+
+    qa: QA
+    methods: list[Any] = field(default_factory=list)
+
+    def close(self) -> None:
+        """Close the QA session."""
+        self.qa.close()
+
+
+@dataclass
+class _Method:
+    name: str
+    qa: QA
+
+    def __call__(self, case: Case) -> Outcome:
+        question: Question = case.gold
+        started = time.perf_counter()
+        detail: dict[str, Any] = {"kind": question.kind, "language": question.language}
+        usage = (0, 0, 0)
+        if self.name == "oracle":
+            text, status, error = oracle_text(question), "ok", ""
+            detail.update(status=status, confidence=1.0)
+        else:
+            try:
+                answer = self.qa.ask(question.question)
+            except ProviderError as exc:
+                text, status, error = "", "error", str(exc)
+            else:
+                text, status, error = answer.answer, answer.status, ""
+                usage = (answer.llm.calls, answer.llm.prompt_tokens, answer.llm.completion_tokens)
+                detail.update(
+                    status=status,
+                    confidence=answer.confidence,
+                    path=answer.path,
+                    sql=answer.sql or "",
+                    citations=sorted({c.source for c in answer.citations}),
+                )
+        right, why = judge(question, text, status) if not error else (False, error)
+        kind = ""
+        if not right:
+            kind = "llm_error" if error else ("not_found" if not text.strip() else "wrong_result")
+        return Outcome(
+            case_id=case.case_id,
+            method=self.name,
+            correct=right,
+            score=float(right),
+            error=kind,
+            prediction=text[:500],
+            category=case.category,
+            latency_ms={"total": round((time.perf_counter() - started) * 1000, 3)},
+            llm_calls=usage[0],
+            prompt_tokens=usage[1],
+            completion_tokens=usage[2],
+            detail={**detail, "why": why},
+        )
+
+
+def build_methods(
+    names: Sequence[str], llm: LLM, workspace: Path, settings: Settings
+) -> UserdataMethods:
+    """Open the workspace once and build the named methods over it."""
+    qa = QA.open(workspace, llm=llm, settings=settings)
+    built = UserdataMethods(qa)
+    built.methods = [_Method(n, qa) for n in names]
+    return built
+
+
+def kind_figures(outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    """Per method and kind: accuracy and the share wrong but marked ``ok``; per language too."""
+    out: dict[str, Any] = {}
+    latest = {(o.method, o.case_id): o for o in outcomes}
+    for (method, _), o in sorted(latest.items()):
+        for key in (f"kind:{o.category}", f"language:{o.detail.get('language', '')}"):
+            slot = out.setdefault(method, {}).setdefault(key, {"n": 0, "correct": 0, "wrong_ok": 0})
+            slot["n"] += 1
+            slot["correct"] += int(o.correct)
+            slot["wrong_ok"] += int(not o.correct and o.detail.get("status") == "ok")
+    return {"userdata": out}
