@@ -22,6 +22,7 @@ EVAL_TASK_MODULES: tuple[str, ...] = (
     "eval_mixed",
     "eval_retrieval",
     "eval_routing",
+    "eval_userdata",
     "eval_report",
 )
 """Modules under ``tablerag.cli`` that add sibling ``eval`` commands, when present."""
