@@ -215,3 +215,18 @@ def test_workbook_total_row_of_formulas_without_cached_values(
     assert any(
         "a '合计' row at the end of the table, empty" in line for line in _totals_lines(report)
     )
+
+
+def test_a_block_of_total_rows_ending_the_table_goes_whole() -> None:
+    rows = [
+        ["1996", "Viking", "1", "0"],
+        ["1997", "Viking", "13", "5"],
+        ["1998", "Fulham", "8", "3"],
+        ["1999", "Fulham", "4", "1"],
+        ["2000", "Viking", "20", "13"],
+        ["Total", "Norway", "34", "18"],
+        ["Total", "England", "12", "4"],
+        ["Career total", "Career total", "46", "22"],
+    ]
+    assert [t.index for t in find_totals(rows)] == [5, 6, 7]
+    assert find_totals([["Total Recall", "1"], ["Jaws", "2"], ["Alien", "3"], ["Heat", "4"]]) == []

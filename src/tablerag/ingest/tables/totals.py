@@ -36,7 +36,7 @@ Row = Sequence[str | None]
 
 _LABEL = re.compile(
     r"(?:.{0,12}?(?:合计|總計|总计|小计|小計|共计|共計|总和|合計))[:：]?"
-    r"|(?i:(?:grand[ -]?|sub-?)?totals?|sum)[:：]?",
+    r"|(?i:(?:[a-z][\w.&'-]* ){0,2}(?:grand[ -]?|sub-?)?totals?|sum)[:：]?",
 )
 _EDGE_ROWS = 2
 _MAX_LABELLED = 200
@@ -63,8 +63,10 @@ def is_total_label(text: str | None) -> bool:
     """Whether a cell is a totals label (whole cell, spaces inside Chinese words ignored).
 
     Example:
-        >>> [is_total_label(t) for t in ("合 计", "华东小计", "Grand Total:", "Total Recall")]
-        [True, True, True, False]
+        >>> [is_total_label(t) for t in ("合 计", "华东小计", "Grand Total:", "Career total")]
+        [True, True, True, True]
+        >>> is_total_label("Total Recall"), is_total_label("Summary")
+        (False, False)
     """
     if not text:
         return False
@@ -118,6 +120,12 @@ def find_totals(rows: Sequence[Row]) -> list[TotalRow]:
     candidates = [i for i, row in enumerate(rows) if HINT.search(_joined(row).lower())]
     if len(candidates) > _MAX_LABELLED:  # a column of category values, not totals rows
         candidates = [i for i in candidates if i < _EDGE_ROWS or i >= n - _EDGE_ROWS]
+    # the block of labelled rows that ends the table counts as its end (Total per country,
+    # then Career total)
+    labelled = set(candidates)
+    tail = n
+    while tail > 0 and tail - 1 in labelled and _label(rows[tail - 1]) is not None:
+        tail -= 1
     found: list[TotalRow] = []
     taken: set[int] = set()
     start = 0  # first data row of the current group
@@ -137,7 +145,7 @@ def find_totals(rows: Sequence[Row]) -> list[TotalRow]:
             numbers, above, row, least=1
         ):
             reason = f"a {label!r} row whose numbers are sums of the rows above"
-        elif i < _EDGE_ROWS or i >= n - _EDGE_ROWS:
+        elif i < _EDGE_ROWS or i >= min(n - _EDGE_ROWS, tail):
             reason = f"a {label!r} row at the {'top' if i < _EDGE_ROWS else 'end'} of the table"
         else:
             continue
