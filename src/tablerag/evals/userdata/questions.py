@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tablerag.answer import detect_language
+
 
 @dataclass(frozen=True)
 class Question:
@@ -42,8 +44,8 @@ class Question:
 
     @property
     def language(self) -> str:
-        """``zh`` when the question has a CJK character, else ``en``."""
-        return "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in self.question) else "en"
+        """The question's language as the product detects it (``zh`` or ``en``)."""
+        return detect_language(self.question)
 
     @property
     def answerable(self) -> bool:

@@ -8,8 +8,10 @@ and ``workspace/`` (ingested once; a resumed run reuses it). Methods:
   ``ok`` (:mod:`tablerag.evals.calibration`);
 * ``oracle``: the hand-checked answer itself, no model: a check of the scoring (100 %).
 
-Scoring: every expected figure stated (relative tolerance 0.1 %, ``万``/``亿`` and ``%`` read),
-every key fact named; a question the files cannot answer is right when the answer says so.
+Scoring: an answer that states a result (status ``ok`` or ``unsure``) with every expected figure
+(relative tolerance 0.1 %, ``万``/``亿`` and ``%`` read) and every key fact; passages listed in
+place of an answer and the SQL path's failure sentence do not count. A question the files cannot
+answer is right when the answer says so or states no result (any other status).
 """
 
 from __future__ import annotations
@@ -31,7 +33,17 @@ from tablerag.settings import Settings
 
 METHODS: tuple[str, ...] = ("tablerag", "oracle")
 REL_TOLERANCE = 0.001
-_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?(?:\s*(万|亿|%|％))?")
+_NUMBER = re.compile(r"(?<![0-9.,])\d+(?:,\d{3})*(?:\.\d+)?(?:\s*(万|亿|%|％))?")
+_NOT_ANSWERS = re.compile(
+    r"^\[\d+\] .*$"  # a passage listed because the model gave no usable answer
+    r"|无法为这个问题生成可执行的 SQL 查询（共尝试 \d+ 次）。"
+    r"|Could not write a SQL query that runs for this question \(\d+ attempts\)\.",
+    re.M,
+)
+"""Text of an answer that states nothing: passages shown instead of an answer, the SQL path's
+failure sentence (its attempt count is not a figure of the answer)."""
+STATED = ("ok", "unsure")
+"""Statuses of an answer that states a result; any other status answers nothing."""
 _NO_ANSWER = re.compile(
     r"无法|没有|不包含|未找到|找不到|未提供|不提供|不能确定|查不到|未包含|未记录|不存在"
     r"|not (?:found|available|contain|include|record|provide)|no (?:data|information|record)"
@@ -86,11 +98,16 @@ def judge(question: Question, text: str, status: str) -> tuple[bool, str]:
         >>> u = Question("y", "2025年的员工流失率是多少？", "unanswerable")
         >>> judge(u, "数据中没有员工流失的记录。", "ok"), judge(u, "流失率为 12%。", "ok")
         ((True, ''), (False, 'answered a question the files cannot answer'))
+        >>> judge(q, "语言模型没有给出可用的回答；以下是最相关的文档段落：\\n[1] 合计 70000", "ok")
+        (False, 'missing figure 70000')
     """
     if not question.answerable:
-        if status in ("not_found", "no_data") or _NO_ANSWER.search(text):
+        if status not in STATED or _NO_ANSWER.search(text):
             return True, ""
         return False, "answered a question the files cannot answer"
+    if status not in STATED:
+        return False, f"no answer (status {status})"
+    text = _NOT_ANSWERS.sub(" ", text)
     stated = numbers_of(text)
     for group in question.numbers:
         if not any(_close(v, want) for v in stated for want in group):
@@ -128,13 +145,9 @@ def build_workspace(folder: Path, settings: Settings) -> tuple[Path, list[str]]:
     with Workspace.open(root) as ws:
         reports = ingest(ws, files, settings=settings)
     notes = [f"{Path(r.source).name}: {r.status}" for r in reports]
-    notes += [f"{Path(r.source).name}: {p}" for r in reports for p in _problems(r)]
+    notes += [f"{Path(r.source).name}: {p.line()}" for r in reports for p in r.problems]
     done.write_text("\n".join(notes) + "\n", encoding="utf-8")
     return root, notes
-
-
-def _problems(report: Any) -> list[str]:
-    return [str(getattr(p, "message", p)) for p in getattr(report, "problems", [])]
 
 
 @dataclass
