@@ -307,7 +307,7 @@ QUESTIONS: tuple[Question, ...] = (
         "一线城市出差每晚住宿最多能报销多少？",
         "policy",
         ((600,),),
-        sql=f"SELECT * FROM {_T}",
+        sql=f"SELECT 住宿标准_元_晚 FROM {_T} WHERE 城市等级 = '一线城市'",
         source="差旅报销制度.docx, 第五条 table: 一线城市 | 600 | 100",
     ),
     Question(
@@ -315,6 +315,7 @@ QUESTIONS: tuple[Question, ...] = (
         "What is the daily meal allowance for business trips to second-tier cities?",
         "policy",
         ((80,),),
+        sql=f"SELECT 伙食补助_元_天 FROM {_T} WHERE 城市等级 = '二线城市'",
         source="差旅报销制度.docx, 第五条 table: 二线城市 | 450 | 80",
     ),
     Question(
