@@ -19,7 +19,7 @@ from tablerag.cli import app
 from tablerag.evals.userdata.data import EMPLOYEES, TRAVEL_TIERS, UserData, build
 from tablerag.evals.userdata.files import write_userdata
 from tablerag.evals.userdata.questions import QUESTIONS, Question
-from tablerag.evals.userdata.task import judge
+from tablerag.evals.userdata.task import judge, oracle_text
 from tablerag.llm.base import Message
 from tablerag.llm.testing import FunctionLLM
 from tablerag.service import QA
@@ -185,7 +185,7 @@ def _reply(messages: Sequence[Message]) -> str:
         sql = WRONG_SQL.get(q.qid, q.sql)
         return f"```sql\n{sql}\n```" if sql else "I cannot answer this from the tables."
     if "numbered passages" in system and q.answerable:
-        return f"根据文档，{q.question.rstrip('？?')}：{q.numbers[0][0]:g}天 [1]。"
+        return f"根据文档，{q.question.rstrip('？?')}：{oracle_text(q)} [1]。"
     return "NOT_FOUND"
 
 
