@@ -203,7 +203,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]
                 "--only",
                 ",".join(PICKED),
                 "--methods",
-                "tablerag,oracle",
+                "tablerag,tablerag-oracle,oracle",
                 "--embedder",
                 "hashing",
                 "--no-cache",
@@ -248,8 +248,10 @@ def test_the_eval_scores_right_answers_right_and_wrong_ones_wrong(
     folder, summary = run
     records = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
     got = {(r["method"], r["case_id"]): r for r in records}
-    assert len(got) == 2 * len(PICKED)
+    assert len(got) == 3 * len(PICKED)
     assert summary["methods"]["oracle"]["accuracy"] == 1.0
+    # the product with a model that knows every answer gets these six right
+    assert summary["methods"]["tablerag-oracle"]["accuracy"] == 1.0
     right = {cid for (m, cid), r in got.items() if m == "tablerag" and r["correct"]}
     assert right == {"ud-10", "ud-22", "ud-41", "ud-47"}
     doubled = got[("tablerag", "ud-01")]

@@ -36,7 +36,10 @@ def userdata(
     sample_seed: SeedOpt = 0,
     llm: LLMOpt = None,
     methods: Annotated[
-        str | None, typer.Option(help="Comma-separated: tablerag, oracle (default: tablerag).")
+        str | None,
+        typer.Option(
+            help="Comma-separated: tablerag, tablerag-oracle, oracle (default: tablerag)."
+        ),
     ] = None,
     out: OutOpt = None,
     workers: WorkersOpt = 1,

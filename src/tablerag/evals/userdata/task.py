@@ -6,6 +6,9 @@ and ``workspace/`` (ingested once; a resumed run reuses it). Methods:
 * ``tablerag``: ``QA.ask`` as the user gets it; the answer's status and confidence are recorded,
   so the report's confidence section shows coverage, accuracy of ``ok`` and the share wrong but
   ``ok`` (:mod:`tablerag.evals.calibration`);
+* ``tablerag-oracle``: the same ``ask`` with a model that knows the answers (:func:`oracle_llm`:
+  the gold SQL for a SQL prompt, the hand-checked answer in a cited sentence for a passages
+  prompt): what the product loses with a perfect model (routing, fallback, checks);
 * ``oracle``: the hand-checked answer itself, no model: a check of the scoring (100 %).
 
 Scoring: an answer that states a result (status ``ok`` or ``unsure``) with every expected figure
@@ -17,6 +20,7 @@ answer is right when the answer says so or states no result (any other status).
 from __future__ import annotations
 
 import re
+import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -27,11 +31,12 @@ from tablerag.errors import ProviderError
 from tablerag.evals.runner import Case, Outcome
 from tablerag.evals.userdata.files import write_userdata
 from tablerag.evals.userdata.questions import QUESTIONS, Question
-from tablerag.llm.base import LLM
+from tablerag.llm.base import LLM, Message
+from tablerag.llm.testing import FunctionLLM
 from tablerag.service import QA, Workspace, ingest
 from tablerag.settings import Settings
 
-METHODS: tuple[str, ...] = ("tablerag", "oracle")
+METHODS: tuple[str, ...] = ("tablerag", "tablerag-oracle", "oracle")
 REL_TOLERANCE = 0.001
 _NUMBER = re.compile(r"(?<![0-9.,])\d+(?:,\d{3})*(?:\.\d+)?(?:\s*(万|亿|%|％))?")
 _NOT_ANSWERS = re.compile(
@@ -131,6 +136,36 @@ def oracle_text(question: Question) -> str:
     return "; ".join(parts)
 
 
+def oracle_llm(questions: Sequence[Question] = QUESTIONS) -> FunctionLLM:
+    """A model that knows every answer: gold SQL when asked for SQL, the hand-checked answer in
+    a cited sentence when asked from numbered passages, ``NOT_FOUND`` otherwise.
+
+    Example:
+        >>> llm = oracle_llm()
+        >>> system = {"role": "system", "content": "Write one SELECT ..."}
+        >>> user = {"role": "user", "content": "Question: 员工的月薪总和是多少？"}
+        >>> llm.complete([system, user]).text
+        '```sql\\nSELECT SUM(月薪) FROM 工资表\\n```'
+    """
+    by_length = sorted(questions, key=lambda q: -len(q.question))
+
+    def find(text: str) -> Question | None:
+        return next((q for q in by_length if q.question in text), None)
+
+    def reply(messages: Sequence[Message]) -> str:
+        system = messages[0]["content"]
+        q = find(messages[-1]["content"]) or find("\n".join(m["content"] for m in messages))
+        if q is None:
+            return "NOT_FOUND"
+        if "SELECT" in system:
+            return f"```sql\n{q.sql}\n```" if q.sql else "I cannot answer this from the tables."
+        if "numbered passages" in system and q.answerable:
+            return f"{q.question.rstrip('？?')}：{oracle_text(q)} [1]。"
+        return "NOT_FOUND"
+
+    return FunctionLLM(reply, model="oracle")
+
+
 def build_workspace(folder: Path, settings: Settings) -> tuple[Path, list[str]]:
     """Write the files and ingest them into ``folder/workspace`` (once; reused on resume).
 
@@ -156,10 +191,13 @@ class UserdataMethods:
 
     qa: QA
     methods: list[Any] = field(default_factory=list)
+    others: list[QA] = field(default_factory=list)
+    """The session of ``tablerag-oracle``, over the same workspace with the oracle model."""
 
     def close(self) -> None:
-        """Close the QA session."""
-        self.qa.close()
+        """Close the QA sessions."""
+        for qa in (self.qa, *self.others):
+            qa.close()
 
 
 @dataclass
@@ -193,7 +231,8 @@ class _Method:
         right, why = judge(question, text, status) if not error else (False, error)
         kind = ""
         if not right:
-            kind = "llm_error" if error else ("not_found" if not text.strip() else "wrong_result")
+            stated = text.strip() and status in STATED
+            kind = "llm_error" if error else ("wrong_result" if stated else "not_found")
         return Outcome(
             case_id=case.case_id,
             method=self.name,
@@ -213,10 +252,18 @@ class _Method:
 def build_methods(
     names: Sequence[str], llm: LLM, workspace: Path, settings: Settings
 ) -> UserdataMethods:
-    """Open the workspace once and build the named methods over it."""
+    """Open the workspace once and build the named methods (``tablerag-oracle`` answers over
+    a copy of it, ``workspace-oracle``)."""
     qa = QA.open(workspace, llm=llm, settings=settings)
     built = UserdataMethods(qa)
-    built.methods = [_Method(n, qa) for n in names]
+    if "tablerag-oracle" in names:
+        # a copy: DuckDB does not open one file twice in a process, and swapping the model of
+        # one session would race with the other method's cases when --workers > 1
+        twin = workspace.with_name(workspace.name + "-oracle")
+        if not twin.is_dir():
+            shutil.copytree(workspace, twin)
+        built.others.append(QA.open(twin, llm=oracle_llm(), settings=settings))
+    built.methods = [_Method(n, built.others[0] if n == "tablerag-oracle" else qa) for n in names]
     return built
 
 
