@@ -225,6 +225,7 @@ class _Method:
                     status=status,
                     confidence=answer.confidence,
                     path=answer.path,
+                    route=answer.route.intent if answer.route is not None else "",
                     sql=answer.sql or "",
                     citations=sorted({c.source for c in answer.citations}),
                 )
