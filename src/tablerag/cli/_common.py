@@ -33,6 +33,7 @@ def shown(text: object) -> str:
     """
     return escape(visible(str(text)))
 
+
 WorkspaceOpt = Annotated[
     Path,
     typer.Option(
