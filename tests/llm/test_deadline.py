@@ -135,8 +135,10 @@ def test_a_truncated_scripted_reply_is_a_length_completion() -> None:
 
 
 class _FakeLlama:
-    """Generates one token every ``per_token_s`` and honours ``stopping_criteria`` as
-    llama-cpp-python 0.3 does: checked after each token, the stop reported as ``stop``."""
+    """Generates one token every ``per_token_s``, lazily as llama-cpp-python 0.3 streams: the
+    next token is sampled only when the stream is read. Its ``create_chat_completion`` takes
+    only the keywords of the real one that tablerag may pass, so an option the real library
+    does not know fails here too (a ``stopping_criteria`` once did, with the real model only)."""
 
     per_token_s = 0.05
     tokens = 200
@@ -145,26 +147,33 @@ class _FakeLlama:
 
     def __init__(self, **options: Any) -> None:
         self.calls: list[dict[str, Any]] = []
+        self.sampled = 0
 
-    def create_chat_completion(self, **options: Any) -> Iterator[dict[str, Any]]:
-        self.calls.append(options)
-        criteria = options.get("stopping_criteria")
-        time.sleep(sum(len(m["content"]) for m in options["messages"]) * self.prompt_s_per_char)
-        for n in range(min(self.tokens, options["max_tokens"])):
+    def create_chat_completion(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        temperature: float = 0.2,
+        max_tokens: int | None = None,
+        stop: list[str] | None = None,
+        stream: bool = False,
+        response_format: dict[str, Any] | None = None,
+    ) -> Iterator[dict[str, Any]]:
+        self.calls.append({"messages": messages, "max_tokens": max_tokens, "stream": stream})
+        assert stream, "tablerag streams the local model's completion"
+        return self._tokens(messages, max_tokens or self.tokens)
+
+    def _tokens(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[dict[str, Any]]:
+        time.sleep(sum(len(m["content"]) for m in messages) * self.prompt_s_per_char)
+        for n in range(min(self.tokens, max_tokens)):
             time.sleep(self.per_token_s)
-            if criteria is not None and criteria(None, None):
-                yield {"choices": [{"delta": {}, "finish_reason": "stop"}]}
-                return
+            self.sampled += 1
             yield {"choices": [{"delta": {"content": f"t{n} "}, "finish_reason": None}]}
         yield {"choices": [{"delta": {}, "finish_reason": "length"}]}
 
 
 class _FakeModule:
     Llama = _FakeLlama
-
-    class StoppingCriteriaList(list[Any]):
-        def __call__(self, input_ids: Any, logits: Any) -> bool:
-            return any(c(input_ids, logits) for c in self)
 
 
 @pytest.fixture
@@ -184,7 +193,8 @@ def test_the_local_model_stops_generating_at_the_questions_deadline(
         llm.complete(CHAT, max_tokens=400, timeout_s=120)
     assert _elapsed(started) < 0.8
     llama, _ = local._model()
-    assert len(llama.calls) == 1 and llama.calls[0]["stopping_criteria"]
+    assert len(llama.calls) == 1
+    assert llama.sampled < 0.8 / _FakeLlama.per_token_s  # generation stopped, not run to the end
     assert local.usage.calls == 0  # a cut-off generation is not a completion
 
 
@@ -227,3 +237,14 @@ def test_a_local_call_whose_prompt_cannot_be_read_in_time_is_not_started(
     assert _elapsed(started) < 0.2 and len(llama.calls) == 1  # refused, not started
     # a prompt that fits is read and answered
     assert DeadlineLLM(local, Deadline.after(3.0)).complete(long, max_tokens=1).text
+
+
+def test_the_options_passed_to_llama_cpp_are_ones_it_takes() -> None:
+    """The stand-in above takes the real keywords; this checks them against the installed
+    llama-cpp-python when there is one (the ``local`` extra)."""
+    llama_cpp = pytest.importorskip("llama_cpp")
+    import inspect
+
+    real = set(inspect.signature(llama_cpp.Llama.create_chat_completion).parameters)
+    ours = set(inspect.signature(_FakeLlama.create_chat_completion).parameters) - {"self"}
+    assert ours <= real, ours - real

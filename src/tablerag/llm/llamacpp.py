@@ -1,20 +1,20 @@
 """In-process llama.cpp: the ``local`` default and ``llamacpp:/path/model.gguf``.
 
 Generation runs in the calling thread, token by token, so both limits hold: ``max_tokens`` is
-passed to llama.cpp and the wall-clock limit is checked after every token, by a stopping
-criterion llama.cpp calls after each sampled token (``create_chat_completion``'s
-``stopping_criteria``; it ends generation cleanly, as a stop would, so the call then raises
-:class:`~tablerag.errors.ProviderTimeout` itself - llama.cpp reports such a stop as ``stop``,
-which would pass a cut-off text for a finished one). The prompt's evaluation before the first
-token cannot be interrupted this way, so a call is not started when the prompt alone would take
-longer than the time left, at the fastest prompt rate this model has shown (llama.cpp reuses a
-prefix shared with the previous prompt, so the fastest rate is the least likely to refuse a call
-that would have fitted). One loaded model is shared by every instance in the
-process (it takes about 1 GB), behind a lock, since a llama.cpp context serves one generation at
-a time. ``timeout_s`` counts from the moment the lock is taken: a call queued behind another (the
-hybrid path runs two at once) is not charged for the wait, only for its own prompt and
-generation. The question's deadline (:func:`tablerag.deadline.current_deadline`, set by
-:class:`~tablerag.llm.deadline.DeadlineLLM`) is charged for everything: the wait for the lock
+passed to llama.cpp and the wall-clock limit is checked after every token: the completion is
+streamed, llama.cpp samples the next token only when the stream is read, so leaving the stream
+at the limit ends generation there, and the call then raises
+:class:`~tablerag.errors.ProviderTimeout` (a cut-off text is never passed for a finished one).
+``create_chat_completion`` of llama-cpp-python 0.3 takes no stopping criteria. The prompt's
+evaluation before the first token cannot be interrupted this way, so a call is not started when
+the prompt alone would take longer than the time left, at the fastest prompt rate this model has
+shown (llama.cpp reuses a prefix shared with the previous prompt, so the fastest rate is the
+least likely to refuse a call that would have fitted). One loaded model is shared by every
+instance in the process (it takes about 1 GB), behind a lock, since a llama.cpp context serves
+one generation at a time. ``timeout_s`` counts from the moment the lock is taken: a call queued
+behind another (the hybrid path runs two at once) is not charged for the wait, only for its own
+prompt and generation. The question's deadline (:func:`tablerag.deadline.current_deadline`, set
+by :class:`~tablerag.llm.deadline.DeadlineLLM`) is charged for everything: the wait for the lock
 ends at it, and so does generation.
 """
 
@@ -58,13 +58,12 @@ def _llama_module() -> Any:
 
 
 class _Past:
-    """A llama.cpp stopping criterion: true once the clock passes ``until`` (and remembered,
-    since llama.cpp reports the stop as an ordinary ``stop``)."""
+    """The call's clock: true once it passes ``until`` (and remembered)."""
 
     def __init__(self, until: float) -> None:
         self.until, self.started, self.hit = until, time.monotonic(), False
 
-    def __call__(self, input_ids: Any, logits: Any) -> bool:
+    def __call__(self) -> bool:
         self.hit = self.hit or time.monotonic() > self.until
         return self.hit
 
@@ -169,27 +168,27 @@ class LlamaCppLLM(LLM):
             if question is not None:
                 self._check_prompt_time(tokens, until)
             late = _Past(until)
-            options["stopping_criteria"] = self._stopping(late)
-            first = True
+            first, finished = True, False
             try:
                 for chunk in llama.create_chat_completion(**options):
                     if first:  # llama.cpp sends nothing before the prompt is read
                         self._measure_prompt(tokens, time.monotonic() - late.started)
                         first = False
                     choice = chunk["choices"][0]
+                    finished = choice.get("finish_reason") is not None
                     yield (
                         (choice.get("delta") or {}).get("content") or "",
                         choice.get("finish_reason"),
                     )
-                    if late.hit or time.monotonic() > until:
-                        break
+                    if not finished and late():
+                        break  # the stream is left: llama.cpp samples no further token
             except (ValueError, RuntimeError) as exc:  # e.g. prompt longer than the context
                 raise ProviderError(
                     f"llama.cpp failed: {exc}; shorten the prompt or raise n_ctx "
                     f"(now {self.n_ctx}).",
                     provider=self.backend,
                 ) from exc
-            if late.hit or time.monotonic() > until:
+            if not finished and late():
                 raise ProviderTimeout(
                     f"The local model ran past {min(timeout_s, until - late.started):.3g} s; "
                     "ask for fewer tokens, raise the timeout or use a faster endpoint.",
@@ -218,12 +217,6 @@ class LlamaCppLLM(LLM):
         if seconds > 0:
             rate = tokens / seconds
             _prompt_rates[str(self.path)] = max(rate, _prompt_rates.get(str(self.path), 0.0))
-
-    def _stopping(self, late: _Past) -> Any:
-        """llama.cpp's stopping criteria list holding ``late`` (a plain callable when the
-        module has no ``StoppingCriteriaList``)."""
-        kind = getattr(self._module, "StoppingCriteriaList", None)
-        return kind([late]) if kind is not None else late
 
     def complete(
         self,
