@@ -363,3 +363,15 @@ def test_ordinary_casts_still_pass(dialect: str, sql: str) -> None:
 def test_sqlite_has_no_object_identifier_types() -> None:
     # any type name is only an affinity in SQLite: CAST(x AS regclass) reads nothing
     assert codes("SELECT CAST(id AS regclass) AS r FROM orders", "sqlite") == []
+
+
+def test_an_unknown_column_inside_a_cte_or_derived_table_is_caught() -> None:
+    """A CTE's or derived table's own select list sees only its FROM: the column the outer
+    query reads from it does not make it known inside (the engine's binder error reached the
+    model instead of the gate's hint)."""
+    assert codes("WITH r AS (SELECT nope FROM orders) SELECT * FROM r") == ["unknown_column"]
+    assert codes("SELECT * FROM (SELECT nope FROM orders) r") == ["unknown_column"]
+    assert codes("WITH r AS (SELECT nope FROM orders) SELECT nope FROM r") == ["unknown_column"]
+    # correlated and lateral subqueries still read the enclosing query's columns
+    assert codes("SELECT id FROM orders o WHERE amount > (SELECT 1 WHERE o.id > 0)") == []
+    assert codes("SELECT * FROM orders o, LATERAL (SELECT o.amount * 2 AS x) s") == []

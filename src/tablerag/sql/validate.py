@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, OptimizeError, ParseError, TokenError
-from sqlglot.optimizer.scope import Scope, find_all_in_scope, traverse_scope
+from sqlglot.optimizer.scope import Scope, ScopeType, find_all_in_scope, traverse_scope
 
 from tablerag.errors import Issue, SQLRejected
 from tablerag.sql.exposed import ExposedCatalog, ExposedTable
@@ -577,6 +577,8 @@ class _Resolver:
                 break
             if not qualifier and name in _aliases_visible_to(current.expression, column):
                 return
+            if current.scope_type in _SELF_CONTAINED and not _recursive(current):
+                break  # a CTE or derived table sees no column of the query around it
             current = current.parent
         in_from = self._in_from(scope, name) if qualifier else []
         self._column_issue(column, name, candidates, hidden, in_from, scope)
@@ -812,6 +814,18 @@ def _renaming_issue(node: exp.Expr, table: str, how: str) -> Issue:
         span(node),
         {"table": table},
     )
+
+
+_SELF_CONTAINED = (ScopeType.CTE, ScopeType.DERIVED_TABLE)
+"""Scopes whose columns come from their own FROM only (a lateral subquery or a correlated one
+in an expression reads the enclosing query's columns; these do not)."""
+
+
+def _recursive(scope: Scope) -> bool:
+    """True for a scope inside ``WITH RECURSIVE`` (its recursive member reads the CTE itself,
+    which only the enclosing scope lists as a source)."""
+    with_ = scope.expression.find_ancestor(exp.With)
+    return bool(with_ is not None and with_.args.get("recursive"))
 
 
 def _aliases_visible_to(query: exp.Expr, column: exp.Column) -> set[str]:
