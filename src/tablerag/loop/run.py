@@ -38,6 +38,7 @@ from tablerag.answer.grounding import ungrounded_numbers
 from tablerag.deadline import Deadline
 from tablerag.errors import BudgetExceeded, ProviderError, RetrievalError
 from tablerag.lang.messages import message
+from tablerag.lang.untrusted import clip
 from tablerag.llm.base import LLM
 from tablerag.llm.deadline import DeadlineLLM
 from tablerag.loop.budget import Budget
@@ -439,6 +440,31 @@ def incomplete(why: str, results: Sequence[StepResult], language: Language) -> s
     return "\n".join(lines)
 
 
+def _sql_failed_everywhere(results: Sequence[StepResult]) -> str:
+    """Why the SQL failed, when some step's SQL failed and no step was answered by SQL (the
+    loop's answer then comes from the documents alone); "" otherwise.
+
+    Example:
+        >>> from tablerag.loop.crosscheck import Verdict
+        >>> def step(decision: str, chosen: str | None, note: str = "") -> StepResult:
+        ...     s = Step(n=1, action="sub-question", decision=decision)
+        ...     return StepResult(s, Verdict(decision, chosen, "x", note), (), None, {})
+        >>> why = "The SQL failed (no such column); answered from the text."
+        >>> _sql_failed_everywhere([step("sql_failed", "document", why)])
+        'no such column'
+        >>> _sql_failed_everywhere([step("sql_failed", "document"), step("sql", "sql")])
+        ''
+    """
+    if any(r.verdict.chosen == "sql" or r.verdict.decision in ("both", "agree") for r in results):
+        return ""
+    notes = [r.verdict.note for r in results if r.verdict.decision == "sql_failed"]
+    if not notes:
+        return ""
+    why = notes[0]
+    start, end = why.find("("), why.rfind(")")
+    return clip(why[start + 1 : end] if 0 <= start < end else why, 200)
+
+
 def _envelope(
     question: str,
     language: Language,
@@ -477,6 +503,12 @@ def _envelope(
         text = message("loop.not_found", language)
         status = "not_found"
     confidence = min((r.verdict.confidence for r in evidence), default=0.0)
+    failed = _sql_failed_everywhere(results)
+    if status == "ok" and failed:
+        # the figures part is missing: the documents answered alone, which is not ok
+        status = "unsure"
+        confidence = min(confidence, 0.4)
+        text = message("loop.sql_failed", language, why=failed) + "\n" + (text or "")
     sources: list[object] = [question]
     for r in results:
         sources.append(r.verdict.answer)
