@@ -194,3 +194,22 @@ def test_the_hybrid_path_runs_sql_on_the_database_and_cites_the_documents(mixed:
     assert answer.table is not None and answer.table.rows == [[2]]
     assert "120 euros" in answer.answer
     assert answer.citations and answer.citations[0].source.endswith("policy.md")
+
+
+def test_a_relative_file_url_is_stored_absolute_and_asked_from_any_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tablerag ingest sqlite:///hr.db`` typed in the database's folder is stored with the
+    whole path, so ``tablerag sql`` run elsewhere still finds the file."""
+    data = tmp_path / "data"
+    data.mkdir()
+    make_hr(data / "hr.db")
+    ws = tmp_path / "ws"
+    monkeypatch.chdir(data)
+    ingest(ws, ["sqlite:///hr.db"])
+    monkeypatch.chdir(tmp_path)
+    code, out = sql(ws, EMPLOYEES_OPS)
+    assert code == 0, out
+    assert out["rows"] == [[2]]
+    res = runner.invoke(app, ["sources", "-w", str(ws), "--json"])
+    assert f"sqlite:///{data.resolve() / 'hr.db'}" in res.stdout

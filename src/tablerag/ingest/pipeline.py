@@ -88,6 +88,28 @@ class Target:
         return self.path.suffix.lower().lstrip(".")
 
 
+def absolute_file_url(url: str) -> str:
+    """A ``sqlite:///`` or ``duckdb:///`` URL with a relative path made absolute (against the
+    current folder), so the stored source opens from any folder; other URLs unchanged.
+
+    Example:
+        >>> import os
+        >>> absolute_file_url("sqlite:///hr.db") == f"sqlite:///{os.getcwd()}/hr.db"
+        True
+        >>> absolute_file_url("duckdb:////data/f.duckdb?x=1"), absolute_file_url("sqlite:///:memory:")
+        ('duckdb:////data/f.duckdb?x=1', 'sqlite:///:memory:')
+        >>> absolute_file_url("postgresql://u@h/db")
+        'postgresql://u@h/db'
+    """
+    scheme, sep, rest = url.partition(":///")
+    if not sep or scheme.split("+", 1)[0].lower() not in ("sqlite", "duckdb"):
+        return url
+    path, q, query = rest.partition("?")
+    if not path or path == ":memory:" or path.startswith("/"):
+        return url
+    return f"{scheme}:///{Path(path).expanduser().resolve()}{q}{query}"
+
+
 def discover(
     targets: Sequence[str | Path | Target], *, exclude: Path | None = None
 ) -> list[Target]:
@@ -106,6 +128,7 @@ def discover(
             continue
         text = str(raw)
         if is_database_url(text):
+            text = absolute_file_url(text)
             found.append(Target(location=redact_url(text), url=text))
             continue
         path = Path(text).expanduser()
