@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -150,6 +151,7 @@ def test_expected_answers_agree_with_the_generator_rows() -> None:
 
 def test_the_files_are_the_same_bytes_every_time(tmp_path: Path) -> None:
     one = write_userdata(tmp_path / "a")
+    time.sleep(1.1)  # a writer that stamps the clock (openpyxl's modified time) shows here
     two = write_userdata(tmp_path / "b")
     assert [p.name for p in one] == [p.name for p in two]
     for a, b in zip(one, two, strict=True):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import zipfile
 from collections.abc import Callable
 from datetime import datetime
@@ -219,7 +220,10 @@ def _policy_docx(_: UserData, path: Path) -> None:
 
 
 def _fixed_zip(data: bytes) -> bytes:
-    """The archive again with constant member timestamps (the writers stamp the clock)."""
+    """The archive again with constant member timestamps and a constant modified time in
+    ``docProps/core.xml`` (the writers stamp the clock: openpyxl sets ``modified`` on save)."""
+    stamp = FIXED_TIME.strftime("%Y-%m-%dT%H:%M:%SZ").encode()
+    modified = re.compile(rb"(<dcterms:modified[^>]*>)[^<]*(</dcterms:modified>)")
     out = io.BytesIO()
     with (
         zipfile.ZipFile(io.BytesIO(data)) as source,
@@ -228,5 +232,8 @@ def _fixed_zip(data: bytes) -> bytes:
         for info in source.infolist():
             fixed = zipfile.ZipInfo(info.filename, date_time=FIXED_TIME.timetuple()[:6])
             fixed.compress_type = zipfile.ZIP_DEFLATED
-            target.writestr(fixed, source.read(info.filename))
+            body = source.read(info.filename)
+            if info.filename == "docProps/core.xml":
+                body = modified.sub(lambda m: m.group(1) + stamp + m.group(2), body)
+            target.writestr(fixed, body)
     return out.getvalue()
