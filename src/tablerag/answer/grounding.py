@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 _NUMBER = re.compile(
-    r"(?<![\w.])[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*(?P<pct>%|％))?"
+    r"(?<![A-Za-z0-9_.])(?<!\d,)[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*(?P<pct>%|％))?"
     r"(?:\s*(?P<unit>万|亿))?"
 )
 _CITATION = re.compile(r"\[\d+(?:\s*[,，]\s*\d+)*\]")
@@ -54,6 +54,8 @@ def numbers_in(text: str) -> list[Number]:
         ['10%', '11.2']
         >>> numbers_in("up 3.5%")[0].value, numbers_in("共 1.2万 元")[0].scale
         (Decimal('3.5'), Decimal('10000'))
+        >>> [n.text for n in numbers_in("总和为70,000元，共152笔，Q3 与 v2")]  # next to Chinese too
+        ['70,000', '152']
     """
     found: list[Number] = []
     for match in _NUMBER.finditer(_CITATION.sub(" ", strip_enumerators(text))):
