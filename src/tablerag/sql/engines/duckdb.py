@@ -17,9 +17,10 @@ from tablerag.errors import (
     ResourceLimitExceeded,
     WorkspaceError,
 )
-from tablerag.sql.engines.base import Rows, SQLEngine
+from tablerag.sql.engines.base import Rows
 from tablerag.sql.engines.exposure import EXPOSURE, exposure_statements, quote, strip_exposure
 from tablerag.sql.engines.limits import check_result_size
+from tablerag.sql.engines.local import LocalEngine
 from tablerag.sql.engines.scrub import scrub_message
 from tablerag.sql.engines.worker import Worker
 from tablerag.sql.exposed import ExposedCatalog
@@ -171,7 +172,7 @@ def _timeout(policy: ExecutionPolicy, sql: str) -> QueryTimeout:
     )
 
 
-class DuckDBEngine(SQLEngine):
+class DuckDBEngine(LocalEngine):
     """Run generated SQL on a DuckDB file, read-only, through views of the exposed columns.
 
     The engine opens its *own* connection with :func:`locked_config`. DuckDB refuses a second
@@ -189,6 +190,7 @@ class DuckDBEngine(SQLEngine):
     """
 
     dialect = "duckdb"
+    session_type = DuckDBSession
     exposure = EXPOSURE
 
     def __init__(
@@ -225,39 +227,6 @@ class DuckDBEngine(SQLEngine):
         if self._schema is None:
             return [_with_schema(t, "main") for t in out]
         return out
-
-    def _expose(self, catalog: ExposedCatalog) -> None:
-        self._session.expose(catalog)
-        if self._worker is not None:
-            self._worker.close()
-            self._worker = None
-        if self.policy.isolated:  # started now, with the new catalog: no query waits for it
-            worker = self._new_worker(catalog)
-            worker.start()
-            self._worker = worker
-
-    def _run(self, sql: str, policy: ExecutionPolicy) -> tuple[tuple[str, ...], Rows]:
-        if not self.policy.isolated:
-            return self._session.run(sql, policy)
-        if self._worker is None:
-            self._worker = self._new_worker(self.catalog)
-        return self._worker.run(sql, policy)
-
-    def _new_worker(self, catalog: ExposedCatalog) -> Worker:
-        return Worker(
-            DuckDBSession,
-            (str(self.path), self.policy, catalog),
-            engine="duckdb",
-            memory_limit_mb=self.policy.memory_limit_mb,
-        )
-
-    def close(self) -> None:
-        """Close the connection and stop the worker (idempotent)."""
-        if not self._closed:
-            if self._worker is not None:
-                self._worker.close()
-            self._session.close()
-            self._closed = True
 
 
 def _with_schema(table: TableInfo, default: str) -> TableInfo:

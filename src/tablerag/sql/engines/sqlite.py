@@ -8,8 +8,9 @@ import time
 from pathlib import Path
 
 from tablerag.errors import ConfigError, QueryFailed, QueryTimeout, ResourceLimitExceeded
-from tablerag.sql.engines.base import Rows, SQLEngine
+from tablerag.sql.engines.base import Rows
 from tablerag.sql.engines.limits import check_result_size
+from tablerag.sql.engines.local import LocalEngine
 from tablerag.sql.engines.scrub import scrub_message
 from tablerag.sql.engines.worker import Worker
 from tablerag.sql.exposed import ExposedCatalog
@@ -157,7 +158,7 @@ class SQLiteSession:
         self.con.close()
 
 
-class SQLiteEngine(SQLEngine):
+class SQLiteEngine(LocalEngine):
     """Run generated SQL on a SQLite file, read-only.
 
     Layer 1 here is the file opened with ``mode=ro``, ``PRAGMA query_only`` and an authorizer
@@ -169,6 +170,7 @@ class SQLiteEngine(SQLEngine):
     """
 
     dialect = "sqlite"
+    session_type = SQLiteSession
 
     def __init__(self, path: str | Path, *, policy: ExecutionPolicy | None = None) -> None:
         super().__init__(policy)
@@ -181,35 +183,3 @@ class SQLiteEngine(SQLEngine):
     def introspect(self) -> list[TableInfo]:
         """Tables, views and columns of the file (read once, at open)."""
         return list(self._session.tables)
-
-    def _expose(self, catalog: ExposedCatalog) -> None:
-        self._session.expose(catalog)
-        if self._worker is not None:
-            self._worker.close()
-            self._worker = None
-        if self.policy.isolated:  # started now, with the new catalog: no query waits for it
-            worker = self._new_worker(catalog)
-            worker.start()
-            self._worker = worker
-
-    def _run(self, sql: str, policy: ExecutionPolicy) -> tuple[tuple[str, ...], Rows]:
-        if not self.policy.isolated:
-            return self._session.run(sql, policy)
-        if self._worker is None:
-            self._worker = self._new_worker(self.catalog)
-        return self._worker.run(sql, policy)
-
-    def _new_worker(self, catalog: ExposedCatalog) -> Worker:
-        return Worker(
-            SQLiteSession,
-            (str(self.path), self.policy, catalog),
-            engine="sqlite",
-            memory_limit_mb=self.policy.memory_limit_mb,
-        )
-
-    def close(self) -> None:
-        """Close the connection and stop the worker (idempotent)."""
-        if self._worker is not None:
-            self._worker.close()
-            self._worker = None
-        self._session.close()
