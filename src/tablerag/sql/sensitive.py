@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from tablerag.lang.untrusted import clip, is_hidden_char
 from tablerag.settings import Settings
 from tablerag.types import ColumnInfo, TableInfo
 
@@ -242,13 +243,12 @@ def sanitize_sample(value: str, *, limit: int = MAX_SAMPLE_CHARS, fold: bool = T
     kept = "".join(
         " " if ch in "\t\r\n" else ch
         for ch in value
-        if ch in "\t\r\n" or unicodedata.category(ch) not in {"Cc", "Cf", "Co", "Cs"}
+        if ch == "\r" or not (is_hidden_char(ch) or unicodedata.category(ch) == "Co")
     )
     folded = " ".join(unicodedata.normalize("NFKC", kept).split())
     if INSTRUCTION_LIKE.search(folded):
         return "[instruction-like text removed]"
-    text = folded if fold else " ".join(kept.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(folded if fold else " ".join(kept.split()), limit)
 
 
 def redact_table(
