@@ -32,6 +32,7 @@ from tablerag.sql.engines import SQLEngine, open_engine
 from tablerag.sql.engines.exposure import EXPOSURE
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.types import ColumnInfo, TableInfo
+from tests.plugins.mariadb import MariaDBServer
 
 PW, PHONE, DX = "CANARY-pw-3f9d", "CANARY-ph-0c42", "CANARY-dx-81ac"
 CARD = 6222337777123456
@@ -328,3 +329,38 @@ def test_no_source_label_shadows_a_reserved_schema() -> None:
                 f"sqlite:///{EXPOSURE}.db"):  # fmt: skip
         label = source_label(url)
         assert label.startswith("db_"), label
+
+
+@pytest.fixture
+def mysql_shop_canaries(mariadb_server: MariaDBServer, mariadb_database: str) -> dict[str, str]:
+    """The planted database on MariaDB and an account granted the visible columns only."""
+    user, password = f"tr_exp_{uuid.uuid4().hex[:6]}", "exp-pw"
+    con = mariadb_server.connect(mariadb_database)
+    try:
+        with con.cursor() as cur:
+            _plant(lambda sql, row=None: cur.execute(sql, row), "%s")
+            cur.execute(f"CREATE USER '{user}'@'%' IDENTIFIED BY '{password}'")
+            cur.execute(
+                f"GRANT SELECT (id, name, city) ON `{mariadb_database}`.customers TO '{user}'@'%'"
+            )
+            cur.execute(f"GRANT SELECT ON `{mariadb_database}`.orders TO '{user}'@'%'")
+    finally:
+        con.close()
+    return {"good": mariadb_server.url(mariadb_database, user=user, password=password)}
+
+
+@pytest.mark.mariadb
+def test_mysql_hidden_columns_never_come_back(mysql_shop_canaries: dict[str, str]) -> None:
+    """The same hostile queries on MariaDB: refused by the gate, and with the gate bypassed the
+    account's column grants alone keep every canary out."""
+    with open_engine(mysql_shop_canaries["good"], catalog=catalog(), policy=POLICY) as engine:
+        for sql in QUERIES + ORACLES:
+            outcome, text = shown(engine, sql)
+            assert_no_canary(outcome, text, sql)
+            if sql in ORACLES:
+                assert outcome == "rejected", text
+            outcome, text = shown(engine, sql, gate=False)
+            assert_no_canary(outcome, text, sql)
+            if sql in ORACLES:
+                assert outcome != "rows", text
+        assert engine.execute("SELECT name, city FROM customers ORDER BY id").rows
