@@ -63,6 +63,9 @@ class Route:
     """Raw data / knowledge evidence and probe strengths, for debugging and benchmarks."""
     loop: bool = False
     """Multi-hop or set-level over tables and text: the caller runs the TableRAG loop."""
+    needs_both: bool = False
+    """The question has a data part *and* a document part (a figure and a rule): intent
+    ``hybrid``, and the answer is whole only when both paths answered their part."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``intent``, ``confidence``, ``reasons``, ``scores``, ``evidence``."""
@@ -73,6 +76,7 @@ class Route:
             "scores": dict(self.scores),
             "evidence": dict(self.evidence),
             "loop": self.loop,
+            "needs_both": self.needs_both,
         }
 
 
