@@ -35,6 +35,7 @@ TOP_LEVEL_KEYS = [
     "facts",
     "confidence",
     "status",
+    "checks",
     "error",
     "clarifications",
     "timings_ms",

@@ -163,6 +163,11 @@ class Answer(_Model):
     facts: list[Fact] = Field(default_factory=list)
     confidence: float = Field(default=0.0, ge=0, le=1)
     status: AnswerStatus = "ok"
+    checks: list[str] = Field(
+        default_factory=list,
+        description="Codes of the answer checks that fired on the SQL answer (doubts and the "
+        "definitions it followed; tablerag.nl2sql.checks); empty when none fired.",
+    )
     error: str | None = None
     clarifications: list[Clarification] = Field(default_factory=list)
     timings_ms: dict[str, float] = Field(default_factory=dict)

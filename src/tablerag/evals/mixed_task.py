@@ -268,6 +268,8 @@ class _Method:
                 decisions=[st.decision for st in subs],
                 sql=[st.sql for st in subs if st.sql],
                 status=answer.status,
+                confidence=answer.confidence,  # the report's calibration figures read these
+                checks=answer.checks,
             )
         return Outcome(
             case_id=case.case_id,

@@ -629,6 +629,7 @@ class TableragMethod:
             "attempt_sql": [a.sql for a in answer.sql_attempts],
             "status": answer.status,  # the calibration figures of the report read these two
             "confidence": answer.confidence,
+            "checks": answer.checks,
         }
         if answer.status == "error":
             return _outcome(

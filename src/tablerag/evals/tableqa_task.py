@@ -429,6 +429,7 @@ class TableragMethod:
             "schema_tokens": schema.tokens,
             "status": answer.status,  # the calibration figures of the report read these two
             "confidence": answer.confidence,
+            "checks": answer.checks,
         }
         if prepare_ms:
             detail["prepare_ms"] = round(prepare_ms, 1)

@@ -489,6 +489,7 @@ def _explained(
         answer=text,
         status=judged.status,
         confidence=judged.confidence,
+        checks=[f.code for f in (*judged.doubts, *judged.cited)],
         facts=facts,
         citations=citations,
         **common,

@@ -224,6 +224,7 @@ class _Method:
                 detail.update(
                     status=status,
                     confidence=answer.confidence,
+                    checks=answer.checks,
                     path=answer.path,
                     route=answer.route.intent if answer.route is not None else "",
                     sql=answer.sql or "",
