@@ -25,14 +25,14 @@ from tests.plugins.answering import duckdb_parts
 Parts = tuple[SQLEngine, SchemaCatalog]
 
 CLAIMS = [
-    (1, "TV", "North", 1200.0),
-    (2, "TV", "South", 800.0),
-    (3, "Phone", "North", 300.0),
-    (4, "Phone", "North", 450.0),
-    (5, "Laptop", "South", 1500.0),
-    (6, "Laptop", "North", 990.0),
-    (7, "TV", "South", 640.0),
-    (8, "Phone", "South", 210.0),
+    (1, "TV", "North", 1200.0, "2026-03-02"),
+    (2, "TV", "South", 800.0, "2026-03-31"),
+    (3, "Phone", "North", 300.0, "2026-03-15"),
+    (4, "Phone", "North", 450.0, "2026-04-01"),
+    (5, "Laptop", "South", 1500.0, "2026-04-09"),
+    (6, "Laptop", "North", 990.0, "2026-04-20"),
+    (7, "TV", "South", 640.0, "2026-05-05"),
+    (8, "Phone", "South", 210.0, "2026-05-30"),
 ]
 PAY = [("张三", "销售部", 20000), ("李四", "销售部", 15000), ("王五", "财务部", 35000)]
 ORDERS = [(100 + i, 10.0 * i) for i in range(1, 13)]
@@ -50,6 +50,7 @@ def mine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Parts]:
                 ColumnInfo("product", "VARCHAR"),
                 ColumnInfo("region", "VARCHAR"),
                 ColumnInfo("claim_amount", "DOUBLE"),
+                ColumnInfo("filed", "DATE"),
             ),
             len(CLAIMS),
             description="Warranty claims filed by customers",
@@ -76,7 +77,7 @@ def mine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Parts]:
     data = [
         (
             "CREATE TABLE warranty_claims (claim_id INTEGER, product VARCHAR, region VARCHAR, "
-            "claim_amount DOUBLE)",
+            "claim_amount DOUBLE, filed DATE)",
             CLAIMS,
         ),
         (
@@ -262,3 +263,52 @@ def test_a_question_in_another_language_than_the_names_is_not_judged_word_by_wor
     # a query over a table the question did not link to is still flagged, in any language
     other = _ask("保修索赔一共有多少笔？", "SELECT count(*) FROM orders", mine)
     _unsure(other, "查询读取的 orders 不是问题所关联的表（warranty_claims）")
+
+
+def test_a_count_asked_but_an_amount_summed_is_flagged(mine: Parts) -> None:
+    question = "How many warranty claims were filed in total?"
+    summed = _ask(question, "SELECT sum(claim_amount) AS total FROM warranty_claims", mine)
+    _unsure(summed, "asks how many", "claim_amount")
+    _ok(_ask(question, "SELECT count(*) AS claims FROM warranty_claims", mine))
+
+
+def test_an_amount_asked_but_rows_counted_is_flagged(mine: Parts) -> None:
+    question = "员工的月薪总和是多少？"
+    counted = _ask(question, "SELECT count(*) FROM staff_pay WHERE name <> '合计'", mine)
+    _unsure(counted, "问的是金额")
+    _ok(_ask(question, "SELECT sum(salary) FROM staff_pay WHERE name <> '合计'", mine))
+
+
+def test_a_month_narrowed_to_one_day_is_flagged(mine: Parts) -> None:
+    question = "How many warranty claims were filed in March 2026?"
+    one_day = "SELECT count(*) FROM warranty_claims WHERE filed = '2026-03-31'"
+    _unsure(_ask(question, one_day, mine), "2026-03-31")
+    month = (
+        "SELECT count(*) FROM warranty_claims WHERE filed >= '2026-03-01' AND filed < '2026-04-01'"
+    )
+    _ok(_ask(question, month, mine))
+    # a question that names the day may filter on it
+    _ok(_ask("How many warranty claims were filed on 2026-03-31?", one_day, mine))
+
+
+def test_a_period_the_question_does_not_name_is_flagged(mine: Parts) -> None:
+    question = "How many warranty claims came from North?"
+    dated = (
+        "SELECT count(*) FROM warranty_claims WHERE region = 'North' "
+        "AND filed BETWEEN '2026-04-01' AND '2026-05-31'"
+    )
+    _unsure(_ask(question, dated, mine), "names no period", "2026-04-01")
+    _ok(_ask(question, "SELECT count(*) FROM warranty_claims WHERE region = 'North'", mine))
+    # a question that says when may filter by date
+    since = "How many warranty claims came from North since April?"
+    _ok(_ask(since, "SELECT count(*) FROM warranty_claims WHERE region = 'North' "
+             "AND filed >= '2026-04-01'", mine))  # fmt: skip
+
+
+def test_one_figure_asked_but_many_rows_returned_is_flagged(mine: Parts) -> None:
+    question = "What is the average warranty claim amount?"
+    rows = _ask(question, "SELECT claim_amount / claim_amount AS ratio FROM warranty_claims", mine)
+    _unsure(rows, "8 separate rows")
+    _ok(_ask(question, "SELECT avg(claim_amount) FROM warranty_claims", mine))
+    # rows asked for are fine
+    _ok(_ask("List each warranty claim amount", "SELECT claim_amount FROM warranty_claims", mine))

@@ -13,7 +13,9 @@ by :func:`tablerag.nl2sql.evidence.gather_evidence`), and return named :class:`F
   the result or in the table summed, a figure a thousand times the size of its column;
 - :func:`definitions`: a metric definition from the documents whose term the question uses is
   cited when the SQL follows it (its columns, quoted values and distinct count) and flagged
-  when it does not.
+  when it does not;
+- :func:`asked_for`: the query computes what the question asks for (a count for "how many",
+  an amount for "how much", the whole month or year it names rather than one day of it).
 
 Each finding carries a code, the weight it takes off the answer's confidence and the values of
 its sentence (``checks.<code>`` in ``lang/messages.json``). :func:`verdict` turns the findings
@@ -24,6 +26,7 @@ thresholds a calibration run (``tablerag eval``, the report's calibration table)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -33,6 +36,14 @@ from sqlglot import exp
 from tablerag.lang.messages import Language, message
 from tablerag.lang.tokenize import light_stem
 from tablerag.linking.values import ValueMatch
+from tablerag.nl2sql.asks import (
+    asked,
+    asks_one_figure,
+    is_day,
+    is_money_column,
+    names_period,
+    names_time,
+)
 
 FindingCode = Literal[
     "constant_query",
@@ -47,6 +58,11 @@ FindingCode = Literal[
     "scale_jump",
     "definition_ignored",
     "definition_followed",
+    "count_asked",
+    "amount_asked",
+    "period_narrowed",
+    "unasked_period",
+    "many_rows",
 ]
 
 WEIGHTS: Mapping[FindingCode, float] = {
@@ -62,6 +78,11 @@ WEIGHTS: Mapping[FindingCode, float] = {
     "scale_jump": 0.3,
     "definition_ignored": 0.35,
     "definition_followed": 0.0,
+    "count_asked": 0.35,
+    "amount_asked": 0.35,
+    "period_narrowed": 0.35,
+    "unasked_period": 0.35,
+    "many_rows": 0.35,
 }
 """What each finding takes off the confidence (0: it only cites). To be calibrated."""
 
@@ -88,6 +109,7 @@ TOTAL_LABELS = frozenset(
 )
 """Labels of totals rows (lower-case), in the result or stored in a table as a data row."""
 MAX_NAMED = 3
+_DATE_LIKE = re.compile(r"\d{4}-\d{1,2}(?:-\d{1,2})?(?:[ T][\d:.]+)?")
 
 
 @dataclass(frozen=True)
@@ -412,7 +434,98 @@ def definitions(e: Evidence) -> list[Finding]:
     return out
 
 
-CHECKS: tuple[Check, ...] = (relevance, plausibility, definitions)
+def asked_for(e: Evidence) -> list[Finding]:
+    """The query computes what the question asks for: a count for "how many", an amount for
+    "how much", and the whole period the question names, not one day of it.
+
+    Example:
+        >>> import sqlglot
+        >>> def codes(q, sql):
+        ...     e = Evidence(q, sqlglot.parse_one(sql), ("x",), ((1,),))
+        ...     return [f.code for f in asked_for(e)]
+        >>> codes("How many claims were filed?", "SELECT SUM(amount) FROM claims")
+        ['count_asked']
+        >>> codes("How many units were sold?", "SELECT SUM(qty) FROM sales")
+        []
+        >>> codes("员工的月薪总和是多少？", "SELECT COUNT(*) FROM 工资表")
+        ['amount_asked']
+        >>> codes("How many claims were filed in March 2026?",
+        ...       "SELECT COUNT(*) FROM claims WHERE filed = '2026-03-31'")
+        ['period_narrowed']
+        >>> codes("How much was paid on 03/31/2026?",
+        ...       "SELECT SUM(amount) FROM p WHERE d = '2026-03-31'")
+        []
+        >>> codes("哪个渠道的客单价最高？",
+        ...       "SELECT c, AVG(v) FROM o WHERE d BETWEEN '2026-10-01' AND '2026-11-30'")
+        ['unasked_period']
+        >>> e = Evidence("订单的退款率是多少？", sqlglot.parse_one("SELECT a / a FROM o"), ("x",),
+        ...              ((1,), (1,)))
+        >>> [f.code for f in asked_for(e)]
+        ['many_rows']
+    """
+    if e.tree is None:
+        return []
+    out: list[Finding] = []
+    ask = asked(e.question)
+    computed = [p for p in _projections(e.tree) if p.find(exp.AggFunc) is not None]
+    counted = [p for p in computed if p.find(exp.Count) is not None]
+    if ask == "count" and computed and not counted:
+        money = [
+            c.name
+            for p in computed
+            for agg in p.find_all(exp.Sum, exp.Avg)
+            for c in agg.find_all(exp.Column)
+            if is_money_column(c.name)
+        ]
+        if money:
+            out.append(Finding("count_asked", (("column", money[0]),)))
+    elif (
+        ask == "amount"
+        and computed
+        and len(counted) == len(computed)
+        and not any(p.find(exp.Sum, exp.Avg, exp.Div) is not None for p in computed)
+    ):
+        out.append(Finding("amount_asked"))
+    if names_period(e.question):
+        days = [d for d in _equal_literals(e.tree) if is_day(d)]
+        if days:
+            out.append(Finding("period_narrowed", (("day", days[0]),)))
+    elif not names_time(e.question):
+        dates = _date_filters(e.tree)
+        if dates:
+            out.append(Finding("unasked_period", (("dates", dates),)))
+    plain = not computed and e.tree.find(exp.Group) is None
+    if plain and len(e.rows) > 1 and asks_one_figure(e.question):
+        out.append(Finding("many_rows", (("rows", str(len(e.rows))),)))
+    return out
+
+
+def _date_filters(tree: exp.Expr) -> str:
+    """The dates a WHERE or HAVING compares with (``'2026-10-01'``, ``CURRENT_DATE``), joined."""
+    found: list[str] = []
+    for clause in (*tree.find_all(exp.Where), *tree.find_all(exp.Having)):
+        for lit in clause.find_all(exp.Literal):
+            if lit.is_string and _DATE_LIKE.fullmatch(str(lit.this).strip()):
+                found.append(str(lit.this).strip())
+        for node in clause.find_all(exp.CurrentDate, exp.CurrentTimestamp):
+            found.append(node.sql())
+    return ", ".join(dict.fromkeys(found))
+
+
+def _equal_literals(tree: exp.Expr) -> list[str]:
+    """String literals a column is compared with by ``=`` (also inside a CAST or DATE)."""
+    out = []
+    for eq in tree.find_all(exp.EQ):
+        for side in (eq.left, eq.right):
+            lit = side if isinstance(side, exp.Literal) else None
+            if lit is None and isinstance(side, exp.Cast | exp.Anonymous | exp.Func):
+                lit = side.find(exp.Literal)
+            if lit is not None and lit.is_string:
+                out.append(str(lit.this))
+    return out
+
+
+CHECKS: tuple[Check, ...] = (relevance, plausibility, definitions, asked_for)
 """The checks every SQL answer that found rows goes through, in order."""
 
 

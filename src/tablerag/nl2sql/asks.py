@@ -1,0 +1,202 @@
+"""What a question asks for, read from its words: a count or an amount, and the period it names.
+
+The answer checks (:mod:`tablerag.nl2sql.checks`) compare this with the query that ran: on a
+user's files the 1.5B model answered "How many warranty claims were filed in total?" with
+``SUM(amount)`` and "… filed in March 2026?" with ``WHERE filed = '2026-03-31'``, both ``ok``
+(issue 23). The words are data (``lang/asks.json``); everything here is pure.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Literal
+
+Ask = Literal["count", "amount"]
+
+_DAY = re.compile(r"\d{4}-\d{1,2}-\d{1,2}")
+_ISO_MONTH = re.compile(r"(?<!\d)(\d{4})[-/.](\d{1,2})(?![-/.\d])")
+_ZH_MONTH = re.compile(r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月(?!\s*\d{1,2}\s*[日号])")
+_ZH_DAY = re.compile(r"\d{1,2}\s*月\s*\d{1,2}\s*[日号]")
+_EN_DAY = re.compile(
+    r"\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b|\b\d{4}-\d{1,2}-\d{1,2}\b"
+    r"|\b(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b"
+)
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+
+
+@dataclass(frozen=True)
+class AskWords:
+    """The words of ``lang/asks.json``, compiled."""
+
+    count: re.Pattern[str]
+    amount: re.Pattern[str]
+    rate: re.Pattern[str]
+    grouping: re.Pattern[str]
+    time: re.Pattern[str]
+    money: re.Pattern[str]
+    money_words: frozenset[str]
+    months: dict[str, int]
+    en_month: re.Pattern[str]
+
+
+def _alternation(zh: list[str], en: list[str]) -> re.Pattern[str]:
+    words = [re.escape(w) for w in sorted(zh, key=len, reverse=True)]
+    words += [rf"(?<![a-z]){re.escape(w)}(?![a-z])" for w in sorted(en, key=len, reverse=True)]
+    return re.compile("|".join(words), re.I)
+
+
+@lru_cache(maxsize=1)
+def ask_words() -> AskWords:
+    """The packaged words, read once."""
+    text = resources.files("tablerag.lang").joinpath("asks.json").read_text("utf-8")
+    data = json.loads(text)
+    months: dict[str, int] = data["months"]
+    names = "|".join(sorted(months, key=len, reverse=True))
+    return AskWords(
+        count=_alternation(data["count"]["zh"], data["count"]["en"]),
+        amount=_alternation(data["amount"]["zh"], data["amount"]["en"]),
+        rate=_alternation(data["rate"]["zh"], data["rate"]["en"]),
+        grouping=_alternation(data["grouping"]["zh"], data["grouping"]["en"]),
+        time=_alternation(data["time"]["zh"], data["time"]["en"]),
+        money=_alternation(data["money_columns"]["zh"], []),
+        money_words=frozenset(w.lower().removesuffix("s") for w in data["money_columns"]["en"]),
+        months=months,
+        en_month=re.compile(rf"\b({names})\b\.?(?:\s+(\d{{4}}))?", re.I),
+    )
+
+
+def asked(question: str) -> Ask | None:
+    """Whether the question asks how many things there are or for an amount (None: neither,
+    or both, as in "How many claims, and what is their total amount?").
+
+    Example:
+        >>> asked("How many warranty claims were filed in total?")
+        'count'
+        >>> asked("What is the total amount of all warranty claims?")
+        'amount'
+        >>> asked("订单明细里一共有多少笔已支付订单？"), asked("员工的月薪总和是多少？")
+        ('count', 'amount')
+        >>> asked("How many claims were filed, and what is their total amount?") is None
+        True
+    """
+    words = ask_words()
+    count = bool(words.count.search(question))
+    amount = bool(words.amount.search(question))
+    if count == amount:
+        return None
+    return "count" if count else "amount"
+
+
+def asks_one_figure(question: str) -> bool:
+    """Whether the question asks for one figure (a count, an amount, a rate) and no rows.
+
+    Example:
+        >>> asks_one_figure("订单的退款率是多少？"), asks_one_figure("What is the total amount?")
+        (True, True)
+        >>> asks_one_figure("各渠道的退款率是多少？"), asks_one_figure("Which claim is largest?")
+        (False, False)
+    """
+    words = ask_words()
+    if words.grouping.search(question):
+        return False
+    return asked(question) is not None or bool(words.rate.search(question))
+
+
+def names_time(question: str) -> bool:
+    """Whether the question says anything about time: a date, a year, a month, or a time word
+    ("last month", "最近", "since").
+
+    Example:
+        >>> names_time("哪个渠道的客单价最高？"), names_time("上月华东的毛利是多少？")
+        (False, True)
+        >>> names_time("How many claims since 2025?"), names_time("How many claims?")
+        (True, False)
+    """
+    if names_day(question) or named_months(question) or _YEAR.search(question):
+        return True
+    return bool(ask_words().time.search(question))
+
+
+def is_money_column(name: str) -> bool:
+    """Whether a column's name says it holds money (so its SUM is an amount, not a count).
+
+    Example:
+        >>> is_money_column("amount"), is_money_column("net_amt"), is_money_column("月薪")
+        (True, True, True)
+        >>> is_money_column("qty"), is_money_column("units_sold"), is_money_column("数量")
+        (False, False, False)
+    """
+    lowered = name.lower()
+    words = ask_words()
+    parts = {p.removesuffix("s") for p in re.split(r"[_\W]+", lowered) if p}
+    return bool(parts & words.money_words) or bool(words.money.search(lowered))
+
+
+def named_months(question: str) -> set[tuple[int | None, int]]:
+    """The whole months the question names, as (year or None, month), when it names no day.
+
+    Example:
+        >>> sorted(named_months("How many claims were filed in March 2026?"))
+        [(2026, 3)]
+        >>> sorted(named_months("2026年2月一共有多少笔订单？"))
+        [(2026, 2)]
+        >>> named_months("How much was paid on 03/05/2026?"), named_months("2026年5月3日收到多少")
+        (set(), set())
+        >>> sorted(named_months("stat_month 2026-09 的销售额")), named_months("May I ask?")
+        ([(2026, 9)], set())
+    """
+    if names_day(question):
+        return set()
+    words = ask_words()
+    out: set[tuple[int | None, int]] = set()
+    for m in words.en_month.finditer(question):
+        name = m.group(1).lower()
+        if name == "may" and not m.group(2):  # "May I …": the month only with a year
+            continue
+        year = int(m.group(2)) if m.group(2) else None
+        out.add((year, words.months[name]))
+    for m in _ISO_MONTH.finditer(question):
+        if 1 <= int(m.group(2)) <= 12:
+            out.add((int(m.group(1)), int(m.group(2))))
+    for m in _ZH_MONTH.finditer(question):
+        if 1 <= int(m.group(2)) <= 12:
+            out.add((int(m.group(1)) if m.group(1) else None, int(m.group(2))))
+    return out
+
+
+def names_day(question: str) -> bool:
+    """Whether the question names a single day (a date, "5th", "3月5日").
+
+    Example:
+        >>> names_day("paid on 03/05/2026"), names_day("3月5日"), names_day("in March 2026")
+        (True, True, False)
+    """
+    return bool(_EN_DAY.search(question) or _ZH_DAY.search(question))
+
+
+def names_period(question: str) -> bool:
+    """Whether the question names a month or a year and no single day.
+
+    Example:
+        >>> names_period("in 2026"), names_period("in March"), names_period("on 2026-03-05")
+        (True, True, False)
+        >>> names_period("How many claims?")
+        False
+    """
+    if names_day(question):
+        return False
+    return bool(named_months(question) or _YEAR.search(question))
+
+
+def is_day(text: str) -> bool:
+    """Whether a literal is one calendar day (``2026-03-31``).
+
+    Example:
+        >>> is_day("2026-03-31"), is_day("2026-03"), is_day("March")
+        (True, False, False)
+    """
+    return bool(_DAY.fullmatch(text.strip()))
