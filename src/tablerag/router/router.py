@@ -10,6 +10,11 @@ score is its evidence minus ``cross_penalty`` times the other side's; *hybrid* s
 the five scores into probabilities; when the top of data/knowledge is below
 ``low_confidence.top_below`` and the other side is not negligible, the route is *hybrid* (the
 caller runs both paths and fuses the answers).
+
+Two-part questions (a figure *and* what a document says): :mod:`tablerag.router.parts` splits
+the question into its parts, :func:`two_part` measures each part with the same evidence, and
+when one part is clearly data and another clearly a document part the route is *hybrid* with
+``needs_both`` (the answer is whole only when both paths answered).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from tablerag.linking.catalog import SchemaCatalog, is_text_column
 from tablerag.linking.values import ValueIndex
 from tablerag.rag.retrieve import search
 from tablerag.router.features import Features, Vocabulary, extract_features
+from tablerag.router.parts import LeanRule, PartEvidence, split_parts, two_sides
 from tablerag.types import Hit
 
 if TYPE_CHECKING:
@@ -46,6 +52,8 @@ PROBE_K = 8
 #: Least probe strength of both the table and the prose side for a data/knowledge question with
 #: multi-hop cues to go to the TableRAG loop.
 LOOP_MIN_STRENGTH = 0.5
+#: Parts of a question measured for :func:`two_part`; later parts are not looked at.
+MAX_PARTS = 4
 _NUMBERISH = re.compile(r"^[\d\s.,:/%+-]+$")
 _CLAUSE = re.compile(r"[；;，,（(：:。.=]")
 
@@ -215,13 +223,101 @@ def route(question: str, context: RouterContext | None = None) -> Route:
     """
     ctx = context or RouterContext.empty()
     w = load_weights()
-    f = extract_features(question, ctx.vocabulary)
     reasons: list[str] = [ctx.note] if ctx.note else []
-    doc, table = _probe(ctx, question, reasons) if f.length else (0.0, 0.0)
+    ev = measure(question, ctx, reasons)
+    raw = _raw_scores(ev, w)
+    if not ev.features.length:
+        raw = {k: (5.0 if k == "ambiguous" else 0.0) for k in raw}
+        reasons.append("rule: the question has no words")
+    probs = _softmax(raw)
+    intent, confidence = _decide(probs, w["low_confidence"], reasons)
+    reasons.extend(_explain(ev, ctx))
+    sides = two_part(question, ctx) if intent != "chitchat" else None
+    if sides is not None:
+        intent = "hybrid"
+        confidence = probs["data"] + probs["knowledge"] + probs["hybrid"]
+        data_part, document_part = (repr(side.text) for side in sides)
+        reasons.insert(
+            0, f"two-part question: data part {data_part}, document part {document_part}"
+        )
+    loop = needs_loop(intent, ev.features, ev.doc, ev.table)
+    if loop:
+        reasons.insert(
+            0,
+            f"multi-hop/set-level cues ({', '.join(ev.features.multi_hop)}) over tables and "
+            "text: the TableRAG loop",
+        )
+    evidence = {
+        "data": round(ev.data, 3),
+        "knowledge": round(ev.knowledge, 3),
+        "doc": ev.doc,
+        "table": ev.table,
+    }
+    return Route(
+        intent, round(confidence, 3), tuple(reasons), probs, evidence, loop, sides is not None
+    )
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the router measured of one text: its features and the evidence of each side."""
+
+    features: Features
+    vector: Mapping[str, float]
+    """The capped feature counts the weights multiply."""
+    data: float
+    knowledge: float
+    doc: float
+    """Document-side strength of the probe, in [0, 1)."""
+    table: float
+    """Table-side strength of the probe, in [0, 1)."""
+
+
+def measure(text: str, ctx: RouterContext, reasons: list[str]) -> Evidence:
+    """Features, probe strengths and the data and knowledge evidence of ``text``.
+
+    Args:
+        text: a question, or one part of it.
+        ctx: what the router knows of the workspace.
+        reasons: a failing probe says so here.
+    """
+    w = load_weights()
+    f = extract_features(text, ctx.vocabulary)
+    doc, table = _probe(ctx, text, reasons) if f.length else (0.0, 0.0)
     x = _vector(f, w["caps"])
-    meta = x["meta"] > 0
     data = _dot(w["data"], x) + w["data"]["table_strength"] * table
-    know = _dot(w["knowledge"], x) + w["knowledge"]["doc_strength"] * doc
+    knowledge = _dot(w["knowledge"], x) + w["knowledge"]["doc_strength"] * doc
+    return Evidence(f, x, data, knowledge, doc, table)
+
+
+def two_part(question: str, ctx: RouterContext) -> tuple[PartEvidence, PartEvidence] | None:
+    """A clear data part and a clear document part of ``question``, or None (issue 23).
+
+    Each part of :func:`~tablerag.router.parts.split_parts` (at most :data:`MAX_PARTS`) is
+    measured on its own, probe included; the thresholds are ``two_part`` in the weights.
+
+    Example:
+        >>> sides = two_part("上月华东的毛利是多少？按制度毛利率不得低于多少？", RouterContext())
+        >>> [p.text for p in sides or ()]
+        ['上月华东的毛利是多少', '按制度毛利率不得低于多少']
+        >>> two_part("华东和华北上月的毛利分别是多少？", RouterContext()) is None
+        True
+    """
+    parts = split_parts(question)[:MAX_PARTS]
+    if len(parts) < 2:
+        return None
+    rule = LeanRule(**load_weights()["two_part"])
+    measured = []
+    for text in parts:
+        ev = measure(text, ctx, [])
+        cues = ev.features.cues["policy"] + ev.features.cues["meta"]
+        measured.append(PartEvidence(text, ev.data, ev.knowledge, cues))
+    return two_sides(measured, rule)
+
+
+def _raw_scores(ev: Evidence, w: Mapping[str, Any]) -> dict[str, float]:
+    """The linear score of each intent (see the module docstring)."""
+    x, data, know = ev.vector, ev.data, ev.knowledge
     pen = w["cross_penalty"]
     content = (
         x["aggregate"]
@@ -231,13 +327,13 @@ def route(question: str, context: RouterContext | None = None) -> Route:
         + x["meta"]
         + x["catalog_values"]
     )
-    short = max(0.0, 1 - f.length / w["ambiguous"]["short_length"])
-    raw = {
+    short = max(0.0, 1 - ev.features.length / w["ambiguous"]["short_length"])
+    return {
         "knowledge": know - pen * data,
         "data": data - pen * know,
         "hybrid": min(data, know)
         + w["hybrid"]["bias"]
-        - (w["hybrid"]["meta_penalty"] if meta else 0),
+        - (w["hybrid"]["meta_penalty"] if x["meta"] > 0 else 0),
         "chitchat": w["chitchat"]["chitchat"] * x["chitchat"]
         + w["chitchat"]["bias"]
         + w["chitchat"]["leftover"] * x["leftover"]
@@ -248,21 +344,6 @@ def route(question: str, context: RouterContext | None = None) -> Route:
         + w["ambiguous"]["leftover"] * x["leftover"]
         - w["ambiguous"]["content_penalty"] * content,
     }
-    if not f.length:
-        raw = {k: (5.0 if k == "ambiguous" else 0.0) for k in raw}
-        reasons.append("rule: the question has no words")
-    probs = _softmax(raw)
-    intent, confidence = _decide(probs, w["low_confidence"], reasons)
-    reasons[len(reasons) :] = _explain(f, ctx, doc, table, meta, data, know)
-    evidence = {"data": round(data, 3), "knowledge": round(know, 3), "doc": doc, "table": table}
-    loop = needs_loop(intent, f, doc, table)
-    if loop:
-        reasons.insert(
-            0,
-            f"multi-hop/set-level cues ({', '.join(f.multi_hop)}) over tables and text: "
-            "the TableRAG loop",
-        )
-    return Route(intent, round(confidence, 3), tuple(reasons), probs, evidence, loop)
 
 
 def needs_loop(intent: Intent, f: Features, doc: float, table: float) -> bool:
@@ -351,15 +432,9 @@ def _probe(ctx: RouterContext, question: str, reasons: list[str]) -> tuple[float
     return round(doc / (doc + half), 3), round(table / (table + half), 3)
 
 
-def _explain(
-    f: Features,
-    ctx: RouterContext,
-    doc: float,
-    table: float,
-    meta: bool,
-    data: float,
-    know: float,
-) -> list[str]:
+def _explain(ev: Evidence, ctx: RouterContext) -> list[str]:
+    f = ev.features
+    meta = ev.vector["meta"] > 0
     out: list[str] = []
     if f.cues["chitchat"]:
         out.append(f"small-talk cues: {', '.join(f.cues['chitchat'])}")
@@ -378,8 +453,8 @@ def _explain(
     if f.cues["vague"]:
         out.append("vague words: " + ", ".join(f.cues["vague"]))
     if ctx.probe is not None:
-        out.append(f"retrieval probe: documents {doc:.2f}, tables {table:.2f}")
-    out.append(f"evidence: data {data:.2f}, knowledge {know:.2f}")
+        out.append(f"retrieval probe: documents {ev.doc:.2f}, tables {ev.table:.2f}")
+    out.append(f"evidence: data {ev.data:.2f}, knowledge {ev.knowledge:.2f}")
     return out
 
 
