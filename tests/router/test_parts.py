@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from tablerag.linking.catalog import build_catalog
 from tablerag.router import RouterContext, route
+from tablerag.router.features import extract_features
 from tablerag.router.parts import (
     LeanRule,
     PartEvidence,
@@ -27,6 +29,7 @@ from tablerag.router.parts import (
 from tablerag.router.router import load_weights
 from tablerag.service import Workspace
 from tablerag.settings import Settings
+from tablerag.types import Hit, TableInfo
 
 CASES_FILE = Path(__file__).with_name("two_part_cases.jsonl")
 CASES = [json.loads(line) for line in CASES_FILE.read_text("utf-8").splitlines() if line.strip()]
@@ -290,3 +293,48 @@ def test_the_two_part_set_on_the_sample_corpus(
         got = route(case["question"], context)
         assert got.needs_both == any(r.startswith("two-part") for r in got.reasons)
         assert not got.needs_both or got.intent == "hybrid"
+
+
+def test_probe_hits_on_a_document_table_count_for_the_document_side() -> None:
+    def probe(question: str) -> Sequence[Hit]:
+        return [Hit("c1", "handbook.pdf", 0, "| fee |", (), 1, "handbook_table_1", 12.0, 1)]
+
+    as_table = route("staff commission", RouterContext(probe=probe))
+    as_prose = route(
+        "staff commission",
+        RouterContext(probe=probe, document_tables=frozenset({"handbook_table_1"})),
+    )
+    assert (as_table.evidence["doc"], as_table.evidence["table"]) == (0.0, 0.75)
+    assert (as_prose.evidence["doc"], as_prose.evidence["table"]) == (0.75, 0.0)
+
+
+def test_the_catalog_names_its_document_tables() -> None:
+    cut = TableInfo("h_table_1", "/c/handbook.pdf", (), 5, origin="table 1 on page 2")
+    csv = TableInfo("fact_sales", "/c/fact_sales.csv", (), 9, origin="fact_sales.csv")
+    ctx = RouterContext.from_catalog(build_catalog([cut, csv]))
+    assert ctx.document_tables == frozenset({"h_table_1"})
+
+
+@pytest.mark.parametrize(
+    ("question", "weeks"),
+    [
+        pytest.param("经销商的结算周期是多久", (), id="cycle"),
+        pytest.param("库存周转天数怎么算", (), id="turnover"),
+        pytest.param("上周华东的订单数", ("上周",), id="last-week"),
+        pytest.param("每周的退款笔数", ("每周",), id="every-week"),
+        pytest.param("周末的销售额", ("周末",), id="weekend"),
+        pytest.param("近两周的销量", ("两周",), id="two-weeks"),
+    ],
+)
+def test_a_week_is_a_time_cue_only_in_a_week_expression(
+    question: str, weeks: tuple[str, ...]
+) -> None:
+    assert tuple(c for c in extract_features(question).cues["time"] if "周" in c) == weeks
+
+
+def test_a_settlement_period_question_is_a_document_question(
+    contexts: dict[str, RouterContext],
+) -> None:
+    question = "经销商的结算周期是多久"  # 周期 once counted as a week: a time anchor, "hybrid"
+    for method, context in contexts.items():
+        assert route(question, context).intent == "knowledge", method

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 from tablerag.errors import RetrievalError
 from tablerag.linking.cache import workspace_catalog
 from tablerag.linking.catalog import SchemaCatalog, is_text_column
+from tablerag.linking.linker import is_document_table
 from tablerag.linking.values import ValueIndex
 from tablerag.rag.retrieve import search
 from tablerag.router.features import Features, Vocabulary, extract_features
@@ -101,6 +102,9 @@ class RouterContext:
     value_columns: Mapping[str, str] = field(default_factory=dict)
     note: str = ""
     """Said in every route's reasons (e.g. that no workspace was available)."""
+    document_tables: frozenset[str] = frozenset()
+    """Tables cut from documents (the handbook's commission table): a probe hit on one is a
+    hit on the document's text, so it counts for the document side."""
 
     @classmethod
     def empty(cls, note: str = "no workspace: rules and question features only") -> RouterContext:
@@ -141,7 +145,8 @@ class RouterContext:
                     for value in column.samples:
                         if 2 <= len(value) <= MAX_VALUE_CHARS and not _NUMBERISH.match(value):
                             values.setdefault(value, f"{table.name}.{column.name}")
-        return cls(Vocabulary.build(words, values), probe, values)
+        documents = frozenset(n for n, t in catalog.tables.items() if is_document_table(t))
+        return cls(Vocabulary.build(words, values), probe, values, document_tables=documents)
 
     @classmethod
     def from_workspace(cls, workspace: Workspace, *, probe: bool = True) -> RouterContext:
@@ -418,7 +423,10 @@ def _decide(
 
 
 def _probe(ctx: RouterContext, question: str, reasons: list[str]) -> tuple[float, float]:
-    """Document-side and table-side strength in [0, 1) from the top BM25 scores."""
+    """Document-side and table-side strength in [0, 1) from the top BM25 scores.
+
+    Hits on a table cut from a document count for the document side.
+    """
     if ctx.probe is None:
         return 0.0, 0.0
     try:
@@ -427,8 +435,9 @@ def _probe(ctx: RouterContext, question: str, reasons: list[str]) -> tuple[float
         reasons.append(f"retrieval probe skipped: {exc}")
         return 0.0, 0.0
     half = float(load_weights()["probe"]["half_score"])
-    doc = max((h.score for h in hits if h.table is None), default=0.0)
-    table = max((h.score for h in hits if h.table is not None), default=0.0)
+    prose = [h.score for h in hits if h.table is None or h.table in ctx.document_tables]
+    tables = [h.score for h in hits if h.table is not None and h.table not in ctx.document_tables]
+    doc, table = max(prose, default=0.0), max(tables, default=0.0)
     return round(doc / (doc + half), 3), round(table / (table + half), 3)
 
 
