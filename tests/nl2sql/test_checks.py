@@ -308,7 +308,9 @@ def test_a_period_the_question_does_not_name_is_flagged(mine: Parts) -> None:
 def test_one_figure_asked_but_many_rows_returned_is_flagged(mine: Parts) -> None:
     question = "What is the average warranty claim amount?"
     rows = _ask(question, "SELECT claim_amount / claim_amount AS ratio FROM warranty_claims", mine)
-    _unsure(rows, "8 separate rows")
+    _unsure(rows, "row by row (8 rows)")
     _ok(_ask(question, "SELECT avg(claim_amount) FROM warranty_claims", mine))
-    # rows asked for are fine
+    # rows asked for are fine, and so is a plain listing (a column named like the ask word)
     _ok(_ask("List each warranty claim amount", "SELECT claim_amount FROM warranty_claims", mine))
+    listed = "SELECT claim_id FROM warranty_claims WHERE claim_amount > 500"
+    _ok(_ask("Find the claims whose amount is above the average", listed, mine))

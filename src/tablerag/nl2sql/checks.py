@@ -15,7 +15,8 @@ by :func:`tablerag.nl2sql.evidence.gather_evidence`), and return named :class:`F
   cited when the SQL follows it (its columns, quoted values and distinct count) and flagged
   when it does not;
 - :func:`asked_for`: the query computes what the question asks for (a count for "how many",
-  an amount for "how much", the whole month or year it names rather than one day of it).
+  an amount for "how much", the whole month or year it names rather than one day of it, no
+  period the question does not name, one figure rather than a formula applied row by row).
 
 Each finding carries a code, the weight it takes off the answer's confidence and the values of
 its sentence (``checks.<code>`` in ``lang/messages.json``). :func:`verdict` turns the findings
@@ -494,7 +495,8 @@ def asked_for(e: Evidence) -> list[Finding]:
         dates = _date_filters(e.tree)
         if dates:
             out.append(Finding("unasked_period", (("dates", dates),)))
-    plain = not computed and e.tree.find(exp.Group) is None
+    arithmetic = [p for p in _projections(e.tree) if isinstance(p, exp.Binary | exp.Paren)]
+    plain = arithmetic and not computed and e.tree.find(exp.Group) is None
     if plain and len(e.rows) > 1 and asks_one_figure(e.question):
         out.append(Finding("many_rows", (("rows", str(len(e.rows))),)))
     return out
