@@ -14,6 +14,7 @@ from tablerag.answer import (
     Answer,
     Citation,
     Fact,
+    Fallback,
     ResultTable,
     RouteInfo,
     SQLAttempt,
@@ -42,6 +43,7 @@ TOP_LEVEL_KEYS = [
     "llm",
     "steps",
     "budget_exhausted",
+    "fallback",
 ]
 
 
@@ -129,6 +131,16 @@ def test_json_schema_snapshot_of_enumerations() -> None:
         "chitchat",
         "ambiguous",
     ]
+    fallback = schema["$defs"]["Fallback"]["properties"]
+    assert list(fallback) == [
+        "from_path",
+        "from_status",
+        "to_path",
+        "to_status",
+        "outcome",
+        "reason",
+    ]
+    assert fallback["outcome"]["enum"] == ["answered", "no_answer", "no_time"]
 
 
 def test_round_trip_through_json_is_lossless() -> None:
@@ -169,6 +181,44 @@ def test_frozen_and_strict() -> None:
 def test_inconsistent_envelopes_are_refused(changes: dict[str, Any], message: str) -> None:
     with pytest.raises(ValidationError, match=message):
         _hybrid(**changes)
+
+
+def _fallback(**changes: Any) -> Fallback:
+    base: dict[str, Any] = {
+        "from_path": "nl2sql",
+        "from_status": "unsure",
+        "to_path": "rag",
+        "to_status": "ok",
+        "outcome": "answered",
+        "reason": "the query reads no table",
+    }
+    return Fallback(**{**base, **changes})
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        pytest.param({"to_path": "nl2sql"}, "goes to the other path", id="same-path"),
+        pytest.param({"to_status": None}, "exactly when the fallback was not tried", id="none"),
+        pytest.param({"outcome": "no_time"}, "exactly when the fallback was not tried", id="time"),
+        pytest.param({"to_status": "not_found"}, "answered exactly when", id="not-ok"),
+        pytest.param({"outcome": "no_answer"}, "answered exactly when", id="ok-no-answer"),
+    ],
+)
+def test_inconsistent_fallbacks_are_refused(changes: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        _fallback(**changes)
+
+
+def test_the_answers_path_is_the_path_that_answered_after_a_fallback() -> None:
+    answered = _fallback()
+    stood = _fallback(to_status="not_found", outcome="no_answer")
+    assert _hybrid(path="rag", fallback=answered).fallback == answered
+    assert _hybrid(path="nl2sql", fallback=stood).fallback == stood
+    with pytest.raises(ValidationError, match="the path that answered"):
+        _hybrid(path="nl2sql", fallback=answered)
+    with pytest.raises(ValidationError, match="the path that answered"):
+        _hybrid(path="rag", fallback=stood)
 
 
 def test_result_table_checks_its_shape() -> None:
@@ -246,6 +296,16 @@ def test_render_says_what_tablerag_mended_in_the_sql() -> None:
     )
     out = _render(answer)
     assert note in out and "last attempt failed" not in out
+
+
+def test_render_says_which_path_answered_after_which() -> None:
+    out = _render(_hybrid(path="rag", fallback=_fallback()))
+    line = "answered by the documents after the data query (unsure: the query reads no table)"
+    assert line in out and "answered by" not in _render(_hybrid())
+    late = _fallback(to_status=None, outcome="no_time")
+    assert "did not try the documents after the data query" in _render(
+        _hybrid(path="nl2sql", fallback=late)
+    )
 
 
 def test_render_prose_answer_without_sql() -> None:

@@ -119,6 +119,10 @@ only the text answered; both answered different parts and both were kept; the SQ
 the text was used instead; they disagreed and the more reliable one was taken (the conflict is
 recorded); nothing answered."""
 BudgetName = Literal["steps", "tokens", "seconds"]
+FallbackOutcome = Literal["answered", "no_answer", "no_time"]
+"""How a fallback to the other path ended: it ``answered`` (``ok``; its answer is the answer),
+it gave ``no_answer`` either (the first path's answer stands), or there was ``no_time`` left on
+the question's deadline to try it."""
 
 
 class Step(_Model):
@@ -146,6 +150,34 @@ class Step(_Model):
     citations: list[int] = Field(
         default_factory=list, description="Numbers of the answer's citations this step used."
     )
+
+
+class Fallback(_Model):
+    """The other path tried after the first path's answer was not reliable (issue 23).
+
+    The data path falls back to the documents when its answer is not ``ok``; the documents
+    fall back to the data when no passage answers and the question names table terms
+    (:mod:`tablerag.answer.fallback`).
+    """
+
+    from_path: AnswerPath
+    from_status: AnswerStatus
+    """The first path's status, the reason to try the other path."""
+    to_path: AnswerPath
+    to_status: AnswerStatus | None = None
+    """The other path's status; None when it was not tried."""
+    outcome: FallbackOutcome
+    reason: str = Field(description="Why the first path's answer was not kept, in its words.")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Fallback:
+        if self.from_path == self.to_path:
+            raise ValueError("a fallback goes to the other path")
+        if (self.outcome == "no_time") != (self.to_status is None):
+            raise ValueError("to_status is None exactly when the fallback was not tried")
+        if (self.outcome == "answered") != (self.to_status == "ok"):
+            raise ValueError("a fallback answered exactly when the other path is 'ok'")
+        return self
 
 
 class Answer(_Model):
@@ -176,6 +208,9 @@ class Answer(_Model):
     budget_exhausted: BudgetName | None = Field(
         default=None, description="The loop budget that stopped it before it finished."
     )
+    fallback: Fallback | None = Field(
+        default=None, description="The other path tried after this question's first path."
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> Answer:
@@ -192,6 +227,11 @@ class Answer(_Model):
         cited = {f.citation for f in self.facts if f.citation is not None}
         if not cited <= set(numbers):
             raise ValueError(f"facts cite {sorted(cited - set(numbers))} but no such citation")
+        fb = self.fallback
+        if fb is not None and self.path != (
+            fb.to_path if fb.outcome == "answered" else fb.from_path
+        ):
+            raise ValueError("the answer's path is the path that answered (see its fallback)")
         return self
 
 

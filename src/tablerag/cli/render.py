@@ -10,7 +10,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from tablerag.answer import Answer, Step
+from tablerag.answer import Answer, Fallback, Step
 from tablerag.cli._common import shown
 from tablerag.lang.untrusted import visible
 
@@ -28,6 +28,7 @@ _DECISION = {
     "conflict": "SQL and text disagree, took {chosen}",
     "none": "not found",
 }
+_PATH_NAME = {"nl2sql": "the data query", "rag": "the documents"}
 _STATUS_STYLE = {
     "ok": "green",
     "unsure": "yellow",
@@ -56,6 +57,8 @@ def render_answer(answer: Answer, console: Console, *, show_sql: bool = True) ->
         console.print(_sql_block(answer))
     if answer.citations:
         console.print(_citations(answer))
+    if answer.fallback is not None:
+        console.print(Text(visible(fallback_line(answer.fallback)), style="yellow"))
     console.print(_footer(answer))
 
 
@@ -165,6 +168,28 @@ def _citations(answer: Answer) -> Table:
         snippet = c.snippet if len(c.snippet) <= SNIPPET_CHARS else c.snippet[:SNIPPET_CHARS] + "…"
         table.add_row(f"[{c.n}]", f"{shown(where)}\n[dim]{shown(snippet)}[/]")
     return table
+
+
+def fallback_line(fallback: Fallback) -> str:
+    """The one line that says which path answered after which failed (``Answer.fallback``).
+
+    Example:
+        >>> fb = Fallback(from_path="nl2sql", from_status="unsure", to_path="rag",
+        ...               to_status="ok", outcome="answered", reason="the query reads no table")
+        >>> fallback_line(fb)
+        'answered by the documents after the data query (unsure: the query reads no table)'
+        >>> fallback_line(fb.model_copy(update={"to_status": "not_found", "outcome": "no_answer"}))
+        'tried the documents after the data query (unsure: the query reads no table): not_found'
+        >>> fallback_line(fb.model_copy(update={"to_status": None, "outcome": "no_time"}))[:48]
+        'did not try the documents after the data query ('
+    """
+    other = _PATH_NAME[fallback.to_path]
+    after = f"after {_PATH_NAME[fallback.from_path]} ({fallback.from_status}: {fallback.reason})"
+    if fallback.outcome == "answered":
+        return f"answered by {other} {after}"
+    if fallback.outcome == "no_answer":
+        return f"tried {other} {after}: {fallback.to_status}"
+    return f"did not try {other} {after}: no time was left"
 
 
 def _footer(answer: Answer) -> Text:
