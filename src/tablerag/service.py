@@ -346,7 +346,7 @@ class QA:
                 lambda: self._sql(text, language, deadline),
                 lambda: self._docs(text, language, deadline),
             )
-            answer = fuse(text, language, sql, doc)
+            answer = fuse(text, language, sql, doc, needs_both=decision.needs_both)
         elif decision.intent == "chitchat":
             answer = Answer(
                 question=text,

@@ -116,3 +116,26 @@ def test_a_side_the_checks_doubt_makes_the_fused_answer_unsure() -> None:
     assert fuse(HYBRID_Q, "zh", _sql(), _doc()).confidence == 0.8
     alone = fuse(HYBRID_Q, "zh", unsure, _doc("not_found"))
     assert alone.status == "unsure" and alone.confidence == 0.25
+
+
+def test_a_two_part_question_is_ok_only_when_both_parts_are_answered() -> None:
+    both = fuse(HYBRID_Q, "zh", _sql(), _doc(), needs_both=True)
+    assert both.status == "ok" and both.confidence == 0.8
+    assert both.answer.startswith("【数据】")
+    no_docs = fuse(HYBRID_Q, "zh", _sql(), _doc("not_found"), needs_both=True)
+    assert no_docs.status == "unsure" and no_docs.confidence == 0.4  # half of the data side's
+    assert no_docs.answer.split("\n")[0] == "问题的文档部分没有找到答案。"
+    assert no_docs.table is not None  # the answered part is still shown
+    no_data = fuse("q", "en", _sql("error", "Could not write SQL."), _doc(), needs_both=True)
+    assert no_data.status == "unsure" and no_data.confidence == 0.35
+    assert no_data.answer.split("\n")[0] == "The data part of the question was not answered."
+    assert no_data.error == "sql: boom"
+    # passages without an answer (degraded) do not answer the documents part either
+    passages = _doc().model_copy(update={"status": "degraded", "confidence": 0.2})
+    assert fuse("q", "en", _sql(), passages, needs_both=True).status == "unsure"
+    assert fuse("q", "en", _sql(), passages).status == "ok"  # one good side is enough
+
+
+def test_a_two_part_question_with_no_part_answered_keeps_the_failure() -> None:
+    nothing = fuse("q", "en", _sql("no_data", "No data."), _doc("not_found"), needs_both=True)
+    assert nothing.status == "no_data" and not nothing.answer.startswith("The ")

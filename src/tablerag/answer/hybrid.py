@@ -3,7 +3,9 @@
 Fusion is deterministic (no extra LLM call, which would cost seconds on a local model): each
 side's answer becomes a labelled part of the text, each fact keeps its source (``sql`` or
 ``document``), the table and SQL come from the SQL side and the citations from the documents.
-A side that found nothing or failed is said so in one line; the other side still answers.
+A side that found nothing or failed is said so in one line; the other side still answers. A
+two-part question (a figure *and* a rule, ``needs_both``) is whole only when both sides
+answered: one part missing makes the fused answer ``unsure`` and its first line names the part.
 """
 
 from __future__ import annotations
@@ -11,11 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 
-from tablerag.answer import Answer, AnswerStatus, Language
+from tablerag.answer.envelope import ANSWERED, Answer, AnswerStatus, Language
 from tablerag.lang.messages import message
 
 _GOOD: tuple[AnswerStatus, ...] = ("ok", "unsure", "degraded")
 """Statuses of a side that answered."""
+PART_SHARE = 0.5
+"""A two-part question with one part answered is at most this share as sure as that part."""
 
 
 def run_both(
@@ -31,7 +35,9 @@ def run_both(
         return sql_future.result(), doc_future.result()
 
 
-def fuse(question: str, language: Language, sql: Answer, doc: Answer) -> Answer:
+def fuse(
+    question: str, language: Language, sql: Answer, doc: Answer, *, needs_both: bool = False
+) -> Answer:
     """One answer from the SQL side and the document side, every fact labelled by source.
 
     Args:
@@ -39,13 +45,20 @@ def fuse(question: str, language: Language, sql: Answer, doc: Answer) -> Answer:
         language: language of the answer.
         sql: the NL2SQL path's answer.
         doc: the RAG path's answer.
+        needs_both: the question has a data part and a document part (the router's
+            ``Route.needs_both``), so each side answers only its own part; False when both
+            paths ran because the router was unsure which one answers (one good side is
+            enough).
 
     Returns:
         An answer on path ``hybrid``: when a side answered, ``unsure`` if a side that answered
         is (its part of the text says why; the confidence is the lower one), else ``ok`` if a
         side is (the confidence is the higher one), else ``degraded``; when neither answered,
         the more informative of the two failures (``no_data`` before ``not_found`` before
-        ``error``).
+        ``error``). With ``needs_both``, a side whose status is neither ``ok`` nor ``unsure``
+        leaves its part unanswered: when the other side answered, the fused answer is
+        ``unsure``, its first line says which part is missing, and its confidence is at most
+        :data:`PART_SHARE` of the answered side's.
     """
     data_label = message("hybrid.data_label", language)
     doc_label = message("hybrid.documents_label", language)
@@ -60,6 +73,13 @@ def fuse(question: str, language: Language, sql: Answer, doc: Answer) -> Answer:
     else:
         status = next(s for s in ("no_data", "not_found", "error") if s in (sql.status, doc.status))
         confidence = min(sql.confidence, doc.confidence)
+    answered = [a for a in (sql, doc) if a.status in ANSWERED]
+    if needs_both and len(answered) == 1:  # one part of a two-part question is missing
+        if answered[0] is doc:
+            parts.insert(0, message("hybrid.missing_data", language))
+        else:
+            parts.insert(0, message("hybrid.missing_documents", language))
+        status, confidence = "unsure", round(answered[0].confidence * PART_SHARE, 3)
     errors = [f"{name}: {a.error}" for name, a in (("sql", sql), ("documents", doc)) if a.error]
     return Answer(
         question=question,
