@@ -7,7 +7,9 @@ refuses a second connection with other settings in one process). Each database t
 queries in place gets its own engine when a question first needs it (:mod:`tablerag.sources`).
 ``ask()`` routes the question and runs the NL2SQL path, the RAG path, both (hybrid) or neither
 (small talk, ask back), and returns one :class:`Answer`; its SQL runs on the source that holds
-the question's tables.
+the question's tables. When the data path's answer is not ``ok``, or no passage answers a
+document question that names the tables, the other path tries while time is left
+(:mod:`tablerag.answer.fallback`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import duckdb
 
 from tablerag.answer import Answer, Clarification, Language, LLMUsage, RouteInfo, detect_language
 from tablerag.answer.envelope import AnswerPath
+from tablerag.answer.fallback import as_written, fall_back, wants_fallback
 from tablerag.answer.hybrid import fuse, run_both
 from tablerag.deadline import Deadline
 from tablerag.errors import EngineError, ProviderError, RetrievalError, TableragError
@@ -44,6 +47,7 @@ from tablerag.nl2sql.stages import Switches, switches
 from tablerag.rag.answer import RAGOptions, answer_from_documents
 from tablerag.rag.index import LoadedIndex, load_index, refresh_index
 from tablerag.rag.retrieve import search
+from tablerag.router.features import extract_features
 from tablerag.router.router import PROBE_K, RouterContext, route
 from tablerag.settings import Settings, load_settings
 from tablerag.sources import FILES, Choice, SourceSet, SQLSource, group_sources
@@ -338,9 +342,9 @@ class QA:
         if decision.loop and self.sources.sources and self.index is not None:
             answer = self.loop(text, language=language, deadline=deadline)
         elif decision.intent == "data":
-            answer = self._sql(text, language, deadline)
+            answer = self._data_first(text, language, deadline)
         elif decision.intent == "knowledge":
-            answer = self._docs(text, language, deadline)
+            answer = self._documents_first(text, language, deadline)
         elif decision.intent == "hybrid":
             sql, doc = run_both(
                 lambda: self._sql(text, language, deadline),
@@ -483,6 +487,42 @@ class QA:
             deadline=deadline,
         )
         return run_loop(question.strip(), llm=llm or self.llm, language=lang, options=options)
+
+    def _data_first(self, question: str, language: Language, deadline: Deadline) -> Answer:
+        """The data path, then the documents when its answer is not ``ok`` and the workspace
+        has a text index (:func:`~tablerag.answer.fallback.fall_back`, issue 23)."""
+        answer = self._sql(question, language, deadline)
+        if self.index is None:
+            return answer
+        return fall_back(
+            answer, lambda: self._docs(question, language, deadline), deadline=deadline
+        )
+
+    def _documents_first(self, question: str, language: Language, deadline: Deadline) -> Answer:
+        """The document path, then the data when no passage answers and the question names
+        the tables (:func:`~tablerag.answer.fallback.fall_back`, issue 23).
+
+        "Names the tables" is the router's own evidence for the data side, recomputed without
+        its probe: words of the question that are words of the catalog's table and column
+        names and descriptions, or values of its text columns (:class:`RouterContext`'s
+        vocabulary; hidden columns are not in it). It costs well under a millisecond and
+        needs no linking; the router weighed these words and still chose the documents, so
+        they are the reason to try the tables once the documents held nothing. A question
+        that names no table term is not sent to the SQL model: its query could only guess.
+        """
+        answer = self._docs(question, language, deadline)
+        if not wants_fallback(answer) or not self.sources.sources or self.catalog is None:
+            return answer
+        features = extract_features(question, self.router.vocabulary)
+        terms = as_written(question, [*features.catalog_values, *features.catalog_words])
+        if not terms:
+            return answer
+        return fall_back(
+            answer,
+            lambda: self._sql(question, language, deadline),
+            deadline=deadline,
+            terms=terms,
+        )
 
     def _sql(self, question: str, language: Language, deadline: Deadline | None = None) -> Answer:
         if not self.sources.sources or self.catalog is None:

@@ -136,7 +136,7 @@ def test_the_loop_runs_sql_on_the_database_its_chunks_come_from(mixed: dict) -> 
 
 
 def test_a_question_needing_two_sources_says_so(mixed: dict) -> None:
-    model = Model(SCRIPT)
+    model = Model(SCRIPT, passages="NOT_FOUND")  # the documents do not say either
     with QA.open(mixed["ws"], llm=FunctionLLM(model), settings=SETTINGS) as qa:
         answer = qa.ask("Which employees placed orders?")
     assert answer.status == "error" and answer.table is None
@@ -172,7 +172,8 @@ def test_a_database_that_is_gone_fails_only_its_questions(tmp_path: Path) -> Non
     hr = make_hr(tmp_path / "hr.db")
     ingest(tmp_path / "ws", [url("sqlite", hr), tmp_path / "sales.csv"])
     hr.unlink()
-    with QA.open(tmp_path / "ws", llm=FunctionLLM(Model(SCRIPT)), settings=SETTINGS) as qa:
+    model = Model(SCRIPT, passages="NOT_FOUND")  # the documents do not say either
+    with QA.open(tmp_path / "ws", llm=FunctionLLM(model), settings=SETTINGS) as qa:
         files = qa.ask("What is the total amount of sales in the north region?")
         gone = qa.ask("How many employees work in the ops department?")
     assert files.status == "ok" and files.table and files.table.rows == [[16]]

@@ -115,7 +115,7 @@ def test_an_inline_password_is_never_stored_and_asking_says_how_to_give_it(
     code, out = cli("sql", "SELECT count(*) FROM staff", "-w", str(ws))
     outputs.append(out)
     assert code == 1 and "rejected the login" in out and "PGPASSWORD" in out
-    model = Model({"ops": OPS_SQL})
+    model = Model({"ops": OPS_SQL}, passages="NOT_FOUND")  # the documents do not say either
     with QA.open(ws, llm=FunctionLLM(model), settings=SETTINGS) as qa:
         refused = qa.ask("How many staff work in the ops department?")
         outputs.append(refused.model_dump_json())
@@ -195,7 +195,8 @@ def test_a_server_that_is_down_fails_only_its_questions(pg: dict[str, str], tmp_
     )
     con.close()
     model = Model(
-        {"ops": OPS_SQL, "north": "SELECT sum(amount) AS t FROM sales WHERE region = 'north'"}
+        {"ops": OPS_SQL, "north": "SELECT sum(amount) AS t FROM sales WHERE region = 'north'"},
+        passages="NOT_FOUND",  # the documents do not say either
     )
     with QA.open(ws, llm=FunctionLLM(model), settings=SETTINGS) as qa:
         files = qa.ask("What is the total amount of sales in the north region?")

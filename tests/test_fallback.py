@@ -1,0 +1,282 @@
+"""Fallback between the paths through ``QA.ask`` (issue 23): data → documents, documents → data.
+
+The route is fixed in these tests (``tablerag.service.route`` replaced): what is tested is what
+the service does after a route, not the router's weights, which change on their own.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tablerag.answer import Answer
+from tablerag.answer.fallback import MIN_SECONDS
+from tablerag.cli import app
+from tablerag.llm.base import Message
+from tablerag.llm.testing import FunctionLLM
+from tablerag.router.router import Intent, Route
+from tablerag.service import QA
+from tablerag.settings import Settings
+
+REFUSED = "```sql\nDROP TABLE fact_sales\n```"
+CONSTANT = "```sql\nSELECT 1\n```"
+COUNT = "```sql\nSELECT count(DISTINCT order_id) AS orders FROM fact_sales\n```"
+REFUNDS = "```sql\nSELECT count(*) AS refunds FROM fact_refund\n```"
+DAMAGE = "What is the refund policy for damaged goods?"
+POLICY_EN = "Damaged goods are refunded in part or in full [1]."
+
+
+def _model(sql: str, passages: str) -> FunctionLLM:
+    """A model that writes ``sql`` for the SQL path and ``passages`` for the document path."""
+
+    def reply(messages: Sequence[Message]) -> str:
+        system = messages[0]["content"]
+        if "numbered passages" in system:
+            return passages
+        if "SELECT" in system:
+            return sql
+        return "explained"
+
+    return FunctionLLM(reply)
+
+
+def _asked(llm: FunctionLLM) -> list[str]:
+    """Which path each model call served, in order."""
+    return [
+        "documents" if "numbered passages" in c.messages[0]["content"] else "sql"
+        for c in llm.history
+    ]
+
+
+@pytest.fixture
+def routed(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
+    """``routed("data")``: every question goes to that intent (``needs_both=`` as given)."""
+
+    def fix(intent: Intent, *, needs_both: bool = False) -> None:
+        def fixed(question: str, context: object = None) -> Route:
+            return Route(intent, 0.9, ("test: fixed route",), {intent: 1.0}, needs_both=needs_both)
+
+        monkeypatch.setattr("tablerag.service.route", fixed)
+
+    return fix
+
+
+def _ask(ws: Path, llm: FunctionLLM, question: str, **settings: float) -> Answer:
+    config = Settings(embedder="hashing", **settings)  # type: ignore[arg-type]
+    with QA.open(ws, llm=llm, settings=config) as qa:
+        answer = qa.ask(question)
+    Answer.model_validate_json(answer.model_dump_json())  # a valid envelope, fallback included
+    return answer
+
+
+def test_refused_sql_falls_back_to_the_documents_and_keeps_the_sql_in_sight(
+    sample_ws: Path, routed: Callable[..., None]
+) -> None:
+    routed("data")
+    llm = _model(REFUSED, POLICY_EN)
+    answer = _ask(sample_ws, llm, DAMAGE)
+    assert answer.path == "rag" and answer.status == "ok" and answer.citations
+    lead, rest = answer.answer.split("\n", 1)
+    assert lead == (
+        "The data query gave no reliable result (Could not write a SQL query that runs for "
+        "this question (3 attempts)); this answer comes from the documents:"
+    )
+    assert rest == POLICY_EN
+    assert len(answer.sql_attempts) == 3 and answer.sql == "DROP TABLE fact_sales"
+    assert answer.table is None and answer.error is not None
+    assert answer.error.startswith("sql: The SQL failed 3 times; last problem: rejected by the")
+    fb = answer.fallback
+    assert fb is not None and (fb.from_path, fb.from_status) == ("nl2sql", "error")
+    assert (fb.to_path, fb.to_status, fb.outcome) == ("rag", "ok", "answered")
+    assert _asked(llm) == ["sql", "sql", "sql", "documents"]
+    assert answer.llm.calls == 4 and {"retrieval", "validation", "total"} <= set(answer.timings_ms)
+
+
+def test_a_doubted_sql_answer_falls_back_to_the_documents(
+    sample_ws: Path, routed: Callable[..., None]
+) -> None:
+    """``SELECT 1`` runs but reads no table (the ``constant_query`` check): ``unsure``."""
+    routed("data")
+    answer = _ask(sample_ws, _model(CONSTANT, "毛利 = 销售额 - 成本 [1]。"), "毛利是怎么定义的？")
+    assert answer.path == "rag" and answer.status == "ok"
+    lead, rest = answer.answer.split("\n", 1)
+    assert lead.startswith("查询没有得到可靠结果（查询没有读取任何表")  # the checks' own words
+    assert lead.endswith("），以下答案来自文档：") and rest == "毛利 = 销售额 - 成本 [1]。"
+    assert answer.fallback is not None and answer.fallback.from_status == "unsure"
+    assert answer.fallback.reason.startswith("查询没有读取任何表")
+    assert answer.sql is not None and "SELECT 1" in answer.sql
+
+
+def test_documents_without_an_answer_fall_back_to_the_tables_the_question_names(
+    sample_ws: Path, routed: Callable[..., None]
+) -> None:
+    routed("knowledge")
+    llm = _model(COUNT, "NOT_FOUND")
+    answer = _ask(sample_ws, llm, "How many orders were placed in total?")
+    assert answer.path == "nl2sql" and answer.status == "ok"
+    assert answer.table is not None and answer.table.rows[0][0] > 0
+    lead, rest = answer.answer.split("\n", 1)
+    assert lead == (
+        "The documents hold no answer; the question names 'orders' from the tables, "
+        "so this answer comes from the data:"
+    )
+    assert rest.startswith("Result: orders = ")
+    fb = answer.fallback
+    assert fb is not None and (fb.from_path, fb.from_status, fb.to_path) == (
+        "rag",
+        "not_found",
+        "nl2sql",
+    )
+    # the document path may stop before its model call (no passage scores high enough)
+    assert fb.outcome == "answered" and _asked(llm)[-1] == "sql"
+
+
+def test_a_question_naming_no_table_is_not_sent_to_the_sql_model(
+    sample_ws: Path, routed: Callable[..., None]
+) -> None:
+    routed("knowledge")
+    llm = _model(COUNT, "NOT_FOUND")
+    answer = _ask(sample_ws, llm, "火星上的天气怎么样？")
+    assert answer.status == "not_found" and answer.path == "rag" and answer.fallback is None
+    assert "sql" not in _asked(llm)
+
+
+@pytest.mark.parametrize(
+    ("intent", "question", "sql", "path", "calls"),
+    [
+        pytest.param(
+            "data", "How many orders were placed in total?", COUNT, "nl2sql", ["sql"], id="data"
+        ),
+        pytest.param("knowledge", DAMAGE, COUNT, "rag", ["documents"], id="documents"),
+    ],
+)
+def test_no_fallback_when_the_first_path_is_ok(
+    sample_ws: Path,
+    routed: Callable[..., None],
+    intent: Intent,
+    question: str,
+    sql: str,
+    path: str,
+    calls: list[str],
+) -> None:
+    routed(intent)
+    llm = _model(sql, POLICY_EN)
+    answer = _ask(sample_ws, llm, question)
+    assert answer.path == path and answer.status == "ok" and answer.fallback is None
+    assert _asked(llm) == calls
+    assert "comes from" not in answer.answer
+
+
+def test_no_fallback_is_started_when_the_question_has_too_little_time_left(
+    sample_ws: Path, routed: Callable[..., None]
+) -> None:
+    routed("data")
+    llm = _model(REFUSED, POLICY_EN)
+    answer = _ask(sample_ws, llm, DAMAGE, answer_max_seconds=MIN_SECONDS - 1)
+    assert answer.path == "nl2sql" and answer.status == "error"
+    assert "documents" not in _asked(llm)
+    fb = answer.fallback
+    assert fb is not None and fb.outcome == "no_time" and fb.to_status is None
+    last = answer.answer.splitlines()[-1]
+    assert last.startswith("(The documents were not tried: only ") and "time was left" in last
+
+
+@pytest.mark.parametrize(
+    ("intent", "question", "sql", "passages", "status", "path", "to_status", "last"),
+    [
+        pytest.param(
+            "data",
+            DAMAGE,
+            REFUSED,
+            "NOT_FOUND",
+            "error",
+            "nl2sql",
+            "not_found",
+            "(The documents were searched too and gave no reliable answer.)",
+            id="data-error-then-documents-not-found",
+        ),
+        pytest.param(
+            "data",
+            "How many orders were placed in total?",
+            CONSTANT,
+            "NOT_FOUND",
+            "unsure",
+            "nl2sql",
+            "not_found",
+            "(The documents were searched too and gave no reliable answer.)",
+            id="data-unsure-then-documents-not-found",
+        ),
+        pytest.param(
+            "knowledge",
+            "How many orders were placed in total?",
+            CONSTANT,
+            "NOT_FOUND",
+            "not_found",
+            "rag",
+            "unsure",
+            "(The tables were queried too and gave no reliable result: the query reads no table.)",
+            id="documents-not-found-then-data-unsure",
+        ),
+    ],
+)
+def test_a_fallback_never_makes_a_failed_pair_ok(
+    sample_ws: Path,
+    routed: Callable[..., None],
+    intent: Intent,
+    question: str,
+    sql: str,
+    passages: str,
+    status: str,
+    path: str,
+    to_status: str,
+    last: str,
+) -> None:
+    routed(intent)
+    answer = _ask(sample_ws, _model(sql, passages), question)
+    assert answer.status == status and answer.path == path
+    fb = answer.fallback
+    assert fb is not None and fb.outcome == "no_answer" and fb.to_status == to_status
+    assert answer.answer.splitlines()[-1] == last
+
+
+def test_a_two_part_question_with_one_part_missing_is_unsure(
+    sample_ws: Path, routed: Callable[..., None]
+) -> None:
+    question = "How many refunds are there, and how are damaged goods refunded?"
+    routed("hybrid", needs_both=True)
+    half = _ask(sample_ws, _model(REFUSED, POLICY_EN), question)
+    assert half.path == "hybrid" and half.status == "unsure"
+    assert half.answer.splitlines()[0] == "The data part of the question was not answered."
+    assert half.fallback is None  # both paths ran already: nothing to fall back to
+    whole = _ask(sample_ws, _model(REFUNDS, POLICY_EN), question)
+    assert whole.status == "ok" and half.confidence < whole.confidence
+    routed("hybrid", needs_both=False)  # both ran because the router was unsure: one is enough
+    either = _ask(sample_ws, _model(REFUSED, POLICY_EN), question)
+    assert either.status == "ok"
+
+
+def test_ask_json_has_the_fallback_record(
+    sample_ws: Path, routed: Callable[..., None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    routed("data")
+    llm = _model(REFUSED, POLICY_EN)
+    monkeypatch.setattr("tablerag.service.load_llm", lambda spec=None, **kw: llm)
+    res = CliRunner().invoke(app, ["ask", DAMAGE, "-w", str(sample_ws), "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["path"] == "rag" and data["status"] == "ok"
+    assert data["fallback"] == {
+        "from_path": "nl2sql",
+        "from_status": "error",
+        "to_path": "rag",
+        "to_status": "ok",
+        "outcome": "answered",
+        "reason": "Could not write a SQL query that runs for this question (3 attempts)",
+    }
+    assert len(data["sql_attempts"]) == 3
+    shown = CliRunner().invoke(app, ["ask", DAMAGE, "-w", str(sample_ws)])
+    assert "answered by the documents after the data query (error: " in shown.stdout
