@@ -19,6 +19,7 @@ from tablerag.nl2sql.path import (
     template_explanation,
 )
 from tablerag.nl2sql.schema_context import WHOLE_TABLE_MAX_COLUMNS, SchemaContext, schema_context
+from tablerag.nl2sql.stages import switches
 from tablerag.prompts import render
 from tablerag.sql.engines import SQLEngine
 
@@ -630,3 +631,48 @@ def test_the_prompt_names_the_engines_dialect(parts) -> None:  # type: ignore[no
     )
     assert "one DuckDB SELECT query" in llm.history[0].messages[0]["content"]
     assert dialect_name("sqlite") == "SQLite"
+
+
+def test_a_table_joined_on_a_column_it_lacks_is_joined_through_the_bridge(parts) -> None:  # type: ignore[no-untyped-def]
+    """Issue 23's flagship SQL: ``JOIN dim_category AS d ON s.product_code = d.product_code``.
+    The gate said "write s.product_code" (a column compared with itself) and the local model
+    sent the same query three times; the gate now names the bridge and mends the join."""
+    engine, catalog = parts
+    question = "退款最多的三个品类"
+    schema = schema_context(question, catalog, engine=engine)
+    wrong = (
+        "```sql\nSELECT d.category_name, COUNT(DISTINCT f.refund_id) AS refunds "
+        "FROM fact_refund f JOIN fact_sales s ON f.order_id = s.order_id "
+        "AND f.line_no = s.line_no JOIN dim_category d ON s.product_code = d.product_code "
+        "GROUP BY d.category_name ORDER BY refunds DESC LIMIT 3\n```"
+    )
+    expected = engine.execute(
+        "SELECT c.category_name, COUNT(DISTINCT f.refund_id) AS refunds FROM fact_refund f "
+        "JOIN fact_sales s ON f.order_id = s.order_id AND f.line_no = s.line_no "
+        "JOIN dim_product p ON p.product_code = s.product_code "
+        "JOIN dim_category c ON c.category_code = p.category_code "
+        "GROUP BY 1 ORDER BY 2 DESC LIMIT 3"
+    ).rows
+    options = NL2SQLOptions(today=TODAY, explain=False)
+    llm = ScriptedLLM(replies=[wrong])
+    answer = answer_with_sql(
+        question, llm=llm, engine=engine, schema=schema, language="zh", options=options
+    )
+    assert answer.status in ("ok", "unsure") and len(llm.history) == 1  # no repair round
+    refused, mended = answer.sql_attempts
+    assert refused.issues == [
+        "Unknown column 'd.product_code': d has no column 'product_code'; dim_category cannot "
+        "be joined on it; join it through dim_product: JOIN dim_product ON "
+        "dim_product.product_code = s.product_code JOIN dim_category AS d ON "
+        "d.category_code = dim_product.category_code."
+    ]
+    assert mended.note == "tablerag joined d through dim_product (dim_category has no product_code)"
+    assert answer.table is not None and answer.table.rows == [list(r) for r in expected]
+    # switched off, the refusal goes to the model with the gate's hint that names the bridge
+    off = replace(options, stages=switches((), {"rejoin": False}), max_repairs=1)
+    llm = ScriptedLLM(replies=[wrong, wrong])
+    answer = answer_with_sql(
+        question, llm=llm, engine=engine, schema=schema, language="zh", options=off
+    )
+    assert answer.status == "error" and len(llm.history) == 2
+    assert "join it through dim_product" in llm.history[1].messages[-1]["content"]

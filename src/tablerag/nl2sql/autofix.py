@@ -141,6 +141,64 @@ for name'
     return Fixed(tree.sql(dialect=dialect), "tablerag added " + "; ".join(notes))
 
 
+def rejoin(sql: str, issues: Sequence[Issue], *, dialect: str) -> Fixed | None:
+    """``sql`` with each table joined on a column it lacks joined through the bridge table the
+    gate named instead.
+
+    ``JOIN dim_category AS d ON s.product_code = d.product_code``: the category table has no
+    product code, and told "write s.product_code" the local model sent the same query three
+    times (issue 23's flagship question, 245 s for nothing). When the gate found one table
+    keyed to both ends (``rejoin`` in the issue), there is one way to read the join: the
+    bridge joins the FROM item on that column and the table joins the bridge on their shared
+    key. None unless every issue is such a join.
+
+    Example:
+        >>> from tablerag.sql.exposed import ExposedCatalog
+        >>> from tablerag.sql.validate import validate
+        >>> cat = ExposedCatalog.from_mapping({"sales": ["order_id", "product_code"],
+        ...     "product": ["product_code", "category_code"],
+        ...     "category": ["category_code", "name"]})
+        >>> sql = ("SELECT c.name, COUNT(*) FROM sales AS s "
+        ...        "LEFT JOIN category AS c ON s.product_code = c.product_code GROUP BY c.name")
+        >>> fixed = rejoin(sql, validate(sql, dialect="duckdb", catalog=cat), dialect="duckdb")
+        >>> fixed.sql  # doctest: +NORMALIZE_WHITESPACE
+        'SELECT c.name, COUNT(*) FROM sales AS s JOIN product AS product ON
+         product.product_code = s.product_code LEFT JOIN category AS c ON
+         c.category_code = product.category_code GROUP BY c.name'
+        >>> fixed.note
+        'tablerag joined c through product (category has no product_code)'
+    """
+    hints: dict[tuple[int, int], JoinHint] = {}
+    for issue in issues:
+        hint = issue.detail.get("rejoin")
+        if issue.code != "unknown_column" or not isinstance(hint, JoinHint) or issue.span is None:
+            return None
+        hints[issue.span] = hint
+    tree = parse_or_none(sql, dialect) if hints else None
+    if tree is None:
+        return None
+    notes: list[str] = []
+    for column in list(tree.find_all(exp.Column)):
+        where = span(column)
+        hint = hints.pop(where, None) if where is not None else None
+        join = column.find_ancestor(exp.Join) if hint is not None else None
+        select = join.parent if join is not None else None
+        if hint is None or join is None or not isinstance(select, exp.Select):
+            continue
+        taken = [t.alias_or_name for t in select.find_all(exp.Table)]
+        bridge, onward = hint.joins(column.table, fresh_name(taken, hint.via))
+        eq = column.parent  # the gate checked: the column sits in an equality of the ON
+        assert eq is not None
+        eq.replace(onward.args["on"])
+        joins = list(select.args.get("joins") or [])
+        at = next(i for i, j in enumerate(joins) if j is join)
+        select.set("joins", [*joins[:at], bridge, *joins[at:]])
+        notes.append(f"{column.table} through {hint.via} ({hint.table} has no {column.name})")
+    if hints:
+        return None
+    return Fixed(tree.sql(dialect=dialect), "tablerag joined " + "; ".join(notes))
+
+
 def _qualify_key(select: exp.Select, hint: JoinHint) -> None:
     """Qualify ``select``'s bare references to the join key with the FROM item that had it:
     once the joined table holds a column of that name too, a bare one is ambiguous."""

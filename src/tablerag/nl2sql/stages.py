@@ -22,12 +22,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from tablerag.errors import ConfigError
-from tablerag.nl2sql.autofix import Fixed, add_join, from_mysql, requalify, unclip
+from tablerag.nl2sql.autofix import Fixed, add_join, from_mysql, rejoin, requalify, unclip
 from tablerag.nl2sql.dates import dated
 from tablerag.nl2sql.definitions import definition_note, definition_rows
 from tablerag.nl2sql.joins import rebridge, unjoined
 from tablerag.nl2sql.labels import label_notes
 from tablerag.nl2sql.literals import found_nothing, label_elsewhere, past_the_data, stored_labels
+from tablerag.nl2sql.prose_definitions import prose_definitions
 from tablerag.nl2sql.rollup import rollup_note, rollups
 from tablerag.nl2sql.scale import scale_notes
 from tablerag.nl2sql.spelling import spelling_note, spellings
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from tablerag.linking.fkgraph import JoinEdge
     from tablerag.linking.linker import LinkedSchema
     from tablerag.sql.engines.base import SQLEngine
+    from tablerag.types import Hit
 
 Family = Literal["note", "mend", "doubt"]
 FAMILIES: dict[str, Family] = {"notes": "note", "mends": "mend", "doubts": "doubt"}
@@ -73,12 +75,14 @@ class NoteInput:
 
 @dataclass(frozen=True)
 class TableNoteInput:
-    """What a table note of the loop reads: the tables retrieval chose, in its order."""
+    """What a table note of the loop reads: the tables retrieval chose, in its order, and the
+    passages it retrieved with them."""
 
     question: str
     catalog: SchemaCatalog
     tables: Sequence[str]
     engine: SQLEngine | None
+    passages: Sequence[Hit] = ()
 
 
 @dataclass(frozen=True)
@@ -183,6 +187,12 @@ TABLE_NOTES: tuple[Stage[TableNote], ...] = (
         "the row labels of a small report table, which the schema's cut samples hide",
         _labels,
     ),
+    Stage(
+        "prose_definitions",
+        "note",
+        "a retrieved passage explains how to count the metric the question names: quote it",
+        lambda n: prose_definitions(n.question, n.passages),
+    ),
 )
 REPLY_MENDS: tuple[Stage[ReplyMend], ...] = (
     Stage(
@@ -210,6 +220,12 @@ REFUSAL_MENDS: tuple[Stage[RefusalMend], ...] = (
         "mend",
         "a column of a table one key away: the join the gate names is added",
         add_join,
+    ),
+    Stage(
+        "rejoin",
+        "mend",
+        "a table joined on a column it lacks (category ON product_code): joined through the bridge",
+        rejoin,
     ),
 )
 EMPTY_MENDS: tuple[Stage[EmptyMend], ...] = (

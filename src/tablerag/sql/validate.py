@@ -642,11 +642,18 @@ class _Resolver:
         if in_from:
             # qualified by the wrong alias: another FROM item has the column
             written = [f"{alias}.{self._original(name)}" for alias in in_from]
+            fix = f"write {' or '.join(written[:MAX_LISTED_TABLES])}"
+            rejoin = self._rejoin_hint(scope, column, in_from) if scope else None
+            if rejoin is not None:
+                fix = (
+                    f"{rejoin.table} cannot be joined on it; join it through {rejoin.via}: "
+                    + rejoin.sql(self.dialect, name=column.table)
+                )
             self.issues.append(
                 Issue(
                     "unknown_column",
                     f"Unknown column {column.sql()!r}: {column.table} has no column "
-                    f"{column.name!r}; write {' or '.join(written[:MAX_LISTED_TABLES])}.",
+                    f"{column.name!r}; {fix}.",
                     span(column),
                     {
                         "column": column.sql(),
@@ -654,6 +661,7 @@ class _Resolver:
                         "tables": [],
                         # one FROM item has it: the repair can move the column there itself
                         "requalify": in_from[0] if len(in_from) == 1 else None,
+                        "rejoin": rejoin,
                     },
                 )
             )
@@ -698,6 +706,37 @@ class _Resolver:
             if isinstance(node, exp.Table)
         }
         return self._bridge_hint(sources, named | {table.lower()}, target.name, theirs)
+
+    def _rejoin_hint(self, scope: Scope, column: exp.Column, in_from: list[str]) -> JoinHint | None:
+        """How to join the table of a JOIN whose ON compares ``column`` (which that table
+        lacks) with the same column of a FROM item: through the one bridge table keyed to
+        both; None when ``column`` is not so compared or there is no single bridge.
+
+        ``JOIN dim_category AS d ON s.product_code = d.product_code`` was told "write
+        s.product_code", which compares a column with itself; the local model wrote the same
+        query three repairs running (issue 23). The product table between them is the fix.
+        """
+        join, eq = column.find_ancestor(exp.Join), column.parent
+        joined = join.this if join is not None else None
+        if not isinstance(eq, exp.EQ) or not isinstance(joined, exp.Table):
+            return None
+        if join is None or joined.alias_or_name.lower() != column.table.lower():
+            return None
+        other = eq.expression if eq.this is column else eq.this
+        mine = {a.lower(): a for a in in_from}
+        if not isinstance(other, exp.Column) or other.name.lower() != column.name.lower():
+            return None
+        target = self.real.get(id(joined))
+        alias = mine.get(other.table.lower())
+        if target is None or alias is None or alias not in scope.selected_sources:
+            return None
+        node, src = scope.selected_sources[alias]
+        named = {
+            n.name.lower() for n, _ in scope.selected_sources.values() if isinstance(n, exp.Table)
+        }
+        theirs = {c.lower(): c for c in target.columns}
+        sources = {alias: self.outputs(src, node) or set()}
+        return self._bridge_hint(sources, named | {target.name.lower()}, target.name, theirs)
 
     def _bridge_hint(
         self, sources: dict[str, set[str]], taken: set[str], table: str, theirs: dict[str, str]
