@@ -194,3 +194,72 @@ def test_an_explanation_cut_off_at_the_length_limit_gives_way_to_the_rows(loop_w
     assert "other" in script.seen  # the explanation was asked for
     assert cut not in answer.answer
     assert "1452.4" in answer.answer and "760.2" in answer.answer
+
+
+TWO_PARTS = "Which segment had the highest revenue in 2019, and why?"
+SQL_TOP = "```sql\nSELECT segment FROM revenue WHERE year = 2019 ORDER BY revenue DESC LIMIT 1\n```"
+WHY = "Growth came from new enterprise customers in Europe [1]."
+
+
+def test_a_loop_short_of_time_for_another_step_makes_its_next_call_the_answer(
+    loop_ws: Path,
+) -> None:
+    plans: list[str] = []
+
+    def decompose(prompt: str) -> str:
+        plans.append(prompt)
+        if "No more sub-questions" in prompt:
+            return "ANSWER: 1200.5 in 2018"
+        return f"NEXT: {Q2019 if plans[1:] else Q2018}"
+
+    script = ByKind(decompose=decompose, sql=[SQL_2018, SQL_2019], passages="NOT_FOUND")
+    llm = Slow(script, {"sql": 0.5, "decompose": 0.5, "passages": 0.5})
+    settings = _settings(answer_max_seconds=3.2, loop_decompose_first=True)
+    with QA.open(loop_ws, llm=llm, settings=settings) as q:
+        _warm(q)
+        answer = q.loop(CHANGE)
+    # three calls of 0.5 s (a plan, a step's SQL and passages) leave about 1.7 s: a plan, a
+    # step and the answer (4 calls, 2 s at that pace) no longer fit, so the next plan must
+    # answer; before, the model asked for the 2019 revenue and that step ran into the deadline
+    # (degraded, "the time limit ran out")
+    assert script.seen == ["decompose", "sql", "passages", "decompose"]
+    assert "No more sub-questions are allowed" in plans[-1]
+    assert answer.status == "ok" and answer.budget_exhausted is None
+    assert answer.answer == "1200.5 in 2018"
+
+
+def test_a_loop_without_time_for_one_more_call_stitches_the_parts_it_has(loop_ws: Path) -> None:
+    script = ByKind(decompose="ANSWER: Cloud [1].", sql=SQL_TOP, passages=WHY)
+    llm = Slow(script, {"sql": 1.0, "passages": 1.0})
+    settings = _settings(answer_max_seconds=2.6)
+    with QA.open(loop_ws, llm=llm, settings=settings) as q:
+        _warm(q)
+        started = time.monotonic()
+        answer = q.loop(TWO_PARTS)
+        elapsed = time.monotonic() - started
+    # the first step (SQL and passages, 2 s) answered both parts; about 0.5 s is left, less
+    # than one call at 1 s: no follow-up, no composing call (it would have been cut off), the
+    # parts as answered (before: the follow-up and the composing call ran into the deadline
+    # and the answer listed the sub-questions as "incomplete")
+    assert script.seen == ["sql", "passages"]
+    assert elapsed < 2.6 + 0.5, elapsed
+    assert answer.steps[0].decision == "both"
+    assert answer.answer.splitlines() == ["Result: segment = Cloud.", WHY]
+    # on a loaded machine the deadline may pass first: the same parts, the limit named
+    assert (answer.status, answer.budget_exhausted) in (("ok", None), ("degraded", "seconds"))
+
+
+def test_a_steps_sql_repairs_leave_time_for_its_passages(loop_ws: Path) -> None:
+    broken = "```sql\nSELECT revenue FROM no_such_table\n```"
+    script = ByKind(sql=broken, repair=broken, passages="Cloud revenue was 1,452.4 [1].")
+    llm = Slow(script, {"sql": 0.5, "repair": 0.5, "passages": 0.3})
+    settings = _settings(answer_max_seconds=1.6, nl2sql_max_repairs=2)
+    with QA.open(loop_ws, llm=llm, settings=settings) as q:
+        _warm(q)
+        answer = q.loop(Q2019)
+    # three SQL calls of 0.5 s would leave 0.1 s for the passages (0.3 s): before, the text
+    # side timed out and the step answered nothing; the SQL side now stops a third before the
+    # end (no call's pace is known yet) and the passages answer
+    step = answer.steps[0]
+    assert script.seen.count("passages") == 1 and script.seen.count("repair") <= 1
+    assert step.decision == "sql_failed" and "1,452.4" in step.text_answer

@@ -269,3 +269,38 @@ def test_label_elsewhere_names_only_shown_tables_that_store_a_real_label(tmp_pat
         assert label_elsewhere("SELECT 1 FROM cash WHERE item = 'Oth'", engine, ["r0"]) is None
         assert label_elsewhere("SELECT 1 FROM cash WHERE item = '2019'", engine, ["r0"]) is None
         assert label_elsewhere("SELECT FROM WHERE", engine, ["tax"]) is None
+
+
+FLAGSHIP = "退货率最高的三个品类，按退货政策分别应该怎么处理？"
+
+
+def test_the_loops_sql_prompt_quotes_the_passage_that_explains_the_metric(
+    sample_ws: Path,
+) -> None:
+    """The step retrieved 指标口径.md's section 3.3 (how to count 退货率: numerator and
+    denominator, each by distinct order) and showed it to the passage answer only; the SQL
+    model, given the glossary line, divided refunds by refunded orders (issue 23)."""
+    from tablerag.llm.testing import FunctionLLM
+    from tablerag.service import QA
+    from tablerag.settings import Settings
+    from tests.loop.conftest import ByKind, kind_of
+
+    sql_prompts: list[str] = []
+
+    def reply(messages):  # type: ignore[no-untyped-def]
+        if kind_of(messages) == "sql":
+            sql_prompts.append(messages[-1]["content"])
+        return script(messages)
+
+    script = ByKind(sql="```sql\nSELECT 1 AS x\n```", passages="NOT_FOUND", decompose="ANSWER: x")
+    section = "分子：含有 status = 'REFUND' 订单行的订单，按 order_id 去重"
+    for stages, quoted in (("", True), ("prose_definitions=off", False)):
+        sql_prompts.clear()
+        settings = Settings(
+            embedder="hashing", rag_min_score=0.0, stages=stages, nl2sql_max_repairs=0
+        )
+        with QA.open(sample_ws, llm=FunctionLLM(reply), settings=settings) as q:
+            answer = q.loop(FLAGSHIP)
+        assert sql_prompts, answer.model_dump_json(indent=1)
+        assert ("-- 指标口径.md > 3.3 退货率: " in sql_prompts[0]) is quoted
+        assert (section in sql_prompts[0]) is quoted

@@ -51,6 +51,11 @@ from tablerag.nl2sql.ratio import caveats
 from tablerag.rag.answer import CITATION_MARK
 from tablerag.types import Hit
 
+PLAN_CALLS = 1
+TEXT_CALLS = 1
+STEP_CALLS = 2
+"""Model calls of a plan, of a step's passage answer, and of a step at the least (its SQL and
+its passages), for pacing the loop against its deadline (:meth:`Budget.affords`)."""
 _CLAUSE_END = re.compile(r"[，。；：,.;:!?！？\n]")
 _WORD = re.compile(r"[\w\u3400-\u9fff]+")
 
@@ -78,6 +83,8 @@ class _State:
     results: list[StepResult] = field(default_factory=list)
     citations: list[Citation] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    pending: list[str] = field(default_factory=list)
+    """Sub-questions the model asked for that the time left could not fit."""
 
     def add(self, result: StepResult) -> None:
         self.results.append(result)
@@ -117,21 +124,21 @@ def run_loop(question: str, *, llm: LLM, language: Language, options: LoopOption
     problem, cut = "", False
     while final is None:
         stop = budget.exhausted(steps_done=len(state.results))
-        last_call = stop == "steps"
         if stop not in (None, "steps"):
+            final = stitched(state.results)  # what was answered, with the limit named
             break
-        if not state.results and not options.decompose_first:
-            plan = Plan("next", question)  # the first step asks the question whole
-        else:
-            try:
-                plan, cut = _plan(question, llm, schemas, state, language, options, last_call)
-            except ProviderError as exc:
-                if state.results:
-                    problem = f"The model failed while planning: {exc}"
-                    break
-                plan = Plan("next", question)
-            if plan.kind == "answer" and not state.results:
-                plan = Plan("next", question)  # an answer needs evidence: ask the question itself
+        # at the pace of the calls so far, a plan, a step and the final answer no longer fit:
+        # the next call must answer (issue 23: a loop ran 706 s of a 600 s budget)
+        short = bool(state.results) and not budget.affords(PLAN_CALLS + STEP_CALLS + 1)
+        last_call = stop == "steps" or short
+        if short and not budget.affords(1):  # not even the final answer fits: no model call
+            final, stop = _stitched_or_stop(state.results)
+            break
+        planned = _next_plan(question, llm, schemas, state, language, options, last_call)
+        if isinstance(planned, str):
+            problem = planned
+            break
+        plan, cut = planned
         if plan.kind == "answer" and cut:
             problem = (
                 "The model's final answer was cut off at its length limit; the answers of the "
@@ -144,6 +151,9 @@ def run_loop(question: str, *, llm: LLM, language: Language, options: LoopOption
             stop = None
             break
         if last_call:
+            if short and stop is None:  # the model asked for more than the time allows
+                final, stop = _stitched_or_stop(state.results)
+                state.pending.append(plan.text)
             break
         key = _key(plan.text)
         if key in asked:  # the model repeats itself: make it answer now
@@ -161,33 +171,54 @@ def run_loop(question: str, *, llm: LLM, language: Language, options: LoopOption
             language=language,
             cited=state.citations,
             hits=hits,
+            sql_deadline=budget.leaving(TEXT_CALLS + 1),  # its passages, then the answer
         )
         state.add(result)
         if _answers_it(result, question):
             final = result.verdict.answer
             stop = None
-        follow = follow_up(result)
-        if (
-            follow
-            and _key(follow) not in asked
-            and budget.exhausted(steps_done=len(state.results)) is None
-        ):
-            asked.add(_key(follow))
-            text_only = replace(tools, use_sql=False)
-            n = len(state.results) + 1
-            state.add(
-                run_step(
-                    n, follow, llm=llm, tools=text_only, language=language, cited=state.citations
-                )
-            )
+        _follow(result, state, asked, budget, llm=llm, tools=tools, language=language)
     if final is not None:
-        final = with_figure_parts(unechoed(final, question), state.results)
-        final = with_text_parts(final, [r.step for r in state.results])
-        # a caveat of a step's SQL answer (rows that are not the rate asked for) stays
-        notes = [c for r in state.results if r.sql for c in caveats(r.sql.answer)]
-        final = "\n".join([final, *(c for c in dict.fromkeys(notes) if c not in final)])
+        final = _finished(final, question, state.results)
     why = _why(stop, cut, budget, language)
     return _envelope(question, language, state, final, stop, problem, why, budget, started)
+
+
+def _follow(
+    result: StepResult,
+    state: _State,
+    asked: set[str],
+    budget: Budget,
+    *,
+    llm: LLM,
+    tools: StepTools,
+    language: Language,
+) -> None:
+    """Run the documents-only step that follows a ``both`` step (:func:`follow_up`) when it
+    was not asked yet and the budgets leave room for it and for the final answer after it."""
+    follow = follow_up(result)
+    if (
+        not follow
+        or _key(follow) in asked
+        or budget.exhausted(steps_done=len(state.results)) is not None
+        or not budget.affords(TEXT_CALLS + 1)  # the follow-up is worth less than the answer
+    ):
+        return
+    asked.add(_key(follow))
+    text_only = replace(tools, use_sql=False)
+    n = len(state.results) + 1
+    state.add(
+        run_step(n, follow, llm=llm, tools=text_only, language=language, cited=state.citations)
+    )
+
+
+def _finished(final: str, question: str, results: Sequence[StepResult]) -> str:
+    """The final answer with the parts a small model's composition left out put back, and the
+    caveats of the steps' SQL answers (rows that are not the rate asked for) kept."""
+    final = with_figure_parts(unechoed(final, question), results)
+    final = with_text_parts(final, [r.step for r in results])
+    notes = [c for r in results if r.sql for c in caveats(r.sql.answer)]
+    return "\n".join([final, *(c for c in dict.fromkeys(notes) if c not in final)])
 
 
 def follow_up(result: StepResult) -> str | None:
@@ -218,6 +249,38 @@ def follow_up(result: StepResult) -> str | None:
     if not names:
         return None
     return f"{', '.join(dict.fromkeys(n.strip() for n in names))} — {step.input}"
+
+
+def stitched(results: Sequence[StepResult]) -> str | None:
+    """The answer composed without the model from the steps that answered both parts of the
+    question (the figures from SQL, then what the documents say), or None when no step did.
+
+    What the loop gives when the time left does not fit one more model call: the parts as
+    they were answered, not a cut-off sentence or only a list of sub-questions.
+
+    Example:
+        >>> from tablerag.loop.crosscheck import Verdict
+        >>> from tablerag.answer import Answer, ResultTable
+        >>> table = ResultTable(columns=["c", "rate"], rows=[["Phones", 0.12]], row_count=1)
+        >>> both = Step(n=1, action="sub-question", input="Top category, and the policy?",
+        ...             result=table, decision="both", text_answer="Above 10%: review [1].")
+        >>> sql = Answer(question="q", answer="Phones: 0.12", language="en", path="nl2sql")
+        >>> print(stitched([StepResult(both, Verdict("both", "sql", ""), (), sql, {})]))
+        Phones: 0.12
+        Above 10%: review [1].
+        >>> stitched([]) is None
+        True
+    """
+    if not any(r.step.decision == "both" and r.sql is not None for r in results):
+        return None
+    figures = with_figure_parts("", results).strip()
+    return with_text_parts(figures, [r.step for r in results]).strip() or None
+
+
+def _stitched_or_stop(results: Sequence[StepResult]) -> tuple[str | None, BudgetName | None]:
+    """The stitched answer, or the ``seconds`` budget named as what stopped the loop."""
+    text = stitched(results)
+    return (text, None) if text else (None, "seconds")
 
 
 def unechoed(final: str, question: str) -> str:
@@ -345,6 +408,33 @@ def _probe(
     return hits, schema.text
 
 
+def _next_plan(
+    question: str,
+    llm: LLM,
+    schemas: str,
+    state: _State,
+    language: Language,
+    options: LoopOptions,
+    last_call: bool,
+) -> tuple[Plan, bool] | str:
+    """The next plan and whether the model's reply was cut off, or why planning failed.
+
+    The first step asks the question whole (unless ``decompose_first``), and so does a first
+    plan that answers before any evidence or a planner that failed before any step ran.
+    """
+    if not state.results and not options.decompose_first:
+        return Plan("next", question), False
+    try:
+        plan, cut = _plan(question, llm, schemas, state, language, options, last_call)
+    except ProviderError as exc:
+        if state.results:
+            return f"The model failed while planning: {exc}"
+        return Plan("next", question), False
+    if plan.kind == "answer" and not state.results:
+        return Plan("next", question), cut  # an answer needs evidence: ask the question itself
+    return plan, cut
+
+
 def _forced(
     question: str,
     llm: LLM,
@@ -405,9 +495,12 @@ def _why(stop: BudgetName | None, cut: bool, budget: Budget, language: Language)
     return message("loop.why_failed", language)
 
 
-def incomplete(why: str, results: Sequence[StepResult], language: Language) -> str:
+def incomplete(
+    why: str, results: Sequence[StepResult], language: Language, pending: Sequence[str] = ()
+) -> str:
     """The answer of a loop that ended before a final answer: which limit ran out, the
-    sub-questions answered with their answers, those not answered.
+    sub-questions answered with their answers, those not answered (``pending``: asked for,
+    but not started for want of time).
 
     Example:
         >>> from tablerag.loop.crosscheck import Verdict
@@ -432,9 +525,10 @@ def incomplete(why: str, results: Sequence[StepResult], language: Language) -> s
         lines += [f"- {r.step.input} → {r.verdict.answer}" for r in answered]
     else:
         lines.append(message("loop.not_found", language))
-    if unanswered:
+    if unanswered or pending:
         lines.append(message("loop.unanswered", language))
         lines += [f"- {r.step.input}" for r in unanswered]
+        lines += [f"- {q}" for q in pending]
     if answered:
         lines.append(message("loop.not_composed", language))
     return "\n".join(lines)
@@ -498,7 +592,7 @@ def _envelope(
         status = "degraded"
         error = problem or str(_exceeded(stop, budget))
         if text is None:
-            text = incomplete(why, results, language)
+            text = incomplete(why, results, language, state.pending)
     elif text is None or not evidence:
         text = message("loop.not_found", language)
         status = "not_found"

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tablerag.answer import Answer, Citation, Language, SQLAttempt, Step
+from tablerag.deadline import Deadline
 from tablerag.errors import ProviderError, RetrievalError
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.llm.base import LLM
+from tablerag.llm.deadline import DeadlineLLM
 from tablerag.loop.crosscheck import (
     SQLSide,
     TextSide,
@@ -85,6 +87,7 @@ def run_step(
     language: Language,
     cited: Sequence[Citation],
     hits: Sequence[Hit] | None = None,
+    sql_deadline: Deadline | None = None,
 ) -> StepResult:
     """Answer sub-question ``question`` (step ``n``); never raises for model or SQL failures.
 
@@ -96,6 +99,8 @@ def run_step(
         language: language of the answers.
         cited: citations of earlier steps (a chunk cited again keeps its number).
         hits: chunks already retrieved for this exact question (skips the search).
+        sql_deadline: when the SQL side (its query, mends and repair rounds) must end, so
+            that the passages are still asked; None: the loop's deadline.
     """
     started = time.perf_counter()
     timings: dict[str, float] = {}
@@ -111,7 +116,11 @@ def run_step(
         retrieval_error = ""
     timings["retrieval"] = _ms(started)
     tables = tables_of(hits)
-    sql_answer, sql = _sql_side(question, llm, tools, tables, language)
+    sql_llm, sql_tools = llm, tools
+    if sql_deadline is not None:
+        sql_llm = DeadlineLLM(llm, sql_deadline)
+        sql_tools = replace(tools, nl2sql=replace(tools.nl2sql, deadline=sql_deadline))
+    sql_answer, sql = _sql_side(question, sql_llm, sql_tools, tables, language, hits)
     # where SQL answers the figures, the passages are asked the rest (see text_part)
     asked = question if sql.status == "skipped" else text_part(question)
     text_answer = _text_side(asked, llm, tools, hits, language)
@@ -154,7 +163,12 @@ def run_step(
 
 
 def _sql_side(
-    question: str, llm: LLM, tools: StepTools, tables: list[str], language: Language
+    question: str,
+    llm: LLM,
+    tools: StepTools,
+    tables: list[str],
+    language: Language,
+    hits: Sequence[Hit],
 ) -> tuple[Answer | None, SQLSide]:
     if not (tools.use_sql and tables and tools.engine is not None and tools.catalog is not None):
         return None, SQLSide("skipped")
@@ -167,6 +181,7 @@ def _sql_side(
         language=language,
         options=tools.nl2sql,
         max_tokens=tools.schema_max_tokens,
+        passages=hits,
     )
     if answer.status in ("ok", "unsure") and answer.table is not None:  # unsure: lower confidence
         rows = answer.table.rows

@@ -29,6 +29,7 @@ from tablerag.nl2sql.schema_context import SchemaContext, keys_between, schema_c
 from tablerag.nl2sql.stages import ALL_ON, TABLE_NOTES, Switches, TableNoteInput
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.tokens import count_tokens
+from tablerag.types import Hit
 
 LINKED_EXTRA = 2
 """The linker's groups of key-joined tables added to the retrieved ones, best first."""
@@ -62,6 +63,7 @@ def table_schemas(
     engine: SQLEngine | None = None,
     linked_extra: int = LINKED_EXTRA,
     stages: Switches = ALL_ON,
+    passages: Sequence[Hit] = (),
 ) -> SchemaContext:
     """Schema text of ``tables`` (and the linker's best tables for ``question``) in ``max_tokens``.
 
@@ -71,7 +73,8 @@ def table_schemas(
     already chose: the tables are shown whole (samples dropped if over the budget). With the
     engine, value notes (roll-ups, definitions, spellings) follow the schema as on the NL2SQL
     path, then the table notes (:data:`~tablerag.nl2sql.stages.TABLE_NOTES`: year columns,
-    scaled figures, the row labels of small retrieved tables). Definition rows are looked up
+    scaled figures, the row labels of small retrieved tables, the ``passages`` that explain a
+    metric the question names). Definition rows are looked up
     in the whole catalog: the glossary table that defines 退货率 is a document table no chunk
     of the sub-question maps to, and the cut-down catalog would lose it.
     """
@@ -99,7 +102,7 @@ def table_schemas(
             text.text, names, text.tokens, samples, edges=keys_between(sub, names)
         )
     shown = [t for t in tables if t in context.tables]
-    given = TableNoteInput(question, sub, shown, engine)
+    given = TableNoteInput(question, sub, shown, engine, passages)
     notes = [
         *(n for n in defined if n not in context.notes),
         *(line for note in stages.enabled(TABLE_NOTES) for line in note.run(given)),
@@ -150,8 +153,10 @@ def answer_over_tables(
     language: Language,
     options: NL2SQLOptions,
     max_tokens: int,
+    passages: Sequence[Hit] = (),
 ) -> tuple[Answer, SchemaContext]:
-    """Write, gate and run SQL for ``question`` over ``tables`` (see :func:`answer_with_sql`).
+    """Write, gate and run SQL for ``question`` over ``tables`` (see :func:`answer_with_sql`);
+    ``passages`` are the step's retrieved chunks, for the table notes.
 
     A query that found nothing (or counted 0) because it filtered on a label that only a table
     the model was not shown stores (:func:`~tablerag.nl2sql.literals.label_homes`; retrieval
@@ -173,6 +178,7 @@ def answer_over_tables(
             engine=engine,
             linked_extra=extra,
             stages=options.stages,
+            passages=passages,
         )
         answer = answer_with_sql(
             question, llm=llm, engine=engine, schema=schema, language=language, options=options
