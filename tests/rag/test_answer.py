@@ -132,3 +132,46 @@ def test_an_unmarked_answer_is_attributed_to_the_passage_it_repeats(searcher) ->
     (fact,) = answer.facts
     assert fact.citation is not None
     assert "48 hours" in answer.citations[fact.citation - 1].snippet
+
+
+def _hits(*texts: tuple[str, str]) -> object:
+    def run(query: str, k: int) -> Sequence[Hit]:
+        return [
+            Hit(f"c{n}", source, 1, text, (), None, None, 5.0, n, bm25=5.0)
+            for n, (source, text) in enumerate(texts, start=1)
+        ][:k]
+
+    return run
+
+
+def test_an_answer_citing_a_passage_about_something_else_is_unsure() -> None:
+    """The question's subject (保修索赔团队) is in no cited passage: a payroll sheet's 负责人
+    column answered it (issue 23)."""
+    search = _hits(
+        ("员工薪资.xlsx", "部门 | 负责人 | 办公地点\n财务部 | 黄丽 | 北京"),
+        ("warranty_report.pdf", "The claims team is led by Maria Lopez."),
+    )
+    wrong = _ask(
+        "保修索赔团队的负责人是谁？", ScriptedLLM(replies=["负责人是黄丽[1]。"]), search, "zh"
+    )
+    assert wrong.status == "unsure"
+    assert wrong.answer.startswith("这个回答可能不对：引用的段落没有提到问题里的保修、索赔")
+    # the right passage is in English: a Chinese question over it cannot be judged word by word
+    right = _ask(
+        "保修索赔团队的负责人是谁？",
+        ScriptedLLM(replies=["负责人是 Maria Lopez[2]。"]),
+        search,
+        "zh",
+    )
+    assert right.status == "ok", right.answer
+
+
+def test_an_answer_citing_a_passage_on_its_subject_is_ok() -> None:
+    search = _hits(("差旅报销制度.docx", "一线城市出差住宿标准每晚不超过 600 元，超出部分自理。"))
+    answer = _ask(
+        "一线城市出差每晚住宿最多能报销多少？",
+        ScriptedLLM(replies=["每晚最多 600 元[1]。"]),
+        search,
+        "zh",
+    )
+    assert answer.status == "ok", answer.answer

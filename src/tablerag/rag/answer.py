@@ -44,6 +44,11 @@ UNCITED_CONFIDENCE = 0.5
 """... of one no sentence of which could be tied to a passage."""
 UNGROUNDED_CONFIDENCE = 0.3
 """At most this for an answer with a number no passage holds (status ``unsure``)."""
+OFF_SUBJECT_CONFIDENCE = 0.35
+"""At most this for an answer whose cited passages miss most of the question's words."""
+MIN_SUBJECT_SHARE = 0.5
+"""Share of the question's words the cited passages must hold (issue 23: "保修索赔团队的负责人
+是谁？" was answered from a payroll sheet's 负责人 column, status ok)."""
 
 
 @dataclass(frozen=True)
@@ -142,6 +147,12 @@ def answer_from_documents(
     if loose:  # a number from nowhere: not an answer that passed (issue 23)
         text += " " + message("rag.ungrounded", language, numbers=", ".join(loose))
         confidence, status = min(confidence, UNGROUNDED_CONFIDENCE), "unsure"
+    cited = [hits[f.citation - 1] for f in facts if f.citation is not None]
+    missing = off_subject(question, [_searchable(h) for h in cited])
+    if missing:  # the passages it cites are about something else (issue 23)
+        words = "、".join(missing) if language == "zh" else ", ".join(missing)
+        text = message("rag.off_subject", language, words=words) + "\n" + text
+        confidence, status = min(confidence, OFF_SUBJECT_CONFIDENCE), "unsure"
     return _answer(
         question,
         language,
@@ -152,6 +163,47 @@ def answer_from_documents(
         confidence=confidence,
         status=status,
     )
+
+
+def off_subject(question: str, passages: Sequence[str]) -> list[str]:
+    """The question's words the cited ``passages`` miss, when they miss most of them ([] when
+    they hold enough, or cannot be judged: no passage cited, or none in the question's script).
+
+    Words are the question's tokens that are not part of a longer token of it (``负责人``, not
+    ``负责``), Han ones of two characters or more, Latin ones of three letters or more.
+
+    Example:
+        >>> off_subject("保修索赔团队的负责人是谁？", ["部门 负责人 办公地点 财务部 黄丽"])
+        ['保修', '索赔', '团队']
+        >>> off_subject("一线城市出差每晚住宿最多能报销多少？", ["一线城市 出差住宿 每晚 600 元"])
+        []
+        >>> off_subject("保修索赔团队的负责人是谁？", ["Claims team lead: Maria Lopez"])
+        []
+    """
+    if not passages:
+        return []
+    tokens = [t for t in dict.fromkeys(tokenize(question)) if _content(t)]
+    words = [t for t in tokens if not any(t != o and t in o for o in tokens)]
+    held = set().union(*(tokenize(p) for p in passages))
+    judged = [w for w in words if _same_script(w, held)]
+    if not judged:
+        return []
+    missing = [w for w in judged if w not in held and not any(w in h for h in held)]
+    return missing if len(missing) > (1 - MIN_SUBJECT_SHARE) * len(judged) else []
+
+
+def _content(token: str) -> bool:
+    return len(token) >= 3 if token.isascii() else len(token) >= 2
+
+
+def _same_script(word: str, held: set[str]) -> bool:
+    """Whether some passage token is written in the script of ``word`` (Han or Latin)."""
+    return any(h.isascii() == word.isascii() and _content(h) for h in held)
+
+
+def _searchable(hit: Hit) -> str:
+    """A hit's text with its headings and file name, which say what it is about."""
+    return " ".join([source_label(hit.source), *hit.heading_path, hit.text])
 
 
 def citation(n: int, hit: Hit) -> Citation:
