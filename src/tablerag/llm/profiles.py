@@ -38,9 +38,10 @@ PROFILES: dict[str, Profile] = {
     ),
     "lean": Profile(
         "lean",
-        ("dates", "years", "scale", "labels", "rate", "label_round"),
-        "endpoints (openai:, anthropic:): no restated dates, table-shape hints or rate and label "
-        "re-asks; the facts about the data, the free mends and the empty-result doubts stay",
+        ("dates", "years", "scale", "labels", "rate", "label_round", "tiers"),
+        "endpoints (openai:, anthropic:): no restated dates, table-shape hints, rate and label "
+        "re-asks or rules matched to rows by the loop; the facts about the data, the free "
+        "mends and the empty-result doubts stay",
     ),
 }
 LOCAL_BACKENDS = ("local", "llamacpp", "scripted", "function")

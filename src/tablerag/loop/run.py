@@ -47,7 +47,9 @@ from tablerag.loop.decompose import Answered, Plan, decompose
 from tablerag.loop.retrieve import tables_of
 from tablerag.loop.step import StepResult, StepTools, run_step
 from tablerag.loop.tablesql import table_schemas
+from tablerag.loop.tiers import tier_lines
 from tablerag.nl2sql.ratio import caveats
+from tablerag.nl2sql.stages import Switches
 from tablerag.rag.answer import CITATION_MARK
 from tablerag.types import Hit
 
@@ -179,7 +181,7 @@ def run_loop(question: str, *, llm: LLM, language: Language, options: LoopOption
             stop = None
         _follow(result, state, asked, budget, llm=llm, tools=tools, language=language)
     if final is not None:
-        final = _finished(final, question, state.results)
+        final = _finished(final, question, state.results, language, tools.nl2sql.stages)
     why = _why(stop, cut, budget, language)
     return _envelope(question, language, state, final, stop, problem, why, budget, started)
 
@@ -212,11 +214,20 @@ def _follow(
     )
 
 
-def _finished(final: str, question: str, results: Sequence[StepResult]) -> str:
-    """The final answer with the parts a small model's composition left out put back, and the
-    caveats of the steps' SQL answers (rows that are not the rate asked for) kept."""
+def _finished(
+    final: str,
+    question: str,
+    results: Sequence[StepResult],
+    language: Language,
+    stages: Switches,
+) -> str:
+    """The final answer with the parts a small model's composition left out put back, the
+    rule of each row of a ``both`` step (the ``tiers`` stage), and the caveats of the steps'
+    SQL answers (rows that are not the rate asked for) kept."""
     final = with_figure_parts(unechoed(final, question), results)
     final = with_text_parts(final, [r.step for r in results])
+    if stages.on("tiers"):
+        final = "\n".join([final, *(t for t in row_rules(results, language) if t not in final)])
     notes = [c for r in results if r.sql for c in caveats(r.sql.answer)]
     return "\n".join([final, *(c for c in dict.fromkeys(notes) if c not in final)])
 
@@ -249,6 +260,33 @@ def follow_up(result: StepResult) -> str | None:
     if not names:
         return None
     return f"{', '.join(dict.fromkeys(n.strip() for n in names))} — {step.input}"
+
+
+def row_rules(results: Sequence[StepResult], language: Language) -> list[str]:
+    """For each ``both`` step, the rule of the documents that each of its SQL rows falls
+    under (:func:`~tablerag.loop.tiers.tier_lines`), read from the step's text answer and that
+    of the documents-only step that followed it.
+
+    Example:
+        >>> from tablerag.loop.crosscheck import Verdict
+        >>> from tablerag.answer import ResultTable
+        >>> table = ResultTable(columns=["c", "rate"], rows=[["Phones", 0.12]], row_count=1)
+        >>> both = Step(n=1, action="sub-question", result=table, decision="both",
+        ...             text_answer="Above 10%: review [1]. Above 20%: delist [1].")
+        >>> row_rules([StepResult(both, Verdict("both", "sql", ""), (), None, {})], "en")
+        ['Phones (12.0%): Above 10%: review [1].']
+    """
+    steps = [r.step for r in results]
+    out: list[str] = []
+    for i, step in enumerate(steps):
+        if step.decision != "both" or step.result is None:
+            continue
+        after = steps[i + 1] if i + 1 < len(steps) else None
+        text = step.text_answer
+        if after is not None and after.sql is None and after.text_answer:
+            text = f"{text}\n{after.text_answer}"
+        out += tier_lines(step.result, text, language)
+    return out
 
 
 def stitched(results: Sequence[StepResult]) -> str | None:

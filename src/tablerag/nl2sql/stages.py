@@ -284,6 +284,13 @@ LABEL_ROUND = Stage(
     None,
 )
 """Run by the loop (:func:`tablerag.loop.tablesql.answer_over_tables`)."""
+TIERS = Stage(
+    "tiers",
+    "note",
+    "the loop's answer left matching each SQL row's rate to the policy's thresholds to the reader",
+    None,
+)
+"""Run by the loop on its final answer (:func:`tablerag.loop.run.row_rules`)."""
 
 STAGES: tuple[Stage[Any], ...] = (
     *QUESTION_NOTES,
@@ -296,6 +303,7 @@ STAGES: tuple[Stage[Any], ...] = (
     *EMPTY_DOUBTS,
     RATE,
     LABEL_ROUND,
+    TIERS,
 )
 NAMES: tuple[str, ...] = tuple(s.name for s in STAGES)
 
