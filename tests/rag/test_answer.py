@@ -175,3 +175,24 @@ def test_an_answer_citing_a_passage_on_its_subject_is_ok() -> None:
         "zh",
     )
     assert answer.status == "ok", answer.answer
+
+
+def test_a_count_read_off_a_table_excerpt_is_unsure() -> None:
+    """Numbers come from SQL: the model counting the rows of a chunk cut from an 80-row table
+    is a guess (issue 23)."""
+
+    def search(query: str, k: int) -> Sequence[Hit]:
+        rows = "claim_id | product | amount\nWC-001 | TV | 1,200.00\nWC-002 | Phone | 300.00"
+        return [Hit("t1", "warranty_report.pdf", 1, rows, (), 1, "claims", 5.0, 1, bm25=5.0)]
+
+    reply = "There were 2 warranty claims filed in total [1]."
+    answer = _ask(
+        "How many warranty claims were filed in total?", ScriptedLLM(replies=[reply]), search
+    )
+    assert answer.status == "unsure"
+    first = answer.answer.splitlines()[0]
+    assert first.startswith("This result may be wrong: the figure was read from an excerpt")
+    assert "the table claims" in first
+    # a fact from the same chunk that is not a figure stays ok
+    who = _ask("Which product is claim WC-002 for?", ScriptedLLM(replies=["Phone [1]."]), search)
+    assert who.status == "ok", who.answer

@@ -34,10 +34,7 @@ from typing import Literal
 
 from sqlglot import exp
 
-from tablerag.lang.messages import Language, message
-from tablerag.lang.tokenize import light_stem
-from tablerag.linking.values import ValueMatch
-from tablerag.nl2sql.asks import (
+from tablerag.lang.asks import (
     asked,
     asks_one_figure,
     is_day,
@@ -45,6 +42,9 @@ from tablerag.nl2sql.asks import (
     names_period,
     names_time,
 )
+from tablerag.lang.messages import Language, message
+from tablerag.lang.tokenize import light_stem
+from tablerag.linking.values import ValueMatch
 
 FindingCode = Literal[
     "constant_query",
