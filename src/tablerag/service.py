@@ -64,6 +64,8 @@ from tablerag.types import Hit, Problem, SourceReport
 log = logging.getLogger(__name__)
 
 MAX_REASONS = 6
+DEFINITION_K = 4
+"""Passages searched for a metric definition before a SQL prompt."""
 _CLAUSE = re.compile(r"[，,（(：:；;。.]")
 
 
@@ -545,6 +547,7 @@ class QA:
             max_tokens=self.settings.schema_max_tokens,
             engine=engine,
             stages=stage_switches(self.settings, self.llm.spec),
+            passages=self._definition_passages(question),
         )
         schema_ms = (time.perf_counter() - started) * 1000
         options = nl2sql_options(self.settings, self.llm.spec, deadline=deadline)
@@ -558,6 +561,17 @@ class QA:
         )
         timings = {**answer.timings_ms, "schema": round(schema_ms, 3)}
         return answer.model_copy(update={"timings_ms": timings})
+
+    def _definition_passages(self, question: str) -> Sequence[Hit]:
+        """Passages that may define the question's metric in prose (``客单价 = … ÷ …``), for
+        the SQL prompt's note and the answer checks; none without an index. A search costs
+        milliseconds, the model call it can save seconds."""
+        if self.index is None:
+            return ()
+        try:
+            return self._search_docs(question, DEFINITION_K)
+        except RetrievalError:
+            return ()
 
     def _place(
         self, question: str, language: Language, path: AnswerPath

@@ -19,7 +19,7 @@ from tablerag.nl2sql.checks import FIRST_CONFIDENCE, WEIGHTS
 from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql
 from tablerag.nl2sql.schema_context import schema_context
 from tablerag.sql.engines import SQLEngine
-from tablerag.types import ColumnInfo, TableInfo
+from tablerag.types import ColumnInfo, Hit, TableInfo
 from tests.plugins.answering import duckdb_parts
 
 Parts = tuple[SQLEngine, SchemaCatalog]
@@ -314,3 +314,74 @@ def test_one_figure_asked_but_many_rows_returned_is_flagged(mine: Parts) -> None
     _ok(_ask("List each warranty claim amount", "SELECT claim_amount FROM warranty_claims", mine))
     listed = "SELECT claim_id FROM warranty_claims WHERE claim_amount > 500"
     _ok(_ask("Find the claims whose amount is above the average", listed, mine))
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Parts]:
+    """Orders of a user's CSV: one row per order, with its status."""
+    table = TableInfo(
+        "订单明细",
+        "订单明细.csv",
+        (
+            ColumnInfo("订单号", "VARCHAR"),
+            ColumnInfo("渠道", "VARCHAR"),
+            ColumnInfo("订单金额", "DOUBLE"),
+            ColumnInfo("订单状态", "VARCHAR"),
+        ),
+        6,
+        description="订单明细",
+    )
+    rows = [
+        ("O1", "京东自营", 100.0, "已支付"),
+        ("O2", "京东自营", 300.0, "已支付"),
+        ("O3", "京东自营", 900.0, "已退款"),
+        ("O4", "天猫旗舰店", 200.0, "已支付"),
+        ("O5", "天猫旗舰店", 50.0, "已取消"),
+        ("O6", "天猫旗舰店", 400.0, "已支付"),
+    ]
+    ddl = "CREATE TABLE 订单明细 (订单号 VARCHAR, 渠道 VARCHAR, 订单金额 DOUBLE, 订单状态 VARCHAR)"
+    folder = tmp_path_factory.mktemp("shop")
+    with duckdb_parts(Path(folder) / "shop.duckdb", [table], [(ddl, rows)]) as parts:
+        yield parts
+
+
+AOV_PROSE = Hit(
+    "metrics-1",
+    "/files/指标口径.md",
+    1,
+    "客单价 = 已支付订单的订单金额合计 ÷ 已支付订单数。已退款、已取消的订单不计入客单价。",
+    ("客单价",),
+    None,
+    None,
+    3.0,
+    1,
+)
+
+
+def _ask_with(question: str, sql: str, parts: Parts, passages: list[Hit]) -> Answer:
+    engine, catalog = parts
+    schema = schema_context(question, catalog, engine=engine, passages=passages)
+    llm = ScriptedLLM(replies=[f"```sql\n{sql}\n```"])
+    options = NL2SQLOptions(explain=False, max_repairs=0)
+    return answer_with_sql(
+        question, llm=llm, engine=engine, schema=schema, language="zh", options=options
+    )
+
+
+def test_a_definition_in_a_passage_is_quoted_checked_and_cited(shop: Parts) -> None:
+    """The user-data metric document defines 客单价 in prose; the model averaged every order
+    line over all statuses, status ok (issue 23)."""
+    question = "京东自营的客单价是多少？"
+    engine, catalog = shop
+    schema = schema_context(question, catalog, engine=engine, passages=[AOV_PROSE])
+    assert any("客单价 = 已支付订单的订单金额合计" in n for n in schema.notes)
+    per_line = "SELECT avg(订单金额) FROM 订单明细 WHERE 渠道 = '京东自营'"
+    _unsure(_ask_with(question, per_line, shop, [AOV_PROSE]), "指标口径.md", "'已支付'")
+    paid = "SELECT avg(订单金额) FROM 订单明细 WHERE 渠道 = '京东自营' AND 订单状态 = '已支付'"
+    followed = _ask_with(question, paid, shop, [AOV_PROSE])
+    assert followed.status == "ok", followed.answer
+    assert [c.chunk_id for c in followed.citations] == ["metrics-1"]
+    assert followed.citations[0].table is None and "definition_followed" in followed.checks
+    # without the passage nothing is known of the definition: no doubt, no citation
+    alone = _ask_with(question, per_line, shop, [])
+    assert alone.status == "ok" and not alone.citations

@@ -145,13 +145,15 @@ class Definition:
     """The definition as the document says it (with the definitions it refers to)."""
     document: str
     table: str
-    """The document table it is a row of."""
+    """The document table it is a row of ("" for a definition in a passage's prose)."""
     columns: tuple[str, ...] = ()
     """Columns it names (lower-case), which a query following it reads."""
     literals: tuple[str, ...] = ()
     """Quoted values it names (``'PAID'``), which a query following it compares with."""
     distinct: bool = False
     """It counts distinct things (``COUNT(DISTINCT order_id)``, "按订单去重")."""
+    chunk: str = ""
+    """The chunk it was read from, when it is a passage (the citation points there)."""
 
     @property
     def checkable(self) -> bool:
@@ -427,6 +429,7 @@ def definitions(e: Evidence) -> list[Finding]:
             ("document", d.document),
             ("definition", d.text),
             ("table", d.table),
+            ("chunk", d.chunk or d.table),
         )
         if missing:
             out.append(Finding("definition_ignored", (*said, ("missing", ", ".join(missing)))))

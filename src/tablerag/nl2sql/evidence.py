@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections.abc import Sequence
+from pathlib import PurePath
 
 import sqlglot
 from sqlglot.errors import SqlglotError
@@ -24,8 +25,10 @@ from tablerag.linking.values import ValueMatch
 from tablerag.nl2sql.checks import TOTAL_LABELS, Definition, Evidence, tables_read
 from tablerag.nl2sql.definitions import DefinitionRow, definition_rows
 from tablerag.nl2sql.lookup import literal, quote, rows, specific_matches
+from tablerag.nl2sql.prose_definitions import defining_passages
 from tablerag.nl2sql.schema_context import SchemaContext
 from tablerag.sql.engines.base import SQLEngine
+from tablerag.types import Hit
 
 MAX_VALUE_ROWS = 3
 MAX_CELL_CHARS = 40
@@ -91,6 +94,8 @@ _AGGREGATED = re.compile(r"\(\s*(?:distinct\s+)?([A-Za-z_][\w.]*)\s*\)", re.I)
 _COMPARED = re.compile(r"([A-Za-z_][\w.]*)\s*(?:=|<>|!=|\bin\b|为|是)", re.I)
 _CURRENT = re.compile(r"(?:当前问题：|Current question: )(.*)\Z", re.S)
 _DISTINCT = re.compile(r"\bdistinct\b|去重", re.I)
+_SENTENCES = re.compile(r"(?<=[。；;！？!?])|\n+")
+_FORMULA_MARK = re.compile(r"[=÷/]|divided by", re.I)
 
 
 def _word_in(value: str) -> re.Pattern[str]:
@@ -155,7 +160,10 @@ def gather_evidence(
         row_counts={t.lower(): catalog.tables[t].row_count for t in read},
         magnitudes=_magnitudes(catalog, read),
         totals=_totals(catalog, read),
-        definitions=_definitions(question, linked, catalog, engine),
+        definitions=(
+            *_definitions(question, linked, catalog, engine),
+            *_prose_definitions(question, schema.passages, catalog, read),
+        ),
     )
 
 
@@ -309,6 +317,42 @@ def _definitions(
         short = text[:MAX_DEFINITION_CHARS]
         out.append(Definition(term, short, row.document, row.table, columns, literals, distinct))
     return tuple(out)
+
+
+def _prose_definitions(
+    question: str, passages: Sequence[Hit], catalog: SchemaCatalog, read: Sequence[str]
+) -> tuple[Definition, ...]:
+    """Definitions in passages' prose ("客单价 = 已支付订单的订单金额合计 ÷ 已支付订单数"): what
+    their formula sentences name — columns, quoted values, and values stored in the tables the
+    query reads (已支付 of 订单状态) — is what a query following them has."""
+    known = {c.name.lower() for info in catalog.tables.values() for c in info.columns}
+    out = []
+    for term, hit in defining_passages(question, passages):
+        formula = " ".join(s for s in _SENTENCES.split(hit.text) if _FORMULA_MARK.search(s))
+        columns, literals, distinct = requirements(formula, known)
+        stored = _stored_values(formula, catalog, read)
+        text = " ".join(formula.split())[:MAX_DEFINITION_CHARS]
+        document = PurePath(hit.source).name
+        literals = tuple(dict.fromkeys((*literals, *stored)))
+        out.append(Definition(term, text, document, "", columns, literals, distinct, hit.chunk_id))
+    return tuple(out)
+
+
+def _stored_values(text: str, catalog: SchemaCatalog, read: Sequence[str]) -> tuple[str, ...]:
+    """Values of text columns of the ``read`` tables that ``text`` names (two or more
+    characters; a code like ``PAID`` only as a whole word)."""
+    if catalog.values is None:
+        return ()
+    tables = set(read)
+    found = []
+    for value, owners in catalog.values.items():
+        if len(value) < 2 or not any(t in tables for t, _ in owners):
+            continue
+        if (value.isascii() and _word_in(value).search(text.lower())) or (
+            not value.isascii() and value in text
+        ):
+            found.append(value)
+    return tuple(found)
 
 
 def _term_and_text(cells: Sequence[tuple[str, str]]) -> tuple[str, str]:

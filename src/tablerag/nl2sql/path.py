@@ -475,10 +475,10 @@ def _explained(
         citations.append(
             Citation(
                 n=n,
-                chunk_id=values["table"],  # the document table the definition is a row of
+                chunk_id=values["chunk"],  # the document table's, or the passage's chunk
                 source=values["document"],
                 snippet=values["definition"],
-                table=values["table"],
+                table=values["table"] or None,
             )
         )
         facts.append(Fact(text=said, source="document", citation=n))

@@ -53,8 +53,25 @@ def prose_definitions(question: str, hits: Sequence[Hit]) -> list[str]:
         >>> prose_definitions("销售额最高的三个品类", [h])
         []
     """
-    asked = question.lower()
     out: list[str] = []
+    for _, hit in defining_passages(question, hits):
+        text = sanitize_sample(hit.text, limit=MAX_CHARS, fold=False)
+        out.append(f"-- {PurePath(hit.source).name} > {hit.heading_path[-1]}: {text}")
+    return out
+
+
+def defining_passages(question: str, hits: Sequence[Hit]) -> list[tuple[str, Hit]]:
+    """The passages among ``hits`` that define a term of ``question``, each with its term
+    (at most :data:`MAX_PASSAGES`; see :func:`prose_definitions` for what qualifies).
+
+    Example:
+        >>> h = Hit("c1", "指标.md", 1, "客单价 = 已支付订单的订单金额合计 ÷ 已支付订单数。",
+        ...         ("客单价",), None, None, 1.0, 1)
+        >>> [(term, hit.chunk_id) for term, hit in defining_passages("哪个渠道的客单价最高？", [h])]
+        [('客单价', 'c1')]
+    """
+    asked = question.lower()
+    out: list[tuple[str, Hit]] = []
     for hit in hits:
         if hit.table is not None or not hit.heading_path:
             continue
@@ -63,8 +80,7 @@ def prose_definitions(question: str, hits: Sequence[Hit]) -> list[str]:
             continue
         if not _FORMULA.search(hit.text):
             continue
-        text = sanitize_sample(hit.text, limit=MAX_CHARS, fold=False)
-        out.append(f"-- {PurePath(hit.source).name} > {hit.heading_path[-1]}: {text}")
+        out.append((term, hit))
         if len(out) == MAX_PASSAGES:
             break
     return out

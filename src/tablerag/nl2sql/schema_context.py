@@ -17,6 +17,7 @@ are dropped with them).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from tablerag.linking.catalog import SchemaCatalog
@@ -28,6 +29,7 @@ from tablerag.nl2sql.canonical import canonical_format
 from tablerag.nl2sql.stages import ALL_ON, VALUE_NOTES, NoteInput, Switches
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.tokens import count_tokens
+from tablerag.types import Hit
 
 DEFAULT_MAX_TOKENS = 700
 WHOLE_TABLE_MAX_COLUMNS = 12
@@ -58,6 +60,9 @@ class SchemaContext:
     """The linker's answer (tables, columns, value matches), for the answer checks."""
     catalog: SchemaCatalog | None = field(default=None, compare=False, repr=False)
     """The catalog linked against (row counts, samples), for the answer checks."""
+    passages: tuple[Hit, ...] = field(default=(), compare=False, repr=False)
+    """Document passages retrieved for the question (metric definitions in prose), for the
+    notes and the answer checks."""
 
 
 def schema_context(
@@ -68,6 +73,7 @@ def schema_context(
     engine: SQLEngine | None = None,
     options: LinkOptions | None = None,
     stages: Switches = ALL_ON,
+    passages: Sequence[Hit] = (),
 ) -> SchemaContext:
     """Link ``question`` to ``catalog`` and render the linked schema within ``max_tokens``.
 
@@ -80,6 +86,8 @@ def schema_context(
             leaves the notes out.
         options: linker options (default: the linker's defaults).
         stages: which value notes run (:data:`~tablerag.nl2sql.stages.VALUE_NOTES`).
+        passages: document passages retrieved for the question; one that defines a metric
+            the question names is quoted (``definition_passages``) and checked against.
 
     Returns:
         The schema text and the tables it describes (empty when the catalog has no tables).
@@ -87,7 +95,11 @@ def schema_context(
     linked = link(question, catalog, options=options)
     if not linked.tables:
         return SchemaContext("", (), 0)
-    notes = value_notes(question, linked, catalog, engine, stages) if engine is not None else ()
+    notes = (
+        value_notes(question, linked, catalog, engine, stages, passages)
+        if engine is not None
+        else ()
+    )
     spent = count_tokens("\n".join(notes)) if notes else 0
     context = _fit(catalog, linked, max(max_tokens - spent, 0))
     if notes:
@@ -99,6 +111,7 @@ def schema_context(
         edges=keys_between(catalog, context.tables),
         linked=linked,
         catalog=catalog,
+        passages=tuple(passages),
     )
 
 
@@ -114,11 +127,12 @@ def value_notes(
     catalog: SchemaCatalog,
     engine: SQLEngine,
     stages: Switches = ALL_ON,
+    passages: Sequence[Hit] = (),
 ) -> tuple[str, ...]:
     """Comment lines about the question's values, from the value notes in their order:
-    roll-ups of hierarchy parents, definition rows quoted from documents, then stored
-    spellings the schema does not show."""
-    given = NoteInput(question, linked, catalog, engine)
+    roll-ups of hierarchy parents, definition rows quoted from documents, definitions in the
+    retrieved passages, then stored spellings the schema does not show."""
+    given = NoteInput(question, linked, catalog, engine, passages=passages)
     return tuple(line for note in stages.enabled(VALUE_NOTES) for line in note.run(given))
 
 

@@ -71,6 +71,8 @@ class NoteInput:
     catalog: SchemaCatalog
     engine: SQLEngine
     covered: set[str] = field(default_factory=set)
+    passages: Sequence[Hit] = ()
+    """Document passages retrieved for the question (empty: the workspace has no index)."""
 
 
 @dataclass(frozen=True)
@@ -160,6 +162,13 @@ VALUE_NOTES: tuple[Stage[ValueNote], ...] = (
         "note",
         "a metric the question names is defined in a document table: quote the definition",
         _definitions,
+    ),
+    Stage(
+        "definition_passages",
+        "note",
+        "a metric the question names is defined in a document's prose (客单价 = … ÷ …), not in a "
+        "table: quote the passage",
+        lambda n: prose_definitions(n.question, n.passages),
     ),
     Stage(
         "spelling",
