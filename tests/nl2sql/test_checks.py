@@ -377,6 +377,12 @@ def test_a_definition_in_a_passage_is_quoted_checked_and_cited(shop: Parts) -> N
     assert any("客单价 = 已支付订单的订单金额合计" in n for n in schema.notes)
     per_line = "SELECT avg(订单金额) FROM 订单明细 WHERE 渠道 = '京东自营'"
     _unsure(_ask_with(question, per_line, shop, [AOV_PROSE]), "指标口径.md", "'已支付'")
+    # the refunded orders the definition leaves out, selected beside the paid ones
+    both = (
+        "SELECT avg(订单金额) FROM 订单明细 WHERE 渠道 = '京东自营' "
+        "AND 订单状态 IN ('已支付', '已退款')"
+    )
+    _unsure(_ask_with(question, both, shop, [AOV_PROSE]), "only '已支付', not '已退款'")
     paid = "SELECT avg(订单金额) FROM 订单明细 WHERE 渠道 = '京东自营' AND 订单状态 = '已支付'"
     followed = _ask_with(question, paid, shop, [AOV_PROSE])
     assert followed.status == "ok", followed.answer
@@ -385,3 +391,15 @@ def test_a_definition_in_a_passage_is_quoted_checked_and_cited(shop: Parts) -> N
     # without the passage nothing is known of the definition: no doubt, no citation
     alone = _ask_with(question, per_line, shop, [])
     assert alone.status == "ok" and not alone.citations
+
+
+def test_one_figure_asked_but_many_groups_returned_is_flagged(shop: Parts) -> None:
+    question = "订单的退款率是多少？"
+    grouped = "SELECT 订单金额 / count(订单号) AS r FROM 订单明细 GROUP BY 订单金额"
+    _unsure(_ask_with(question, grouped, shop, []), "分组返回了 6 行")
+    rate = (
+        "SELECT count(CASE WHEN 订单状态 = '已退款' THEN 1 END) * 1.0 / count(*) AS r FROM 订单明细"
+    )
+    _ok(_ask_with(question, rate, shop, []))
+    by_channel = rate.replace("FROM 订单明细", "FROM 订单明细 GROUP BY 渠道")
+    _ok(_ask_with("各渠道的退款率是多少？", by_channel, shop, []))

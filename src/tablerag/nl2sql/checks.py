@@ -64,6 +64,7 @@ FindingCode = Literal[
     "period_narrowed",
     "unasked_period",
     "many_rows",
+    "many_groups",
 ]
 
 WEIGHTS: Mapping[FindingCode, float] = {
@@ -84,6 +85,7 @@ WEIGHTS: Mapping[FindingCode, float] = {
     "period_narrowed": 0.35,
     "unasked_period": 0.35,
     "many_rows": 0.35,
+    "many_groups": 0.35,
 }
 """What each finding takes off the confidence (0: it only cites). To be calibrated."""
 
@@ -154,6 +156,9 @@ class Definition:
     """It counts distinct things (``COUNT(DISTINCT order_id)``, "按订单去重")."""
     chunk: str = ""
     """The chunk it was read from, when it is a passage (the citation points there)."""
+    others: tuple[str, ...] = ()
+    """Values stored beside the values it names, in the same columns, that it leaves out
+    (已退款 beside 已支付): a query that selects them does not follow it."""
 
     @property
     def checkable(self) -> bool:
@@ -415,6 +420,7 @@ def definitions(e: Evidence) -> list[Finding]:
         return []
     used = {c.name.lower() for c in e.tree.find_all(exp.Column)}
     literals = _string_literals(e.tree)
+    selected = _selected_literals(e.tree)
     distinct = e.tree.find(exp.Distinct) is not None
     out = []
     for d in e.definitions:
@@ -424,6 +430,10 @@ def definitions(e: Evidence) -> list[Finding]:
         missing += [f"'{v}'" for v in d.literals if v.lower() not in literals]
         if d.distinct and not distinct:
             missing.append("COUNT(DISTINCT …)")
+        chosen = [v for v in d.others if v.lower() in selected]
+        if chosen:
+            named = ", ".join(f"'{v}'" for v in d.literals)
+            missing.append(f"only {named}, not '{chosen[0]}'")
         said = (
             ("term", d.term),
             ("document", d.document),
@@ -466,6 +476,10 @@ def asked_for(e: Evidence) -> list[Finding]:
         ...              ((1,), (1,)))
         >>> [f.code for f in asked_for(e)]
         ['many_rows']
+        >>> e = Evidence("订单的退款率是多少？", sqlglot.parse_one(
+        ...     "SELECT a / COUNT(*) FROM o GROUP BY a"), ("x",), ((1,), (2,)))
+        >>> [f.code for f in asked_for(e)]
+        ['many_groups']
     """
     if e.tree is None:
         return []
@@ -498,10 +512,15 @@ def asked_for(e: Evidence) -> list[Finding]:
         dates = _date_filters(e.tree)
         if dates:
             out.append(Finding("unasked_period", (("dates", dates),)))
-    arithmetic = [p for p in _projections(e.tree) if isinstance(p, exp.Binary | exp.Paren)]
-    plain = arithmetic and not computed and e.tree.find(exp.Group) is None
-    if plain and len(e.rows) > 1 and asks_one_figure(e.question):
-        out.append(Finding("many_rows", (("rows", str(len(e.rows))),)))
+    if len(e.rows) > 1 and asks_one_figure(e.question):
+        grouped = isinstance(e.tree, exp.Select) and e.tree.args.get("group") is not None
+        arithmetic = [p for p in _projections(e.tree) if isinstance(p, exp.Binary | exp.Paren)]
+        cells = {str(v).strip().lower() for row in e.rows for v in row if isinstance(v, str)}
+        shown = any(m.value.lower() in cells for m in e.values)  # its group is in the rows
+        if grouped and not shown:
+            out.append(Finding("many_groups", (("rows", str(len(e.rows))),)))
+        elif arithmetic and not computed:
+            out.append(Finding("many_rows", (("rows", str(len(e.rows))),)))
     return out
 
 
@@ -515,6 +534,25 @@ def _date_filters(tree: exp.Expr) -> str:
         for node in clause.find_all(exp.CurrentDate, exp.CurrentTimestamp):
             found.append(node.sql())
     return ", ".join(dict.fromkeys(found))
+
+
+def _selected_literals(tree: exp.Expr) -> set[str]:
+    """String literals rows are kept for (``= 'x'``, ``IN ('x', …)``; not under a NOT), lower-case.
+
+    Example:
+        >>> import sqlglot
+        >>> sorted(_selected_literals(sqlglot.parse_one(
+        ...     "SELECT 1 FROM t WHERE s IN ('a', 'b') AND k = 'c' AND NOT s = 'd' AND s <> 'e'")))
+        ['a', 'b', 'c']
+    """
+    out: set[str] = set()
+    for node in tree.find_all(exp.EQ, exp.In):
+        if node.find_ancestor(exp.Not) is not None:
+            continue
+        for lit in node.find_all(exp.Literal):
+            if lit.is_string:
+                out.add(str(lit.this).strip().lower())
+    return out
 
 
 def _equal_literals(tree: exp.Expr) -> list[str]:

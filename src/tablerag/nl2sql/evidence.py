@@ -330,29 +330,41 @@ def _prose_definitions(
     for term, hit in defining_passages(question, passages):
         formula = " ".join(s for s in _SENTENCES.split(hit.text) if _FORMULA_MARK.search(s))
         columns, literals, distinct = requirements(formula, known)
-        stored = _stored_values(formula, catalog, read)
+        stored, others = _stored_values(formula, catalog, read)
         text = " ".join(formula.split())[:MAX_DEFINITION_CHARS]
         document = PurePath(hit.source).name
         literals = tuple(dict.fromkeys((*literals, *stored)))
-        out.append(Definition(term, text, document, "", columns, literals, distinct, hit.chunk_id))
+        out.append(
+            Definition(term, text, document, "", columns, literals, distinct, hit.chunk_id, others)
+        )
     return tuple(out)
 
 
-def _stored_values(text: str, catalog: SchemaCatalog, read: Sequence[str]) -> tuple[str, ...]:
+def _stored_values(
+    text: str, catalog: SchemaCatalog, read: Sequence[str]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Values of text columns of the ``read`` tables that ``text`` names (two or more
-    characters; a code like ``PAID`` only as a whole word)."""
+    characters; a code like ``PAID`` only as a whole word), and the other values of those
+    columns, which it leaves out."""
     if catalog.values is None:
-        return ()
+        return (), ()
     tables = set(read)
-    found = []
+    found: list[str] = []
+    columns: dict[tuple[str, str], list[str]] = {}
     for value, owners in catalog.values.items():
-        if len(value) < 2 or not any(t in tables for t, _ in owners):
+        ours = [o for o in owners if o[0] in tables]
+        if not ours:
             continue
-        if (value.isascii() and _word_in(value).search(text.lower())) or (
-            not value.isascii() and value in text
+        for owner in ours:
+            columns.setdefault(owner, []).append(value)
+        if len(value) >= 2 and (
+            (value.isascii() and _word_in(value).search(text.lower()))
+            or (not value.isascii() and value in text)
         ):
             found.append(value)
-    return tuple(found)
+    named = {c for c, values in columns.items() if set(values) & set(found)}
+    others = [v for c in named for v in columns[c] if v not in found]
+    return tuple(found), tuple(dict.fromkeys(others))
 
 
 def _term_and_text(cells: Sequence[tuple[str, str]]) -> tuple[str, str]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tablerag.answer import Answer, AnswerStatus, Citation, Fact, Language
-from tablerag.answer.grounding import numbers_in, strip_enumerators, ungrounded_numbers
+from tablerag.answer.grounding import strip_enumerators, ungrounded_numbers
 from tablerag.errors import ProviderError, RetrievalError
 from tablerag.lang.asks import asks_one_figure
 from tablerag.lang.messages import message
@@ -151,7 +151,7 @@ def answer_from_documents(
         text += " " + message("rag.ungrounded", language, numbers=", ".join(loose))
         confidence, status = min(confidence, UNGROUNDED_CONFIDENCE), "unsure"
     cited = [hits[f.citation - 1] for f in facts if f.citation is not None]
-    excerpt = read_off_table(question, text, cited)
+    excerpt = read_off_table(question, text, hits)
     if excerpt:  # numbers come from SQL, not from the model reading a few rows (issue 23)
         text = message("rag.table_figure", language, table=excerpt) + "\n" + text
         confidence, status = min(confidence, TABLE_FIGURE_CONFIDENCE), "unsure"
@@ -172,29 +172,31 @@ def answer_from_documents(
     )
 
 
-def read_off_table(question: str, text: str, cited: Sequence[Hit]) -> str:
-    """The table whose excerpt the answer read a figure from, when the question asks for one
-    figure (a count, an amount, a rate) and the answer states a number while citing a chunk cut
-    from a table; "" otherwise.
+def read_off_table(question: str, text: str, hits: Sequence[Hit]) -> str:
+    """The table whose excerpt the answer read a figure from, or "".
 
-    A table chunk holds a few rows of a table that SQL reads whole: a count or a sum the model
-    takes from it is a guess (the user-data run's "10 warranty claims in total" from the first
-    page of an 80-row table, and "付款总额 15273.73" from one row of payments, both ``ok``).
+    When the question asks for one figure (a count, an amount, a rate), the passages include
+    a chunk cut from a table, and the answer states a number that no prose passage (nor the
+    question) holds, the number was read or computed off a few rows of a table that SQL reads
+    whole: a guess. The user-data run answered "10 warranty claims in total" from the first
+    page of an 80-row table and "付款总额 15273.73" from one row of payments, both ``ok``.
 
     Example:
-        >>> t = Hit("t1", "payments.csv", 1, "customer | amount", (), None, "payments", 1.0, 1)
-        >>> p = Hit("p1", "policy.md", 1, "Refunds take 3 days.", (), None, None, 1.0, 2)
-        >>> read_off_table("Delta Traders 的付款总额是多少？", "付款总额是 15273.73 元。", [t])
+        >>> t = Hit("t1", "payments.csv", 1, "customer | amount\\nDelta | 15273.73", (), None,
+        ...         "payments", 1.0, 1)
+        >>> p = Hit("p1", "faq.md", 1, "Refunds take 3 days.", (), None, None, 1.0, 2)
+        >>> read_off_table("Delta Traders 的付款总额是多少？", "付款总额是 15273.73 元。", [t, p])
         'payments'
-        >>> read_off_table("How many days does a refund take?", "3 days.", [p])
+        >>> read_off_table("How many days does a refund take?", "3 days.", [t, p])
         ''
-        >>> read_off_table("Who signs the payments?", "Maria signs them.", [t])
+        >>> read_off_table("Who signs the payments?", "Delta signs them.", [t])
         ''
     """
-    tables = [h.table for h in cited if h.table is not None]
-    if not tables or not asks_one_figure(question) or not numbers_in(text):
+    tables = [h.table for h in hits if h.table is not None]
+    if not tables or not asks_one_figure(question):
         return ""
-    return tables[0]
+    prose = [h.text for h in hits if h.table is None]
+    return tables[0] if ungrounded_numbers(text, [*prose, question]) else ""
 
 
 def off_subject(question: str, passages: Sequence[str]) -> list[str]:
