@@ -304,3 +304,58 @@ def test_the_loops_sql_prompt_quotes_the_passage_that_explains_the_metric(
         assert sql_prompts, answer.model_dump_json(indent=1)
         assert ("-- 指标口径.md > 3.3 退货率: " in sql_prompts[0]) is quoted
         assert (section in sql_prompts[0]) is quoted
+
+
+def test_the_loops_sql_answer_is_checked_against_the_passage_that_defines_the_metric(
+    sample_ws: Path,
+) -> None:
+    """The flagship's step counted order lines for 退货率, status ok at 0.85: the step's
+    checks saw no definition (issue 23). Section 3.3 of 指标口径.md says to count orders by
+    distinct order_id; a query counting lines is now unsure."""
+    from tablerag.linking.cache import workspace_catalog
+    from tablerag.store.workspace import Workspace
+    from tablerag.types import Hit
+
+    section = Hit(
+        "m-3.3",
+        "/corpus/指标口径.md",
+        7,
+        "退货率 = 发生退款的订单数 ÷ 已支付订单数。\n- 分子：含有 status = 'REFUND' 订单行的订单，"
+        "按 order_id 去重；\n- 分母：status 为 PAID 或 REFUND 的订单，按 order_id 去重。",
+        ("口径说明", "3.3 退货率"),
+        None,
+        None,
+        3.0,
+        1,
+    )
+    with Workspace.open(sample_ws, create=False) as ws:
+        tables = ws.tables()
+        catalog = workspace_catalog(ws)
+    lines = (
+        "```sql\nSELECT c.category_name, SUM(CASE WHEN s.status = 'REFUND' THEN 1 ELSE 0 END) "
+        "* 1.0 / COUNT(*) AS rate FROM fact_sales s JOIN dim_product p ON s.product_code = "
+        "p.product_code JOIN dim_category c ON c.category_code = p.category_code "
+        "GROUP BY 1 ORDER BY rate DESC LIMIT 3\n```"
+    )
+    orders = lines.replace(
+        "SUM(CASE WHEN s.status = 'REFUND' THEN 1 ELSE 0 END) * 1.0 / COUNT(*)",
+        "COUNT(DISTINCT CASE WHEN s.status = 'REFUND' THEN s.order_id END) * 1.0 / "
+        "COUNT(DISTINCT s.order_id)",
+    )
+    verdicts = []
+    for reply in (lines, orders):
+        with open_engine(sample_ws, catalog=tables) as engine:
+            answer, _ = answer_over_tables(
+                "退货率最高的三个品类",
+                llm=ScriptedLLM(replies=[reply]),
+                engine=engine,
+                catalog=catalog,
+                tables=["fact_sales", "dim_product", "dim_category"],
+                language="zh",
+                options=NL2SQLOptions(explain=False, max_repairs=0),
+                max_tokens=700,
+                passages=[section],
+            )
+        verdicts.append((answer.status, answer.checks))
+    assert verdicts[0][0] == "unsure" and "definition_ignored" in verdicts[0][1]
+    assert verdicts[1] == ("ok", ["definition_followed"])

@@ -101,6 +101,7 @@ def table_schemas(
         context = SchemaContext(
             text.text, names, text.tokens, samples, edges=keys_between(sub, names)
         )
+    context = replace(context, passages=tuple(passages))  # the answer checks read them too
     shown = [t for t in tables if t in context.tables]
     given = TableNoteInput(question, sub, shown, engine, passages)
     notes = [
