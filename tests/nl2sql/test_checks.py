@@ -18,6 +18,7 @@ from tablerag.llm.testing import ScriptedLLM
 from tablerag.nl2sql.checks import FIRST_CONFIDENCE, WEIGHTS
 from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql
 from tablerag.nl2sql.schema_context import schema_context
+from tablerag.nl2sql.stages import switches
 from tablerag.sql.engines import SQLEngine
 from tablerag.types import ColumnInfo, Hit, TableInfo
 from tests.plugins.answering import duckdb_parts
@@ -403,3 +404,26 @@ def test_one_figure_asked_but_many_groups_returned_is_flagged(shop: Parts) -> No
     _ok(_ask_with(question, rate, shop, []))
     by_channel = rate.replace("FROM 订单明细", "FROM 订单明细 GROUP BY 渠道")
     _ok(_ask_with("各渠道的退款率是多少？", by_channel, shop, []))
+
+
+def test_a_doubted_query_is_asked_again_once_with_the_checks_reason(mine: Parts) -> None:
+    """The recheck doubt: the model summed amounts for "how many"; told why, it counts."""
+    engine, catalog = mine
+    question = "How many warranty claims were filed in total?"
+    summed = "```sql\nSELECT sum(claim_amount) FROM warranty_claims\n```"
+    counted = "```sql\nSELECT count(*) AS claims FROM warranty_claims\n```"
+    schema = schema_context(question, catalog, engine=engine)
+    for on, replies, status in ((True, [summed, counted], "ok"), (False, [summed], "unsure")):
+        llm = ScriptedLLM(replies=replies)
+        options = NL2SQLOptions(explain=False, max_repairs=1, stages=switches((), {"recheck": on}))
+        answer = answer_with_sql(
+            question, llm=llm, engine=engine, schema=schema, language="en", options=options
+        )
+        assert answer.status == status and len(llm.history) == len(replies), answer.answer
+    llm = ScriptedLLM(replies=[summed, counted])
+    answer_with_sql(
+        question, llm=llm, engine=engine, schema=schema, language="en",
+        options=NL2SQLOptions(explain=False, max_repairs=1),
+    )  # fmt: skip
+    repair = llm.history[1].messages[-1]["content"]
+    assert "it ran, but the question asks how many" in repair and "claim_amount" in repair

@@ -37,6 +37,7 @@ class AskWords:
     rate: re.Pattern[str]
     grouping: re.Pattern[str]
     time: re.Pattern[str]
+    exclusion: re.Pattern[str]
     money: re.Pattern[str]
     money_words: frozenset[str]
     months: dict[str, int]
@@ -62,6 +63,7 @@ def ask_words() -> AskWords:
         rate=_alternation(data["rate"]["zh"], data["rate"]["en"]),
         grouping=_alternation(data["grouping"]["zh"], data["grouping"]["en"]),
         time=_alternation(data["time"]["zh"], data["time"]["en"]),
+        exclusion=_alternation(data["exclusion"]["zh"], data["exclusion"]["en"]),
         money=_alternation(data["money_columns"]["zh"], []),
         money_words=frozenset(w.lower().removesuffix("s") for w in data["money_columns"]["en"]),
         months=months,
@@ -119,6 +121,18 @@ def names_time(question: str) -> bool:
     if names_day(question) or named_months(question) or _YEAR.search(question):
         return True
     return bool(ask_words().time.search(question))
+
+
+def excludes(sentence: str) -> bool:
+    """Whether a sentence of a definition says what it leaves out.
+
+    Example:
+        >>> excludes("已退款、已取消的订单不计入客单价。"), excludes("Refunds are excluded.")
+        (True, True)
+        >>> excludes("分母：status 为 PAID 或 REFUND 的订单")
+        False
+    """
+    return bool(ask_words().exclusion.search(sentence))
 
 
 def is_money_column(name: str) -> bool:

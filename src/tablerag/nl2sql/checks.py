@@ -89,6 +89,25 @@ WEIGHTS: Mapping[FindingCode, float] = {
 }
 """What each finding takes off the confidence (0: it only cites). To be calibrated."""
 
+REPAIRABLE: frozenset[FindingCode] = frozenset(
+    {
+        "constant_query",
+        "unrelated_table",
+        "unread_table",
+        "ignored_value",
+        "totals_in_table",
+        "definition_ignored",
+        "count_asked",
+        "amount_asked",
+        "period_narrowed",
+        "unasked_period",
+        "many_rows",
+        "many_groups",
+    }
+)
+"""Doubts a model can mend when told (the ``recheck`` stage asks once): not a weak link, a
+0 or a size, which say the data may differ from what the question expects, not what to fix."""
+
 FIRST_CONFIDENCE = 0.85
 """Confidence of an answer from the model's first query that no check doubts."""
 REWRITE_COST = 0.2

@@ -17,6 +17,7 @@ from pathlib import PurePath
 import sqlglot
 from sqlglot.errors import SqlglotError
 
+from tablerag.lang.asks import excludes
 from tablerag.lang.tokenize import light_stem, tokenize
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.linking.linker import LinkedSchema, is_document_table
@@ -322,49 +323,46 @@ def _definitions(
 def _prose_definitions(
     question: str, passages: Sequence[Hit], catalog: SchemaCatalog, read: Sequence[str]
 ) -> tuple[Definition, ...]:
-    """Definitions in passages' prose ("客单价 = 已支付订单的订单金额合计 ÷ 已支付订单数"): what
-    their formula sentences name — columns, quoted values, and values stored in the tables the
-    query reads (已支付 of 订单状态) — is what a query following them has."""
+    """Definitions in passages' prose ("客单价 = 已支付订单的订单金额合计 ÷ 已支付订单数。已退款、
+    已取消的订单不计入客单价"): what their formula sentences name — columns, quoted values, and
+    values stored in the tables the query reads (已支付 of 订单状态) — is what a query following
+    them has; values a sentence excludes (不计入, not counted) are what it must not select."""
     known = {c.name.lower() for info in catalog.tables.values() for c in info.columns}
     out = []
     for term, hit in defining_passages(question, passages):
-        formula = " ".join(s for s in _SENTENCES.split(hit.text) if _FORMULA_MARK.search(s))
+        sentences = _SENTENCES.split(hit.text)
+        formula = " ".join(s for s in sentences if _FORMULA_MARK.search(s))
+        excluding = " ".join(s for s in sentences if excludes(s))
         columns, literals, distinct = requirements(formula, known)
-        stored, others = _stored_values(formula, catalog, read)
+        stored = _stored_values(formula, catalog, read)
+        left_out = [v for v in _stored_values(excluding, catalog, read) if v not in stored]
         text = " ".join(formula.split())[:MAX_DEFINITION_CHARS]
         document = PurePath(hit.source).name
         literals = tuple(dict.fromkeys((*literals, *stored)))
         out.append(
-            Definition(term, text, document, "", columns, literals, distinct, hit.chunk_id, others)
-        )
+            Definition(
+                term, text, document, "", columns, literals, distinct, hit.chunk_id,
+                tuple(left_out),
+            )
+        )  # fmt: skip
     return tuple(out)
 
 
-def _stored_values(
-    text: str, catalog: SchemaCatalog, read: Sequence[str]
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _stored_values(text: str, catalog: SchemaCatalog, read: Sequence[str]) -> tuple[str, ...]:
     """Values of text columns of the ``read`` tables that ``text`` names (two or more
-    characters; a code like ``PAID`` only as a whole word), and the other values of those
-    columns, which it leaves out."""
-    if catalog.values is None:
-        return (), ()
+    characters; a code like ``PAID`` only as a whole word)."""
+    if catalog.values is None or not text:
+        return ()
     tables = set(read)
-    found: list[str] = []
-    columns: dict[tuple[str, str], list[str]] = {}
+    found = []
     for value, owners in catalog.values.items():
-        ours = [o for o in owners if o[0] in tables]
-        if not ours:
+        if len(value) < 2 or not any(t in tables for t, _ in owners):
             continue
-        for owner in ours:
-            columns.setdefault(owner, []).append(value)
-        if len(value) >= 2 and (
-            (value.isascii() and _word_in(value).search(text.lower()))
-            or (not value.isascii() and value in text)
+        if (value.isascii() and _word_in(value).search(text.lower())) or (
+            not value.isascii() and value in text
         ):
             found.append(value)
-    named = {c for c, values in columns.items() if set(values) & set(found)}
-    others = [v for c in named for v in columns[c] if v not in found]
-    return tuple(found), tuple(dict.fromkeys(others))
+    return tuple(found)
 
 
 def _term_and_text(cells: Sequence[tuple[str, str]]) -> tuple[str, str]:

@@ -37,6 +37,7 @@ from tablerag.nl2sql.canonical import canonicalize_formats
 from tablerag.nl2sql.checks import (
     FIRST_CONFIDENCE,
     MIN_CONFIDENCE,
+    REPAIRABLE,
     REWRITE_COST,
     Finding,
     run_checks,
@@ -260,7 +261,26 @@ def _doubt(
         if why or empty:
             return (f"it ran and found no rows: {why}" if why else None), None
     rate = _rate_problem(question, result, engine.dialect, stages)
-    return (rate.doubt if rate else None), rate
+    if rate is not None:
+        return rate.doubt, rate
+    return _recheck(question, result, schema, engine, stages), None
+
+
+def _recheck(
+    question: str, result: ResultSet, schema: SchemaContext, engine: SQLEngine, stages: Switches
+) -> str | None:
+    """The answer checks' reasons a query that ran is asked again (the ``recheck`` stage):
+    the doubts of :data:`~tablerag.nl2sql.checks.REPAIRABLE`, said as the answer would say
+    them, or None."""
+    if not stages.on("recheck") or schema.linked is None:
+        return None
+    evidence = gather_evidence(
+        question, result.sql_executed, result.columns, result.rows, schema, engine
+    )
+    doubts = [f for f in run_checks(evidence) if f.code in REPAIRABLE]
+    if not doubts:
+        return None
+    return "it ran, but " + "; ".join(f.says("en") for f in doubts)
 
 
 def _ran(

@@ -279,6 +279,15 @@ RATE = Stage(
 )
 """Run by the path itself (:func:`tablerag.nl2sql.ratio.rate_problem`): its answer also carries
 the caveat when the repair round does not mend it."""
+RECHECK = Stage(
+    "recheck",
+    "doubt",
+    "a query an answer check doubts (a definition not followed, a count asked but an amount "
+    "summed, one day for a month, a period never asked): asked again once with the reason",
+    None,
+)
+"""Run by the path itself on a query that found rows (:data:`tablerag.nl2sql.checks.REPAIRABLE`);
+the repaired query's answer is checked again."""
 FORMATS = Stage(
     "formats",
     "mend",
@@ -311,6 +320,7 @@ STAGES: tuple[Stage[Any], ...] = (
     *EMPTY_MENDS,
     *EMPTY_DOUBTS,
     RATE,
+    RECHECK,
     LABEL_ROUND,
     TIERS,
 )
