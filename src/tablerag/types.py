@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 BlockKind = Literal["heading", "paragraph", "table"]
+DayMonth = Literal["mdy", "dmy"]
+_WRITTEN_DATES = re.compile(r"(MM|DD)([/.-])(?:DD|MM)\2YYYY\b")
 
 
 def source_label(source: str) -> str:
@@ -92,10 +95,32 @@ class ColumnInfo:
     type: str
     original: str = ""
     unit: str | None = None
+    """The unit of a number column (``%``, ``元``); for a date column typed from all-number
+    dates, how the file wrote them (``MM/DD/YYYY``, ``DD.MM.YYYY``: see ``written_order``)."""
     samples: tuple[str, ...] = ()
     description: str = ""
     sensitive: bool = False
     """Marked sensitive (by a person or a rule): never shown to a model, masked in results."""
+
+    @property
+    def written_order(self) -> DayMonth | None:
+        """Whether the file wrote this date column's dates month first (``mdy``) or day first
+        (``dmy``), as ingest recorded it in ``unit``; None when it did not (issue 23).
+
+        Example:
+            >>> ColumnInfo("paid_on", "DATE", unit="MM/DD/YYYY").written_order
+            'mdy'
+            >>> ColumnInfo("paid_on", "DATE", unit="DD.MM.YYYY").written_order
+            'dmy'
+            >>> ColumnInfo("paid_on", "DATE").written_order
+            >>> ColumnInfo("amount", "DECIMAL(18,2)", unit="MM/DD/YYYY").written_order
+        """
+        if not self.unit or not self.type.upper().startswith(("DATE", "TIMESTAMP")):
+            return None
+        found = _WRITTEN_DATES.match(self.unit)
+        if found is None:
+            return None
+        return "mdy" if found.group(1) == "MM" else "dmy"
 
 
 @dataclass(frozen=True)

@@ -71,3 +71,24 @@ def test_schema_of_a_database_table_shows_its_check_constraints(tmp_path: Path) 
     assert len(out["checks"]) == 3
     status = next(p for p in out["profiles"] if p["column"] == "status")
     assert (status["enum_values"], status["enum_origin"]) == (["PAID", "UNPAID"], "check")
+
+
+def test_schema_says_how_the_file_wrote_its_dates(tmp_path: Path) -> None:
+    """Issue 23 (ud-30): a DATE column typed from 03/05/2026 … 05/13/2026 says it was written
+    month first, on screen and in the schema text the model reads."""
+    (tmp_path / "payments.csv").write_text(
+        "id,paid_on,amount\n1,03/05/2026,10.5\n2,05/13/2026,20\n", encoding="utf-8"
+    )
+    ws = tmp_path / "ws"
+    res = runner.invoke(app, ["ingest", str(tmp_path / "payments.csv"), "-w", str(ws)], env=_env())
+    assert res.exit_code == 0, res.output
+
+    res = runner.invoke(app, ["schema", "payments", "-w", str(ws)], env=_env())
+    assert res.exit_code == 0, res.output
+    lines = {ln.split()[1]: ln for ln in res.stdout.splitlines() if ln.startswith("│ ")}
+    assert "written MM/DD/YYYY in the file" in lines["paid_on"]
+    assert "written" not in lines["amount"]
+
+    res = runner.invoke(app, ["schema", "payments", "-w", str(ws), "--json"])
+    (paid_on,) = [c for c in json.loads(res.stdout)["columns"] if c["name"] == "paid_on"]
+    assert paid_on["unit"] == "MM/DD/YYYY"

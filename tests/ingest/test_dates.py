@@ -120,3 +120,48 @@ def test_date_order_setting_decides_what_the_data_does_not(
         expected,
     )
     assert _ambiguity(report) == []
+
+
+def _written(workspace: Workspace, table: str, column: str) -> tuple[str | None, str | None]:
+    (col,) = [c for c in workspace.table(table).columns if c.name == column]
+    return col.unit, col.written_order
+
+
+@pytest.mark.parametrize(
+    ("values", "written"),
+    [
+        pytest.param(["03/05/2026", "05/13/2026"], ("MM/DD/YYYY", "mdy"), id="month-first"),
+        pytest.param(["03.05.2026", "25.12.2026"], ("DD.MM.YYYY", "dmy"), id="day-first-dots"),
+        pytest.param(["2026-03-05", "2026-05-13"], (None, None), id="iso"),
+        pytest.param(["03/05/2026", "04/06/2026"], (None, None), id="undecided"),
+    ],
+)
+def test_catalog_keeps_the_written_order(
+    workspace: Workspace, tmp_path: Path, values: list[str], written: tuple[str, str]
+) -> None:
+    """Issue 23 (ud-30): the stored DATE no longer says the file wrote 03/05/2026 month first;
+    the catalog keeps it, so the prompt and the answer checks can read the question's date."""
+    (tmp_path / "payments.csv").write_text(
+        "id,paid_on,amount\n" + "".join(f"{i},{v},{i + 1}0.5\n" for i, v in enumerate(values)),
+        encoding="utf-8",
+    )
+    _ingest(workspace, tmp_path / "payments.csv")
+    assert _written(workspace, "payments", "paid_on") == written
+
+
+def test_catalog_keeps_the_order_the_setting_decided(workspace: Workspace, tmp_path: Path) -> None:
+    (tmp_path / "claims.csv").write_text("id,filed\n0,03/05/2026\n1,04/06/2026\n", "utf-8")
+    _ingest(workspace, tmp_path / "claims.csv", Settings(index_on_ingest=False, date_order="mdy"))
+    assert _written(workspace, "claims", "filed") == ("MM/DD/YYYY", "mdy")
+
+
+def test_workbook_text_dates_keep_the_written_order(workspace: Workspace, tmp_path: Path) -> None:
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    assert ws is not None
+    ws.append(["order", "paid"])
+    ws.append(["A1", "03/05/2026"])
+    ws.append(["A2", "28/02/2026"])
+    wb.save(tmp_path / "orders.xlsx")
+    _ingest(workspace, tmp_path / "orders.xlsx")
+    assert _written(workspace, "orders", "paid") == ("DD/MM/YYYY", "dmy")

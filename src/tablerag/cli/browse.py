@@ -123,12 +123,14 @@ def schema(
         notes += [f"CHECK {safe(check)}" for check in (p.checks if p else ())]
         if p and p.time_grain:
             notes.append(f"grain: {p.time_grain}")
+        if c.written_order and c.unit:
+            notes.append(f"written {safe(c.unit)} in the file")
         if p and p.format_warning:
             notes.append(f"[yellow]{p.format_warning}[/]")
         table.add_row(
             safe(c.name) + key,
             safe(c.type),
-            safe(c.unit or (p.unit if p else None) or ""),
+            "" if c.written_order else safe(c.unit or (p.unit if p else None) or ""),
             p.distinct_label if p and p.sampled_rows else "",
             p.null_label if p and p.sampled_rows else "",
             safe(" | ".join(values)),

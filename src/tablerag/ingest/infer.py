@@ -19,7 +19,8 @@ A text column becomes typed only when EVERY non-null value converts. The recogni
   is typed only when its values decide the order (a first field over 12: day first; a second
   over 12: month first). When none does, the column stays text and ``ambiguous_dates`` reports
   it (the ``date_order`` setting, through ``date_order()``, decides then); values that need
-  both orders leave it text.
+  both orders leave it text. A typed column's unit says how its file wrote them
+  (``MM/DD/YYYY``: ``written_dates``), which the stored dates no longer show.
 * booleans: ``true`` / ``false`` in any letter case.
 
 Values are trimmed of ``WHITESPACE`` before they are judged. Null tokens (``NULL``, ``N/A``,
@@ -435,7 +436,31 @@ def column_type(shape: Shape, null_tokens: int = 0) -> ColumnType:
             conversion = f"CAST(try_strptime({value}, {_format_list(shape)}) AS {sql_type})"
     check = f"regexp_full_match({{col}}, {_quote(fits_pattern(shape))})"
     canonical = "" if shape.padded else _canonical(shape)
-    return ColumnType(sql_type, shape.unit, conversion, check, canonical, shape, null_tokens)
+    unit = written_dates(shape.formats) if shape.kind in ("date", "timestamp") else shape.unit
+    return ColumnType(sql_type, unit, conversion, check, canonical, shape, null_tokens)
+
+
+def written_dates(formats: Iterable[str]) -> str | None:
+    """How a date column's all-number dates are written (``MM/DD/YYYY``), once their order is
+    decided, or None when it has none. The catalog keeps it as the column's unit: the stored
+    dates no longer say which order the file wrote, and a question copying them
+    (``03/05/2026``) is read by it (issue 23).
+
+    Example:
+        >>> written_dates({"mdy/"}), written_dates({"dmy.", "ymd-"}), written_dates({"ymd-"})
+        ('MM/DD/YYYY', 'DD.MM.YYYY', None)
+        >>> infer_column(["03/05/2026", "05/13/2026"]).unit
+        'MM/DD/YYYY'
+        >>> with date_order("dmy"):
+        ...     infer_column(["03-05-2026"]).unit
+        'DD-MM-YYYY'
+    """
+    forms = sorted(
+        ("MM{0}DD{0}YYYY" if order == "mdy" else "DD{0}MM{0}YYYY").format(sep)
+        for name, (order, sep) in DAY_MONTH.items()
+        if name in formats
+    )
+    return " or ".join(forms) or None
 
 
 def _canonical(shape: Shape) -> str:

@@ -1,10 +1,10 @@
 """The compact schema text an NL2SQL prompt carries: DDL with keys, comments and value hints.
 
 One ``CREATE TABLE`` per table; each column line carries, as a SQL comment, what a model needs
-and cannot see: the description, unit, time grain, enum values or a few sample values, and a
-warning when the column mixes value formats. Foreign keys (declared or inferred, with the
-confidence of inferred ones) close each table. Sensitive columns never reach this text: the
-catalog dropped them before anything was profiled.
+and cannot see: the description, unit (for a date column, how the file wrote its dates), time
+grain, enum values or a few sample values, and a warning when the column mixes value formats.
+Foreign keys (declared or inferred, with the confidence of inferred ones) close each table.
+Sensitive columns never reach this text: the catalog dropped them before anything was profiled.
 """
 
 from __future__ import annotations
@@ -72,8 +72,10 @@ def _column_note(catalog: SchemaCatalog, table: str, column: str, samples: bool)
     parts: list[str] = []
     if info.description:
         parts.append(comment_text(info.description))
+    if info.written_order and info.unit:  # a date column's order, kept as its unit
+        parts.append(f"written {comment_text(info.unit)} in the file")
     if p is not None:
-        if p.unit:
+        if p.unit and not info.written_order:
             parts.append(unit_note(comment_text(p.unit)))
         if p.time_grain:
             parts.append(f"grain: {p.time_grain}")
