@@ -427,3 +427,30 @@ def test_a_doubted_query_is_asked_again_once_with_the_checks_reason(mine: Parts)
     )  # fmt: skip
     repair = llm.history[1].messages[-1]["content"]
     assert "it ran, but the question asks how many" in repair and "claim_amount" in repair
+
+
+def test_a_query_of_literals_over_a_table_is_a_constant_query(mine: Parts) -> None:
+    question = "Which product has the most warranty claims?"
+    _unsure(_ask(question, "SELECT 'TV' AS product FROM warranty_claims", mine), "reads no")
+    _ok(
+        _ask(
+            question,
+            "SELECT product FROM warranty_claims GROUP BY product ORDER BY count(*) DESC LIMIT 1",
+            mine,
+        )
+    )
+
+
+def test_a_rate_over_100_and_a_group_picked_without_order_are_flagged(shop: Parts) -> None:
+    """The recheck round's answer to '订单的退款率是多少？' kept one arbitrary group with LIMIT 1
+    and called 1838 a rate, status ok (issue 23)."""
+    question = "订单的退款率是多少？"
+    picked = "SELECT 订单金额 / count(订单号) AS 退款率 FROM 订单明细 GROUP BY 订单金额 LIMIT 1"
+    _unsure(_ask_with(question, picked, shop, []), "没有 ORDER BY")
+    amount = "SELECT sum(订单金额) / count(*) AS 退款率 FROM 订单明细"
+    _unsure(_ask_with(question, amount, shop, []), "问题问的是比率，退款率 = 325 却超过了 100")
+    rate = (
+        "SELECT count(CASE WHEN 订单状态 = '已退款' THEN 1 END) * 100.0 / count(*) AS 退款率 "
+        "FROM 订单明细"
+    )
+    _ok(_ask_with(question, rate, shop, []))

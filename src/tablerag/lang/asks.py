@@ -38,6 +38,7 @@ class AskWords:
     grouping: re.Pattern[str]
     time: re.Pattern[str]
     exclusion: re.Pattern[str]
+    share: re.Pattern[str]
     money: re.Pattern[str]
     money_words: frozenset[str]
     months: dict[str, int]
@@ -64,6 +65,7 @@ def ask_words() -> AskWords:
         grouping=_alternation(data["grouping"]["zh"], data["grouping"]["en"]),
         time=_alternation(data["time"]["zh"], data["time"]["en"]),
         exclusion=_alternation(data["exclusion"]["zh"], data["exclusion"]["en"]),
+        share=_alternation(data["share"]["zh"], data["share"]["en"]),
         money=_alternation(data["money_columns"]["zh"], []),
         money_words=frozenset(w.lower().removesuffix("s") for w in data["money_columns"]["en"]),
         months=months,
@@ -121,6 +123,28 @@ def names_time(question: str) -> bool:
     if names_day(question) or named_months(question) or _YEAR.search(question):
         return True
     return bool(ask_words().time.search(question))
+
+
+def asks_rate(question: str) -> bool:
+    """Whether the question asks for a share of a whole (a rate, a ratio, a percentage).
+
+    Example:
+        >>> asks_rate("订单的退款率是多少？"), asks_rate("What share of sales came from promos?")
+        (True, True)
+        >>> asks_rate("What is the average order value?")
+        False
+    """
+    return bool(ask_words().share.search(question))
+
+
+def names_rate(column: str) -> bool:
+    """Whether a result column's name says it is a rate (``退款率``, ``refund_rate``, ``pct``).
+
+    Example:
+        >>> names_rate("退款率"), names_rate("refund_rate"), names_rate("total")
+        (True, True, False)
+    """
+    return bool(ask_words().share.search(column.replace("_", " ")))
 
 
 def excludes(sentence: str) -> bool:

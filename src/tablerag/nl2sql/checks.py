@@ -16,7 +16,9 @@ by :func:`tablerag.nl2sql.evidence.gather_evidence`), and return named :class:`F
   when it does not;
 - :func:`asked_for`: the query computes what the question asks for (a count for "how many",
   an amount for "how much", the whole month or year it names rather than one day of it, no
-  period the question does not name, one figure rather than a formula applied row by row).
+  period the question does not name, one figure rather than a formula applied row by row);
+- :func:`dates_read`: a date the question writes 03/05/2026 is compared in the order its
+  column's file wrote dates (``MM/DD/YYYY``, kept by the catalog), not the other.
 
 Each finding carries a code, the weight it takes off the answer's confidence and the values of
 its sentence (``checks.<code>`` in ``lang/messages.json``). :func:`verdict` turns the findings
@@ -37,14 +39,17 @@ from sqlglot import exp
 from tablerag.lang.asks import (
     asked,
     asks_one_figure,
+    asks_rate,
     is_day,
     is_money_column,
     names_period,
+    names_rate,
     names_time,
 )
 from tablerag.lang.messages import Language, message
 from tablerag.lang.tokenize import light_stem
 from tablerag.linking.values import ValueMatch
+from tablerag.nl2sql.slashdates import DateReading
 
 FindingCode = Literal[
     "constant_query",
@@ -57,6 +62,7 @@ FindingCode = Literal[
     "totals_in_result",
     "totals_in_table",
     "scale_jump",
+    "date_order",
     "definition_ignored",
     "definition_followed",
     "count_asked",
@@ -65,6 +71,8 @@ FindingCode = Literal[
     "unasked_period",
     "many_rows",
     "many_groups",
+    "arbitrary_pick",
+    "rate_out_of_range",
 ]
 
 WEIGHTS: Mapping[FindingCode, float] = {
@@ -78,6 +86,7 @@ WEIGHTS: Mapping[FindingCode, float] = {
     "totals_in_result": 0.25,
     "totals_in_table": 0.35,
     "scale_jump": 0.3,
+    "date_order": 0.4,
     "definition_ignored": 0.35,
     "definition_followed": 0.0,
     "count_asked": 0.35,
@@ -86,6 +95,8 @@ WEIGHTS: Mapping[FindingCode, float] = {
     "unasked_period": 0.35,
     "many_rows": 0.35,
     "many_groups": 0.35,
+    "arbitrary_pick": 0.35,
+    "rate_out_of_range": 0.4,
 }
 """What each finding takes off the confidence (0: it only cites). To be calibrated."""
 
@@ -96,6 +107,7 @@ REPAIRABLE: frozenset[FindingCode] = frozenset(
         "unread_table",
         "ignored_value",
         "totals_in_table",
+        "date_order",
         "definition_ignored",
         "count_asked",
         "amount_asked",
@@ -103,6 +115,8 @@ REPAIRABLE: frozenset[FindingCode] = frozenset(
         "unasked_period",
         "many_rows",
         "many_groups",
+        "arbitrary_pick",
+        "rate_out_of_range",
     }
 )
 """Doubts a model can mend when told (the ``recheck`` stage asks once): not a weak link, a
@@ -131,6 +145,10 @@ TOTAL_LABELS = frozenset(
 )
 """Labels of totals rows (lower-case), in the result or stored in a table as a data row."""
 MAX_NAMED = 3
+PICK_MAX = 100
+"""A LIMIT up to this without ORDER BY picks rows (the gate's own row cap is far above)."""
+RATE_MAX = 100.0
+"""A rate above this is out of range in any unit (a share, a percent)."""
 _DATE_LIKE = re.compile(r"\d{4}-\d{1,2}(?:-\d{1,2})?(?:[ T][\d:.]+)?")
 
 
@@ -218,6 +236,9 @@ class Evidence:
     totals: tuple[tuple[str, str, str], ...] = ()
     """(table, column, label) of totals rows stored in the tables the query reads."""
     definitions: tuple[Definition, ...] = ()
+    date_readings: tuple[DateReading, ...] = ()
+    """The question's dates written 03/05/2026, read by the date columns of the tables the
+    query reads whose file's order (MM/DD/YYYY) the catalog keeps."""
 
 
 Check = Callable[[Evidence], list[Finding]]
@@ -249,11 +270,15 @@ def relevance(e: Evidence) -> list[Finding]:
         >>> e = Evidence("q", sqlglot.parse_one("SELECT 1"), ("1",), ((1,),), {"t": 0.9})
         >>> [f.code for f in relevance(e)]
         ['constant_query']
+        >>> e = Evidence("q", sqlglot.parse_one("SELECT '飞机' AS c FROM t"), ("c",), (("飞机",),))
+        >>> [f.code for f in relevance(e)]
+        ['constant_query']
     """
     if e.tree is None:
         return []
     read = tables_read(e.tree)
-    if not read:
+    shown = _projections(e.tree)
+    if not read or (shown and all(_constant(p) for p in shown)):
         return [Finding("constant_query")]
     out: list[Finding] = []
     if e.linked and not read & set(e.linked):
@@ -381,7 +406,65 @@ def plausibility(e: Evidence) -> list[Finding]:
             out.append(Finding("totals_in_table", values))
             break
     out += _scale_jumps(e)
+    out += _arbitrary_pick(e)
+    out += _rate_range(e)
     return out
+
+
+def _arbitrary_pick(e: Evidence) -> list[Finding]:
+    """A few rows kept by LIMIT with no ORDER BY, out of groups or a whole table's rows: which
+    ones is the engine's choice (the model "fixed" a one-figure question's many groups with
+    LIMIT 1).
+
+    Example:
+        >>> import sqlglot
+        >>> def codes(sql):
+        ...     e = Evidence("q", sqlglot.parse_one(sql), ("a",), ((1,),))
+        ...     return [f.code for f in _arbitrary_pick(e)]
+        >>> codes("SELECT a / COUNT(*) FROM t GROUP BY a LIMIT 1")
+        ['arbitrary_pick']
+        >>> codes("SELECT a FROM t LIMIT 1"), codes("SELECT a FROM t WHERE id = 3 LIMIT 1")
+        (['arbitrary_pick'], [])
+        >>> codes("SELECT a FROM t ORDER BY b LIMIT 1"), codes("SELECT a FROM t LIMIT 2")
+        ([], [])
+    """
+    tree = e.tree
+    if not isinstance(tree, exp.Select) or tree.args.get("order") is not None:
+        return []
+    limit = tree.args.get("limit")
+    count = limit.expression if isinstance(limit, exp.Limit) else None
+    if not isinstance(count, exp.Literal) or not count.is_int or int(count.name) > PICK_MAX:
+        return []
+    if len(e.rows) < int(count.name):  # every row fitted: the LIMIT picked nothing (the
+        return []  # gate's own cap keeps one row fewer than its LIMIT)
+    grouped = tree.args.get("group") is not None
+    plain = not any(p.find(exp.AggFunc) is not None for p in _projections(tree))
+    if grouped or (plain and tree.args.get("where") is None):  # a lookup by key is one row
+        return [Finding("arbitrary_pick", (("limit", count.name),))]
+    return []
+
+
+def _rate_range(e: Evidence) -> list[Finding]:
+    """A rate the question asks for that is over 100 (no share of a whole is, in any unit)."""
+    if not asks_rate(e.question):
+        return []
+    for i, projection in enumerate(_projections(e.tree)):
+        if i >= len(e.columns) or not (
+            projection.find(exp.Div) is not None or names_rate(e.columns[i])
+        ):
+            continue
+        figures = [abs(x) for x in _figures(e.rows, i)]
+        if figures and max(figures) > RATE_MAX:
+            values = (("column", e.columns[i]), ("value", _number(max(figures))))
+            return [Finding("rate_out_of_range", values)]
+    return []
+
+
+def _constant(projection: exp.Expr) -> bool:
+    """Whether a projection reads no column (a literal, not a COUNT(*) or a star)."""
+    if isinstance(projection, exp.Star) or projection.find(exp.AggFunc) is not None:
+        return False
+    return projection.find(exp.Column, exp.Star) is None
 
 
 def _over_counts(e: Evidence) -> list[Finding]:
@@ -587,7 +670,45 @@ def _equal_literals(tree: exp.Expr) -> list[str]:
     return out
 
 
-CHECKS: tuple[Check, ...] = (relevance, plausibility, definitions, asked_for)
+def dates_read(e: Evidence) -> list[Finding]:
+    """The query compares a date column with the other reading of the question's 03/05/2026
+    than the order the column's file wrote (issue 23, ud-30: ``paid_on = '2026-05-03'`` over
+    a file written MM/DD/YYYY, status ok).
+
+    Example:
+        >>> import sqlglot
+        >>> from tablerag.types import ColumnInfo
+        >>> from tablerag.nl2sql.slashdates import date_readings
+        >>> q = "How much was paid on 03/05/2026?"
+        >>> r = date_readings(q, [("p", ColumnInfo("paid_on", "DATE", unit="MM/DD/YYYY"))])
+        >>> def codes(sql):
+        ...     e = Evidence(q, sqlglot.parse_one(sql), ("x",), ((1,),), date_readings=tuple(r))
+        ...     return [f.code for f in dates_read(e)]
+        >>> codes("SELECT SUM(amount) FROM p WHERE paid_on = '2026-05-03'")
+        ['date_order']
+        >>> codes("SELECT SUM(amount) FROM p WHERE paid_on = DATE '2026-03-05'")
+        []
+    """
+    out = []
+    for r in e.date_readings if e.tree is not None else ():
+        said = _compared_with(e.tree, r.column)
+        wrong = any(s.startswith(r.other) for s in said)
+        if wrong and not any(s.startswith(r.right) for s in said):
+            values = (("date", r.written), ("right", r.right), ("form", r.form), ("used", r.other))
+            out.append(Finding("date_order", values))
+    return out
+
+
+def _compared_with(tree: exp.Expr | None, column: str) -> set[str]:
+    """The string literals of the comparisons (=, <, BETWEEN, IN …) that involve ``column``."""
+    out: set[str] = set()
+    for node in tree.find_all(exp.Predicate) if tree is not None else ():
+        if any(c.name.lower() == column.lower() for c in node.find_all(exp.Column)):
+            out |= {str(x.this).strip() for x in node.find_all(exp.Literal) if x.is_string}
+    return out
+
+
+CHECKS: tuple[Check, ...] = (relevance, plausibility, definitions, asked_for, dates_read)
 """The checks every SQL answer that found rows goes through, in order."""
 
 

@@ -28,6 +28,7 @@ from tablerag.nl2sql.definitions import DefinitionRow, definition_rows
 from tablerag.nl2sql.lookup import literal, quote, rows, specific_matches
 from tablerag.nl2sql.prose_definitions import defining_passages
 from tablerag.nl2sql.schema_context import SchemaContext
+from tablerag.nl2sql.slashdates import date_readings
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.types import Hit
 
@@ -164,6 +165,9 @@ def gather_evidence(
         definitions=(
             *_definitions(question, linked, catalog, engine),
             *_prose_definitions(question, schema.passages, catalog, read),
+        ),
+        date_readings=tuple(
+            date_readings(question, [(t, c) for t in read for c in catalog.tables[t].columns])
         ),
     )
 

@@ -31,6 +31,7 @@ from tablerag.nl2sql.literals import found_nothing, label_elsewhere, past_the_da
 from tablerag.nl2sql.prose_definitions import prose_definitions
 from tablerag.nl2sql.rollup import rollup_note, rollups
 from tablerag.nl2sql.scale import scale_notes
+from tablerag.nl2sql.slashdates import slash_date_notes
 from tablerag.nl2sql.spelling import spelling_note, spellings
 from tablerag.nl2sql.years import year_notes
 
@@ -125,6 +126,13 @@ def _spellings(n: NoteInput) -> list[str]:
     return [spelling_note(s) for s in found]
 
 
+def _slash_dates(n: NoteInput) -> list[str]:
+    shown = [t for t in n.linked.shown_table_names if t in n.catalog.tables]
+    return slash_date_notes(
+        n.question, [(t, c) for t in shown for c in n.catalog.tables[t].columns]
+    )
+
+
 def _labels(n: TableNoteInput) -> list[str]:
     return label_notes(n.catalog, n.tables, n.engine) if n.engine is not None else []
 
@@ -175,6 +183,13 @@ VALUE_NOTES: tuple[Stage[ValueNote], ...] = (
         "note",
         "a value the question names is stored with another spelling the samples do not show",
         _spellings,
+    ),
+    Stage(
+        "slash_dates",
+        "note",
+        "a date the question writes 03/05/2026, read day first by the model over a column whose "
+        "file wrote MM/DD/YYYY: the date in the data's order",
+        _slash_dates,
     ),
 )
 TABLE_NOTES: tuple[Stage[TableNote], ...] = (
