@@ -45,3 +45,30 @@ def test_each_category_gets_the_rule_its_rate_falls_under(sample_ws: Path, on: b
     # before: "服装鞋帽, 手机数码, 家居日用" and the policy, the matching left to the reader
     assert all((line in answer.answer.splitlines()) is on for line in lines), answer.answer
     assert answer.answer.startswith("服装鞋帽, 手机数码, 家居日用")
+
+
+def test_doubted_figures_are_kept_beside_the_policy_and_the_answer_is_unsure(
+    sample_ws: Path,
+) -> None:
+    """The flagship's SQL counted order lines, which 指标口径.md counts by distinct order: the
+    loop took the policy text alone and said ok with no category (issue 23). The figures are
+    kept, and the answer says it is unsure and why."""
+    lines = RATES.replace(
+        "COUNT(DISTINCT CASE WHEN s.status = 'REFUND' THEN s.order_id END) * 1.0 / "
+        "COUNT(DISTINCT s.order_id)",
+        "SUM(CASE WHEN s.status = 'REFUND' THEN 1 ELSE 0 END) * 1.0 / COUNT(*)",
+    )
+    assert lines != RATES
+    script = ByKind(sql=lines, passages=POLICY, decompose="ANSWER: 服装鞋帽, 手机数码, 家居日用")
+    settings = Settings(embedder="hashing", rag_min_score=0.0, today="2026-11-15")  # type: ignore[arg-type]
+    with QA.open(sample_ws, llm=FunctionLLM(script), settings=settings) as q:
+        answer = q.loop(FLAGSHIP)
+    trace = answer.model_dump_json(indent=1)
+    assert answer.steps[0].decision in ("both", "agree"), trace  # 10 % in the policy = 0.10
+    assert answer.status == "unsure", trace
+    first = answer.answer.splitlines()[0]
+    assert first.startswith(("这个回答可能不对：表格部分的计算有疑问（", "这个结果可能不对：")), (
+        trace
+    )
+    assert "COUNT(DISTINCT" in first and answer.answer.count("COUNT(DISTINCT") == 1
+    assert "服装鞋帽" in answer.answer

@@ -43,6 +43,8 @@ class SQLSide:
     error: str = ""
     reliability: float = 0.0
     """The SQL path's confidence: lower after repairs."""
+    doubted: bool = False
+    """The answer checks doubt the result (its answer's first line says why)."""
 
 
 @dataclass(frozen=True)
@@ -123,13 +125,20 @@ def crosscheck(sql: SQLSide, text: TextSide, question: str = "") -> Verdict:
         ...                "Which category has the highest return rate, and what is the policy?")
         >>> v.decision, v.chosen, v.answer
         ('both', 'sql', 'SQL: Phones | Text: Above 10%: suspend promotions [1].')
+        >>> v = crosscheck(SQLSide("ok", "Phones", ("Phones", 0.12), reliability=0.3, doubted=True),
+        ...                TextSide("ok", "Above 10%: suspend promotions [1].", 0.8),
+        ...                "Which category has the highest return rate, and what is the policy?")
+        >>> v.decision, v.chosen, v.confidence
+        ('both', 'document', 0.3)
     """
     sql_ok = sql.status == "ok"
     text_ok = text.status == "ok"
     if sql_ok and text_ok:
         same = agrees(sql, text, question)
         weaker = min(sql.reliability, text.reliability)
-        if not same and weaker >= BOTH_MIN and asks_two_things(question):
+        two_parts = not same and asks_two_things(question)
+        if two_parts and (weaker >= BOTH_MIN or (sql.doubted and text.reliability >= BOTH_MIN)):
+            # a doubted figure is still the figure part: kept, with its doubt, not dropped
             pick: FactSource = "sql" if sql.reliability >= text.reliability else "document"
             note = (
                 "The question asks for figures and for what the documents say; the SQL "

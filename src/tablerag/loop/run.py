@@ -597,6 +597,50 @@ def _sql_failed_everywhere(results: Sequence[StepResult]) -> str:
     return clip(why[start + 1 : end] if 0 <= start < end else why, 200)
 
 
+def _figures_doubted(results: Sequence[StepResult]) -> tuple[bool, str]:
+    """Whether the SQL results the answer uses (chosen, agreed with, or kept beside the text)
+    are all ones the answer checks doubt, and the checks' reason when its answer's first line
+    says it. The flagship's step counted order lines for 退货率, which its definition counts by
+    distinct order, and the loop said ``ok`` (issue 23).
+
+    Example:
+        >>> from tablerag.loop.crosscheck import Verdict
+        >>> from tablerag.answer import Answer
+        >>> def step(status: str, decision: str, chosen: str = "document") -> StepResult:
+        ...     s = Step(n=1, action="sub-question", decision=decision)
+        ...     a = Answer(question="q", answer="This result may be wrong: it counts lines.\\nx",
+        ...                language="en", path="nl2sql", status=status)
+        ...     return StepResult(s, Verdict(decision, chosen, "x"), (), a, {})
+        >>> _figures_doubted([step("unsure", "both")])
+        (True, 'it counts lines')
+        >>> _figures_doubted([step("unsure", "both"), step("ok", "sql", "sql")])
+        (False, '')
+        >>> _figures_doubted([step("unsure", "text")])  # the text answered; SQL not used
+        (False, '')
+    """
+    used = [
+        r
+        for r in results
+        if r.sql is not None
+        and r.sql.status in ("ok", "unsure")
+        and (r.verdict.chosen == "sql" or r.verdict.decision in ("both", "agree"))
+    ]
+    if not used or any(r.sql is not None and r.sql.status != "unsure" for r in used):
+        return False, ""
+    reasons = [why for r in used if (why := _doubt(r))]
+    return True, clip(reasons[0], 200) if reasons else ""
+
+
+def _doubt(r: StepResult) -> str:
+    """The checks' reason of a doubted step's SQL, when its answer's first line says it."""
+    assert r.sql is not None
+    line = r.sql.answer.split("\n", 1)[0]
+    for lead in ("这个结果可能不对：", "This result may be wrong: "):
+        if line.startswith(lead):
+            return line.removeprefix(lead).rstrip("。. ")
+    return ""
+
+
 def _envelope(
     question: str,
     language: Language,
@@ -636,11 +680,18 @@ def _envelope(
         status = "not_found"
     confidence = min((r.verdict.confidence for r in evidence), default=0.0)
     failed = _sql_failed_everywhere(results)
+    doubted, doubt = (False, "") if failed else _figures_doubted(results)
     if status == "ok" and failed:
         # the figures part is missing: the documents answered alone, which is not ok
         status = "unsure"
         confidence = min(confidence, 0.4)
         text = message("loop.sql_failed", language, why=failed) + "\n" + (text or "")
+    elif status == "ok" and doubted:
+        # the figures are there, but the answer checks doubt them: not ok either
+        status = "unsure"
+        confidence = min(confidence, 0.4)
+        if doubt and doubt not in (text or ""):  # (a caveat already in the text stays alone)
+            text = message("loop.sql_doubted", language, why=doubt) + "\n" + (text or "")
     sources: list[object] = [question]
     for r in results:
         sources.append(r.verdict.answer)

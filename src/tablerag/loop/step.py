@@ -188,7 +188,8 @@ def _sql_side(
         single = len(rows) == 1 and len(answer.table.columns) == 1
         text = _cell_text(rows[0][0]) if single else answer.answer
         reliability = sql_reliability(answer.confidence, len(rows), question)
-        return answer, SQLSide("ok", text, result_cells(rows), "", reliability)
+        doubted = answer.status == "unsure"
+        return answer, SQLSide("ok", text, result_cells(rows), "", reliability, doubted)
     if answer.status == "no_data":
         return answer, SQLSide("no_data", answer.answer)
     return answer, SQLSide("error", error=_sql_problem(answer.sql_attempts, answer.error))
