@@ -11,8 +11,8 @@ confidence and the codes of the checks that fired (``detail.checks``; issue 23).
 
 Then it recomputes every answer's confidence with the fitted weights (the formula of
 :func:`tablerag.nl2sql.checks.verdict`, one query written) and prints, for the fit runs and
-for the *held-out* runs separately, the calibration table (confidence bucket → answers,
-accuracy) and the expected calibration error (ECE: answer-weighted gap between a bucket's
+for the *held-out* runs separately, the calibration table of the answers that state a result
+(confidence bucket → answers, accuracy) and the expected calibration error (ECE: answer-weighted gap between a bucket's
 mean confidence and its accuracy), before (the recorded confidence) and after.
 
 Usage::
@@ -47,6 +47,8 @@ class Record:
     status: str
     confidence: float
     checks: tuple[str, ...]
+    path: str = ""
+    """The path that answered ("" when the task records none: every answer is SQL)."""
 
 
 def read_runs(folders: Iterable[Path]) -> list[Record]:
@@ -71,6 +73,7 @@ def read_runs(folders: Iterable[Path]) -> list[Record]:
                     status,
                     float(detail.get("confidence") or 0.0),
                     tuple(checks) if isinstance(checks, list) else (),
+                    str(detail.get("path") or ""),
                 )
             )
     return out
@@ -85,7 +88,7 @@ def fit(
     records: Sequence[Record], prior: float, min_weight: float
 ) -> tuple[float, dict[str, float], dict[str, tuple[int, int]]]:
     """The base confidence, each finding's weight, and (answers, right) per finding."""
-    answered = stated(records)
+    answered = [r for r in stated(records) if r.path in ("", "nl2sql", "loop")]
     doubting = {code for code, w in WEIGHTS.items() if w > 0}
     clean = [r for r in answered if not set(r.checks) & doubting]
     base = sum(r.correct for r in clean) / len(clean) if clean else FIRST_CONFIDENCE
@@ -102,12 +105,15 @@ def fit(
 
 
 def confidence(r: Record, base: float, weights: Mapping[str, float]) -> float:
-    """The answer's confidence under ``base`` and ``weights`` (one query written)."""
-    if r.status not in ("ok", "unsure"):
+    """The answer's confidence under ``base`` and ``weights``: the recorded one moved by the
+    change of the base and of its findings' weights (so the cost of repair rounds stays).
+    Answers the SQL checks did not judge (the documents path's, failures) keep theirs."""
+    if r.status not in ("ok", "unsure") or r.path not in ("", "nl2sql", "loop"):
         return r.confidence
-    doubts = [weights[c] for c in r.checks if weights.get(c, 0) > 0]
-    score = base - sum(doubts)
-    return max(UNSURE_FLOOR, score) if doubts else max(MIN_CONFIDENCE, score)
+    doubts = [c for c in r.checks if WEIGHTS.get(c, 0) > 0]  # type: ignore[call-overload]
+    moved = r.confidence + (base - FIRST_CONFIDENCE)
+    moved -= sum(weights[c] - WEIGHTS[c] for c in doubts)  # type: ignore[index]
+    return round(min(1.0, max(UNSURE_FLOOR, moved) if doubts else max(MIN_CONFIDENCE, moved)), 3)
 
 
 def table(pairs: Sequence[tuple[float, bool]]) -> tuple[list[tuple[str, int, str]], float]:
@@ -140,8 +146,9 @@ def report(
     name: str, records: Sequence[Record], base: float, weights: Mapping[str, float]
 ) -> list[str]:
     """The before/after calibration section of one group of runs."""
-    before, ece_before = table([(r.confidence, r.correct) for r in records])
-    after, ece_after = table([(confidence(r, base, weights), r.correct) for r in records])
+    judged = stated(records)  # a failure's 0 says nothing of a result's chance to be right
+    before, ece_before = table([(r.confidence, r.correct) for r in judged])
+    after, ece_after = table([(confidence(r, base, weights), r.correct) for r in judged])
     runs = ", ".join(sorted({r.run for r in records}))
     lines = [f"**{name}** ({runs}): {summary(records)}.", ""]
     lines += [
@@ -150,7 +157,12 @@ def report(
     ]
     for (bucket, n1, a1), (_, n2, a2) in zip(before, after, strict=True):
         lines.append(f"| {bucket} | {n1} | {a1} | {n2} | {a2} |")
-    lines += ["", f"ECE: recorded {ece_before:.3f}, fitted {ece_after:.3f}.", ""]
+    lines += [
+        "",
+        f"Answers that state a result: {len(judged)}. ECE: recorded {ece_before:.3f}, "
+        f"fitted {ece_after:.3f}.",
+        "",
+    ]
     return lines
 
 
