@@ -9,11 +9,12 @@ confidence and the codes of the checks that fired (``detail.checks``; issue 23).
   one (shrunk towards the current weight with ``--prior`` pseudo-answers, so a finding seen
   twice does not swing to 0 or 1), at least ``--min-weight`` (a doubt must make ``unsure``).
 
-Then it recomputes every answer's confidence with the fitted weights (the formula of
-:func:`tablerag.nl2sql.checks.verdict`, one query written) and prints, for the fit runs and
-for the *held-out* runs separately, the calibration table of the answers that state a result
-(confidence bucket → answers, accuracy) and the expected calibration error (ECE: answer-weighted gap between a bucket's
-mean confidence and its accuracy), before (the recorded confidence) and after.
+Then it moves every SQL answer's recorded confidence by the change of the base and of its
+findings' weights (the formula of :func:`tablerag.nl2sql.checks.verdict`) and prints, for the
+fit runs and for the *held-out* runs separately, the calibration table of the answers that
+state a result (confidence bucket → answers, accuracy) and the expected calibration error
+(ECE: answer-weighted gap between a bucket's mean confidence and its accuracy), before (the
+recorded confidence) and after.
 
 Usage::
 
