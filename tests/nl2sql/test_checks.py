@@ -454,3 +454,16 @@ def test_a_rate_over_100_and_a_group_picked_without_order_are_flagged(shop: Part
         "FROM 订单明细"
     )
     _ok(_ask_with(question, rate, shop, []))
+
+
+def test_the_latest_day_the_question_does_not_ask_for_is_an_unasked_period(mine: Parts) -> None:
+    """The user-data run's last wrong-but-ok answer kept only the claims of the latest filing
+    day: 'Which warranty claim has the largest amount?' (issue 23)."""
+    question = "Which warranty claim has the largest amount?"
+    latest = (
+        "SELECT claim_id, claim_amount FROM warranty_claims "
+        "WHERE filed = (SELECT max(filed) FROM warranty_claims)"
+    )
+    _unsure(_ask(question, latest, mine), "names no period", "MAX(filed)")
+    top = "SELECT claim_id, claim_amount FROM warranty_claims ORDER BY claim_amount DESC LIMIT 1"
+    _ok(_ask(question, top, mine))

@@ -239,6 +239,8 @@ class Evidence:
     date_readings: tuple[DateReading, ...] = ()
     """The question's dates written 03/05/2026, read by the date columns of the tables the
     query reads whose file's order (MM/DD/YYYY) the catalog keeps."""
+    date_columns: frozenset[str] = frozenset()
+    """Names (lower-case) of the DATE and TIMESTAMP columns of the tables the query reads."""
 
 
 Check = Callable[[Evidence], list[Finding]]
@@ -611,7 +613,7 @@ def asked_for(e: Evidence) -> list[Finding]:
         if days:
             out.append(Finding("period_narrowed", (("day", days[0]),)))
     elif not names_time(e.question):
-        dates = _date_filters(e.tree)
+        dates = _date_filters(e.tree, e.date_columns)
         if dates:
             out.append(Finding("unasked_period", (("dates", dates),)))
     if len(e.rows) > 1 and asks_one_figure(e.question):
@@ -626,8 +628,16 @@ def asked_for(e: Evidence) -> list[Finding]:
     return out
 
 
-def _date_filters(tree: exp.Expr) -> str:
-    """The dates a WHERE or HAVING compares with (``'2026-10-01'``, ``CURRENT_DATE``), joined."""
+def _date_filters(tree: exp.Expr, date_columns: frozenset[str] = frozenset()) -> str:
+    """The dates a WHERE or HAVING compares with (``'2026-10-01'``, ``CURRENT_DATE``, or a
+    subquery for a date column: ``filed = (SELECT MAX(filed) …)``, the latest day), joined.
+
+    Example:
+        >>> import sqlglot
+        >>> _date_filters(sqlglot.parse_one(
+        ...     "SELECT a FROM t WHERE d = (SELECT MAX(d) FROM t)"), frozenset({"d"}))
+        'd = (SELECT MAX(d) FROM t)'
+    """
     found: list[str] = []
     for clause in (*tree.find_all(exp.Where), *tree.find_all(exp.Having)):
         for lit in clause.find_all(exp.Literal):
@@ -635,6 +645,11 @@ def _date_filters(tree: exp.Expr) -> str:
                 found.append(str(lit.this).strip())
         for node in clause.find_all(exp.CurrentDate, exp.CurrentTimestamp):
             found.append(node.sql())
+        for cmp in clause.find_all(exp.EQ, exp.GT, exp.GTE, exp.LT, exp.LTE):
+            sides = (cmp.left, cmp.right)
+            dated = any(isinstance(x, exp.Column) and x.name.lower() in date_columns for x in sides)
+            if dated and any(isinstance(x, exp.Subquery | exp.Select) for x in sides):
+                found.append(cmp.sql())
     return ", ".join(dict.fromkeys(found))
 
 

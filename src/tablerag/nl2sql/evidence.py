@@ -169,6 +169,12 @@ def gather_evidence(
         date_readings=tuple(
             date_readings(question, [(t, c) for t in read for c in catalog.tables[t].columns])
         ),
+        date_columns=frozenset(
+            c.name.lower()
+            for t in read
+            for c in catalog.tables[t].columns
+            if c.type.upper().startswith(("DATE", "TIMESTAMP"))
+        ),
     )
 
 
