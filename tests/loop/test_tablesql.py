@@ -12,6 +12,7 @@ from tablerag.linking.rows import DuckDBRows
 from tablerag.llm.testing import ScriptedLLM
 from tablerag.loop.tablesql import LINKED_EXTRA, answer_over_tables, table_schemas
 from tablerag.nl2sql.path import NL2SQLOptions
+from tablerag.nl2sql.stages import switches
 from tablerag.sql.engines import open_engine
 from tablerag.types import ColumnInfo, TableInfo
 
@@ -343,7 +344,7 @@ def test_the_loops_sql_answer_is_checked_against_the_passage_that_defines_the_me
         "COUNT(DISTINCT s.order_id)",
     )
     verdicts = []
-    for reply in (lines, orders):
+    for reply, on in ((lines, False), (orders, True), (lines, True)):
         with open_engine(sample_ws, catalog=tables) as engine:
             answer, _ = answer_over_tables(
                 "退货率最高的三个品类",
@@ -352,10 +353,15 @@ def test_the_loops_sql_answer_is_checked_against_the_passage_that_defines_the_me
                 catalog=catalog,
                 tables=["fact_sales", "dim_product", "dim_category"],
                 language="zh",
-                options=NL2SQLOptions(explain=False, max_repairs=0),
+                options=NL2SQLOptions(
+                    explain=False, max_repairs=0, stages=switches((), {"distinct": on})
+                ),
                 max_tokens=700,
                 passages=[section],
             )
-        verdicts.append((answer.status, answer.checks))
+        verdicts.append((answer.status, answer.checks, answer.sql_attempts[-1].note or ""))
     assert verdicts[0][0] == "unsure" and "definition_ignored" in verdicts[0][1]
-    assert verdicts[1] == ("ok", ["definition_followed"])
+    assert verdicts[1][:2] == ("ok", ["definition_followed"])
+    # the distinct mend counts the distinct order_id the definition names, with no model call
+    assert verdicts[2][:2] == ("ok", ["definition_followed"])
+    assert verdicts[2][2] == "tablerag counted distinct order_id, as 指标口径.md defines 退货率"

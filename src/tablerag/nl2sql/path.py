@@ -44,6 +44,7 @@ from tablerag.nl2sql.checks import (
     unsure_text,
     verdict,
 )
+from tablerag.nl2sql.distinct import count_distinct, distinct_key
 from tablerag.nl2sql.evidence import gather_evidence
 from tablerag.nl2sql.literals import all_zero, found_nothing
 from tablerag.nl2sql.ratio import RateProblem, definition_hint, rate_problem, with_caveat
@@ -348,6 +349,8 @@ def _run_fixing(
     if fixed is None and result is not None and found_nothing(result.rows):
         ran = _ran(question, result.sql_executed, result.rows, engine, schema)
         fixed = next((f for m in opts.stages.enabled(EMPTY_MENDS) if (f := m.run(ran))), None)
+    elif fixed is None and result is not None:
+        fixed = _distinct_mend(question, result, schema, engine, opts.stages)
     if fixed is None:
         return [attempt], result
     tried, after = [attempt], None
@@ -362,6 +365,36 @@ def _run_fixing(
     if result is not None and (after is None or found_nothing(after.rows)):
         return [attempt], result  # the empty-result mend found nothing either: keep what ran
     return tried, after
+
+
+def _distinct_mend(
+    question: str, result: ResultSet, schema: SchemaContext, engine: SQLEngine, stages: Switches
+) -> Fixed | None:
+    """The query counting distinct keys where a metric definition it did not follow says so
+    (the ``distinct`` mend, :mod:`tablerag.nl2sql.distinct`), or None."""
+    if not stages.on("distinct") or schema.linked is None or schema.catalog is None:
+        return None
+    evidence = gather_evidence(
+        question, result.sql_executed, result.columns, result.rows, schema, engine
+    )
+    for finding in run_checks(evidence):
+        values = dict(finding.values)
+        if finding.code != "definition_ignored" or "DISTINCT" not in values.get("missing", ""):
+            continue
+        key = distinct_key(values["definition"])
+        if not key:
+            continue
+        columns = {
+            name.lower(): frozenset(c.name.lower() for c in info.columns)
+            for name, info in schema.catalog.tables.items()
+        }
+        sql = count_distinct(result.sql_executed, key, columns, dialect=engine.dialect)
+        if sql is not None:
+            note = (
+                f"tablerag counted distinct {key}, as {values['document']} defines {values['term']}"
+            )
+            return Fixed(sql, note)
+    return None
 
 
 def _reply_mend(sql: str, dialect: str, stages: Switches) -> Fixed | None:

@@ -294,6 +294,14 @@ RATE = Stage(
 )
 """Run by the path itself (:func:`tablerag.nl2sql.ratio.rate_problem`): its answer also carries
 the caveat when the repair round does not mend it."""
+DISTINCT = Stage(
+    "distinct",
+    "mend",
+    "a query counted rows where the metric's definition counts distinct keys (按 order_id "
+    "去重): the counts rewritten as COUNT(DISTINCT key)",
+    None,
+)
+"""Run by the path on a query that found rows (:mod:`tablerag.nl2sql.distinct`)."""
 RECHECK = Stage(
     "recheck",
     "doubt",
@@ -333,6 +341,7 @@ STAGES: tuple[Stage[Any], ...] = (
     *REPLY_MENDS,
     *REFUSAL_MENDS,
     *EMPTY_MENDS,
+    DISTINCT,
     *EMPTY_DOUBTS,
     RATE,
     RECHECK,

@@ -1,0 +1,127 @@
+"""Counts of rows rewritten as counts of distinct keys, as a metric's definition says to count.
+
+The flagship question's definition counts orders by distinct ``order_id`` ("按 order_id 去重");
+the 1.5B model counted order lines (``SUM(CASE WHEN status = 'REFUND' THEN 1 ELSE 0 END)``,
+``COUNT(*)``) and, told so by the answer checks, wrote the same query again (issue 23). A fact
+table at line grain makes every such count too large by the lines per order; the rewrite is
+mechanical once the definition names the key, so no model call is needed:
+
+- ``COUNT(*)`` and ``COUNT(x)`` → ``COUNT(DISTINCT key)``;
+- ``COUNT(CASE WHEN c THEN 1 END)`` and ``SUM(CASE WHEN c THEN 1 ELSE 0 END)`` →
+  ``COUNT(DISTINCT CASE WHEN c THEN key END)``.
+
+Counts that already say DISTINCT, and sums of anything but 1, are left as they are.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+_KEY = re.compile(
+    r"按\s*([A-Za-z_][\w.]*)\s*去重|count\s*\(\s*distinct\s+([A-Za-z_][\w.]*)\s*\)"
+    r"|distinct\s+([A-Za-z_][\w.]*)",
+    re.I,
+)
+
+
+def distinct_key(definition: str) -> str:
+    """The column a definition counts distinct values of ("" when it names none).
+
+    Example:
+        >>> distinct_key("分子：含有 status = 'REFUND' 订单行的订单，按 order_id 去重")
+        'order_id'
+        >>> distinct_key("COUNT(DISTINCT s.order_id)，status = 'PAID'"), distinct_key("SUM(x)")
+        ('order_id', '')
+    """
+    found = _KEY.search(definition)
+    if found is None:
+        return ""
+    return next(g for g in found.groups() if g).rsplit(".", 1)[-1].lower()
+
+
+def count_distinct(
+    sql: str, key: str, columns: Mapping[str, frozenset[str]], *, dialect: str
+) -> str | None:
+    """``sql`` with its row counts turned into counts of distinct ``key``, or None.
+
+    Args:
+        sql: the query that ran.
+        key: the column to count distinct values of (lower-case).
+        columns: table name (lower-case) → its columns (lower-case), to find the table of the
+            query that holds ``key`` (qualified with its alias).
+        dialect: the sqlglot dialect.
+
+    Returns:
+        The rewritten SQL, or None when nothing is counted by rows, no table of the query has
+        ``key``, or the query does not parse.
+
+    Example:
+        >>> cols = {"fact_sales": frozenset({"order_id", "status"})}
+        >>> print(count_distinct(
+        ...     "SELECT SUM(CASE WHEN s.status = 'REFUND' THEN 1 ELSE 0 END) * 1.0 / "
+        ...     "COUNT(*) AS r FROM fact_sales AS s",
+        ...     "order_id", cols, dialect="duckdb").replace(" * 1.0 / ", "\\n* 1.0 / "))
+        SELECT COUNT(DISTINCT CASE WHEN s.status = 'REFUND' THEN s.order_id END)
+        * 1.0 / COUNT(DISTINCT s.order_id) AS r FROM fact_sales AS s
+        >>> count_distinct("SELECT COUNT(DISTINCT order_id) FROM fact_sales", "order_id", cols,
+        ...                dialect="duckdb") is None
+        True
+    """
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except SqlglotError:
+        return None
+    owner = next(
+        (
+            t.alias_or_name
+            for t in tree.find_all(exp.Table)
+            if key in columns.get(t.name.lower(), frozenset())
+        ),
+        None,
+    )
+    if owner is None:
+        return None
+    changed = False
+
+    def target() -> exp.Column:
+        return exp.column(key, table=owner)
+
+    def rewrite(node: exp.Expression) -> exp.Expression:
+        nonlocal changed
+        if isinstance(node, exp.Count) and not isinstance(node.this, exp.Distinct):
+            case = node.this if _counts_ones(node.this) else None
+            inner = _keyed(case, target()) if case is not None else target()
+            changed = True
+            return exp.Count(this=exp.Distinct(expressions=[inner]))
+        if isinstance(node, exp.Sum) and _counts_ones(node.this, zero_else=True):
+            changed = True
+            return exp.Count(this=exp.Distinct(expressions=[_keyed(node.this, target())]))
+        return node
+
+    mended = tree.transform(rewrite)
+    return mended.sql(dialect=dialect) if changed else None
+
+
+def _counts_ones(node: exp.Expression | None, zero_else: bool = False) -> bool:
+    """``CASE WHEN c THEN 1 [ELSE 0] END``: one per row that matches."""
+    if not isinstance(node, exp.Case) or len(node.args.get("ifs") or []) != 1:
+        return False
+    then = node.args["ifs"][0].args.get("true")
+    default = node.args.get("default")
+    ones = isinstance(then, exp.Literal) and then.name == "1"
+    if zero_else:
+        return ones and (
+            default is None or (isinstance(default, exp.Literal) and default.name == "0")
+        )
+    return ones and default is None
+
+
+def _keyed(case: exp.Expression, key: exp.Column) -> exp.Case:
+    """``CASE WHEN c THEN key END`` from ``CASE WHEN c THEN 1 [ELSE 0] END``."""
+    when = case.args["ifs"][0]
+    return exp.Case(ifs=[exp.If(this=when.this.copy(), true=key)])
