@@ -100,9 +100,16 @@ def test_hybrid_question_runs_both_paths_through_the_service(sample_ws: Path) ->
     assert answer.citations and answer.answer.startswith("【数据】")
     assert "\n【文档】退货率超过10%" in answer.answer
     # SQL, passages, explanation, and one rate repair: the scripted query counts refunds for
-    # a 退货率 question, and the repair (the same query again) is what ran last
+    # a 退货率 question; 指标口径.md counts orders by distinct order_id, so each query the
+    # model writes is run again counting distinct orders (no model call), and that one is
+    # doubted for dividing nothing and asked again
     assert answer.llm.calls == 4
-    assert "divides nothing" in (answer.sql_attempts[0].error or "")
+    first, mended, again, last = answer.sql_attempts
+    assert first.sql == again.sql and "COUNT(*)" in first.sql
+    assert mended.sql == last.sql and "COUNT(DISTINCT r.order_id)" in mended.sql
+    assert "counted distinct order_id" in (mended.note or "")
+    assert "divides nothing" in (mended.error or "")
+    assert "规定退货率 = 退货率" not in answer.answer  # the definition is not said twice
 
 
 def test_a_side_the_checks_doubt_makes_the_fused_answer_unsure() -> None:

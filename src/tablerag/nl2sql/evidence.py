@@ -346,7 +346,7 @@ def _prose_definitions(
         columns, literals, distinct = requirements(formula, known)
         stored = _stored_values(formula, catalog, read)
         left_out = [v for v in _stored_values(excluding, catalog, read) if v not in stored]
-        text = " ".join(formula.split())[:MAX_DEFINITION_CHARS]
+        text = _after_term(term, " ".join(formula.split()))[:MAX_DEFINITION_CHARS]
         document = PurePath(hit.source).name
         literals = tuple(dict.fromkeys((*literals, *stored)))
         out.append(
@@ -356,6 +356,17 @@ def _prose_definitions(
             )
         )  # fmt: skip
     return tuple(out)
+
+
+def _after_term(term: str, formula: str) -> str:
+    """The formula without the term it opens with, as the answer says "{term} = {formula}".
+
+    Example:
+        >>> _after_term("退货率", "退货率 = 退款订单数 ÷ 已支付订单数"), _after_term("x", "a ÷ b")
+        ('退款订单数 ÷ 已支付订单数', 'a ÷ b')
+    """
+    opening = re.match(rf"\s*{re.escape(term)}\s*[=：:]\s*", formula)
+    return formula[opening.end() :] if opening else formula
 
 
 def _stored_values(text: str, catalog: SchemaCatalog, read: Sequence[str]) -> tuple[str, ...]:
