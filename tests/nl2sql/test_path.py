@@ -229,8 +229,11 @@ def test_a_rate_that_is_1_in_every_row_gets_one_repair_round(parts) -> None:  # 
         RATE_Q, llm=llm, engine=engine, schema=schema, language="zh", options=options
     )
     assert answer.status == "ok" and len(llm.history) == 2
-    ones, divided = answer.sql_attempts
-    assert ones.error is not None and ones.error.startswith(
+    # 指标口径.md's 退货率 divides by orders whose status is PAID or REFUND: the denominator
+    # counting every refund line is rewritten to count those, and is still 1 in every row
+    ones, widened, divided = answer.sql_attempts
+    assert "divided by status IN ('PAID', 'REFUND')" in (widened.note or "")
+    assert widened.error is not None and widened.error.startswith(
         "it ran, but the question asks for 退货率, and refund_rate is 1 in every row, which no "
     )
     assert "As defined: 指标口径.md: 指标 = 退货率" in llm.history[1].messages[-1]["content"]

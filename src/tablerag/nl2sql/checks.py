@@ -49,6 +49,7 @@ from tablerag.lang.asks import (
 from tablerag.lang.messages import Language, message
 from tablerag.lang.tokenize import light_stem
 from tablerag.linking.values import ValueMatch
+from tablerag.nl2sql.denominator import Denominator, narrowed
 from tablerag.nl2sql.slashdates import DateReading
 
 FindingCode = Literal[
@@ -196,11 +197,14 @@ class Definition:
     others: tuple[str, ...] = ()
     """Values stored beside the values it names, in the same columns, that it leaves out
     (已退款 beside 已支付): a query that selects them does not follow it."""
+    denominator: Denominator | None = None
+    """The values of one column its denominator admits (status PAID or REFUND), when it
+    says so: a query dividing by fewer of them does not follow it."""
 
     @property
     def checkable(self) -> bool:
         """Whether it names anything a query can be checked against."""
-        return bool(self.columns or self.literals or self.distinct)
+        return bool(self.columns or self.literals or self.distinct or self.denominator)
 
 
 @dataclass(frozen=True)
@@ -534,6 +538,8 @@ def definitions(e: Evidence) -> list[Finding]:
         missing += [f"'{v}'" for v in d.literals if v.lower() not in literals]
         if d.distinct and not distinct:
             missing.append("COUNT(DISTINCT …)")
+        if d.denominator is not None and narrowed(e.tree, d.denominator):
+            missing.append(f"÷ {d.denominator.said()}")
         chosen = [v for v in d.others if v.lower() in selected]
         if chosen:
             named = ", ".join(f"'{v}'" for v in d.literals)

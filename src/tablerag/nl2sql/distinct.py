@@ -76,14 +76,7 @@ def count_distinct(
         tree = sqlglot.parse_one(sql, read=dialect)
     except SqlglotError:
         return None
-    owner = next(
-        (
-            t.alias_or_name
-            for t in tree.find_all(exp.Table)
-            if key in columns.get(t.name.lower(), frozenset())
-        ),
-        None,
-    )
+    owner = owner_of(tree, key, columns)
     if owner is None:
         return None
     changed = False
@@ -105,6 +98,18 @@ def count_distinct(
 
     mended = tree.transform(rewrite)
     return mended.sql(dialect=dialect) if changed else None
+
+
+def owner_of(tree: exp.Expr, column: str, columns: Mapping[str, frozenset[str]]) -> str | None:
+    """The alias (or name) of the query's first table that has ``column``, or None."""
+    return next(
+        (
+            t.alias_or_name
+            for t in tree.find_all(exp.Table)
+            if column in columns.get(t.name.lower(), frozenset())
+        ),
+        None,
+    )
 
 
 def _counts_ones(node: exp.Expression | None, zero_else: bool = False) -> bool:

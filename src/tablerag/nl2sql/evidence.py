@@ -25,6 +25,7 @@ from tablerag.linking.text import bigrams, han_text, name_words
 from tablerag.linking.values import ValueMatch
 from tablerag.nl2sql.checks import TOTAL_LABELS, Definition, Evidence, tables_read
 from tablerag.nl2sql.definitions import DefinitionRow, definition_rows
+from tablerag.nl2sql.denominator import denominator_set
 from tablerag.nl2sql.lookup import literal, quote, rows, specific_matches
 from tablerag.nl2sql.prose_definitions import defining_passages
 from tablerag.nl2sql.schema_context import SchemaContext
@@ -326,7 +327,13 @@ def _definitions(
         known = {c.name.lower() for info in catalog.tables.values() for c in info.columns}
         columns, literals, distinct = requirements(expanded, known)
         short = text[:MAX_DEFINITION_CHARS]
-        out.append(Definition(term, short, row.document, row.table, columns, literals, distinct))
+        divides = denominator_set(text, known)
+        out.append(
+            Definition(
+                term, short, row.document, row.table, columns, literals, distinct,
+                denominator=divides,
+            )
+        )  # fmt: skip
     return tuple(out)
 
 
@@ -352,7 +359,7 @@ def _prose_definitions(
         out.append(
             Definition(
                 term, text, document, "", columns, literals, distinct, hit.chunk_id,
-                tuple(left_out),
+                tuple(left_out), denominator_set(hit.text, known),
             )
         )  # fmt: skip
     return tuple(out)

@@ -44,6 +44,7 @@ from tablerag.nl2sql.checks import (
     unsure_text,
     verdict,
 )
+from tablerag.nl2sql.denominator import widen
 from tablerag.nl2sql.distinct import count_distinct, distinct_key
 from tablerag.nl2sql.evidence import gather_evidence
 from tablerag.nl2sql.literals import all_zero, found_nothing
@@ -350,7 +351,7 @@ def _run_fixing(
         ran = _ran(question, result.sql_executed, result.rows, engine, schema)
         fixed = next((f for m in opts.stages.enabled(EMPTY_MENDS) if (f := m.run(ran))), None)
     elif fixed is None and result is not None:
-        fixed = _distinct_mend(question, result, schema, engine, opts.stages)
+        fixed = _definition_mend(question, result, schema, engine, opts.stages)
     if fixed is None:
         return [attempt], result
     tried, after = [attempt], None
@@ -367,34 +368,49 @@ def _run_fixing(
     return tried, after
 
 
-def _distinct_mend(
+def _definition_mend(
     question: str, result: ResultSet, schema: SchemaContext, engine: SQLEngine, stages: Switches
 ) -> Fixed | None:
-    """The query counting distinct keys where a metric definition it did not follow says so
-    (the ``distinct`` mend, :mod:`tablerag.nl2sql.distinct`), or None."""
-    if not stages.on("distinct") or schema.linked is None or schema.catalog is None:
+    """The query following a metric definition it did not follow where the rewrite is
+    mechanical, or None: counting distinct keys where the definition says so (the
+    ``distinct`` mend, :mod:`tablerag.nl2sql.distinct`) and dividing by every value its
+    denominator admits (the ``denominator`` mend, :mod:`tablerag.nl2sql.denominator`)."""
+    wanted = [s for s in ("distinct", "denominator") if stages.on(s)]
+    if not wanted or schema.linked is None or schema.catalog is None:
         return None
     evidence = gather_evidence(
         question, result.sql_executed, result.columns, result.rows, schema, engine
     )
-    for finding in run_checks(evidence):
-        values = dict(finding.values)
-        if finding.code != "definition_ignored" or "DISTINCT" not in values.get("missing", ""):
-            continue
-        key = distinct_key(values["definition"])
-        if not key:
-            continue
-        columns = {
-            name.lower(): frozenset(c.name.lower() for c in info.columns)
-            for name, info in schema.catalog.tables.items()
-        }
-        sql = count_distinct(result.sql_executed, key, columns, dialect=engine.dialect)
-        if sql is not None:
-            note = (
-                f"tablerag counted distinct {key}, as {values['document']} defines {values['term']}"
-            )
-            return Fixed(sql, note)
-    return None
+    sql, notes = result.sql_executed, []
+    columns = {
+        name.lower(): frozenset(c.name.lower() for c in info.columns)
+        for name, info in schema.catalog.tables.items()
+    }
+    if "distinct" in wanted:
+        for finding in run_checks(evidence):
+            values = dict(finding.values)
+            if finding.code != "definition_ignored" or "DISTINCT" not in values.get("missing", ""):
+                continue
+            key = distinct_key(values["definition"])
+            counted = count_distinct(sql, key, columns, dialect=engine.dialect) if key else None
+            if counted is not None:
+                sql = counted
+                notes.append(
+                    f"tablerag counted distinct {key}, as {values['document']} defines "
+                    f"{values['term']}"
+                )
+                break
+    if "denominator" in wanted:
+        for d in evidence.definitions:
+            if d.denominator is not None and (
+                wider := widen(sql, d.denominator, columns, dialect=engine.dialect)
+            ):
+                sql = wider
+                notes.append(
+                    f"tablerag divided by {d.denominator.said()}, as {d.document} defines {d.term}"
+                )
+                break
+    return Fixed(sql, "; ".join(notes)) if notes else None
 
 
 def _reply_mend(sql: str, dialect: str, stages: Switches) -> Fixed | None:

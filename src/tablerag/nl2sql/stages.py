@@ -302,6 +302,14 @@ DISTINCT = Stage(
     None,
 )
 """Run by the path on a query that found rows (:mod:`tablerag.nl2sql.distinct`)."""
+DENOMINATOR = Stage(
+    "denominator",
+    "mend",
+    "a rate divided by fewer values than its definition's denominator admits (status 为 PAID 或 "
+    "REFUND): the denominator's comparison rewritten as column IN (those values)",
+    None,
+)
+"""Run by the path on a query that found rows (:mod:`tablerag.nl2sql.denominator`)."""
 RECHECK = Stage(
     "recheck",
     "doubt",
@@ -342,6 +350,7 @@ STAGES: tuple[Stage[Any], ...] = (
     *REFUSAL_MENDS,
     *EMPTY_MENDS,
     DISTINCT,
+    DENOMINATOR,
     *EMPTY_DOUBTS,
     RATE,
     RECHECK,

@@ -1,0 +1,221 @@
+"""What a rate's denominator counts, as its definition says, and queries that count less.
+
+指标口径.md defines 退货率 as "发生退款的订单数 ÷ 已支付订单数；已支付订单指 status 为 PAID 或
+REFUND 的订单" (refunded orders were paid too). The 1.5B model divided by the orders with
+``status = 'PAID'`` only: every rate too large, no column or value of the definition missing
+(issue 23, the README's flagship question). Three pure functions close that gap:
+
+- :func:`denominator_set`: the column and the values a definition's denominator admits, read
+  from a clause that says 分母 / denominator, or from one that defines the words after ÷;
+- :func:`narrowed`: where a query's denominators admit other rows: a comparison that admits
+  fewer of the values, or an aggregate over every row (the column compared nowhere);
+- :func:`widen`: the query with its denominators admitting those values (a mend: mechanical
+  once the definition names the set, so no model call).
+
+What the denominator's own expression compares is read first (``CASE WHEN status = 'PAID'``,
+through a column alias); a denominator that compares nothing is held to the query's
+``WHERE``, which a query narrowing numerator and denominator alike has (a mistake the checks
+that see its rows catch: all zero).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from tablerag.nl2sql.distinct import owner_of
+
+
+@dataclass(frozen=True)
+class Denominator:
+    """The rows a rate's definition divides by: ``column`` is one of ``values``."""
+
+    column: str
+    """The column (lower-case)."""
+    values: tuple[str, ...]
+    """The values, as the definition writes them."""
+
+    def said(self) -> str:
+        """``status IN ('PAID', 'REFUND')``."""
+        return f"{self.column} IN ({', '.join(repr(v) for v in self.values)})"
+
+
+_VALUE = r"'?[A-Za-z_][\w-]*'?"
+_JOIN = r"\s*(?:或者|或|、|,|，|/|\bor\b|\band\b|及|和)\s*"
+_SET = re.compile(
+    rf"([A-Za-z_][\w.]*)\s*(?:为|是|取|=|\bin\b|\bis\b|：|:)\s*[(（]?\s*"
+    rf"((?:{_VALUE}{_JOIN})+{_VALUE})",
+    re.I,
+)
+_CLAUSES = re.compile(r"[。；;\n]+")
+_DIVIDES = re.compile(r"÷|(?<=\s)/(?=\s)|divided by", re.I)
+_NAMES_DENOMINATOR = re.compile(r"分母|denominator", re.I)
+_SUBJECT_END = re.compile(r"\s*(?:指|是|为|即|means|is|are|:|：)\s*$", re.I)
+
+
+def denominator_set(text: str, columns: Iterable[str]) -> Denominator | None:
+    """The set of values of one column the denominator of the definition ``text`` admits.
+
+    A clause gives it when it says 分母 (denominator) or when its subject is what the formula
+    divides by, and names a column of ``columns`` with two or more values ("status 为 PAID 或
+    REFUND", "status in ('PAID', 'REFUND')").
+
+    Example:
+        >>> cols = {"status", "order_id"}
+        >>> denominator_set("发生退款的订单数 ÷ 已支付订单数；已支付订单指 status 为 PAID 或 "
+        ...                 "REFUND 的订单", cols)
+        Denominator(column='status', values=('PAID', 'REFUND'))
+        >>> denominator_set("- 分母：status 为 PAID 或 REFUND 的订单，按 order_id 去重", cols)
+        Denominator(column='status', values=('PAID', 'REFUND'))
+        >>> denominator_set("Denominator: orders with status in ('PAID', 'REFUND')", cols)
+        Denominator(column='status', values=('PAID', 'REFUND'))
+        >>> denominator_set("销售额：status 为 PAID 或 REFUND", cols) is None  # no division
+        True
+    """
+    known = {c.lower() for c in columns}
+    divides_by = ""
+    for clause in _CLAUSES.split(text):
+        parts = _DIVIDES.split(clause, maxsplit=1)
+        if len(parts) == 2 and not divides_by:
+            divides_by = parts[1]
+        for found in _SET.finditer(clause):
+            column = found.group(1).rsplit(".", 1)[-1].lower()
+            values = tuple(
+                dict.fromkeys(v.strip("'") for v in re.split(_JOIN, found.group(2), flags=re.I))
+            )
+            if column not in known or len(values) < 2:
+                continue
+            subject = _SUBJECT_END.sub("", clause[: found.start()]).strip(" -*·•（(")
+            if _NAMES_DENOMINATOR.search(clause) or (
+                len(subject) >= 2 and divides_by and subject in divides_by
+            ):
+                return Denominator(column, values)
+    return None
+
+
+def narrowed(tree: exp.Expr, wanted: Denominator) -> list[exp.Expr]:
+    """Where the query's denominators admit other rows than ``wanted`` says: comparisons of
+    its column that admit some of its values but not all, and aggregates that compare the
+    column nowhere (neither in the denominator nor in the query's ``WHERE``: every row).
+
+    Example:
+        >>> d = Denominator("status", ("PAID", "REFUND"))
+        >>> def said(sql):
+        ...     return [n.sql() for n in narrowed(sqlglot.parse_one(sql, read="duckdb"), d)]
+        >>> said("SELECT COUNT(DISTINCT CASE WHEN status = 'REFUND' THEN order_id END) AS r, "
+        ...      "COUNT(DISTINCT CASE WHEN status = 'PAID' THEN order_id END) AS p, "
+        ...      "r * 100.0 / p AS rate FROM s")
+        ["status = 'PAID'"]
+        >>> said("SELECT COUNT(CASE WHEN status = 'REFUND' THEN 1 END) / COUNT(*) FROM s")
+        ['COUNT(*)']
+        >>> said("SELECT COUNT(CASE WHEN status = 'REFUND' THEN 1 END) / COUNT(*) FROM s "
+        ...      "WHERE status <> 'UNPAID'"), said("SELECT SUM(x) / 100 FROM s")
+        ([], [])
+        >>> said("SELECT COUNT(CASE WHEN status IN ('PAID', 'REFUND') THEN 1 END) / 2 FROM s")
+        []
+    """
+    allowed = {v.lower() for v in wanted.values}
+    select = tree if isinstance(tree, exp.Select) else tree.find(exp.Select)
+    where = select.args.get("where") if select is not None else None
+    filtered = where is not None and any(
+        c.name.lower() == wanted.column for c in where.find_all(exp.Column)
+    )
+    out: list[exp.Expr] = []
+    for denominator in _denominators(select):
+        compared = [n for n in denominator.find_all(exp.EQ, exp.In) if _admits(n, wanted.column)]
+        out += [n for n in compared if _admits(n, wanted.column) < allowed]
+        if not compared and not filtered:
+            out += [a for a in denominator.find_all(exp.Count, exp.Sum) if a not in out]
+    return out
+
+
+def widen(
+    sql: str, wanted: Denominator, columns: Mapping[str, frozenset[str]], *, dialect: str
+) -> str | None:
+    """``sql`` with its denominators admitting the rows ``wanted`` says, or None.
+
+    A comparison admitting fewer values compares with all of them; an aggregate over every
+    row counts (or sums) only the rows whose column is one of them.
+
+    Args:
+        sql: the query that ran.
+        wanted: the denominator's column and values.
+        columns: table name (lower-case) → its columns (lower-case), to qualify the column.
+        dialect: the sqlglot dialect.
+
+    Example:
+        >>> d, cols = Denominator("status", ("PAID", "REFUND")), {"s": frozenset({"status"})}
+        >>> print(widen("SELECT SUM(CASE WHEN status = 'REFUND' THEN 1 ELSE 0 END) / "
+        ...             "SUM(CASE WHEN status = 'PAID' THEN 1 ELSE 0 END) FROM s", d, cols,
+        ...             dialect="duckdb").split(" / ")[1])
+        SUM(CASE WHEN s.status IN ('PAID', 'REFUND') THEN 1 ELSE 0 END) FROM s
+        >>> print(widen("SELECT COUNT(CASE WHEN x.status = 'REFUND' THEN 1 END) * 1.0 / "
+        ...             "COUNT(DISTINCT x.order_id) FROM s AS x", d, cols,
+        ...             dialect="duckdb").split(" / ")[1])
+        COUNT(DISTINCT CASE WHEN x.status IN ('PAID', 'REFUND') THEN x.order_id END) FROM s AS x
+    """
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except SqlglotError:
+        return None
+    nodes = narrowed(tree, wanted)
+    owner = owner_of(tree, wanted.column, columns)
+    if not nodes or owner is None:
+        return None
+
+    def admitted() -> exp.In:
+        values = [exp.Literal.string(v) for v in wanted.values]
+        return exp.In(this=exp.column(wanted.column, table=owner), expressions=values)
+
+    for node in nodes:
+        if isinstance(node, (exp.EQ, exp.In)):
+            node.replace(admitted())
+            continue
+        counted = node.this
+        distinct = isinstance(counted, exp.Distinct)
+        inner = counted.expressions[0] if distinct else counted
+        if isinstance(inner, exp.Star) or inner is None:
+            inner = exp.Literal.number(1)
+        case = exp.Case(ifs=[exp.If(this=admitted(), true=inner.copy())])
+        node.set("this", exp.Distinct(expressions=[case]) if distinct else case)
+    return tree.sql(dialect=dialect)
+
+
+def _denominators(select: exp.Select | None) -> Iterator[exp.Expr]:
+    """The right side of every division the query selects, an alias read as what it names."""
+    if select is None:
+        return
+    aliases = {
+        p.alias.lower(): p.this for p in select.expressions if isinstance(p, exp.Alias) and p.alias
+    }
+    for division in select.find_all(exp.Div):
+        right = division.expression
+        named = right.unnest() if isinstance(right, exp.Paren) else right
+        if isinstance(named, exp.Column) and not named.table:
+            right = aliases.get(named.name.lower(), right)
+        yield right
+
+
+def _admits(node: exp.Expr, column: str) -> set[str]:
+    """The values ``column = 'x'`` or ``column IN ('x', 'y')`` admits (empty: another kind)."""
+    if isinstance(node, exp.EQ):
+        sides = (node.this, node.expression)
+        named = [s for s in sides if isinstance(s, exp.Column) and s.name.lower() == column]
+        values = [s for s in sides if isinstance(s, exp.Literal) and s.is_string]
+        return {values[0].name.lower()} if named and values else set()
+    if isinstance(node, exp.In):
+        this = node.this
+        literals = node.expressions
+        if (
+            isinstance(this, exp.Column)
+            and this.name.lower() == column
+            and literals
+            and all(isinstance(v, exp.Literal) and v.is_string for v in literals)
+        ):
+            return {v.name.lower() for v in literals}
+    return set()
