@@ -58,6 +58,8 @@ TEXT_CALLS = 1
 STEP_CALLS = 2
 """Model calls of a plan, of a step's passage answer, and of a step at the least (its SQL and
 its passages), for pacing the loop against its deadline (:meth:`Budget.affords`)."""
+NOT_FOUND = "(not found)"
+"""What the trace says of a step that found no answer (the model sometimes copies it)."""
 _CLAUSE_END = re.compile(r"[，。；：,.;:!?！？\n]")
 _WORD = re.compile(r"[\w\u3400-\u9fff]+")
 
@@ -95,7 +97,7 @@ class _State:
             self.timings[stage] = round(self.timings.get(stage, 0.0) + ms, 3)
 
     def answered(self) -> list[Answered]:
-        return [Answered(r.step.input, r.verdict.answer or "(not found)") for r in self.results]
+        return [Answered(r.step.input, r.verdict.answer or NOT_FOUND) for r in self.results]
 
 
 def run_loop(question: str, *, llm: LLM, language: Language, options: LoopOptions) -> Answer:
@@ -224,7 +226,8 @@ def _finished(
     """The final answer with the parts a small model's composition left out put back, the
     rule of each row of a ``both`` step (the ``tiers`` stage), and the caveats of the steps'
     SQL answers (rows that are not the rate asked for) kept."""
-    final = with_figure_parts(unechoed(final, question), results)
+    asked = [question, *(r.step.input for r in results)]
+    final = with_figure_parts(unechoed(final, asked) or final, results)
     final = with_text_parts(final, [r.step for r in results])
     if stages.on("tiers"):
         final = "\n".join([final, *(t for t in row_rules(results, language) if t not in final)])
@@ -321,20 +324,31 @@ def _stitched_or_stop(results: Sequence[StepResult]) -> tuple[str | None, Budget
     return (text, None) if text else (None, "seconds")
 
 
-def unechoed(final: str, question: str) -> str:
-    """``final`` without a leading echo of the question in the trace's ``question -> answer``
-    form (the local model composed "3 categories had the highest return rate ..., and how
-    should each be handled ...? -> Under the return policy, ...").
+def unechoed(final: str, asked: Sequence[str]) -> str:
+    """``final`` without the lines that echo the trace's ``question -> answer`` form for the
+    question or a step's sub-question (``asked``): the answer after the arrow is kept, a
+    ``(not found)`` is dropped with its line. The local model composed "3 categories had the
+    highest return rate ..., and how should each be handled ...? -> Under the return policy,
+    ...", and "服装鞋帽, 手机数码, 家居日用 — 退货率最高的三个品类…？ -> (not found)" (a step's
+    line of the trace, issue 23).
 
     Example:
         >>> q = "Which segment had the highest revenue in 2019, and why?"
-        >>> unechoed("segment had the highest revenue in 2019, and why? -> Cloud [1].", q)
+        >>> unechoed("segment had the highest revenue in 2019, and why? -> Cloud [1].", [q])
         'Cloud [1].'
-        >>> unechoed("Revenue -> profit: Cloud [1].", q)
+        >>> unechoed("Revenue -> profit: Cloud [1].", [q])
         'Revenue -> profit: Cloud [1].'
+        >>> unechoed("Cloud — " + q + " -> (not found)\\nCloud led [1].", [q, "Cloud — " + q])
+        'Cloud led [1].'
     """
-    head, arrow, rest = final.partition("->")
-    return rest.strip() if arrow and rest.strip() and _same(head, question) else final
+    kept = []
+    for line in final.splitlines():
+        head, arrow, rest = line.partition("->")
+        if not arrow or not any(_same(head, a) for a in asked):
+            kept.append(line)
+        elif rest.strip() and rest.strip() != NOT_FOUND:
+            kept.append(rest.strip())
+    return "\n".join(kept).strip()
 
 
 def with_figure_parts(final: str, results: Sequence[StepResult]) -> str:
