@@ -74,3 +74,22 @@ def test_doubted_figures_are_kept_beside_the_policy_and_the_answer_is_unsure(
     )
     assert "COUNT(DISTINCT" in first and answer.answer.count("COUNT(DISTINCT") == 1
     assert "服装鞋帽" in answer.answer
+
+
+def test_a_final_answer_that_copies_a_steps_trace_line_is_composed_from_the_steps(
+    sample_ws: Path,
+) -> None:
+    """The local model's final answer to the flagship was the follow-up step's line of the
+    trace, "服装鞋帽, 手机数码, 家居日用 — 退货率最高的三个品类…？ -> (not found)" (issue 23): the
+    answer is the steps' parts, not that line."""
+    echo = f"服装鞋帽, 手机数码, 家居日用 — {FLAGSHIP} -> (not found)"
+    script = ByKind(sql=RATES, passages=POLICY, decompose=f"ANSWER: {echo}")
+    settings = Settings(embedder="hashing", rag_min_score=0.0, today="2026-11-15")  # type: ignore[arg-type]
+    with QA.open(sample_ws, llm=FunctionLLM(script), settings=settings) as q:
+        answer = q.loop(FLAGSHIP)
+    trace = answer.model_dump_json(indent=1)
+    assert any(s.input == echo.split(" -> ")[0] for s in answer.steps), trace
+    assert "->" not in answer.answer and "(not found)" not in answer.answer, answer.answer
+    lines = answer.answer.splitlines()
+    assert any(ln.startswith("服装鞋帽（") and "高退货率商品清单" in ln for ln in lines), lines
+    assert any(ln.startswith("家居日用（") and "观察名单" in ln for ln in lines), lines

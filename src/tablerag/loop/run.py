@@ -227,8 +227,9 @@ def _finished(
     rule of each row of a ``both`` step (the ``tiers`` stage), and the caveats of the steps'
     SQL answers (rows that are not the rate asked for) kept."""
     asked = [question, *(r.step.input for r in results)]
-    final = with_figure_parts(unechoed(final, asked) or final, results)
-    final = with_text_parts(final, [r.step for r in results])
+    composed = with_figure_parts(unechoed(final, asked), results)
+    # a final answer that was only such echoes is the steps' parts, if they have any
+    final = with_text_parts(composed, [r.step for r in results]).strip() or final
     if stages.on("tiers"):
         final = "\n".join([final, *(t for t in row_rules(results, language) if t not in final)])
     notes = [c for r in results if r.sql for c in caveats(r.sql.answer)]
