@@ -90,6 +90,7 @@ def test_a_final_answer_that_copies_a_steps_trace_line_is_composed_from_the_step
     trace = answer.model_dump_json(indent=1)
     assert any(s.input == echo.split(" -> ")[0] for s in answer.steps), trace
     assert "->" not in answer.answer and "(not found)" not in answer.answer, answer.answer
+    assert "\n\n" not in answer.answer, answer.answer
     lines = answer.answer.splitlines()
     assert any(ln.startswith("服装鞋帽（") and "高退货率商品清单" in ln for ln in lines), lines
     assert any(ln.startswith("家居日用（") and "观察名单" in ln for ln in lines), lines

@@ -367,7 +367,7 @@ def with_figure_parts(final: str, results: Sequence[StepResult]) -> str:
         names = [v.strip() for v in cells if isinstance(v, str) and len(v.strip()) > 1]
         if names and not any(n in final for n in names):
             parts.append(result.sql.answer)
-    return "\n".join([*parts, final])
+    return "\n".join([*parts, final] if final else parts)
 
 
 def with_text_parts(final: str, steps: Sequence[Step]) -> str:
