@@ -147,6 +147,10 @@ class PartEvidence:
     knowledge: float
     document_cues: tuple[str, ...] = ()
     """The part's policy and meta cue words ("who approves", "口径"): never a clear data part."""
+    doc: float = 0.0
+    """Document-side strength of the retrieval probe for this part."""
+    table: float = 0.0
+    """Table-side strength of the retrieval probe for this part."""
 
 
 @dataclass(frozen=True)
@@ -155,13 +159,18 @@ class LeanRule:
 
     A data part needs several data cues (``data_floor``), well ahead of its knowledge evidence,
     and no document cue word; a document part needs less, because documents are asked about in
-    words no cue list holds, and a part that names a kind of document is a document part.
+    words no cue list holds, and a part that names a kind of document is a document part, as
+    is a part short of data evidence whose retrieval probe finds prose and no table chunk
+    ("what does a customer need to provide for a damaged-goods claim").
     """
 
     data_floor: float
     data_margin: float
     document_floor: float
     document_margin: float
+    probe_floor: float = 1.0
+    """A part short of data evidence whose probe finds prose this strongly and no table
+    chunk is a document part (asked in words no cue list holds)."""
 
 
 def lean(part: PartEvidence, rule: LeanRule) -> Side | None:
@@ -181,6 +190,11 @@ def lean(part: PartEvidence, rule: LeanRule) -> Side | None:
         True
         >>> lean(PartEvidence("并按手册排序", 0.3, 1.9), rule) is None
         True
+        >>> probed = LeanRule(2.4, 1.0, 1.2, 0.5, probe_floor=0.3)
+        >>> lean(PartEvidence("告诉我每个渠道的结算方式", 1.6, 1.1, (), doc=0.43), probed)
+        'document'
+        >>> lean(PartEvidence("给出各渠道的销售额", 2.6, 0.9, (), doc=0.5), probed)
+        'data'
     """
     if not asks(part.text):
         return None
@@ -190,6 +204,8 @@ def lean(part: PartEvidence, rule: LeanRule) -> Side | None:
     if part.data >= rule.data_floor and data_ahead >= rule.data_margin and not part.document_cues:
         return "data"
     if part.knowledge >= rule.document_floor and -data_ahead >= rule.document_margin:
+        return "document"
+    if part.doc >= rule.probe_floor and part.table == 0 and part.data < rule.data_floor:
         return "document"
     return None
 

@@ -316,7 +316,7 @@ def two_part(question: str, ctx: RouterContext) -> tuple[PartEvidence, PartEvide
     for text in parts:
         ev = measure(text, ctx, [])
         cues = ev.features.cues["policy"] + ev.features.cues["meta"]
-        measured.append(PartEvidence(text, ev.data, ev.knowledge, cues))
+        measured.append(PartEvidence(text, ev.data, ev.knowledge, cues, ev.doc, ev.table))
     return two_sides(measured, rule)
 
 
