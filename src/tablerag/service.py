@@ -644,8 +644,15 @@ class QA:
             llm=self._within(deadline),
             search=self._search_docs,
             language=language,
-            options=rag_options(self.settings),
+            options=rag_options(self.settings, table_rows=self._table_rows()),
         )
+
+    def _table_rows(self) -> dict[str, int]:
+        """Rows of each table of the catalog (lower-case name), for the documents path to tell
+        a table's excerpt from the whole table."""
+        if self.catalog is None:
+            return {}
+        return {name.lower(): info.row_count for name, info in self.catalog.tables.items()}
 
     def _clarify(self, question: str, language: Language) -> Answer:
         options = [

@@ -196,3 +196,24 @@ def test_a_count_read_off_a_table_excerpt_is_unsure() -> None:
     # a fact from the same chunk that is not a figure stays ok
     who = _ask("Which product is claim WC-002 for?", ScriptedLLM(replies=["Phone [1]."]), search)
     assert who.status == "ok", who.answer
+
+
+def test_the_largest_row_read_off_part_of_a_table_is_unsure() -> None:
+    """ "Which warranty claim has the largest amount?" answered from one chunk of an 80-row
+    table named the chunk's largest claim, ``ok`` (issue 23, the user-data run). Read off a
+    chunk that holds the whole table, the same answer is fine."""
+
+    def search(query: str, k: int) -> Sequence[Hit]:
+        rows = "| claim_id | amount |\n| --- | --- |\n| WC-070 | 8256.84 |\n| WC-071 | 310.00 |"
+        return [Hit("t1", "warranty_report.pdf", 1, rows, (), 1, "claims", 5.0, 1, bm25=5.0)]
+
+    question = "Which warranty claim has the largest amount?"
+    reply = "The largest claim is WC-070, with an amount of 8256.84 [1]."
+    part = _ask(question, ScriptedLLM(replies=[reply]), search, table_rows={"claims": 80})
+    assert part.status == "unsure"
+    assert part.answer.startswith("This result may be wrong: the figure was read from an excerpt")
+    whole = _ask(question, ScriptedLLM(replies=[reply]), search, table_rows={"claims": 2})
+    assert whole.status == "ok", whole.answer
+    # no row count known (no catalog): as before, only one-figure questions are judged
+    unknown = _ask(question, ScriptedLLM(replies=[reply]), search)
+    assert unknown.status == "ok", unknown.answer

@@ -110,6 +110,18 @@ def asks_one_figure(question: str) -> bool:
     return asked(question) is not None or bool(words.rate.search(question))
 
 
+def asks_over_rows(question: str) -> bool:
+    """Whether the question asks about many rows: each, which, the highest, a list, a rank.
+
+    Example:
+        >>> asks_over_rows("Which claim is largest?"), asks_over_rows("各渠道的退款率是多少？")
+        (True, True)
+        >>> asks_over_rows("退款多久到账？")
+        False
+    """
+    return bool(ask_words().grouping.search(question))
+
+
 def names_time(question: str) -> bool:
     """Whether the question says anything about time: a date, a year, a month, or a time word
     ("last month", "最近", "since").

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from tablerag.answer import Answer, AnswerStatus, Citation, Fact, Language
 from tablerag.answer.grounding import strip_enumerators, ungrounded_numbers
 from tablerag.errors import ProviderError, RetrievalError
-from tablerag.lang.asks import asks_one_figure
+from tablerag.lang.asks import asks_one_figure, asks_over_rows
 from tablerag.lang.messages import message
 from tablerag.lang.tokenize import tokenize
 from tablerag.llm.base import LLM
@@ -66,6 +66,9 @@ class RAGOptions:
     """Each passage is cut to this many characters in the prompt."""
     timeout_s: float = 120.0
     """Time limit of the LLM call."""
+    table_rows: Mapping[str, int] = field(default_factory=dict)
+    """Rows of each SQL table (lower-case name): a passage cut from a table holding fewer is
+    an excerpt, which a question over all of its rows cannot be answered from."""
 
 
 def is_relevant(hits: Sequence[Hit], min_score: float) -> bool:
@@ -151,7 +154,7 @@ def answer_from_documents(
         text += " " + message("rag.ungrounded", language, numbers=", ".join(loose))
         confidence, status = min(confidence, UNGROUNDED_CONFIDENCE), "unsure"
     cited = [hits[f.citation - 1] for f in facts if f.citation is not None]
-    excerpt = read_off_table(question, text, hits)
+    excerpt = read_off_table(question, text, hits, opts.table_rows)
     if excerpt:  # numbers come from SQL, not from the model reading a few rows (issue 23)
         text = message("rag.table_figure", language, table=excerpt) + "\n" + text
         confidence, status = min(confidence, TABLE_FIGURE_CONFIDENCE), "unsure"
@@ -172,14 +175,19 @@ def answer_from_documents(
     )
 
 
-def read_off_table(question: str, text: str, hits: Sequence[Hit]) -> str:
+def read_off_table(
+    question: str, text: str, hits: Sequence[Hit], table_rows: Mapping[str, int] | None = None
+) -> str:
     """The table whose excerpt the answer read a figure from, or "".
 
-    When the question asks for one figure (a count, an amount, a rate), the passages include
-    a chunk cut from a table, and the answer states a number that no prose passage (nor the
-    question) holds, the number was read or computed off a few rows of a table that SQL reads
-    whole: a guess. The user-data run answered "10 warranty claims in total" from the first
-    page of an 80-row table and "付款总额 15273.73" from one row of payments, both ``ok``.
+    When the passages include a chunk cut from a table and the answer states a number that no
+    prose passage (nor the question) holds, the number was read or computed off a few rows of
+    a table that SQL reads whole: a guess, when the question asks for one figure (a count, an
+    amount, a rate), or asks over the rows ("which … largest", "各", "最高") and the chunk holds
+    only some of the table's rows (``table_rows``). The user-data run answered "10 warranty
+    claims in total" from the first page of an 80-row table, "付款总额 15273.73" from one row of
+    payments, and "the largest claim is WC-070, 8256.84" from one of the table's chunks, all
+    ``ok``.
 
     Example:
         >>> t = Hit("t1", "payments.csv", 1, "customer | amount\\nDelta | 15273.73", (), None,
@@ -191,12 +199,32 @@ def read_off_table(question: str, text: str, hits: Sequence[Hit]) -> str:
         ''
         >>> read_off_table("Who signs the payments?", "Delta signs them.", [t])
         ''
+        >>> largest = "Which customer paid the largest amount?"
+        >>> read_off_table(largest, "Delta, 15273.73.", [t], {"payments": 40})
+        'payments'
+        >>> read_off_table(largest, "Delta, 15273.73.", [t], {"payments": 1})  # the whole table
+        ''
     """
-    tables = [h.table for h in hits if h.table is not None]
-    if not tables or not asks_one_figure(question):
+    tables = [h for h in hits if h.table is not None]
+    if not tables:
         return ""
     prose = [h.text for h in hits if h.table is None]
-    return tables[0] if ungrounded_numbers(text, [*prose, question]) else ""
+    if not ungrounded_numbers(text, [*prose, question]):
+        return ""
+    if asks_one_figure(question):
+        return str(tables[0].table)
+    if not asks_over_rows(question):
+        return ""
+    rows = table_rows or {}
+    cut = [h for h in tables if _chunk_rows(h.text) < rows.get(str(h.table).lower(), 0)]
+    return str(cut[0].table) if cut else ""
+
+
+def _chunk_rows(text: str) -> int:
+    """Data rows of a table chunk (its lines of cells, less the header and the rule)."""
+    lines = [ln for ln in text.splitlines() if "|" in ln]
+    rules = sum(1 for ln in lines if set(ln.replace("|", "").strip()) <= set("-: "))
+    return max(0, len(lines) - rules - 1)
 
 
 def off_subject(question: str, passages: Sequence[str]) -> list[str]:
