@@ -45,10 +45,10 @@ class Denominator:
         return f"{self.column} IN ({', '.join(repr(v) for v in self.values)})"
 
 
-_VALUE = r"'?[A-Za-z_][\w-]*'?"
+_VALUE = r"'?[A-Za-z_][A-Za-z0-9_-]*'?"
 _JOIN = r"\s*(?:或者|或|、|,|，|/|\bor\b|\band\b|及|和)\s*"
 _SET = re.compile(
-    rf"([A-Za-z_][\w.]*)\s*(?:为|是|取|=|\bin\b|\bis\b|：|:)\s*[(（]?\s*"
+    rf"([A-Za-z_][A-Za-z0-9_.]*)\s*(?:为|是|取|=|\bin\b|\bis\b|：|:)\s*[(（]?\s*"
     rf"((?:{_VALUE}{_JOIN})+{_VALUE})",
     re.I,
 )
@@ -76,6 +76,8 @@ def denominator_set(text: str, columns: Iterable[str]) -> Denominator | None:
         Denominator(column='status', values=('PAID', 'REFUND'))
         >>> denominator_set("销售额：status 为 PAID 或 REFUND", cols) is None  # no division
         True
+        >>> denominator_set("分母：status为PAID或REFUND的订单", cols)  # no spaces
+        Denominator(column='status', values=('PAID', 'REFUND'))
     """
     known = {c.lower() for c in columns}
     divides_by = ""
