@@ -646,6 +646,30 @@ def _figures_doubted(results: Sequence[StepResult]) -> tuple[bool, str]:
     return True, clip(reasons[0], 200) if reasons else ""
 
 
+CONFLICT_CONFIDENCE = 0.35
+"""The most a loop answer built on a step whose SQL and text disagreed is trusted. On TAT-QA
+(5462e4b, 122 questions) 20 of the 23 such answers marked ``ok`` were wrong (issue 23)."""
+
+
+def _disagreement(evidence: Sequence[StepResult]) -> tuple[str, str] | None:
+    """What the SQL and the text said in the first step where they disagreed (the crosscheck's
+    ``conflict``), each cut short, or None.
+
+    Example:
+        >>> from tablerag.loop.crosscheck import Verdict
+        >>> s = Step(n=1, action="sub-question", decision="conflict", text_answer="It was 7 [1].")
+        >>> v = Verdict("conflict", "sql", "12", "Conflict: …")
+        >>> _disagreement([StepResult(s, v, (), None, {})])
+        ('12', 'It was 7 [1].')
+    """
+    for r in evidence:
+        if r.verdict.decision != "conflict":
+            continue
+        sql_said = r.sql.answer if r.sql is not None else r.verdict.answer
+        return clip(sql_said.split("\n", 1)[0], 120), clip(r.step.text_answer, 120)
+    return None
+
+
 def _doubt(r: StepResult) -> str:
     """The checks' reason of a doubted step's SQL, when its answer's first line says it."""
     assert r.sql is not None
@@ -707,6 +731,13 @@ def _envelope(
         confidence = min(confidence, 0.4)
         if doubt and doubt not in (text or ""):  # (a caveat already in the text stays alone)
             text = message("loop.sql_doubted", language, why=doubt) + "\n" + (text or "")
+    elif status == "ok" and (disagreed := _disagreement(evidence)):
+        # the tables and the documents answered the same thing differently: one is wrong
+        status = "unsure"
+        confidence = min(confidence, CONFLICT_CONFIDENCE)
+        sql_said, text_said = disagreed
+        said = message("loop.conflict", language, sql=sql_said, text=text_said)
+        text = said + "\n" + (text or "")
     sources: list[object] = [question]
     for r in results:
         sources.append(r.verdict.answer)
