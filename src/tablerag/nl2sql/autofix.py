@@ -84,6 +84,57 @@ def requalify(sql: str, issues: Sequence[Issue], *, dialect: str) -> Fixed | Non
     return Fixed(tree.sql(dialect=dialect), "tablerag wrote " + "; ".join(notes))
 
 
+def respell(sql: str, issues: Sequence[Issue], *, dialect: str) -> Fixed | None:
+    """``sql`` with each unknown column written as the one column of its tables that differs
+    from it only in case, underscores or spaces (``pet_type`` for ``PetType``).
+
+    Told "Unknown column 'pet_type'. Did you mean pettype?", the local model wrote
+    ``pet_type`` three repairs running (two Spider questions). None unless every issue is such
+    a column.
+
+    Example:
+        >>> from tablerag.sql.exposed import ExposedCatalog
+        >>> from tablerag.sql.validate import validate
+        >>> cat = ExposedCatalog.from_mapping({"pets": ["PetID", "PetType", "weight"]})
+        >>> sql = "SELECT pet_type, MAX(weight) FROM pets GROUP BY pet_type"
+        >>> fixed = respell(sql, validate(sql, dialect="sqlite", catalog=cat), dialect="sqlite")
+        >>> print(fixed.sql, fixed.note, sep="\n")
+        SELECT pettype, MAX(weight) FROM pets GROUP BY pettype
+        tablerag wrote pettype for pet_type
+        >>> sql = "SELECT pet_kind FROM pets"
+        >>> respell(sql, validate(sql, dialect="sqlite", catalog=cat), dialect="sqlite") is None
+        True
+    """
+    renames: dict[tuple[int, int], str] = {}
+    for issue in issues:
+        written, hints = issue.detail.get("column"), issue.detail.get("suggestion")
+        if issue.code != "unknown_column" or issue.span is None or not isinstance(hints, list):
+            return None
+        same = [h for h in hints if isinstance(h, str) and _bare(h) == _bare(str(written))]
+        if len(same) != 1:
+            return None
+        renames[issue.span] = same[0]
+    tree = parse_or_none(sql, dialect) if renames else None
+    if tree is None:
+        return None
+    notes: dict[str, str] = {}
+    for column in list(tree.find_all(exp.Column)):
+        where = span(column)
+        name = renames.pop(where, None) if where is not None else None
+        if name is not None:
+            notes[column.name] = name
+            column.set("this", exp.to_identifier(name))
+    if renames:
+        return None
+    said = "; ".join(f"{new} for {old}" for old, new in notes.items())
+    return Fixed(tree.sql(dialect=dialect), "tablerag wrote " + said)
+
+
+def _bare(name: str) -> str:
+    """A column name without case, underscores, spaces or hyphens."""
+    return "".join(ch for ch in name.lower() if ch not in "_ -")
+
+
 def add_join(sql: str, issues: Sequence[Issue], *, dialect: str) -> Fixed | None:
     """``sql`` with the join the gate named for each column of a table one key away.
 

@@ -22,7 +22,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from tablerag.errors import ConfigError
-from tablerag.nl2sql.autofix import Fixed, add_join, from_mysql, rejoin, requalify, unclip
+from tablerag.nl2sql.autofix import (
+    Fixed,
+    add_join,
+    from_mysql,
+    rejoin,
+    requalify,
+    respell,
+    unclip,
+)
 from tablerag.nl2sql.dates import dated
 from tablerag.nl2sql.definitions import definition_note, definition_rows
 from tablerag.nl2sql.joins import rebridge, unjoined
@@ -232,6 +240,12 @@ REFUSAL_MENDS: tuple[Stage[RefusalMend], ...] = (
         "mend",
         "a column under the wrong alias moved to the one FROM item that has it",
         requalify,
+    ),
+    Stage(
+        "respell",
+        "mend",
+        "a column written with other case or underscores (pet_type for PetType), respelled",
+        respell,
     ),
     Stage(
         "from_mysql",
