@@ -98,9 +98,8 @@ def respell(sql: str, issues: Sequence[Issue], *, dialect: str) -> Fixed | None:
         >>> cat = ExposedCatalog.from_mapping({"pets": ["PetID", "PetType", "weight"]})
         >>> sql = "SELECT pet_type, MAX(weight) FROM pets GROUP BY pet_type"
         >>> fixed = respell(sql, validate(sql, dialect="sqlite", catalog=cat), dialect="sqlite")
-        >>> print(fixed.sql, fixed.note, sep="\n")
-        SELECT pettype, MAX(weight) FROM pets GROUP BY pettype
-        tablerag wrote pettype for pet_type
+        >>> print(fixed.sql, fixed.note, sep=" | ")
+        SELECT pettype, MAX(weight) FROM pets GROUP BY pettype | tablerag wrote pettype for pet_type
         >>> sql = "SELECT pet_kind FROM pets"
         >>> respell(sql, validate(sql, dialect="sqlite", catalog=cat), dialect="sqlite") is None
         True
