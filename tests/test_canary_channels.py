@@ -23,6 +23,7 @@ from tablerag.cli import app
 from tablerag.llm.base import Message
 from tablerag.llm.cache import CachedLLM
 from tablerag.llm.testing import FunctionLLM
+from tablerag.types import Hit
 from tests.plugins.canary import (
     CanaryKit,
     assert_no_canary,
@@ -282,3 +283,66 @@ def test_the_hostile_model_was_asked_and_refused(ws: Path, hostile_llm: CachedLL
     tried = [a["sql"] for a in data["sql_attempts"]]
     assert any("password" in (sql or "") for sql in tried), tried
     assert_no_canary(res, hostile_llm.inner)
+
+
+def _metric(denominator: str, key: str) -> Hit:
+    """A passage defining "reach rate" with its distinct key and its denominator's values."""
+    text = (
+        "Reach rate = reached customers ÷ listed customers; denominator: the customers whose "
+        f"{denominator} is ALPHA or BETA. 按 {key} 去重 = one customer once."
+    )
+    return Hit("m-1", "/corpus/metrics.md", 1, text, ("Metrics", "Reach rate"), None, None, 3.0, 1)
+
+
+RATE_REPLY = (
+    "SELECT COUNT(CASE WHEN amount > 0 THEN 1 END) * 1.0 / COUNT(*) AS reach_rate FROM customers"
+)
+
+
+@pytest.mark.parametrize(
+    ("reply", "passage", "mended"),
+    [
+        # the respell mend at work on a visible column ...
+        ("SELECT CI_TY, COUNT(*) FROM customers GROUP BY CI_TY", None, "city for CI_TY"),
+        # ... and never spelling a misspelt hidden one into it
+        ("SELECT name, Pass_Word, IdCard FROM customers", None, ""),
+        # the distinct and denominator mends at work on visible columns ...
+        (RATE_REPLY, _metric("city", "name"), "divided by city IN ('ALPHA', 'BETA')"),
+        # ... and never writing the hidden columns a definition names
+        (RATE_REPLY, _metric("password", "id_card"), ""),
+    ],
+)
+def test_the_sql_mends_never_reach_a_hidden_column(
+    ws: Path, reply: str, passage: Hit | None, mended: str
+) -> None:
+    """The mends that rewrite the model's SQL without asking it (respell; distinct and
+    denominator, which follow a definition's words) write column names the model did not:
+    they work on visible columns, never write a hidden one, and no canary reaches the answer."""
+    from tablerag.linking.cache import workspace_catalog
+    from tablerag.llm.testing import ScriptedLLM
+    from tablerag.loop.tablesql import answer_over_tables
+    from tablerag.nl2sql.path import NL2SQLOptions
+    from tablerag.sql.engines import open_engine
+    from tablerag.store.workspace import Workspace
+
+    with Workspace.open(ws, create=False) as w:
+        tables = w.tables()
+        catalog = workspace_catalog(w)
+    llm = ScriptedLLM(replies=[f"```sql\n{reply}\n```"] * 3)
+    with open_engine(ws, catalog=tables) as engine:
+        answer, _ = answer_over_tables(
+            "What is the reach rate of customers?",
+            llm=llm,
+            engine=engine,
+            catalog=catalog,
+            tables=["customers"],
+            language="en",
+            options=NL2SQLOptions(explain=False, max_repairs=1),
+            max_tokens=700,
+            passages=[passage] if passage else [],
+        )
+    notes = " ".join(a.note for a in answer.sql_attempts if a.note)
+    assert (mended in notes) if mended else not notes, answer.sql_attempts
+    written = " ".join((a.sql or "").lower() for a in answer.sql_attempts)
+    assert "password" not in written and "id_card" not in written, written
+    assert_no_canary(answer, llm)
