@@ -21,7 +21,6 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +30,7 @@ from tablerag.errors import ProviderError
 from tablerag.evals.datasets.tatqa import TatContext
 from tablerag.evals.runner import Case, Metered, Outcome
 from tablerag.evals.tatqa_metric import tatqa_score
-from tablerag.lang.messages import load_messages
+from tablerag.lang.messages import leads
 from tablerag.llm.base import LLM
 from tablerag.loop.retrieve import retrieve, tables_of
 from tablerag.loop.textside import answer_from_passages
@@ -114,18 +113,11 @@ def without_caveats(text: str) -> str:
         >>> without_caveats("Revenue was 3.")
         'Revenue was 3.'
     """
-    leads = _caveat_leads()
+    opening = leads(*CAVEATS)
     lines = text.split("\n")
-    while len(lines) > 1 and lines[0].startswith(leads):
+    while len(lines) > 1 and lines[0].startswith(opening):
         lines = lines[1:]
     return "\n".join(lines)
-
-
-@lru_cache(maxsize=1)
-def _caveat_leads() -> tuple[str, ...]:
-    """The words every caveat of :data:`CAVEATS` opens with, in both languages."""
-    texts = [load_messages()[key][lang] for key in CAVEATS for lang in ("zh", "en")]
-    return tuple(re.split(r"(?<=[:：])", t, maxsplit=1)[0] for t in texts)
 
 
 def prediction_of(text: str, question: str) -> str | list[str]:

@@ -37,7 +37,7 @@ from tablerag.answer import (
 from tablerag.answer.grounding import ungrounded_numbers
 from tablerag.deadline import Deadline
 from tablerag.errors import BudgetExceeded, ProviderError, RetrievalError
-from tablerag.lang.messages import message
+from tablerag.lang.messages import leads, message
 from tablerag.lang.untrusted import clip
 from tablerag.llm.base import LLM
 from tablerag.llm.deadline import DeadlineLLM
@@ -674,9 +674,9 @@ def _doubt(r: StepResult) -> str:
     """The checks' reason of a doubted step's SQL, when its answer's first line says it."""
     assert r.sql is not None
     line = r.sql.answer.split("\n", 1)[0]
-    for lead in ("这个结果可能不对：", "This result may be wrong: "):
+    for lead in leads("checks.unsure"):
         if line.startswith(lead):
-            return line.removeprefix(lead).rstrip("。. ")
+            return line.removeprefix(lead).strip().rstrip("。. ")
     return ""
 
 

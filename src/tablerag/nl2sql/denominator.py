@@ -129,8 +129,9 @@ def narrowed(tree: exp.Expr, wanted: Denominator) -> list[exp.Expr]:
     )
     out: list[exp.Expr] = []
     for denominator in _denominators(select):
-        compared = [n for n in denominator.find_all(exp.EQ, exp.In) if _admits(n, wanted.column)]
-        out += [n for n in compared if _admits(n, wanted.column) < allowed]
+        admitted = [(n, _admits(n, wanted.column)) for n in denominator.find_all(exp.EQ, exp.In)]
+        compared = [(n, values) for n, values in admitted if values]
+        out += [n for n, values in compared if values < allowed]
         if not compared and not filtered:
             out += [a for a in denominator.find_all(exp.Count, exp.Sum) if a not in out]
     return out
