@@ -14,10 +14,9 @@ document question that names the tables, the other path tries while time is left
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
-import re
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -26,36 +25,33 @@ from typing import Any, Self
 
 import duckdb
 
-from tablerag.answer import Answer, Clarification, Language, LLMUsage, RouteInfo, detect_language
-from tablerag.answer.envelope import AnswerPath
-from tablerag.answer.fallback import as_written, fall_back, wants_fallback
+from tablerag.answer import Answer, Language, LLMUsage, RouteInfo, detect_language
 from tablerag.answer.hybrid import fuse, run_both
+from tablerag.answering import (
+    Work,
+    execution_policy,
+    nl2sql_options,
+    rag_options,
+    stage_switches,
+)
 from tablerag.deadline import Deadline
-from tablerag.errors import EngineError, ProviderError, RetrievalError, TableragError
+from tablerag.errors import EngineError, RetrievalError
 from tablerag.ingest.database import is_database_url, redact_url
 from tablerag.ingest.pipeline import Target, ingest_sources
 from tablerag.lang.messages import message
 from tablerag.linking.cache import workspace_samples
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.llm import LLM, load_llm
-from tablerag.llm.deadline import DeadlineLLM
-from tablerag.llm.profiles import profile_for
 from tablerag.loop import LoopOptions, StepTools, run_loop
-from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql
-from tablerag.nl2sql.schema_context import schema_context
-from tablerag.nl2sql.stages import Switches, switches
-from tablerag.rag.answer import RAGOptions, answer_from_documents
 from tablerag.rag.index import LoadedIndex, load_index, refresh_index
 from tablerag.rag.retrieve import search
-from tablerag.router.features import extract_features
+from tablerag.request import Request
 from tablerag.router.router import PROBE_K, RouterContext, route
 from tablerag.settings import Settings, load_settings
-from tablerag.sources import FILES, Choice, SourceSet, SQLSource, group_sources
+from tablerag.sources import FILES, SourceSet, group_sources
 from tablerag.sql.credentials import has_inline_password
 from tablerag.sql.engines import SQLEngine
 from tablerag.sql.engines.reach import password_hint
-from tablerag.sql.policy import ExecutionPolicy
-from tablerag.sql.sensitive import rules_from
 from tablerag.store import lock as workspace_lock
 from tablerag.store import workspace as store
 from tablerag.store.glossary import read_glossary
@@ -64,9 +60,17 @@ from tablerag.types import Hit, Problem, SourceReport
 log = logging.getLogger(__name__)
 
 MAX_REASONS = 6
-DEFINITION_K = 4
-"""Passages searched for a metric definition before a SQL prompt."""
-_CLAUSE = re.compile(r"[，,（(：:；;。.]")
+
+__all__ = [
+    "QA",
+    "Workspace",
+    "ask",
+    "execution_policy",
+    "ingest",
+    "nl2sql_options",
+    "rag_options",
+    "stage_switches",
+]
 
 
 class Workspace(store.Workspace):
@@ -153,50 +157,6 @@ def _with_password_notes(
             r = replace(r, problems=(*r.problems, note))
         out.append(r)
     return out
-
-
-def stage_switches(settings: Settings, llm_spec: str) -> Switches:
-    """The notes, mends and doubts that run: the model's profile, then the ``stages`` setting."""
-    return switches(profile_for(settings.profile, llm_spec).off, settings.stages)
-
-
-def nl2sql_options(
-    settings: Settings,
-    llm_spec: str,
-    *,
-    explain: bool = True,
-    policy: ExecutionPolicy | None = None,
-    **overrides: Any,
-) -> NL2SQLOptions:
-    """The NL2SQL path's options from ``settings`` (``overrides``: fields an evaluation fixes,
-    e.g. ``today`` or ``max_repairs``)."""
-    options = NL2SQLOptions(
-        max_repairs=settings.nl2sql_max_repairs,
-        timeout_s=settings.llm_timeout_s,
-        explain=explain,
-        today=settings.today,
-        policy=policy,
-        stages=stage_switches(settings, llm_spec),
-    )
-    return replace(options, **overrides)
-
-
-def rag_options(settings: Settings, **overrides: Any) -> RAGOptions:
-    """The RAG path's options from ``settings``."""
-    options = RAGOptions(
-        k=settings.answer_k, min_score=settings.rag_min_score, timeout_s=settings.llm_timeout_s
-    )
-    return replace(options, **overrides)
-
-
-def execution_policy(settings: Settings) -> ExecutionPolicy:
-    """The limits of every generated query, from ``settings``."""
-    return ExecutionPolicy(
-        max_rows=settings.max_returned_rows,
-        time_limit_ms=settings.sql_time_limit_ms,
-        sensitive=rules_from(settings),
-        allow_readable_hidden_columns=settings.allow_readable_hidden_columns,
-    )
 
 
 class _IndexView:
@@ -318,18 +278,46 @@ class QA:
             qa.router = replace(router, probe=qa._probe)
         return qa
 
-    def ask(self, question: str) -> Answer:
+    def ask(
+        self,
+        question: str,
+        *,
+        session: str | None = None,
+        today: dt.date | None = None,
+        language: Language | None = None,
+        request: Request | None = None,
+    ) -> Answer:
         """Answer one question; failures of the model or the SQL become the answer's status.
+
+        Args:
+            question: the question.
+            session: the conversation it belongs to.
+            today: the date relative words refer to; default the ``today`` setting.
+            language: the answer's language; default the question's.
+            request: the whole request (its deadline, trace, cancel flag); the other
+                arguments are ignored when it is given.
 
         Raises:
             ConfigError: the model is not available (raised by the first call of a lazily
                 loaded model).
         """
+        if request is None:
+            request = Request.make(
+                question,
+                max_seconds=self.settings.answer_max_seconds,
+                session=session,
+                today=today,
+                language=language,
+            )
+        return self.answer(request)
+
+    def answer(self, rq: Request) -> Answer:
+        """Answer ``rq``: its deadline bounds every call, its usage counts only its calls, its
+        trace records the route, the searches and the model calls as they happen."""
         started = time.perf_counter()
-        deadline = Deadline.after(self.settings.answer_max_seconds)  # one for the whole question
+        question = rq.question
         text = question.strip()
-        language = detect_language(text)
-        before = self.llm.usage.snapshot()
+        language: Language = rq.language or detect_language(text)  # type: ignore[assignment]
         if not text:
             return Answer(
                 question=question,
@@ -339,19 +327,24 @@ class QA:
                 status="error",
                 error=message("service.empty_question", "en"),
             )
+        work = self.work(rq, language)
         decision = route(text, self.router)
         routing_ms = (time.perf_counter() - started) * 1000
+        rq.trace.emit(
+            "route",
+            intent=decision.intent,
+            confidence=round(decision.confidence, 3),
+            loop=decision.loop,
+            reasons=list(decision.reasons[:MAX_REASONS]),
+        )
         if decision.loop and self.sources.sources and self.index is not None:
-            answer = self.loop(text, language=language, deadline=deadline)
+            answer = self.loop(text, language=language, request=rq, work=work)
         elif decision.intent == "data":
-            answer = self._data_first(text, language, deadline)
+            answer = work.data_first(text)
         elif decision.intent == "knowledge":
-            answer = self._documents_first(text, language, deadline)
+            answer = work.documents_first(text)
         elif decision.intent == "hybrid":
-            sql, doc = run_both(
-                lambda: self._sql(text, language, deadline),
-                lambda: self._docs(text, language, deadline),
-            )
+            sql, doc = run_both(lambda: work.sql(text), lambda: work.docs(text))
             answer = fuse(text, language, sql, doc, needs_both=decision.needs_both)
         elif decision.intent == "chitchat":
             answer = Answer(
@@ -361,8 +354,7 @@ class QA:
                 path="chitchat",
             )
         else:
-            answer = self._clarify(text, language)
-        after = self.llm.usage.snapshot()
+            answer = work.clarify(text)
         timings = dict(answer.timings_ms)
         timings["routing"] = round(routing_ms, 3)
         timings["total"] = round((time.perf_counter() - started) * 1000, 3)
@@ -372,11 +364,12 @@ class QA:
             reasons=list(decision.reasons[:MAX_REASONS]),
         )
         usage = LLMUsage(
-            calls=int(after["calls"] - before["calls"]),
-            prompt_tokens=int(after["prompt_tokens"] - before["prompt_tokens"]),
-            completion_tokens=int(after["completion_tokens"] - before["completion_tokens"]),
+            calls=rq.usage.calls,
+            prompt_tokens=rq.usage.prompt_tokens,
+            completion_tokens=rq.usage.completion_tokens,
         )
         update = {"question": question, "route": info, "timings_ms": timings, "llm": usage}
+        deadline = rq.deadline
         if deadline.expired() and answer.status != "ok" and answer.budget_exhausted is None:
             update["budget_exhausted"] = "seconds"  # the time ran out before an answer
             late = message("service.out_of_time", language, limit=deadline.seconds)
@@ -422,12 +415,19 @@ class QA:
             raise RetrievalError(self.index_problem or "The workspace has no text index.")
         return search(self._view, query, k=k, mode=mode)
 
-    def _search_docs(self, query: str, k: int) -> Sequence[Hit]:
-        """Hybrid search; lexical only when the query embedder fails (e.g. an endpoint is down)."""
-        try:
-            return self.search(query, k)
-        except ProviderError:
-            return self.search(query, k, mode="bm25")
+    def work(self, rq: Request, language: Language | None = None) -> Work:
+        """The answering of ``rq`` over this session's parts (:class:`Work`)."""
+        lang = language or rq.language or detect_language(rq.question)
+        return Work(
+            settings=self.settings,
+            llm=self.llm,
+            sources=self.sources,
+            router=self.router,
+            index=self.index,
+            search=self.search,
+            rq=rq,
+            language=lang,  # type: ignore[arg-type]
+        )
 
     def _probe(self, question: str) -> Sequence[Hit]:
         return self.search(question, PROBE_K, mode="bm25")
@@ -443,6 +443,8 @@ class QA:
         use_documents: bool = True,
         llm: LLM | None = None,
         deadline: Deadline | None = None,
+        request: Request | None = None,
+        work: Work | None = None,
     ) -> Answer:
         """Answer with the TableRAG loop (what ``ask`` does for multi-hop questions).
 
@@ -455,19 +457,25 @@ class QA:
             use_sql: run SQL over tables whose chunks are retrieved (off: tables as text).
             use_documents: retrieve prose chunks too (off: table chunks only).
             llm: the model for this question (e.g. a per-question meter); default the session's.
-            deadline: the question's deadline; default ``answer_max_seconds`` from now.
+            deadline: the question's deadline; default the request's, else
+                ``answer_max_seconds`` from now.
+            request: the request (its usage, trace, ``today`` and stages).
+            work: the request's work when the caller made it already.
         """
         s = self.settings
-        deadline = deadline or Deadline.after(s.answer_max_seconds)
-        lang = language or detect_language(question)
+        rq = request or Request.make(question, max_seconds=s.answer_max_seconds)
+        if deadline is not None:
+            rq = replace(rq, deadline=deadline)
+        lang: Language = language or detect_language(question)
+        work = work or self.work(rq, lang)
         engine, catalog = None, None
         if use_sql and self.sources.sources:
-            place = self._place(question.strip(), lang, "loop")
+            place = work.place(question.strip(), "loop")
             if isinstance(place, Answer):
                 return place
             engine, catalog = place[1], self.sources.catalog_of(place[0])
         tools = StepTools(
-            search=self._search_docs,
+            search=work.search_docs,
             engine=engine,
             catalog=catalog,
             recall_k=s.loop_recall_k,
@@ -475,7 +483,7 @@ class QA:
             use_sql=use_sql,
             use_documents=use_documents,
             schema_max_tokens=s.schema_max_tokens,
-            nl2sql=nl2sql_options(s, self.llm.spec, explain=False),
+            nl2sql=work.nl2sql(explain=False),
             rag=rag_options(s, passage_chars=1200),
         )
         options = LoopOptions(
@@ -486,188 +494,12 @@ class QA:
             decompose_first=s.loop_decompose_first if decompose_first is None else decompose_first,
             timeout_s=s.llm_timeout_s,
             step=tools,
-            deadline=deadline,
+            deadline=rq.deadline,
         )
-        return run_loop(question.strip(), llm=llm or self.llm, language=lang, options=options)
-
-    def _data_first(self, question: str, language: Language, deadline: Deadline) -> Answer:
-        """The data path, then the documents when its answer is not ``ok`` and the workspace
-        has a text index (:func:`~tablerag.answer.fallback.fall_back`, issue 23)."""
-        answer = self._sql(question, language, deadline)
-        if self.index is None:
-            return answer
-        return fall_back(
-            answer, lambda: self._docs(question, language, deadline), deadline=deadline
-        )
-
-    def _documents_first(self, question: str, language: Language, deadline: Deadline) -> Answer:
-        """The document path, then the data when no passage answers and the question names
-        the tables (:func:`~tablerag.answer.fallback.fall_back`, issue 23).
-
-        "Names the tables" is the router's own evidence for the data side, recomputed without
-        its probe: words of the question that are words of the catalog's table and column
-        names and descriptions, or values of its text columns (:class:`RouterContext`'s
-        vocabulary; hidden columns are not in it). It costs well under a millisecond and
-        needs no linking; the router weighed these words and still chose the documents, so
-        they are the reason to try the tables once the documents held nothing. A question
-        that names no table term is not sent to the SQL model: its query could only guess.
-        """
-        answer = self._docs(question, language, deadline)
-        if not wants_fallback(answer) or not self.sources.sources or self.catalog is None:
-            return answer
-        features = extract_features(question, self.router.vocabulary)
-        terms = as_written(question, [*features.catalog_values, *features.catalog_words])
-        if not terms:
-            return answer
-        return fall_back(
-            answer,
-            lambda: self._sql(question, language, deadline),
-            deadline=deadline,
-            terms=terms,
-        )
-
-    def _sql(self, question: str, language: Language, deadline: Deadline | None = None) -> Answer:
-        if not self.sources.sources or self.catalog is None:
-            return Answer(
-                question=question,
-                answer=message("service.no_tables", language),
-                language=language,
-                path="nl2sql",
-                status="error",
-                error=message("service.no_tables", "en"),
-            )
-        started = time.perf_counter()
-        place = self._place(question, language, "nl2sql")
-        if isinstance(place, Answer):
-            return place
-        source, engine = place
-        schema = schema_context(
-            question,
-            self.sources.catalog_of(source),
-            max_tokens=self.settings.schema_max_tokens,
-            engine=engine,
-            stages=stage_switches(self.settings, self.llm.spec),
-            passages=self._definition_passages(question),
-        )
-        schema_ms = (time.perf_counter() - started) * 1000
-        options = nl2sql_options(self.settings, self.llm.spec, deadline=deadline)
-        answer = answer_with_sql(
-            question,
-            llm=self._within(deadline),
-            engine=engine,
-            schema=schema,
-            language=language,
-            options=options,
-        )
-        timings = {**answer.timings_ms, "schema": round(schema_ms, 3)}
-        return answer.model_copy(update={"timings_ms": timings})
-
-    def _definition_passages(self, question: str) -> Sequence[Hit]:
-        """Passages that may define the question's metric in prose (``客单价 = … ÷ …``), for
-        the SQL prompt's note and the answer checks; none without an index. A search costs
-        milliseconds, the model call it can save seconds."""
-        if self.index is None:
-            return ()
-        try:
-            return self._search_docs(question, DEFINITION_K)
-        except RetrievalError:
-            return ()
-
-    def _place(
-        self, question: str, language: Language, path: AnswerPath
-    ) -> tuple[SQLSource, SQLEngine] | Answer:
-        """The source whose tables answer ``question`` and its engine, or the answer that
-        says why no single source can: the question needs two, names a table two hold
-        alike (ask back which), or the source cannot be reached now."""
-        choice = self.sources.choose(question)
-        if choice is None:
-            fallback = self.sources.source(FILES) or self.sources.sources[0]
-            choice = Choice(fallback)
-        if choice.needs:
-            shown = "; ".join(
-                f"{t} in {s.shown}"
-                for t, s in zip(choice.tables, (choice.source, *choice.needs), strict=False)
-            )
-            n = 1 + len(choice.needs)
-            return Answer(
-                question=question,
-                answer=message("service.cross_source", language, n=n, sources=shown),
-                language=language,
-                path=path,
-                status="error",
-                error=message("service.cross_source", "en", n=n, sources=shown),
-            )
-        if choice.alike:
-            places = (choice.source, *choice.alike)
-            table = choice.tables[0].partition(".")[2] or choice.tables[0]
-            shown = "; ".join(s.shown for s in places)
-            text = message(
-                "service.which_source", language, table=table, n=len(places), sources=shown
-            )
-            options = [
-                Clarification(
-                    label=s.label,
-                    question=message(
-                        "service.which_source_option", language, question=question, label=s.label
-                    ),
-                )
-                for s in places
-            ]
-            return Answer(
-                question=question,
-                answer=text,
-                language=language,
-                path="clarify",
-                status="clarify",
-                clarifications=options,
-            )
-        try:
-            return choice.source, self.sources.engine(choice.source)
-        except TableragError as exc:
-            name = choice.source.shown
-            return Answer(
-                question=question,
-                answer=message("service.source_unavailable", language, source=name, reason=exc),
-                language=language,
-                path=path,
-                status="error",
-                error=message("service.source_unavailable", "en", source=name, reason=exc),
-            )
-
-    def _within(self, deadline: Deadline | None) -> LLM:
-        """The session's model, each call limited to what is left until ``deadline``."""
-        return self.llm if deadline is None else DeadlineLLM(self.llm, deadline)
-
-    def _docs(self, question: str, language: Language, deadline: Deadline | None = None) -> Answer:
-        return answer_from_documents(
-            question,
-            llm=self._within(deadline),
-            search=self._search_docs,
-            language=language,
-            options=rag_options(self.settings, table_rows=self._table_rows()),
-        )
-
-    def _table_rows(self) -> dict[str, int]:
-        """Rows of each table of the catalog (lower-case name), for the documents path to tell
-        a table's excerpt from the whole table."""
-        if self.catalog is None:
-            return {}
-        return {name.lower(): info.row_count for name, info in self.catalog.tables.items()}
-
-    def _clarify(self, question: str, language: Language) -> Answer:
-        options = [
-            Clarification(label=label, question=text)
-            for label, text in _suggestions(self.catalog, self.index, language)
-        ]
-        return Answer(
-            question=question,
-            answer=message("service.clarify", language),
-            language=language,
-            path="clarify",
-            status="clarify",
-            clarifications=options,
-        )
-
+        answer = run_loop(question.strip(), llm=llm or work.llm, language=lang, options=options)
+        for step in answer.steps:
+            rq.trace.emit("step", **step.model_dump(mode="json", exclude={"result"}))
+        return answer
 
 def _read_workspace(
     path: Path, settings: Settings
@@ -698,33 +530,6 @@ def _read_workspace(
 
 def _open_for_reading(path: Path) -> Workspace:
     return Workspace.open(path, create=False, read_only=True)
-
-
-def _suggestions(
-    catalog: SchemaCatalog | None, index: LoadedIndex | None, language: Language
-) -> list[tuple[str, str]]:
-    """Two example questions built from the workspace: its largest table and its main document."""
-    out: list[tuple[str, str]] = []
-    if catalog is not None and catalog.tables:
-        table = max(catalog.tables.values(), key=lambda t: t.row_count)
-        head = _CLAUSE.split(table.description.split(" / ")[0], maxsplit=1)[0].strip()
-        if language == "zh":
-            head = head or table.name
-            out.append((f"查数据：{head}", f"{head}按月汇总是多少？"))
-        else:
-            out.append((f"Data: {table.name}", f"What are the monthly totals of {table.name}?"))
-    if index is not None:
-        headings = Counter(
-            c.heading_path[0] for c in index.chunks if c.heading_path and not c.table
-        )
-        same = Counter({h: n for h, n in headings.items() if detect_language(h) == language})
-        if headings:
-            heading = (same or headings).most_common(1)[0][0]
-            if language == "zh":
-                out.append((f"查文档：{heading}", f"{heading}是怎么规定的？"))
-            else:
-                out.append((f"Documents: {heading}", f"What does '{heading}' say?"))
-    return out
 
 
 def ask(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Self, TypedDict, TypeVar
@@ -64,16 +65,32 @@ class Completion:
         return self.finish_reason in TRUNCATED_REASONS
 
 
+RECORDS_KEPT = 256
+"""The last completions a :class:`Usage` keeps (a server's model makes millions of calls; the
+totals cover them all, the records only the latest)."""
+
+
 @dataclass
 class Usage:
-    """Calls, tokens and latency added up over the life of one LLM object (thread-safe)."""
+    """Calls, tokens and latency added up over the life of one LLM object (thread-safe).
+
+    One request's usage is its own ``Usage`` (the request's model view records into it,
+    :class:`tablerag.llm.deadline.DeadlineLLM`), never a difference of a shared one's totals.
+
+    Example:
+        >>> u = Usage()
+        >>> for i in range(RECORDS_KEPT + 2):
+        ...     u.add(Completion("x", 1, 1, 1.0, "m"))
+        >>> u.calls, len(u.records), len(u.since(RECORDS_KEPT))
+        (258, 256, 2)
+    """
 
     calls: int = 0
     cached_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_ms: float = 0.0
-    records: list[Completion] = field(default_factory=list)
+    records: deque[Completion] = field(default_factory=lambda: deque(maxlen=RECORDS_KEPT))
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def add(self, completion: Completion) -> None:
@@ -85,6 +102,18 @@ class Usage:
             self.completion_tokens += completion.completion_tokens
             self.latency_ms += completion.latency_ms
             self.records.append(completion)
+
+    def since(self, calls: int) -> list[Completion]:
+        """The records of the calls after the first ``calls`` (as far as they are still kept).
+
+        Example:
+            >>> u = Usage(); u.add(Completion("a", 1, 1, 1.0, "m")); mark = u.calls
+            >>> u.add(Completion("b", 1, 1, 1.0, "m")); [c.text for c in u.since(mark)]
+            ['b']
+        """
+        with self._lock:
+            newer = max(0, self.calls - calls)
+            return list(self.records)[-newer:] if newer else []
 
     @property
     def total_tokens(self) -> int:

@@ -187,7 +187,7 @@ class CachedLLM(LLM):
         timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> Iterator[str]:
         """Stream from the wrapped LLM (not cached); its usage is recorded here too."""
-        before = len(self.inner.usage.records)
+        before = self.inner.usage.calls
         yield from self.inner.stream(
             messages,
             max_tokens=max_tokens,
@@ -195,5 +195,5 @@ class CachedLLM(LLM):
             stop=stop,
             timeout_s=timeout_s,
         )
-        for record in self.inner.usage.records[before:]:
+        for record in self.inner.usage.since(before):
             self.usage.add(record)

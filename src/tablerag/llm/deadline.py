@@ -8,12 +8,20 @@ gets ``min(timeout_s, what is left)`` and, once the time is up, fails at once wi
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from tablerag.deadline import Deadline, applied
-from tablerag.errors import ProviderTimeout
-from tablerag.llm.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S, LLM, Completion, Message
+from tablerag.errors import ProviderError, ProviderTimeout
+from tablerag.llm.base import (
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_TIMEOUT_S,
+    LLM,
+    Completion,
+    Message,
+    Usage,
+)
 
 #: A call with less time than this left is not started: no model answers that fast.
 MIN_CALL_S = 0.05
@@ -28,11 +36,25 @@ class DeadlineLLM(LLM):
     Args:
         inner: the model.
         deadline: the question's deadline.
+        usage: record this view's calls here (a request's own usage); default a new one.
+        cancelled: once set (the client went away), no new call starts.
+        on_call: called with each completion (a request's trace).
     """
 
-    def __init__(self, inner: LLM, deadline: Deadline) -> None:
+    def __init__(
+        self,
+        inner: LLM,
+        deadline: Deadline,
+        *,
+        usage: Usage | None = None,
+        cancelled: threading.Event | None = None,
+        on_call: Callable[[Completion], None] | None = None,
+    ) -> None:
         super().__init__(inner.model)
         self.inner, self.deadline = inner, deadline
+        if usage is not None:
+            self.usage = usage
+        self.cancelled, self.on_call = cancelled, on_call
         self.backend = inner.backend  # type: ignore[misc]  # mirror the wrapped backend
         self.supports_json = inner.supports_json  # type: ignore[misc]
         self.supports_streaming = inner.supports_streaming  # type: ignore[misc]
@@ -73,6 +95,8 @@ class DeadlineLLM(LLM):
         except ProviderTimeout as exc:
             raise self._late(exc) from exc
         self.usage.add(completion)
+        if self.on_call is not None:
+            self.on_call(completion)
         return completion
 
     def stream(
@@ -85,7 +109,7 @@ class DeadlineLLM(LLM):
         timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> Iterator[str]:
         """Stream from the wrapped model with what is left of the question's time."""
-        before = len(self.inner.usage.records)
+        before = self.inner.usage.calls
         try:
             yield from self.inner.stream(
                 messages,
@@ -96,10 +120,16 @@ class DeadlineLLM(LLM):
             )
         except ProviderTimeout as exc:
             raise self._late(exc) from exc
-        for record in self.inner.usage.records[before:]:
+        for record in self.inner.usage.since(before):
             self.usage.add(record)
 
     def _limit(self, timeout_s: float) -> float:
+        if self.cancelled is not None and self.cancelled.is_set():
+            raise ProviderError(
+                "The request was cancelled (the client went away); no further model call is "
+                "made for it.",
+                provider=self.backend,
+            )
         left = self.deadline.remaining()
         if left < MIN_CALL_S:
             raise ProviderTimeout(

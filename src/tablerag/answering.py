@@ -1,0 +1,374 @@
+"""The work of one question: the paths it takes over a loaded workspace, for one request.
+
+:class:`tablerag.service.QA` holds what lives long (settings, model, sources, catalog, index);
+a :class:`Work` binds those parts to one :class:`~tablerag.request.Request`: every model call
+goes through one view of the model that ends by the request's deadline, counts into its usage
+and reports to its trace; every search reports which chunks it found; ``today`` and the stage
+switches come from the request. The options of the paths are built from the settings here too
+(``nl2sql_options``, ``rag_options``, ``execution_policy``), and re-exported by the service.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from tablerag.answer import Answer, Clarification, Language, detect_language
+from tablerag.answer.envelope import AnswerPath
+from tablerag.answer.fallback import as_written, fall_back, wants_fallback
+from tablerag.errors import ProviderError, RetrievalError, TableragError
+from tablerag.lang.messages import message
+from tablerag.linking.catalog import SchemaCatalog
+from tablerag.llm import LLM
+from tablerag.llm.base import Completion
+from tablerag.llm.deadline import DeadlineLLM
+from tablerag.llm.profiles import profile_for
+from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql
+from tablerag.nl2sql.schema_context import schema_context
+from tablerag.nl2sql.stages import Switches, switches
+from tablerag.rag.answer import RAGOptions, answer_from_documents
+from tablerag.rag.index import LoadedIndex
+from tablerag.request import Request
+from tablerag.router.features import extract_features
+from tablerag.router.router import RouterContext
+from tablerag.settings import Settings
+from tablerag.sources import FILES, Choice, SourceSet, SQLSource
+from tablerag.sql.engines import SQLEngine
+from tablerag.sql.policy import ExecutionPolicy
+from tablerag.sql.sensitive import rules_from
+from tablerag.types import Hit
+
+DEFINITION_K = 4
+"""Passages searched for a metric definition before a SQL prompt."""
+_CLAUSE = re.compile(r"[，,（(：:；;。.]")
+
+Search = Callable[..., Sequence[Hit]]
+"""``search(query, k, mode="hybrid")``: the loaded index's search."""
+
+
+def stage_switches(
+    settings: Settings, llm_spec: str, overrides: Mapping[str, bool] | None = None
+) -> Switches:
+    """The notes, mends and doubts that run: the model's profile, then the ``stages`` setting,
+    then one request's ``overrides``."""
+    return switches(
+        profile_for(settings.profile, llm_spec).off, {**settings.stages, **(overrides or {})}
+    )
+
+
+def nl2sql_options(
+    settings: Settings,
+    llm_spec: str,
+    *,
+    explain: bool = True,
+    policy: ExecutionPolicy | None = None,
+    **overrides: Any,
+) -> NL2SQLOptions:
+    """The NL2SQL path's options from ``settings`` (``overrides``: fields an evaluation fixes,
+    e.g. ``today`` or ``max_repairs``)."""
+    options = NL2SQLOptions(
+        max_repairs=settings.nl2sql_max_repairs,
+        timeout_s=settings.llm_timeout_s,
+        explain=explain,
+        today=settings.today,
+        policy=policy,
+        stages=stage_switches(settings, llm_spec),
+    )
+    return replace(options, **overrides)
+
+
+def rag_options(settings: Settings, **overrides: Any) -> RAGOptions:
+    """The RAG path's options from ``settings``."""
+    options = RAGOptions(
+        k=settings.answer_k, min_score=settings.rag_min_score, timeout_s=settings.llm_timeout_s
+    )
+    return replace(options, **overrides)
+
+
+def execution_policy(settings: Settings) -> ExecutionPolicy:
+    """The limits of every generated query, from ``settings``."""
+    return ExecutionPolicy(
+        max_rows=settings.max_returned_rows,
+        time_limit_ms=settings.sql_time_limit_ms,
+        sensitive=rules_from(settings),
+        allow_readable_hidden_columns=settings.allow_readable_hidden_columns,
+    )
+
+
+class Work:
+    """One request's answering over the long-lived parts of a workspace.
+
+    Args:
+        settings: the settings in force.
+        llm: the shared model; the work calls it through a view bound to the request.
+        sources: where SQL runs.
+        router: the router's context (its vocabulary names the tables).
+        index: the text index, None when there is none.
+        search: the index's search.
+        rq: the request.
+        language: the answer's language.
+    """
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        llm: LLM,
+        sources: SourceSet,
+        router: RouterContext,
+        index: LoadedIndex | None,
+        search: Search,
+        rq: Request,
+        language: Language,
+    ) -> None:
+        self.settings, self.sources, self.router, self.index = settings, sources, router, index
+        self.rq, self.language, self._search = rq, language, search
+        self.catalog: SchemaCatalog | None = sources.catalog
+        self.llm: LLM = DeadlineLLM(
+            llm, rq.deadline, usage=rq.usage, cancelled=rq.cancelled, on_call=self._called
+        )
+        self.stages = stage_switches(settings, llm.spec, rq.stages)
+
+    def _called(self, completion: Completion) -> None:
+        self.rq.trace.emit(
+            "model",
+            model=completion.model,
+            prompt_tokens=completion.prompt_tokens,
+            completion_tokens=completion.completion_tokens,
+            ms=round(completion.latency_ms, 1),
+            cached=completion.cached,
+        )
+
+    def nl2sql(self, *, explain: bool = True) -> NL2SQLOptions:
+        """The SQL path's options for this request (its deadline, ``today``, stages)."""
+        return nl2sql_options(
+            self.settings,
+            self.llm.spec,
+            explain=explain,
+            deadline=self.rq.deadline,
+            today=self.rq.today or self.settings.today,
+            stages=self.stages,
+        )
+
+    # -- searching -----------------------------------------------------------------------------
+
+    def search_docs(self, query: str, k: int) -> Sequence[Hit]:
+        """Hybrid search; lexical only when the query embedder fails (e.g. an endpoint is down).
+        The trace records the chunks found."""
+        try:
+            hits = self._search(query, k)
+            mode = "hybrid"
+        except ProviderError:
+            hits, mode = self._search(query, k, mode="bm25"), "bm25"
+        self.rq.trace.emit(
+            "retrieval", query=query, mode=mode, chunks=[h.chunk_id for h in hits]
+        )
+        return hits
+
+    def definition_passages(self, question: str) -> Sequence[Hit]:
+        """Passages that may define the question's metric in prose (``客单价 = … ÷ …``), for
+        the SQL prompt's note and the answer checks; none without an index. A search costs
+        milliseconds, the model call it can save seconds."""
+        if self.index is None:
+            return ()
+        try:
+            return self.search_docs(question, DEFINITION_K)
+        except RetrievalError:
+            return ()
+
+    # -- the paths -----------------------------------------------------------------------------
+
+    def data_first(self, question: str) -> Answer:
+        """The data path, then the documents when its answer is not ``ok`` and the workspace
+        has a text index (:func:`~tablerag.answer.fallback.fall_back`, issue 23)."""
+        answer = self.sql(question)
+        if self.index is None:
+            return answer
+        return fall_back(answer, lambda: self.docs(question), deadline=self.rq.deadline)
+
+    def documents_first(self, question: str) -> Answer:
+        """The document path, then the data when no passage answers and the question names
+        the tables (:func:`~tablerag.answer.fallback.fall_back`, issue 23).
+
+        "Names the tables" is the router's own evidence for the data side, recomputed without
+        its probe: words of the question that are words of the catalog's table and column
+        names and descriptions, or values of its text columns (:class:`RouterContext`'s
+        vocabulary; hidden columns are not in it). It costs well under a millisecond and
+        needs no linking; the router weighed these words and still chose the documents, so
+        they are the reason to try the tables once the documents held nothing. A question
+        that names no table term is not sent to the SQL model: its query could only guess.
+        """
+        answer = self.docs(question)
+        if not wants_fallback(answer) or not self.sources.sources or self.catalog is None:
+            return answer
+        features = extract_features(question, self.router.vocabulary)
+        terms = as_written(question, [*features.catalog_values, *features.catalog_words])
+        if not terms:
+            return answer
+        return fall_back(
+            answer, lambda: self.sql(question), deadline=self.rq.deadline, terms=terms
+        )
+
+    def sql(self, question: str) -> Answer:
+        """The NL2SQL path on the source that holds the question's tables."""
+        language = self.language
+        if not self.sources.sources or self.catalog is None:
+            return Answer(
+                question=question,
+                answer=message("service.no_tables", language),
+                language=language,
+                path="nl2sql",
+                status="error",
+                error=message("service.no_tables", "en"),
+            )
+        started = time.perf_counter()
+        place = self.place(question, "nl2sql")
+        if isinstance(place, Answer):
+            return place
+        source, engine = place
+        schema = schema_context(
+            question,
+            self.sources.catalog_of(source),
+            max_tokens=self.settings.schema_max_tokens,
+            engine=engine,
+            stages=self.stages,
+            passages=self.definition_passages(question),
+        )
+        schema_ms = (time.perf_counter() - started) * 1000
+        self.rq.trace.emit("schema", source=source.label, ms=round(schema_ms, 3))
+        answer = answer_with_sql(
+            question,
+            llm=self.llm,
+            engine=engine,
+            schema=schema,
+            language=language,
+            options=self.nl2sql(),
+        )
+        for attempt in answer.sql_attempts:
+            self.rq.trace.emit("sql", **attempt.model_dump(mode="json"))
+        timings = {**answer.timings_ms, "schema": round(schema_ms, 3)}
+        return answer.model_copy(update={"timings_ms": timings})
+
+    def docs(self, question: str) -> Answer:
+        """The RAG path."""
+        return answer_from_documents(
+            question,
+            llm=self.llm,
+            search=self.search_docs,
+            language=self.language,
+            options=rag_options(self.settings, table_rows=self.table_rows()),
+        )
+
+    def place(self, question: str, path: AnswerPath) -> tuple[SQLSource, SQLEngine] | Answer:
+        """The source whose tables answer ``question`` and its engine, or the answer that
+        says why no single source can: the question needs two, names a table two hold
+        alike (ask back which), or the source cannot be reached now."""
+        language = self.language
+        choice = self.sources.choose(question)
+        if choice is None:
+            fallback = self.sources.source(FILES) or self.sources.sources[0]
+            choice = Choice(fallback)
+        if choice.needs:
+            shown = "; ".join(
+                f"{t} in {s.shown}"
+                for t, s in zip(choice.tables, (choice.source, *choice.needs), strict=False)
+            )
+            n = 1 + len(choice.needs)
+            return Answer(
+                question=question,
+                answer=message("service.cross_source", language, n=n, sources=shown),
+                language=language,
+                path=path,
+                status="error",
+                error=message("service.cross_source", "en", n=n, sources=shown),
+            )
+        if choice.alike:
+            places = (choice.source, *choice.alike)
+            table = choice.tables[0].partition(".")[2] or choice.tables[0]
+            shown = "; ".join(s.shown for s in places)
+            text = message(
+                "service.which_source", language, table=table, n=len(places), sources=shown
+            )
+            options = [
+                Clarification(
+                    label=s.label,
+                    question=message(
+                        "service.which_source_option", language, question=question, label=s.label
+                    ),
+                )
+                for s in places
+            ]
+            return Answer(
+                question=question,
+                answer=text,
+                language=language,
+                path="clarify",
+                status="clarify",
+                clarifications=options,
+            )
+        try:
+            return choice.source, self.sources.engine(choice.source)
+        except TableragError as exc:
+            name = choice.source.shown
+            return Answer(
+                question=question,
+                answer=message("service.source_unavailable", language, source=name, reason=exc),
+                language=language,
+                path=path,
+                status="error",
+                error=message("service.source_unavailable", "en", source=name, reason=exc),
+            )
+
+    def table_rows(self) -> dict[str, int]:
+        """Rows of each table of the catalog (lower-case name), for the documents path to tell
+        a table's excerpt from the whole table."""
+        if self.catalog is None:
+            return {}
+        return {name.lower(): info.row_count for name, info in self.catalog.tables.items()}
+
+    def clarify(self, question: str) -> Answer:
+        """Ask back, with two example questions built from the workspace."""
+        language = self.language
+        options = [
+            Clarification(label=label, question=text)
+            for label, text in suggestions(self.catalog, self.index, language)
+        ]
+        return Answer(
+            question=question,
+            answer=message("service.clarify", language),
+            language=language,
+            path="clarify",
+            status="clarify",
+            clarifications=options,
+        )
+
+
+def suggestions(
+    catalog: SchemaCatalog | None, index: LoadedIndex | None, language: Language
+) -> list[tuple[str, str]]:
+    """Two example questions built from the workspace: its largest table and its main document."""
+    out: list[tuple[str, str]] = []
+    if catalog is not None and catalog.tables:
+        table = max(catalog.tables.values(), key=lambda t: t.row_count)
+        head = _CLAUSE.split(table.description.split(" / ")[0], maxsplit=1)[0].strip()
+        if language == "zh":
+            head = head or table.name
+            out.append((f"查数据：{head}", f"{head}按月汇总是多少？"))
+        else:
+            out.append((f"Data: {table.name}", f"What are the monthly totals of {table.name}?"))
+    if index is not None:
+        headings = Counter(
+            c.heading_path[0] for c in index.chunks if c.heading_path and not c.table
+        )
+        same = Counter({h: n for h, n in headings.items() if detect_language(h) == language})
+        if headings:
+            heading = (same or headings).most_common(1)[0][0]
+            if language == "zh":
+                out.append((f"查文档：{heading}", f"{heading}是怎么规定的？"))
+            else:
+                out.append((f"Documents: {heading}", f"What does '{heading}' say?"))
+    return out
