@@ -164,9 +164,7 @@ class Work:
             mode = "hybrid"
         except ProviderError:
             hits, mode = self._search(query, k, mode="bm25"), "bm25"
-        self.rq.trace.emit(
-            "retrieval", query=query, mode=mode, chunks=[h.chunk_id for h in hits]
-        )
+        self.rq.trace.emit("retrieval", query=query, mode=mode, chunks=[h.chunk_id for h in hits])
         return hits
 
     def definition_passages(self, question: str) -> Sequence[Hit]:
@@ -209,9 +207,7 @@ class Work:
         terms = as_written(question, [*features.catalog_values, *features.catalog_words])
         if not terms:
             return answer
-        return fall_back(
-            answer, lambda: self.sql(question), deadline=self.rq.deadline, terms=terms
-        )
+        return fall_back(answer, lambda: self.sql(question), deadline=self.rq.deadline, terms=terms)
 
     def sql(self, question: str) -> Answer:
         """The NL2SQL path on the source that holds the question's tables."""

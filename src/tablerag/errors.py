@@ -18,8 +18,10 @@ TableragError
 │       └── ResourceLimitExceeded  memory or temporary-disk limit
 ├── SQLRejected              our gate refused the SQL (.sql, .issues); feedback, not a crash
 ├── RetrievalError           index missing or stale, dimension mismatch, empty query
-└── AgentError
-    └── BudgetExceeded       (.budget, .limit)
+├── AgentError
+│   └── BudgetExceeded       (.budget, .limit)
+└── ServiceBusy              the server's queue is full or a client's rate limit is reached
+                             (.retry_after_s)
 ```
 """
 
@@ -131,3 +133,12 @@ class BudgetExceeded(AgentError):
     def __init__(self, budget: str, limit: float) -> None:
         self.budget, self.limit = budget, limit
         super().__init__(f"The {budget} budget ({limit}) ran out before an answer was found.")
+
+
+class ServiceBusy(TableragError):
+    """The server cannot take this request now: its queue is full, or the caller's rate limit
+    is reached; ``retry_after_s`` says when to try again."""
+
+    def __init__(self, message: str, *, retry_after_s: float = 1.0) -> None:
+        self.retry_after_s = retry_after_s
+        super().__init__(message)

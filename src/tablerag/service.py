@@ -501,6 +501,7 @@ class QA:
             rq.trace.emit("step", **step.model_dump(mode="json", exclude={"result"}))
         return answer
 
+
 def _read_workspace(
     path: Path, settings: Settings
 ) -> tuple[SourceSet, RouterContext, LoadedIndex | None, str]:

@@ -159,8 +159,54 @@ class Settings(BaseModel):
         "(notes, mends, doubts) over the profile: `rate=off,spelling=on` (environment, "
         "command line) or a TOML table `[stages]`.",
     )
+    serve_max_concurrent: int = Field(
+        4,
+        ge=1,
+        le=256,
+        description="`tablerag serve`: requests answered at once with an endpoint model (the "
+        "embedded model answers one at a time); more wait in the queue.",
+    )
+    serve_queue_max: int = Field(
+        32,
+        ge=0,
+        le=10_000,
+        description="`tablerag serve`: requests that may wait for a free slot; one more is "
+        "refused at once with 503 and a Retry-After header.",
+    )
+    serve_refresh_s: float = Field(
+        1.0,
+        gt=0,
+        description="`tablerag serve`: seconds between checks for a committed ingest; the "
+        "server swaps in the new state at the first check after the commit.",
+    )
+    serve_max_question_chars: int = Field(
+        4000,
+        ge=1,
+        description="`tablerag serve`: longest question accepted, in characters (longer: 413).",
+    )
+    serve_rate_limit_per_minute: int = Field(
+        60,
+        ge=1,
+        description="`tablerag serve`: requests per minute one API token may make (429 above); "
+        "a token created with its own limit keeps it.",
+    )
+    serve_cors_origins: tuple[str, ...] = Field(
+        (),
+        description="`tablerag serve`: origins a browser page may call the API from "
+        "(`https://intranet.example.com`); empty: CORS off.",
+    )
+    query_log: bool = Field(
+        True,
+        description="Record every question `tablerag ask` and `tablerag serve` answer in the "
+        "workspace's query log (`tablerag log`).",
+    )
+    query_log_retention_days: int = Field(
+        90,
+        ge=0,
+        description="Days a query log entry is kept; 0 keeps them forever.",
+    )
 
-    @field_validator("sensitive_columns", "allow_columns", mode="before")
+    @field_validator("sensitive_columns", "allow_columns", "serve_cors_origins", mode="before")
     @classmethod
     def _parse_patterns(cls, value: object) -> object:
         """``"customers.phone, *.salary"`` (an environment variable) as a tuple of patterns."""

@@ -104,3 +104,60 @@ MIGRATIONS: tuple[str, ...] = (
     );
     """,
 )
+
+SERVICE_DB = "service.sqlite"
+"""The service's own file in a workspace folder: query log, feedback and API tokens.
+
+A separate SQLite file, not the workspace's DuckDB file: DuckDB lets a file be written by one
+process only while no other process has it open, so a server (or ``tablerag ask``) writing its
+log there would lock every other reader and ``tablerag ingest`` out. SQLite lets several
+processes write one file, one short transaction at a time.
+"""
+
+SERVICE_MIGRATIONS: tuple[str, ...] = (
+    # 1: answers (the query log), feedback, API tokens
+    """
+    CREATE TABLE answers (
+        id                TEXT PRIMARY KEY,
+        asked_at          TEXT NOT NULL,         -- ISO 8601, UTC
+        origin            TEXT NOT NULL,         -- 'cli' | 'api' | 'library'
+        session           TEXT,
+        token_id          TEXT,
+        question          TEXT NOT NULL,
+        intent            TEXT,
+        confidence        REAL,
+        path              TEXT,
+        status            TEXT NOT NULL,         -- answer status, or 'failed' / 'cancelled'
+        tables            TEXT NOT NULL DEFAULT '[]',
+        sql_attempts      TEXT NOT NULL DEFAULT '[]',
+        row_count         INTEGER,
+        chunk_ids         TEXT NOT NULL DEFAULT '[]',
+        answer            TEXT NOT NULL DEFAULT '',
+        findings          TEXT NOT NULL DEFAULT '[]',
+        error             TEXT,
+        timings_ms        TEXT NOT NULL DEFAULT '{}',
+        llm_calls         INTEGER NOT NULL DEFAULT 0,
+        prompt_tokens     INTEGER NOT NULL DEFAULT 0,
+        completion_tokens INTEGER NOT NULL DEFAULT 0,
+        generation        INTEGER
+    );
+    CREATE INDEX answers_asked_at ON answers (asked_at);
+    CREATE INDEX answers_session ON answers (session);
+    CREATE TABLE feedback (
+        answer_id         TEXT NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
+        given_at          TEXT NOT NULL,
+        rating            TEXT NOT NULL,         -- 'right' | 'wrong' | 'not_in_data'
+        comment           TEXT NOT NULL DEFAULT '',
+        token_id          TEXT
+    );
+    CREATE INDEX feedback_answer ON feedback (answer_id);
+    CREATE TABLE tokens (
+        token_id          TEXT PRIMARY KEY,
+        name              TEXT NOT NULL,
+        secret_sha256     TEXT NOT NULL UNIQUE,  -- the token itself is never stored
+        created_at        TEXT NOT NULL,
+        revoked_at        TEXT,
+        rate_per_minute   INTEGER
+    );
+    """,
+)

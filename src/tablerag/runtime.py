@@ -1,0 +1,481 @@
+"""The long-lived runtime of a server: the model, the catalog and the index loaded once, answering
+many requests at once while ingests commit underneath.
+
+A :class:`Runtime` holds the settings and the model for its whole life, and the workspace as a
+*generation*: a private copy of the workspace's DuckDB file and text index, taken under the
+workspace's shared lock (a few milliseconds: the sample workspace's 9 MB copy takes about 10 ms)
+and opened as a :class:`~tablerag.service.QA`. The lock is released as soon as the copy is
+taken, so ``tablerag ingest`` (this process or another) can write the workspace while the server
+runs: DuckDB lets one process write a file only when no other process has it open, which a
+server that kept the workspace file open would forbid for its whole life.
+
+A watcher thread checks every ``serve_refresh_s`` whether the workspace changed (the DuckDB
+file, its WAL and the index manifest: size and modification time). While an ingest holds the
+workspace, the check does not wait: requests go on being answered from the current generation.
+Once the ingest has committed and released the lock, the next check copies and opens the new
+state and swaps it in atomically; requests that began on the old generation finish on it, and
+it is closed when the last of them ends.
+
+Requests are admitted through :class:`Admission`: the embedded model answers one request at a
+time (``slots=1``), endpoint models ``serve_max_concurrent`` at once; up to ``serve_queue_max``
+more wait in order, and each waiting request's trace gets a ``queued`` event whenever its
+position changes. A request that would make the queue longer is refused at once
+(:class:`~tablerag.errors.ServiceBusy`).
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+import sqlglot
+
+from tablerag.answer import Answer
+from tablerag.errors import ServiceBusy, TableragError, WorkspaceError
+from tablerag.layout import DB_FILE
+from tablerag.llm import LLM, load_llm
+from tablerag.rag.index import INDEX_DIR
+from tablerag.request import Request
+from tablerag.service import QA
+from tablerag.settings import Settings, load_settings
+from tablerag.store import lock as workspace_lock
+from tablerag.store import querylog
+from tablerag.store import workspace as store
+from tablerag.store.workspace import SourceRecord
+
+log = logging.getLogger(__name__)
+
+PRUNE_EVERY_S = 3600.0
+"""How often a running server deletes query log entries past their retention."""
+
+Fingerprint = tuple[tuple[str, int, int], ...]
+
+
+def fingerprint(path: Path) -> Fingerprint:
+    """What changes when an ingest commits: size and mtime of the DuckDB file, its WAL and the
+    index manifest (absent files count as ``(name, -1, -1)``)."""
+    out = []
+    for part in (path / DB_FILE, path / f"{DB_FILE}.wal", index_dir_of(path) / "manifest.json"):
+        try:
+            st = part.stat()
+            out.append((part.name, st.st_size, st.st_mtime_ns))
+        except FileNotFoundError:
+            out.append((part.name, -1, -1))
+    return tuple(out)
+
+
+def index_dir_of(path: Path) -> Path:
+    """The text index folder of the workspace at ``path``."""
+    return path / INDEX_DIR
+
+
+@dataclass
+class Generation:
+    """One committed state of the workspace, copied and opened for answering."""
+
+    number: int
+    stamp: Fingerprint
+    folder: Path
+    qa: QA
+    records: tuple[SourceRecord, ...] = ()
+    users: int = 0
+    retired: bool = False
+
+    def close(self) -> None:
+        """Close the engines and delete the copy."""
+        try:
+            self.qa.close()
+        finally:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class Admission:
+    """At most ``slots`` requests answered at once, at most ``queue_max`` more waiting in order.
+
+    Example:
+        >>> a = Admission(slots=1, queue_max=0)
+        >>> r = Request.make("q", max_seconds=5)
+        >>> with a.enter(r):
+        ...     a.active
+        1
+    """
+
+    def __init__(self, slots: int, queue_max: int) -> None:
+        self.slots, self.queue_max = max(1, slots), max(0, queue_max)
+        self.active = 0
+        self._waiting: deque[str] = deque()
+        self._cond = threading.Condition()
+
+    @property
+    def waiting(self) -> int:
+        """Requests waiting for a slot now."""
+        return len(self._waiting)
+
+    @contextmanager
+    def enter(self, rq: Request) -> Iterator[None]:
+        """Hold a slot for the block; wait in order for one, reporting the position.
+
+        Raises:
+            ServiceBusy: the queue is full, or the request's deadline came (or its client
+                went away) while it waited.
+        """
+        with self._cond:
+            if self.active >= self.slots or self._waiting:
+                if len(self._waiting) >= self.queue_max:
+                    raise ServiceBusy(
+                        f"The server is busy: {self.active} requests are being answered and "
+                        f"{len(self._waiting)} are waiting (serve_queue_max). Try again in a "
+                        "few seconds.",
+                        retry_after_s=5,
+                    )
+                self._wait(rq)
+            self.active += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self.active -= 1
+                self._cond.notify_all()
+
+    def _wait(self, rq: Request) -> None:
+        """Wait (holding the condition) until ``rq`` is first in line and a slot is free."""
+        self._waiting.append(rq.id)
+        shown = -1
+        try:
+            while True:
+                position = self._waiting.index(rq.id)
+                if position == 0 and self.active < self.slots:
+                    return
+                if position != shown:
+                    shown = position
+                    rq.trace.emit("queued", position=position + 1, active=self.active)
+                if rq.deadline.expired() or rq.cancelled.is_set():
+                    raise ServiceBusy(
+                        "The request waited for a free slot until its time ran out "
+                        f"({rq.deadline.seconds:g} s); try again when the server is less busy.",
+                        retry_after_s=5,
+                    )
+                self._cond.wait(timeout=min(0.25, max(0.01, rq.deadline.remaining())))
+        finally:
+            self._waiting.remove(rq.id)
+            self._cond.notify_all()
+
+
+@dataclass
+class Runtime:
+    """The model, settings and current workspace generation of a server. Use :meth:`open`.
+
+    Attributes:
+        path: the workspace folder.
+        settings: the settings in force.
+        llm: the model every request uses.
+        admission: the slots and the queue.
+    """
+
+    path: Path
+    settings: Settings
+    llm: LLM
+    admission: Admission
+    owns_llm: bool = True
+    _current: Generation | None = field(default=None, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _stop: threading.Event = field(default_factory=threading.Event, repr=False)
+    _watcher: threading.Thread | None = field(default=None, repr=False)
+    _root: Path | None = field(default=None, repr=False)
+    _count: int = 0
+
+    @classmethod
+    def open(
+        cls,
+        workspace: str | Path,
+        *,
+        settings: Settings | None = None,
+        llm: LLM | str | None = None,
+        slots: int | None = None,
+        watch: bool = True,
+    ) -> Runtime:
+        """Load the model and the workspace's current state; start watching for ingests.
+
+        Args:
+            workspace: the workspace folder.
+            settings: default :func:`load_settings` of the workspace.
+            llm: an LLM object (the caller keeps it) or a spec; default ``settings.llm``.
+            slots: requests answered at once; default 1 for a model on this machine,
+                ``serve_max_concurrent`` for an endpoint.
+            watch: start the thread that swaps in what ingests commit.
+
+        Raises:
+            WorkspaceError: no workspace there, or a writer held it past the reader's wait.
+            ConfigError: a setting is wrong or the model is not available.
+        """
+        path = Path(workspace).expanduser().resolve()
+        if not (path / DB_FILE).exists():
+            raise WorkspaceError(
+                f"No workspace at {str(path)!r}; create one with `tablerag ingest FILES -w "
+                f"{path}` or pass --workspace."
+            )
+        settings = settings or load_settings(path)
+        model = llm if isinstance(llm, LLM) else load_llm(llm or settings.llm)
+        if slots is None:
+            slots = settings.serve_max_concurrent if model.is_remote else 1
+        rt = cls(
+            path=path,
+            settings=settings,
+            llm=model,
+            admission=Admission(slots, settings.serve_queue_max),
+            owns_llm=not isinstance(llm, LLM),
+        )
+        try:
+            rt._root = Path(tempfile.mkdtemp(prefix="tablerag-serve-"))
+            rt._current = rt._load(wait_s=workspace_lock.READ_WAIT_S)
+        except BaseException:
+            rt.close()
+            raise
+        if watch:
+            rt._watcher = threading.Thread(target=rt._watch, name="tablerag-watch", daemon=True)
+            rt._watcher.start()
+        return rt
+
+    # -- generations ---------------------------------------------------------------------------
+
+    @property
+    def generation(self) -> int:
+        """The number of the generation new requests are answered from (1 at start)."""
+        current = self._current
+        return current.number if current is not None else 0
+
+    def _load(self, *, wait_s: float) -> Generation:
+        """Copy the workspace under its shared lock, then open the copy.
+
+        Raises:
+            WorkspaceError: a writer held the workspace past ``wait_s``.
+        """
+        assert self._root is not None
+        self._count += 1
+        folder = self._root / f"gen-{self._count}"
+        with workspace_lock.acquire(self.path, exclusive=False, wait_s=wait_s):
+            stamp = fingerprint(self.path)
+            folder.mkdir()
+            for name in (DB_FILE, f"{DB_FILE}.wal"):
+                if (self.path / name).exists():
+                    shutil.copy2(self.path / name, folder / name)
+            index = index_dir_of(self.path)
+            if index.is_dir():
+                shutil.copytree(index, index_dir_of(folder))
+        try:
+            with store.Workspace.open(folder, create=False, read_only=True) as ws:
+                records = tuple(ws.sources())
+            qa = QA.open(folder, settings=self.settings, llm=self.llm)
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+        log.info("workspace generation %d loaded from %s", self._count, self.path)
+        return Generation(self._count, stamp, folder, qa, records)
+
+    def refresh(self, *, wait_s: float = 0.0) -> bool:
+        """Swap in the workspace's committed state if it changed; False when nothing changed
+        or a writer holds the workspace now (the current generation keeps answering).
+
+        Raises:
+            TableragError: the new state could not be opened (the current one stays).
+        """
+        current = self._current
+        if current is None or fingerprint(self.path) == current.stamp:
+            return False
+        try:
+            fresh = self._load(wait_s=wait_s)
+        except WorkspaceError:
+            return False  # an ingest is writing: answer from the committed state meanwhile
+        with self._lock:
+            old, self._current = self._current, fresh
+            idle = old is not None and old.users == 0
+            if old is not None:
+                old.retired = True
+        if old is not None and idle:
+            old.close()
+        log.info("answering from workspace generation %d", fresh.number)
+        return True
+
+    def _watch(self) -> None:
+        pruned = time.monotonic()
+        while not self._stop.wait(self.settings.serve_refresh_s):
+            if time.monotonic() - pruned > PRUNE_EVERY_S:
+                pruned = time.monotonic()
+                self.prune_log()
+            try:
+                self.refresh()
+            except TableragError as exc:  # keep serving the current state; say why once
+                log.warning("could not load the workspace's new state: %s", exc)
+
+    @contextmanager
+    def use(self) -> Iterator[Generation]:
+        """The current generation, kept open until the block ends (even if swapped meanwhile).
+
+        Raises:
+            WorkspaceError: the runtime is closed.
+        """
+        with self._lock:
+            gen = self._current
+            if gen is None:
+                raise WorkspaceError("The server is shutting down; try again in a moment.")
+            gen.users += 1
+        try:
+            yield gen
+        finally:
+            with self._lock:
+                gen.users -= 1
+                done = gen.retired and gen.users == 0
+            if done:
+                gen.close()
+
+    # -- answering -----------------------------------------------------------------------------
+
+    def request(self, question: str, **fields: object) -> Request:
+        """A new request with this runtime's time limit."""
+        return Request.make(question, max_seconds=self.settings.answer_max_seconds, **fields)  # type: ignore[arg-type]
+
+    def ask(self, rq: Request) -> Answer:
+        """Answer ``rq`` on the current generation once a slot is free.
+
+        Raises:
+            ServiceBusy: the queue is full or the wait outlasted the request's time.
+            ConfigError: the model is not available.
+        """
+        with self.admission.enter(rq), self.use() as gen:
+            rq.trace.emit("started", generation=gen.number)
+            return gen.qa.answer(rq)
+
+    def log(
+        self,
+        rq: Request,
+        answer: Answer | None,
+        *,
+        status: str | None = None,
+        error: str | None = None,
+        token_id: str | None = None,
+        generation: int | None = None,
+    ) -> None:
+        """Record ``rq`` in the query log (when the ``query_log`` setting is on); a log that
+        cannot be written is reported in the server's log, never to the asker."""
+        if not self.settings.query_log:
+            return
+        try:
+            record_answer(
+                self.path,
+                rq,
+                answer,
+                status=status,
+                error=error,
+                token_id=token_id,
+                generation=generation,
+            )
+        except WorkspaceError as exc:
+            log.warning("query log not written: %s", exc)
+
+    def prune_log(self) -> int:
+        """Delete log entries older than ``query_log_retention_days``."""
+        try:
+            return querylog.prune(self.path, self.settings.query_log_retention_days)
+        except WorkspaceError as exc:
+            log.warning("query log not pruned: %s", exc)
+            return 0
+
+    def close(self) -> None:
+        """Stop watching, close every generation and the model (when the runtime built it)."""
+        self._stop.set()
+        if self._watcher is not None:
+            self._watcher.join(timeout=5)
+        with self._lock:
+            gen, self._current = self._current, None
+        if gen is not None:
+            gen.close()
+        if self._root is not None:
+            shutil.rmtree(self._root, ignore_errors=True)
+        if self.owns_llm:
+            self.llm.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def record_answer(
+    workspace: Path,
+    rq: Request,
+    answer: Answer | None,
+    *,
+    status: str | None = None,
+    error: str | None = None,
+    token_id: str | None = None,
+    generation: int | None = None,
+) -> None:
+    """Write the log entry of ``rq`` (one transaction): its answer, or ``status`` and
+    ``error`` when there is none (``failed``, ``cancelled``).
+
+    Raises:
+        WorkspaceError: the service file cannot be written.
+    """
+    entry = querylog.Entry(
+        id=rq.id,
+        asked_at=querylog.now(),
+        origin=rq.origin,
+        question=rq.question,
+        status=status or (answer.status if answer is not None else "failed"),
+        session=rq.session,
+        token_id=token_id,
+        error=error if error is not None else (answer.error if answer is not None else None),
+        timings_ms={"total": round(rq.trace.elapsed_ms(), 3)},
+        llm_calls=rq.usage.calls,
+        prompt_tokens=rq.usage.prompt_tokens,
+        completion_tokens=rq.usage.completion_tokens,
+        generation=generation,
+    )
+    if answer is not None:
+        entry = replace(
+            entry,
+            intent=answer.route.intent if answer.route else None,
+            confidence=answer.route.confidence if answer.route else None,
+            path=answer.path,
+            tables=linked_tables(answer),
+            sql_attempts=[a.model_dump(mode="json") for a in answer.sql_attempts],
+            row_count=answer.table.row_count if answer.table is not None else None,
+            chunk_ids=[c.chunk_id for c in answer.citations],
+            answer=answer.answer,
+            findings=list(answer.checks),
+            timings_ms=dict(answer.timings_ms),
+        )
+    querylog.record(workspace, entry)
+
+
+def linked_tables(answer: Answer) -> list[str]:
+    """The tables an answer used: those its SQL reads, its loop steps mapped and its citations
+    came from, in order of first use."""
+    found: list[str] = []
+    queries = [a.sql for a in answer.sql_attempts] + ([answer.sql] if answer.sql else [])
+    for sql in queries:
+        try:
+            tree = sqlglot.parse_one(sql)
+        except sqlglot.errors.SqlglotError:
+            continue
+        found += [t.name for t in tree.find_all(sqlglot.exp.Table) if t.name]
+    for step in answer.steps:
+        found += step.tables
+    found += [c.table for c in answer.citations if c.table]
+    return list(dict.fromkeys(found))
