@@ -121,6 +121,19 @@ class Admission:
         """Requests waiting for a slot now."""
         return len(self._waiting)
 
+    def has_room(self) -> bool:
+        """Whether a request arriving now would be answered or queued (not refused)."""
+        with self._cond:
+            return self.active < self.slots or len(self._waiting) < self.queue_max
+
+    def busy(self) -> ServiceBusy:
+        """The error of a request refused because the queue is full."""
+        return ServiceBusy(
+            f"The server is busy: {self.active} requests are being answered and "
+            f"{len(self._waiting)} are waiting (serve_queue_max). Try again in a few seconds.",
+            retry_after_s=5,
+        )
+
     @contextmanager
     def enter(self, rq: Request) -> Iterator[None]:
         """Hold a slot for the block; wait in order for one, reporting the position.
@@ -132,12 +145,7 @@ class Admission:
         with self._cond:
             if self.active >= self.slots or self._waiting:
                 if len(self._waiting) >= self.queue_max:
-                    raise ServiceBusy(
-                        f"The server is busy: {self.active} requests are being answered and "
-                        f"{len(self._waiting)} are waiting (serve_queue_max). Try again in a "
-                        "few seconds.",
-                        retry_after_s=5,
-                    )
+                    raise self.busy()
                 self._wait(rq)
             self.active += 1
         try:
@@ -354,6 +362,28 @@ class Runtime:
         with self.admission.enter(rq), self.use() as gen:
             rq.trace.emit("started", generation=gen.number)
             return gen.qa.answer(rq)
+
+    def serve(self, rq: Request, *, token_id: str | None = None) -> Answer:
+        """:meth:`ask`, and the query log's entry of it whatever happens (``busy`` when it was
+        refused, ``failed`` when it raised, ``cancelled`` when its client went away).
+
+        Raises:
+            ServiceBusy, ConfigError: as :meth:`ask`.
+        """
+        generation: int | None = None
+        try:
+            with self.admission.enter(rq), self.use() as gen:
+                generation = gen.number
+                rq.trace.emit("started", generation=gen.number)
+                answer = gen.qa.answer(rq)
+        except Exception as exc:
+            status = "busy" if isinstance(exc, ServiceBusy) else "failed"
+            error = str(exc) if isinstance(exc, TableragError) else type(exc).__name__
+            self.log(rq, None, status=status, error=error, token_id=token_id, generation=generation)
+            raise
+        cancelled = "cancelled" if rq.cancelled.is_set() else None
+        self.log(rq, answer, status=cancelled, token_id=token_id, generation=generation)
+        return answer
 
     def log(
         self,

@@ -32,6 +32,9 @@ _COMMAND_MODULES = (
     "stages",
     "eval",
     "demo",
+    "serve",
+    "log",
+    "token",
 )
 
 

@@ -15,7 +15,7 @@ from tablerag.cli._common import (
     print_json,
     shown,
 )
-from tablerag.errors import ConfigError, TableragError
+from tablerag.errors import ConfigError, TableragError, WorkspaceError
 
 EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
 
@@ -36,16 +36,24 @@ def ask(
 ) -> None:
     """Answer QUESTION with SQL over the tables, the documents, or both; show the sources."""
     from tablerag.cli.render import render_answer
+    from tablerag.request import Request
+    from tablerag.runtime import record_answer
     from tablerag.service import QA
     from tablerag.settings import load_settings
 
     try:
         settings = load_settings(workspace, llm=llm)
         with QA.open(workspace, settings=settings) as qa:
-            answer = qa.ask(question)
+            rq = Request.make(question, max_seconds=settings.answer_max_seconds, origin="cli")
+            answer = qa.answer(rq)
     except TableragError as exc:
         err_console.print(f"[bold red]error:[/] {shown(exc)}", highlight=False)
         raise typer.Exit(EXIT_CONFIG if isinstance(exc, ConfigError) else EXIT_ERROR) from exc
+    if settings.query_log:
+        try:
+            record_answer(workspace, rq, answer)
+        except WorkspaceError as exc:  # the answer stands; say once why it is not logged
+            err_console.print(f"[yellow]not logged:[/] {shown(exc)}", highlight=False)
     if as_json:
         print_json(answer.model_dump(mode="json"))
     else:

@@ -1,0 +1,402 @@
+"""The HTTP API of ``tablerag serve`` (FastAPI): versioned under ``/v1``, OpenAPI at ``/docs``.
+
+Every endpoint reads; none writes user data (feedback goes to the query log). The answering
+core is synchronous and runs in the thread pool; the event stream of ``POST /v1/ask`` with
+``Accept: text/event-stream`` forwards the request's trace as it happens (``queued``,
+``started``, ``route``, ``retrieval``, ``schema``, ``model``, ``sql``, ``step``) and ends with
+``answer`` (the envelope) or ``error`` (the error shape). A client that goes away cancels its
+request: no further model call is made for it and the log records it as ``cancelled``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import json
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Annotated, Any, Literal
+
+import anyio
+from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+
+from tablerag import __version__
+from tablerag.answer import Answer
+from tablerag.api import errors
+from tablerag.api.access import Access, Caller
+from tablerag.api.errors import ApiError
+from tablerag.api.schemas import (
+    AskIn,
+    AskOut,
+    ColumnOut,
+    FeedbackIn,
+    FeedbackOut,
+    Health,
+    HistoryItem,
+    HitOut,
+    SourceOut,
+    SqlIn,
+    SqlOut,
+    TableOut,
+)
+from tablerag.errors import ConfigError
+from tablerag.request import Event
+from tablerag.runtime import Runtime
+from tablerag.sql.sensitive import is_hidden_column, rules_from
+from tablerag.store import querylog
+from tablerag.types import TableInfo
+
+MAX_BODY_BYTES = 1 << 20
+"""Largest request body read (a question is capped far lower, ``serve_max_question_chars``)."""
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"description": text, "content": {"application/json": {}}}
+    for code, text in (
+        (400, "Invalid JSON."),
+        (401, "Token missing, unknown or revoked."),
+        (404, "Not found."),
+        (413, "Too large."),
+        (422, "Invalid request, or SQL the gate refused."),
+        (429, "Rate limit reached."),
+        (503, "Busy, or the model, database or workspace is unavailable."),
+        (504, "Timed out."),
+    )
+}
+
+
+def create_app(runtime: Runtime, *, access: Access, cors_origins: tuple[str, ...] = ()) -> FastAPI:
+    """The API over ``runtime``; ``access`` says who may call it."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Every request waiting in the queue holds a worker thread; room for all of them.
+        limiter = anyio.to_thread.current_default_thread_limiter()
+        limiter.total_tokens = max(
+            limiter.total_tokens, runtime.admission.slots + runtime.admission.queue_max + 16
+        )
+        yield
+
+    app = FastAPI(
+        title="tablerag",
+        version=__version__,
+        summary="Questions over documents and tables: numbers from SQL, answers with sources.",
+        responses=_ERRORS,
+        lifespan=lifespan,
+    )
+    app.state.runtime, app.state.access = runtime, access
+    errors.install(app)
+    app.middleware("http")(_framing)
+    if cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(cors_origins),
+            allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", "Content-Type", "Accept"],
+        )
+    app.include_router(service)
+    app.include_router(v1)
+    return app
+
+
+async def _framing(
+    request: Request, call_next: Callable[[Request], Awaitable[Response]]
+) -> Response:
+    """A request id on every request and response; a body over :data:`MAX_BODY_BYTES` is
+    refused before it is read."""
+    request.state.request_id = uuid.uuid4().hex
+    length = request.headers.get("content-length")
+    if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+        err = ApiError(
+            413,
+            "too_large",
+            f"The request body is larger than {MAX_BODY_BYTES} bytes; send a shorter "
+            "question or query.",
+        )
+        return errors.respond(err, request.state.request_id)
+    response = await call_next(request)
+    response.headers["X-Request-Id"] = request.state.request_id
+    return response
+
+
+def _runtime(request: Request) -> Runtime:
+    runtime: Runtime = request.app.state.runtime
+    return runtime
+
+
+def _caller(request: Request, authorization: Annotated[str | None, Header()] = None) -> Caller:
+    access: Access = request.app.state.access
+    return access.check(authorization)
+
+
+RT = Annotated[Runtime, Depends(_runtime)]
+Who = Annotated[Caller, Depends(_caller)]
+service = APIRouter()
+v1 = APIRouter(prefix="/v1", dependencies=[Depends(_caller)])
+
+
+@service.get("/healthz", response_model=Health, tags=["service"])
+def healthz(runtime: RT) -> Health:
+    """200 once the runtime is loaded."""
+    return Health(
+        status="ok",
+        version=__version__,
+        generation=runtime.generation,
+        model=runtime.llm.spec,
+        active=runtime.admission.active,
+        waiting=runtime.admission.waiting,
+    )
+
+
+@v1.post("/ask", response_model=AskOut, tags=["answers"])
+async def ask(body: AskIn, request: Request, who: Who, runtime: RT) -> Response:
+    """Answer a question: the answer envelope plus its id, or with ``Accept:
+    text/event-stream`` the events of the work and the envelope at the end."""
+    settings = runtime.settings
+    question = body.question
+    if len(question) > settings.serve_max_question_chars:
+        raise ApiError(
+            413,
+            "too_large",
+            f"The question has {len(question)} characters; the limit is "
+            f"{settings.serve_max_question_chars} (serve_max_question_chars). Ask a "
+            "shorter question.",
+        )
+    if not question.strip():
+        raise ApiError(422, "empty_question", "The question is empty; send the question's text.")
+    rq = runtime.request(question, session=body.session, today=body.today, origin="api")
+    if "text/event-stream" in request.headers.get("accept", ""):
+        if not runtime.admission.has_room():
+            raise runtime.admission.busy()
+        return _stream(runtime, rq, who)
+    answer = await run_in_threadpool(runtime.serve, rq, token_id=who.token_id)
+    return JSONResponse(_envelope(rq.id, answer))
+
+
+@v1.post("/sql", response_model=SqlOut, tags=["data"])
+def sql(body: SqlIn, runtime: RT) -> SqlOut:
+    """Run one read-only query through the same gate and engines as the answers."""
+    with runtime.use() as gen:
+        sources = gen.qa.sources
+        if not sources.sources:
+            raise ApiError(404, "not_found", _NO_TABLES)
+        located = sources.locate(body.sql)
+        try:
+            engine = sources.engine(located.source)
+        except ConfigError as exc:
+            raise ApiError(503, "database_unavailable", str(exc)) from exc
+        result = engine.execute(located.sql)
+    return SqlOut(
+        source=located.source.label,
+        columns=list(result.columns),
+        rows=[list(r) for r in result.rows],
+        truncated=result.truncated,
+        elapsed_ms=result.elapsed_ms,
+        sql=result.sql_executed,
+        masked_columns=list(result.masked_columns),
+    )
+
+
+@v1.get("/search", response_model=list[HitOut], tags=["documents"])
+def search(
+    runtime: RT,
+    q: Annotated[str, Query(min_length=1, max_length=2000, description="Search text.")],
+    k: Annotated[int, Query(ge=1, le=50)] = 5,
+    mode: Literal["hybrid", "bm25", "dense"] = "hybrid",
+) -> list[HitOut]:
+    """The passages most relevant to ``q``."""
+    if not q.strip():
+        raise ApiError(422, "invalid_request", "The search text is empty.")
+    with runtime.use() as gen:
+        hits = gen.qa.search(q, k, mode=mode)
+    return [
+        HitOut(
+            chunk_id=h.chunk_id,
+            source=h.source,
+            heading_path=list(h.heading_path),
+            page=h.page,
+            table=h.table,
+            score=h.score,
+            text=h.text,
+        )
+        for h in hits
+    ]
+
+
+@v1.get("/tables", response_model=list[TableOut], tags=["data"])
+def tables(runtime: RT) -> list[TableOut]:
+    """Every table questions are answered from."""
+    with runtime.use() as gen:
+        return [_table(label, t, None) for label, t in _tables(gen.qa.sources.sources, None)]
+
+
+@v1.get("/tables/{name}", response_model=TableOut, tags=["data"])
+def table(name: str, runtime: RT) -> TableOut:
+    """One table with its columns (a hidden column shows no values)."""
+    rules = rules_from(runtime.settings)
+    with runtime.use() as gen:
+        found = _tables(gen.qa.sources.sources, name)
+        if not found:
+            known = [t.name for _, t in _tables(gen.qa.sources.sources, None)]
+            hint = difflib.get_close_matches(name, known, n=1)
+            tail = f" Did you mean {hint[0]!r}?" if hint else " GET /v1/tables lists them."
+            raise ApiError(404, "not_found", f"No table {name!r}.{tail}")
+        label, info = found[0]
+        return _table(label, info, rules)
+
+
+@v1.get("/sources", response_model=list[SourceOut], tags=["data"])
+def sources(runtime: RT) -> list[SourceOut]:
+    """The sources ingested into the workspace."""
+    with runtime.use() as gen:
+        return [
+            SourceOut(
+                location=r.location,
+                kind=r.kind,
+                format=r.format,
+                ingested_at=r.ingested_at,
+                tables=list(r.tables),
+                chunks=r.chunks,
+            )
+            for r in gen.records
+        ]
+
+
+@v1.post("/feedback", response_model=FeedbackOut, status_code=201, tags=["answers"])
+def feedback(body: FeedbackIn, who: Who, runtime: RT) -> FeedbackOut:
+    """Say whether an answer was right, wrong, or asked for something not in the data."""
+    ok = querylog.add_feedback(
+        runtime.path, body.answer_id, body.rating, body.comment, token_id=who.token_id
+    )
+    if not ok:
+        raise ApiError(
+            404,
+            "not_found",
+            f"No answer {body.answer_id!r} in the query log; use the `id` of a POST "
+            "/v1/ask answer.",
+        )
+    return FeedbackOut(answer_id=body.answer_id, rating=body.rating)
+
+
+@v1.get("/history", response_model=list[HistoryItem], tags=["answers"])
+def history(
+    who: Who,
+    runtime: RT,
+    session: str | None = None,
+    status: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+) -> list[HistoryItem]:
+    """Questions answered before, newest first (a token sees its own only)."""
+    found = querylog.entries(
+        runtime.path, session=session, status=status, token_id=who.token_id, limit=limit
+    )
+    return [
+        HistoryItem(
+            id=e.id,
+            asked_at=e.asked_at,
+            question=e.question,
+            status=e.status,
+            session=e.session,
+            path=e.path,
+            answer=e.answer,
+            feedback=list(e.feedback),
+        )
+        for e in found
+    ]
+
+
+_NO_TABLES = "The workspace has no tables; ingest some with `tablerag ingest`."
+
+
+def _envelope(answer_id: str, answer: Answer) -> dict[str, Any]:
+    return {"id": answer_id, **answer.model_dump(mode="json")}
+
+
+def _tables(places: tuple[Any, ...], name: str | None) -> list[tuple[str, TableInfo]]:
+    """(source label, table) pairs, all or those called ``name`` (``label.table`` too)."""
+    out = []
+    low = name.lower() if name is not None else None
+    for place in places:
+        for t in place.tables:
+            if low is None or low in (t.name.lower(), f"{place.label}.{t.name}".lower()):
+                out.append((place.label, t))
+    return out
+
+
+def _table(label: str, info: TableInfo, rules: Any) -> TableOut:
+    columns = None
+    if rules is not None:
+        columns = []
+        for c in info.columns:
+            hidden = is_hidden_column(c, table=info.name, rules=rules)
+            columns.append(
+                ColumnOut(
+                    name=c.name,
+                    type=c.type,
+                    unit=c.unit,
+                    description=c.description,
+                    samples=[] if hidden else list(c.samples),
+                    hidden=hidden,
+                )
+            )
+    return TableOut(
+        name=info.name,
+        source=label,
+        rows=info.row_count,
+        description=info.description,
+        columns=columns,
+        primary_key=list(info.primary_key),
+    )
+
+
+def _sse(kind: str, data: Any) -> str:
+    return f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
+
+
+def _stream(runtime: Runtime, rq: Any, who: Caller) -> StreamingResponse:
+    """The events of ``rq`` as server-sent events; a client that leaves cancels it."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+
+    def forward(event: Event) -> None:
+        loop.call_soon_threadsafe(queue.put_nowait, ("event", event))
+
+    rq.trace.listener = forward
+
+    async def work() -> None:
+        try:
+            answer = await anyio.to_thread.run_sync(
+                lambda: runtime.serve(rq, token_id=who.token_id)
+            )
+            await queue.put(("answer", answer))
+        except Exception as exc:  # noqa: BLE001 - becomes the stream's error event
+            await queue.put(("error", exc))
+
+    async def events() -> AsyncIterator[str]:
+        task = asyncio.create_task(work())
+        try:
+            while True:
+                kind, item = await queue.get()
+                if kind == "event":
+                    yield _sse(item.kind, {"at_ms": item.at_ms, **item.data})
+                elif kind == "answer":
+                    yield _sse("answer", _envelope(rq.id, item))
+                    return
+                else:
+                    yield _sse("error", errors.body(errors.problem(item), rq.id))
+                    return
+        finally:
+            if not task.done():
+                rq.cancelled.set()  # the client went away: stop at the next model call
+
+    return StreamingResponse(
+        events(),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+__all__ = ["MAX_BODY_BYTES", "create_app"]
