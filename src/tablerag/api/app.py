@@ -173,6 +173,15 @@ async def ask(body: AskIn, request: Request, who: Who, runtime: RT) -> Response:
             raise runtime.admission.busy()
         return _stream(runtime, rq, who)
     answer = await run_in_threadpool(runtime.serve, rq, token_id=who.token_id)
+    if answer.budget_exhausted == "seconds":
+        raise ApiError(
+            504,
+            "timeout",
+            f"The question's time limit ({rq.deadline.seconds:g} s) ran out before an answer "
+            "was found; raise answer_max_seconds or ask a narrower question (what was done is "
+            "in detail.answer).",
+            {"answer": _envelope(rq.id, answer)},
+        )
     return JSONResponse(_envelope(rq.id, answer))
 
 
