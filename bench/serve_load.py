@@ -1,4 +1,4 @@
-"""Load on `tablerag serve`: many clients on loopback against an endpoint model with a fixed latency,
+"""Load on `tablerag serve`: clients on loopback against an endpoint model with a fixed latency,
 and an ingest committing in the middle of the run (issue 31).
 
 Three processes: a fake OpenAI-compatible server (every reply after exactly ``--latency-ms``),
@@ -202,8 +202,8 @@ def main() -> None:
     procs: list[subprocess.Popen[bytes]] = []
     try:
         ws = build_workspace(root, env)
-        procs.append(subprocess.Popen([sys.executable, __file__, "--fake-llm-port",
-                                       str(llm_port), "--latency-ms", str(args.latency_ms)]))  # fmt: skip
+        fake = [sys.executable, __file__, "--fake-llm-port", str(llm_port)]
+        procs.append(subprocess.Popen([*fake, "--latency-ms", str(args.latency_ms)]))
         serve = [sys.executable, "-m", "tablerag", "serve", "-w", str(ws), "--port", str(api_port)]
         procs.append(subprocess.Popen(serve, env=env))
         url = f"http://127.0.0.1:{api_port}"
