@@ -5,9 +5,9 @@ A :class:`Runtime` holds the settings and the model for its whole life, and the 
 *generation*: a private copy of the workspace's DuckDB file and text index, taken under the
 workspace's shared lock (the sample workspace's 9 MB file and index copy in 2-23 ms, which is
 all the time the lock is held) and opened as a :class:`~tablerag.service.QA` (1.1-1.5 s for the
-sample workspace, in the watcher thread, off every request's path). The lock is released as soon as the copy is
-taken, so ``tablerag ingest`` (this process or another) can write the workspace while the server
-runs: DuckDB lets one process write a file only when no other process has it open, which a
+sample workspace, in the watcher thread, off every request's path). The lock is released as
+soon as the copy is taken, so ``tablerag ingest`` (this process or another) can write the
+workspace while the server runs: DuckDB lets one process write a file only when no other process has it open, which a
 server that kept the workspace file open would forbid for its whole life.
 
 A watcher thread checks every ``serve_refresh_s`` whether the workspace changed (the DuckDB
