@@ -7,8 +7,9 @@ workspace's shared lock (the sample workspace's 9 MB file and index copy in 2-23
 all the time the lock is held) and opened as a :class:`~tablerag.service.QA` (1.1-1.5 s for the
 sample workspace, in the watcher thread, off every request's path). The lock is released as
 soon as the copy is taken, so ``tablerag ingest`` (this process or another) can write the
-workspace while the server runs: DuckDB lets one process write a file only when no other process has it open, which a
-server that kept the workspace file open would forbid for its whole life.
+workspace while the server runs: DuckDB lets one process write a file only when no other
+process has it open, which a server that kept the workspace file open would forbid for its
+whole life.
 
 A watcher thread checks every ``serve_refresh_s`` whether the workspace changed (the DuckDB
 file, its WAL and the index manifest: size and modification time). While an ingest holds the
