@@ -54,6 +54,7 @@ from tablerag.store import lock as workspace_lock
 from tablerag.store import querylog
 from tablerag.store import workspace as store
 from tablerag.store.workspace import SourceRecord
+from tablerag.telemetry import export_spans
 
 log = logging.getLogger(__name__)
 
@@ -382,9 +383,11 @@ class Runtime:
             status = "busy" if isinstance(exc, ServiceBusy) else "failed"
             error = str(exc) if isinstance(exc, TableragError) else type(exc).__name__
             self.log(rq, None, status=status, error=error, token_id=token_id, generation=generation)
+            export_spans(rq, None, status=status)
             raise
         cancelled = "cancelled" if rq.cancelled.is_set() else None
         self.log(rq, answer, status=cancelled, token_id=token_id, generation=generation)
+        export_spans(rq, answer, status=cancelled or answer.status)
         return answer
 
     def log(

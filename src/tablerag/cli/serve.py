@@ -39,6 +39,7 @@ def serve(
     from tablerag.runtime import Runtime
     from tablerag.settings import load_settings
     from tablerag.store import tokens
+    from tablerag.telemetry import configure_from_env
 
     try:
         settings = load_settings(workspace, llm=llm)
@@ -54,6 +55,7 @@ def serve(
         err_console.print(f"[bold red]error:[/] {shown(exc)}", highlight=False)
         raise typer.Exit(2 if isinstance(exc, ConfigError) else 1) from exc
     try:
+        configure_from_env()
         runtime.prune_log()
         access = Access(
             runtime.path,
