@@ -32,15 +32,12 @@ import shutil
 import tempfile
 import threading
 import time
-from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Self
-
-import sqlglot
 
 from tablerag.answer import Answer
 from tablerag.errors import ServiceBusy, TableragError, WorkspaceError
@@ -48,6 +45,8 @@ from tablerag.layout import DB_FILE
 from tablerag.llm import LLM, load_llm
 from tablerag.rag.index import INDEX_DIR
 from tablerag.request import Request
+from tablerag.runtime.admission import Admission
+from tablerag.runtime.entries import linked_tables, record_answer
 from tablerag.service import QA
 from tablerag.settings import Settings, load_settings
 from tablerag.store import lock as workspace_lock
@@ -57,6 +56,15 @@ from tablerag.store.workspace import SourceRecord
 from tablerag.telemetry import export_spans
 
 log = logging.getLogger(__name__)
+
+__all__ = [
+    "Admission",
+    "Generation",
+    "Runtime",
+    "fingerprint",
+    "linked_tables",
+    "record_answer",
+]
 
 PRUNE_EVERY_S = 3600.0
 """How often a running server deletes query log entries past their retention."""
@@ -100,86 +108,6 @@ class Generation:
             self.qa.close()
         finally:
             shutil.rmtree(self.folder, ignore_errors=True)
-
-
-class Admission:
-    """At most ``slots`` requests answered at once, at most ``queue_max`` more waiting in order.
-
-    Example:
-        >>> a = Admission(slots=1, queue_max=0)
-        >>> r = Request.make("q", max_seconds=5)
-        >>> with a.enter(r):
-        ...     a.active
-        1
-    """
-
-    def __init__(self, slots: int, queue_max: int) -> None:
-        self.slots, self.queue_max = max(1, slots), max(0, queue_max)
-        self.active = 0
-        self._waiting: deque[str] = deque()
-        self._cond = threading.Condition()
-
-    @property
-    def waiting(self) -> int:
-        """Requests waiting for a slot now."""
-        return len(self._waiting)
-
-    def has_room(self) -> bool:
-        """Whether a request arriving now would be answered or queued (not refused)."""
-        with self._cond:
-            return self.active < self.slots or len(self._waiting) < self.queue_max
-
-    def busy(self) -> ServiceBusy:
-        """The error of a request refused because the queue is full."""
-        return ServiceBusy(
-            f"The server is busy: {self.active} requests are being answered and "
-            f"{len(self._waiting)} are waiting (serve_queue_max). Try again in a few seconds.",
-            retry_after_s=5,
-        )
-
-    @contextmanager
-    def enter(self, rq: Request) -> Iterator[None]:
-        """Hold a slot for the block; wait in order for one, reporting the position.
-
-        Raises:
-            ServiceBusy: the queue is full, or the request's deadline came (or its client
-                went away) while it waited.
-        """
-        with self._cond:
-            if self.active >= self.slots or self._waiting:
-                if len(self._waiting) >= self.queue_max:
-                    raise self.busy()
-                self._wait(rq)
-            self.active += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self.active -= 1
-                self._cond.notify_all()
-
-    def _wait(self, rq: Request) -> None:
-        """Wait (holding the condition) until ``rq`` is first in line and a slot is free."""
-        self._waiting.append(rq.id)
-        shown = -1
-        try:
-            while True:
-                position = self._waiting.index(rq.id)
-                if position == 0 and self.active < self.slots:
-                    return
-                if position != shown:
-                    shown = position
-                    rq.trace.emit("queued", position=position + 1, active=self.active)
-                if rq.deadline.expired() or rq.cancelled.is_set():
-                    raise ServiceBusy(
-                        "The request waited for a free slot until its time ran out "
-                        f"({rq.deadline.seconds:g} s); try again when the server is less busy.",
-                        retry_after_s=5,
-                    )
-                self._cond.wait(timeout=min(0.25, max(0.01, rq.deadline.remaining())))
-        finally:
-            self._waiting.remove(rq.id)
-            self._cond.notify_all()
 
 
 @dataclass
@@ -449,68 +377,3 @@ class Runtime:
         tb: TracebackType | None,
     ) -> None:
         self.close()
-
-
-def record_answer(
-    workspace: Path,
-    rq: Request,
-    answer: Answer | None,
-    *,
-    status: str | None = None,
-    error: str | None = None,
-    token_id: str | None = None,
-    generation: int | None = None,
-) -> None:
-    """Write the log entry of ``rq`` (one transaction): its answer, or ``status`` and
-    ``error`` when there is none (``failed``, ``cancelled``).
-
-    Raises:
-        WorkspaceError: the service file cannot be written.
-    """
-    entry = querylog.Entry(
-        id=rq.id,
-        asked_at=querylog.now(),
-        origin=rq.origin,
-        question=rq.question,
-        status=status or (answer.status if answer is not None else "failed"),
-        session=rq.session,
-        token_id=token_id,
-        error=error if error is not None else (answer.error if answer is not None else None),
-        timings_ms={"total": round(rq.trace.elapsed_ms(), 3)},
-        llm_calls=rq.usage.calls,
-        prompt_tokens=rq.usage.prompt_tokens,
-        completion_tokens=rq.usage.completion_tokens,
-        generation=generation,
-    )
-    if answer is not None:
-        entry = replace(
-            entry,
-            intent=answer.route.intent if answer.route else None,
-            confidence=answer.route.confidence if answer.route else None,
-            path=answer.path,
-            tables=linked_tables(answer),
-            sql_attempts=[a.model_dump(mode="json") for a in answer.sql_attempts],
-            row_count=answer.table.row_count if answer.table is not None else None,
-            chunk_ids=[c.chunk_id for c in answer.citations],
-            answer=answer.answer,
-            findings=list(answer.checks),
-            timings_ms=dict(answer.timings_ms),
-        )
-    querylog.record(workspace, entry)
-
-
-def linked_tables(answer: Answer) -> list[str]:
-    """The tables an answer used: those its SQL reads, its loop steps mapped and its citations
-    came from, in order of first use."""
-    found: list[str] = []
-    queries = [a.sql for a in answer.sql_attempts] + ([answer.sql] if answer.sql else [])
-    for sql in queries:
-        try:
-            tree = sqlglot.parse_one(sql)
-        except sqlglot.errors.SqlglotError:
-            continue
-        found += [t.name for t in tree.find_all(sqlglot.exp.Table) if t.name]
-    for step in answer.steps:
-        found += step.tables
-    found += [c.table for c in answer.citations if c.table]
-    return list(dict.fromkeys(found))
