@@ -15,7 +15,7 @@ from tablerag.cli._common import (
     print_json,
     shown,
 )
-from tablerag.errors import ConfigError, TableragError, WorkspaceError
+from tablerag.errors import ConfigError, TableragError
 
 EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
 
@@ -36,6 +36,7 @@ def ask(
 ) -> None:
     """Answer QUESTION with SQL over the tables, the documents, or both; show the sources."""
     from tablerag.cli.render import render_answer
+    from tablerag.errors import WorkspaceError
     from tablerag.request import Request
     from tablerag.runtime import record_answer
     from tablerag.service import QA
