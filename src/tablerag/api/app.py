@@ -68,8 +68,15 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def create_app(runtime: Runtime, *, access: Access, cors_origins: tuple[str, ...] = ()) -> FastAPI:
-    """The API over ``runtime``; ``access`` says who may call it."""
+def create_app(
+    runtime: Runtime,
+    *,
+    access: Access,
+    cors_origins: tuple[str, ...] = (),
+    owns_runtime: bool = False,
+) -> FastAPI:
+    """The API over ``runtime``; ``access`` says who may call it; with ``owns_runtime`` the
+    runtime is closed (its workspace copies deleted) when the server shuts down."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -78,7 +85,12 @@ def create_app(runtime: Runtime, *, access: Access, cors_origins: tuple[str, ...
         limiter.total_tokens = max(
             limiter.total_tokens, runtime.admission.slots + runtime.admission.queue_max + 16
         )
-        yield
+        try:
+            yield
+        finally:
+            # here, not after uvicorn.run returns: uvicorn re-raises SIGTERM once it has shut down
+            if owns_runtime:
+                runtime.close()
 
     app = FastAPI(
         title="tablerag",

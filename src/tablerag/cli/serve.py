@@ -62,7 +62,12 @@ def serve(
             require_token=not local,
             rate_per_minute=settings.serve_rate_limit_per_minute,
         )
-        app = create_app(runtime, access=access, cors_origins=settings.serve_cors_origins)
+        app = create_app(
+            runtime,
+            access=access,
+            cors_origins=settings.serve_cors_origins,
+            owns_runtime=True,
+        )
         err_console.print(
             f"tablerag serving {shown(runtime.path)} with {shown(runtime.llm.spec)} on "
             f"http://{host}:{port} (API reference: /docs"

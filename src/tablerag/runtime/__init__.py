@@ -354,7 +354,10 @@ class Runtime:
             return 0
 
     def close(self) -> None:
-        """Stop watching, close every generation and the model (when the runtime built it)."""
+        """Stop watching, close every generation and the model (when the runtime built it);
+        idempotent."""
+        if self._stop.is_set():
+            return
         self._stop.set()
         if self._watcher is not None:
             self._watcher.join(timeout=5)
