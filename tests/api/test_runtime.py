@@ -9,6 +9,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 from tablerag.llm.testing import FunctionLLM
@@ -197,3 +198,27 @@ def test_qa_open_and_ask_keep_working(ws: Path, llm: FunctionLLM, monkeypatch: o
 
 def test_client_for_runtime_is_used(client: TestClient) -> None:
     assert client.get("/healthz").status_code == 200
+
+
+def test_a_new_state_that_cannot_be_opened_leaves_the_current_one(
+    runtime: Runtime, ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tablerag.errors import WorkspaceError
+    from tablerag.service import QA
+
+    _ingest_new_table(ws, tmp_path)
+
+    def corrupt(*args: object, **kwargs: object) -> QA:
+        raise WorkspaceError("The workspace file is corrupt; restore it from a backup.")
+
+    monkeypatch.setattr(QA, "open", corrupt)
+    with pytest.raises(WorkspaceError, match="corrupt"):
+        runtime.refresh()
+    assert runtime.refresh() is False  # the same state is not tried again
+    assert runtime.generation == 1
+    with client_for(runtime) as client:
+        assert client.post("/v1/sql", json={"sql": "SELECT count(*) FROM fact_refund"}).json()[
+            "rows"
+        ] == [[152]]
+    leftovers = [p.name for p in runtime._root.iterdir()] if runtime._root else []
+    assert leftovers == ["gen-1"]  # the failed copy was deleted

@@ -90,6 +90,10 @@ def index_dir_of(path: Path) -> Path:
     return path / INDEX_DIR
 
 
+class _Busy(WorkspaceError):
+    """A writer holds the workspace: try again at the next check."""
+
+
 @dataclass
 class Generation:
     """One committed state of the workspace, copied and opened for answering."""
@@ -131,6 +135,7 @@ class Runtime:
     _stop: threading.Event = field(default_factory=threading.Event, repr=False)
     _watcher: threading.Thread | None = field(default=None, repr=False)
     _root: Path | None = field(default=None, repr=False)
+    _failed: Fingerprint | None = field(default=None, repr=False)
     _count: int = 0
 
     @classmethod
@@ -197,21 +202,26 @@ class Runtime:
         """Copy the workspace under its shared lock, then open the copy.
 
         Raises:
-            WorkspaceError: a writer held the workspace past ``wait_s``.
+            _Busy: a writer held the workspace past ``wait_s``.
+            TableragError, OSError: the copy could not be taken or opened.
         """
         assert self._root is not None
         self._count += 1
         folder = self._root / f"gen-{self._count}"
-        with workspace_lock.acquire(self.path, exclusive=False, wait_s=wait_s):
-            stamp = fingerprint(self.path)
-            folder.mkdir()
-            for name in (DB_FILE, f"{DB_FILE}.wal"):
-                if (self.path / name).exists():
-                    shutil.copy2(self.path / name, folder / name)
-            index = index_dir_of(self.path)
-            if index.is_dir():
-                shutil.copytree(index, index_dir_of(folder))
         try:
+            held = workspace_lock.acquire(self.path, exclusive=False, wait_s=wait_s)
+        except WorkspaceError as exc:
+            raise _Busy(str(exc)) from exc
+        try:
+            with held:
+                stamp = fingerprint(self.path)
+                folder.mkdir()
+                for name in (DB_FILE, f"{DB_FILE}.wal"):
+                    if (self.path / name).exists():
+                        shutil.copy2(self.path / name, folder / name)
+                index = index_dir_of(self.path)
+                if index.is_dir():
+                    shutil.copytree(index, index_dir_of(folder))
             with store.Workspace.open(folder, create=False, read_only=True) as ws:
                 records = tuple(ws.sources())
             qa = QA.open(folder, settings=self.settings, llm=self.llm)
@@ -222,19 +232,25 @@ class Runtime:
         return Generation(self._count, stamp, folder, qa, records)
 
     def refresh(self, *, wait_s: float = 0.0) -> bool:
-        """Swap in the workspace's committed state if it changed; False when nothing changed
-        or a writer holds the workspace now (the current generation keeps answering).
+        """Swap in the workspace's committed state if it changed; False when nothing changed,
+        a writer holds the workspace now, or this same state failed to open before (the
+        current generation keeps answering in each case).
 
         Raises:
-            TableragError: the new state could not be opened (the current one stays).
+            TableragError, OSError: the new state could not be copied or opened (the current
+                one stays; the same state is not tried again until the workspace changes).
         """
         current = self._current
-        if current is None or fingerprint(self.path) == current.stamp:
+        now = fingerprint(self.path)
+        if current is None or now in (current.stamp, self._failed):
             return False
         try:
             fresh = self._load(wait_s=wait_s)
-        except WorkspaceError:
+        except _Busy:
             return False  # an ingest is writing: answer from the committed state meanwhile
+        except BaseException:
+            self._failed = now
+            raise
         with self._lock:
             old, self._current = self._current, fresh
             idle = old is not None and old.users == 0
@@ -253,7 +269,7 @@ class Runtime:
                 self.prune_log()
             try:
                 self.refresh()
-            except TableragError as exc:  # keep serving the current state; say why once
+            except (TableragError, OSError) as exc:  # keep serving the current state
                 log.warning("could not load the workspace's new state: %s", exc)
 
     @contextmanager
