@@ -32,6 +32,7 @@ TOP_LEVEL_KEYS = [
     "table",
     "sql",
     "sql_attempts",
+    "reading",
     "citations",
     "facts",
     "confidence",

@@ -68,6 +68,18 @@ class ResultTable(_Model):
         return self
 
 
+class Reading(_Model):
+    """What the executed query computed, read from its SQL (tablerag.answer.reading)."""
+
+    measures: list[str] = Field(default_factory=list, description="Aggregates it reports.")
+    filters: list[str] = Field(default_factory=list, description="Conditions on the rows.")
+    period: list[str] = Field(default_factory=list, description="Conditions on time.")
+    groups: list[str] = Field(default_factory=list, description="What it groups by.")
+    units: list[str] = Field(default_factory=list, description="A measure's unit, 'name: unit'.")
+    order: list[str] = Field(default_factory=list, description="What it orders by.")
+    limit: int | None = Field(default=None, description="The query's own LIMIT, if any.")
+
+
 class SQLAttempt(_Model):
     """One SQL the path tried: what the gate or the engine said about it (None = it ran)."""
 
@@ -191,6 +203,9 @@ class Answer(_Model):
     table: ResultTable | None = None
     sql: str | None = Field(default=None, description="The SQL executed, or the last one tried.")
     sql_attempts: list[SQLAttempt] = Field(default_factory=list)
+    reading: Reading | None = Field(
+        default=None, description="What the executed SQL computed, read from the SQL itself."
+    )
     citations: list[Citation] = Field(default_factory=list)
     facts: list[Fact] = Field(default_factory=list)
     confidence: float = Field(default=0.0, ge=0, le=1)

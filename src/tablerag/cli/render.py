@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tablerag.answer import Answer, Fallback, Step
+from tablerag.answer.reading import reading_line
 from tablerag.cli._common import shown
 from tablerag.lang.untrusted import visible
 
@@ -64,7 +65,11 @@ def render_answer(answer: Answer, console: Console, *, show_sql: bool = True) ->
 
 def _answer_panel(answer: Answer) -> Panel:
     style = _STATUS_STYLE.get(answer.status, "white")
-    body: list[RenderableType] = [Text(visible(answer.answer or "(no answer)"))]
+    body: list[RenderableType] = []
+    said = reading_line(answer.reading, answer.language) if answer.reading else ""
+    if said:  # what the numbers cover, from the SQL, before the numbers
+        body.append(Text(visible(said), style="cyan"))
+    body.append(Text(visible(answer.answer or "(no answer)")))
     if answer.error:
         body.append(Text(visible(f"error: {answer.error}"), style="red"))
     # Facts label each part of a fused answer by its source; a one-path answer is its own fact.
