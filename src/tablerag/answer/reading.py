@@ -95,17 +95,19 @@ by region."
         >>> reading_line(r, "zh")
         "计算：n = COUNT(*)；条件：status = 'PAID'；期间：paid_on >= '2026-11-01'；按 region 分组。"
     """
-    parts: list[str] = []
-    for key, values in (
-        ("reading.measures", reading.measures),
-        ("reading.filters", reading.filters),
-        ("reading.period", reading.period),
-        ("reading.groups", reading.groups),
-        ("reading.units", reading.units),
-        ("reading.order", reading.order),
-    ):
-        if values:
-            parts.append(message(key, language, items=_listed(values, language)))
+    said = {
+        "measures": message("reading.measures", language, items="{}"),
+        "filters": message("reading.filters", language, items="{}"),
+        "period": message("reading.period", language, items="{}"),
+        "groups": message("reading.groups", language, items="{}"),
+        "units": message("reading.units", language, items="{}"),
+        "order": message("reading.order", language, items="{}"),
+    }
+    parts = [
+        template.format(_listed(getattr(reading, field), language))
+        for field, template in said.items()
+        if getattr(reading, field)
+    ]
     if reading.limit is not None:
         parts.append(message("reading.limit", language, n=reading.limit))
     if not parts:
