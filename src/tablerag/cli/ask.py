@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tablerag.answer import ResultTable
 from tablerag.cli._common import (
     DEFAULT_WORKSPACE,
     JsonOpt,
@@ -19,6 +18,9 @@ from tablerag.cli._common import (
 )
 from tablerag.cli.export import CsvOpt, XlsxOpt, save_result
 from tablerag.errors import ConfigError, TableragError
+
+if TYPE_CHECKING:
+    from tablerag.answer import ResultTable
 
 EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
 

@@ -18,9 +18,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from openpyxl import Workbook
-from openpyxl.cell import WriteOnlyCell
-from openpyxl.utils.exceptions import IllegalCharacterError
 
 from tablerag.errors import ConfigError
 
@@ -81,6 +78,8 @@ def _write_csv(path: Path, columns: Sequence[str], rows: Sequence[Sequence[Any]]
 
 
 def _write_xlsx(path: Path, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    from openpyxl import Workbook  # imported on use: `tablerag --help` stays light
+
     if len(rows) > XLSX_MAX_ROWS:
         raise ConfigError(
             f"{len(rows):,} rows do not fit one Excel sheet ({XLSX_MAX_ROWS:,}); use --csv."
@@ -93,8 +92,11 @@ def _write_xlsx(path: Path, columns: Sequence[str], rows: Sequence[Sequence[Any]
     book.save(path)
 
 
-def _cell(sheet: Any, value: Any) -> WriteOnlyCell:
+def _cell(sheet: Any, value: Any) -> Any:
     """A cell whose text is never read as a formula, and whose numbers stay numbers."""
+    from openpyxl.cell import WriteOnlyCell
+    from openpyxl.utils.exceptions import IllegalCharacterError
+
     if value is None or isinstance(
         value, bool | int | float | decimal.Decimal | dt.date | dt.datetime | dt.time
     ):
