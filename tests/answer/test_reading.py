@@ -90,3 +90,18 @@ def test_long_lists_are_cut_and_counted_in_both_languages() -> None:
     assert reading_line(reading, "en") == "where c0 = 0, c1 = 1, c2 = 2, c3 = 3 and 2 more."
     assert reading_line(reading, "zh") == "条件：c0 = 0，c1 = 1，c2 = 2，c3 = 3 等另 2 项。"
     assert reading_line(Reading(), "en") == ""
+
+
+def test_a_column_read_in_one_format_reads_as_the_column_and_mixed_units_say_none() -> None:
+    """The demo's canonical month CASE filled two lines; net_amt (元) less cost_amt (分) has
+    no one unit."""
+    r = read_query(
+        "SELECT SUM(net_amt) - SUM(cost_amt) / 100 AS gross_profit FROM fact_sales WHERE "
+        "CASE WHEN LENGTH(stat_month) = 6 THEN SUBSTRING(stat_month, 1, 4) || '-' || "
+        "SUBSTRING(stat_month, 5, 2) ELSE stat_month END = '2026-10' AND status = 'PAID'",
+        "duckdb",
+        units={"net_amt": "元", "cost_amt": "分"},
+    )
+    assert r is not None
+    assert r.period == ["stat_month = '2026-10'"] and r.filters == ["status = 'PAID'"]
+    assert r.units == []

@@ -181,10 +181,10 @@ def _units(
 ) -> Iterator[tuple[str, str | None]]:
     """Each measure's unit: the one unit of the columns it sums or averages, if they share it."""
     for name, projection in measured:
-        agg = projection.find(exp.AggFunc)
-        if agg is None or isinstance(agg, exp.Count):
+        aggs = list(projection.find_all(exp.AggFunc))
+        if not aggs or any(isinstance(a, exp.Count) for a in aggs):
             continue
-        found = {units.get(c.name.lower()) for c in agg.find_all(exp.Column)}
+        found = {units.get(c.name.lower()) for a in aggs for c in a.find_all(exp.Column)}
         yield name, found.pop() if len(found) == 1 else None
 
 
@@ -215,8 +215,13 @@ def _limit(outer: exp.Select) -> int | None:
 
 
 def _text(node: exp.Expr, dialect: str) -> str:
-    """``node`` as SQL without table qualifiers (``o.amount`` → ``amount``)."""
+    """``node`` as SQL without table qualifiers (``o.amount`` → ``amount``), and a CASE over
+    one column (a mixed-format column read in one format) as that column."""
     bare = node.copy()
+    for case in list(bare.find_all(exp.Case)):
+        columns = {c.name for c in case.find_all(exp.Column)}
+        if len(columns) == 1 and case.find(exp.AggFunc) is None:
+            case.replace(exp.column(columns.pop()))
     for column in bare.find_all(exp.Column):
         column.set("table", None)
         column.set("db", None)
