@@ -9,8 +9,11 @@ files), ``clause`` (a rule a clause states), ``prose_number`` (a number stated i
 that applies), ``unanswerable``. The dev / held-out split is :mod:`..split`'s: read no held-out
 question while changing code.
 
-A rate's figure group holds the percentage and the fraction. Data questions carry no gold SQL:
-their truth is plain Python (``tests/evals/test_userdata_v2.py`` recomputes each one).
+A rate's figure group holds the percentage and the fraction. The truth is plain Python
+(``tests/evals/test_userdata_v2.py`` recomputes each one). A data question's gold SQL, over the
+tables ingest gives today (``tablerag tables``), feeds the ``tablerag-oracle`` method; the tests
+check it gives the truth on a freshly ingested workspace (for a ``mixed`` question: its first
+figure). Scoring reads only ``numbers`` and ``facts``.
 """
 
 from __future__ import annotations
@@ -18,9 +21,30 @@ from __future__ import annotations
 from tablerag.evals.userdata.questions import Question
 
 QUESTIONS: tuple[Question, ...] = (
-    Question("c-01", "预约记录表里一共有多少条预约？", "count", numbers=((120,),)),
-    Question("c-02", "How many appointments were cancelled?", "count", numbers=((19,),)),
-    Question("c-03", "口腔科一共有多少人次已就诊？", "join", numbers=((23,),)),
+    Question(
+        "c-01",
+        "预约记录表里一共有多少条预约？",
+        "count",
+        numbers=((120,),),
+        sql="SELECT COUNT(*) FROM 预约记录",
+    ),
+    Question(
+        "c-02",
+        "How many appointments were cancelled?",
+        "count",
+        numbers=((19,),),
+        sql="SELECT COUNT(*) FROM 预约记录 WHERE 状态 = '已取消'",
+    ),
+    Question(
+        "c-03",
+        "口腔科一共有多少人次已就诊？",
+        "join",
+        numbers=((23,),),
+        sql=(
+            "SELECT COUNT(*) FROM 预约记录 a JOIN 医生 d ON d.姓名 = a.医生 WHERE "
+            "d.科室 = '口腔科' AND a.状态 = '已就诊'"
+        ),
+    ),
     Question(
         "c-04",
         "What is the clinic's no-show rate (爽约率) as its rules define it?",
@@ -30,6 +54,10 @@ QUESTIONS: tuple[Question, ...] = (
                 19.8,
                 0.198,
             ),
+        ),
+        sql=(
+            "SELECT 100.0 * COUNT(*) FILTER (WHERE 状态 = '爽约') / COUNT(*) FILTER "
+            "(WHERE 状态 IN ('已就诊', '爽约')) FROM 预约记录"
         ),
         source=(
             "诊所预约与收费管理办法.md: 第二条 爽约率 = 爽约次数 ÷ "
@@ -46,6 +74,11 @@ QUESTIONS: tuple[Question, ...] = (
                 0.2308,
             ),
         ),
+        sql=(
+            "SELECT 100.0 * COUNT(*) FILTER (WHERE 状态 = '爽约') / COUNT(*) FILTER "
+            "(WHERE 状态 IN ('已就诊', '爽约')) FROM 预约记录 WHERE 预约日期 >= DATE "
+            "'2026-03-01' AND 预约日期 < DATE '2026-04-01'"
+        ),
         source="诊所预约与收费管理办法.md: 第二条",
     ),
     Question(
@@ -53,16 +86,45 @@ QUESTIONS: tuple[Question, ...] = (
         "What was the total amount invoiced for visits in March 2026?",
         "join",
         numbers=((13895.95,),),
+        sql=(
+            "SELECT SUM(f.金额) FROM 收费明细 f JOIN 预约记录 a ON a.预约号 = "
+            "f.预约号 WHERE a.预约日期 >= DATE '2026-03-01' AND a.预约日期 < DATE "
+            "'2026-04-01'"
+        ),
     ),
-    Question("c-07", "上个月就诊的医保支付合计是多少元？", "period", numbers=((3718.42,),)),
+    Question(
+        "c-07",
+        "上个月就诊的医保支付合计是多少元？",
+        "period",
+        numbers=((3718.42,),),
+        sql=(
+            "SELECT SUM(f.医保支付) FROM 收费明细 f JOIN 预约记录 a ON a.预约号 = "
+            "f.预约号 WHERE a.预约日期 >= DATE '2026-03-01' AND a.预约日期 < DATE "
+            "'2026-04-01'"
+        ),
+    ),
     Question(
         "c-08",
         ("What is the average cost per visit (次均费用) as defined in the clinic's rules?"),
         "defined",
         numbers=((829.78,),),
+        sql=(
+            "SELECT (SELECT SUM(金额) FROM 收费明细) / (SELECT COUNT(*) FROM 预约记录"
+            " "
+            "WHERE 状态 = '已就诊')"
+        ),
         source="诊所预约与收费管理办法.md: 第三条 次均费用 = 收费金额合计 ÷ 已就诊人次",
     ),
-    Question("c-09", "哪位医生的已就诊人次最多？", "topk", facts=(("陈立",),)),
+    Question(
+        "c-09",
+        "哪位医生的已就诊人次最多？",
+        "topk",
+        facts=(("陈立",),),
+        sql=(
+            "SELECT 医生 FROM 预约记录 WHERE 状态 = '已就诊' GROUP BY 医生 ORDER BY "
+            "COUNT(*) DESC LIMIT 1"
+        ),
+    ),
     Question(
         "c-10",
         "Which three doctors have the highest total invoiced amounts?",
@@ -72,23 +134,54 @@ QUESTIONS: tuple[Question, ...] = (
             ("郑敏",),
             ("陈立",),
         ),
+        sql=(
+            "SELECT a.医生 FROM 收费明细 f JOIN 预约记录 a ON a.预约号 = f.预约号 "
+            "GROUP BY a.医生 ORDER BY SUM(f.金额) DESC LIMIT 3"
+        ),
     ),
     Question(
         "c-11",
         "口腔科的个人自付金额合计是多少元？",
         "defined",
         numbers=((40896.48,),),
+        sql=(
+            "SELECT SUM(f.金额 - f.医保支付) FROM 收费明细 f JOIN 预约记录 a ON "
+            "a.预约号 = f.预约号 JOIN 医生 d ON d.姓名 = a.医生 WHERE d.科室 = "
+            "'口腔科'"
+        ),
         source="诊所预约与收费管理办法.md: 第四条 个人自付 = 收费金额 − 医保支付",
     ),
-    Question("c-12", "How many invoices are above 2,000 yuan?", "count", numbers=((8,),)),
-    Question("c-13", "2026年2月一共有多少条预约？", "period", numbers=((37,),)),
+    Question(
+        "c-12",
+        "How many invoices are above 2,000 yuan?",
+        "count",
+        numbers=((8,),),
+        sql="SELECT COUNT(*) FROM 收费明细 WHERE 金额 > 2000",
+    ),
+    Question(
+        "c-13",
+        "2026年2月一共有多少条预约？",
+        "period",
+        numbers=((37,),),
+        sql=(
+            "SELECT COUNT(*) FROM 预约记录 WHERE 预约日期 >= DATE '2026-02-01' AND "
+            "预约日期 < DATE '2026-03-01'"
+        ),
+    ),
     Question(
         "c-14",
         "How many different patients had at least one completed visit?",
         "count",
         numbers=((39,),),
+        sql="SELECT COUNT(DISTINCT 患者编号) FROM 预约记录 WHERE 状态 = '已就诊'",
     ),
-    Question("c-15", "职称为副主任医师或主任医师的医生有几位？", "count", numbers=((2,),)),
+    Question(
+        "c-15",
+        "职称为副主任医师或主任医师的医生有几位？",
+        "count",
+        numbers=((2,),),
+        sql="SELECT COUNT(*) FROM 医生 WHERE 职称 IN ('副主任医师', '主任医师')",
+    ),
     Question(
         "c-16",
         "取消预约最晚要在就诊前多少小时办理？",
@@ -139,6 +232,7 @@ QUESTIONS: tuple[Question, ...] = (
         "mixed",
         numbers=((8,),),
         facts=(("科室主任",),),
+        sql="SELECT COUNT(*) FROM 收费明细 WHERE 金额 > 2000",
         source="诊所预约与收费管理办法.md: 第九条 须由科室主任签字确认",
     ),
     Question(
@@ -162,6 +256,10 @@ QUESTIONS: tuple[Question, ...] = (
                 "自付",
             ),
         ),
+        sql=(
+            "SELECT COUNT(*) FROM 预约记录 a JOIN 医生 d ON d.姓名 = a.医生 WHERE "
+            "d.科室 = '口腔科' AND a.状态 = '已就诊'"
+        ),
         source="诊所预约与收费管理办法.md: 第八条",
     ),
     Question(
@@ -169,22 +267,56 @@ QUESTIONS: tuple[Question, ...] = (
         "How many completed visits has the clinic had so far this month?",
         "period",
         numbers=((17,),),
+        sql=(
+            "SELECT COUNT(*) FROM 预约记录 WHERE 状态 = '已就诊' AND 预约日期 >= DATE"
+            " "
+            "'2026-04-01' AND 预约日期 < DATE '2026-05-01'"
+        ),
     ),
-    Question("l-01", "运单明细里一共有多少票运单？", "count", numbers=((150,),)),
+    Question(
+        "l-01",
+        "运单明细里一共有多少票运单？",
+        "count",
+        numbers=((150,),),
+        sql="SELECT COUNT(*) FROM 运单明细_2026",
+    ),
     Question(
         "l-02",
         "What is the total freight of all shipments, in yuan?",
         "sum",
         numbers=((496735.13,),),
+        sql="SELECT SUM(运费_元) FROM 运单明细_2026",
     ),
-    Question("l-03", "货值超过5万元的运单有多少票？", "count", numbers=((46,),)),
+    Question(
+        "l-03",
+        "货值超过5万元的运单有多少票？",
+        "count",
+        numbers=((46,),),
+        sql=(
+            "SELECT COUNT(*) FROM 运单明细_2026 WHERE CASE WHEN 货值 LIKE '%万' THEN "
+            "CAST(REPLACE(货值, '万', '') AS DOUBLE) * 10000 ELSE CAST(REPLACE(货值, "
+            "',', '') AS DOUBLE) END > 50000"
+        ),
+    ),
     Question(
         "l-04",
         "What is the total declared value of shipments to 成都?",
         "sum",
         numbers=((1541450,),),
+        sql=(
+            "SELECT SUM(CASE WHEN 货值 LIKE '%万' THEN CAST(REPLACE(货值, '万', '') "
+            "AS DOUBLE) * 10000 ELSE CAST(REPLACE(货值, ',', '') AS DOUBLE) END) FROM"
+            " "
+            "运单明细_2026 WHERE 目的城市 = '成都'"
+        ),
     ),
-    Question("l-05", "加急运单的平均运费是多少元？", "average", numbers=((4796.5,),)),
+    Question(
+        "l-05",
+        "加急运单的平均运费是多少元？",
+        "average",
+        numbers=((4796.5,),),
+        sql="SELECT AVG(运费_元) FROM 运单明细_2026 WHERE 服务类型 = '加急'",
+    ),
     Question(
         "l-06",
         (
@@ -198,6 +330,10 @@ QUESTIONS: tuple[Question, ...] = (
                 0.6571,
             ),
         ),
+        sql=(
+            "SELECT 100.0 * COUNT(*) FILTER (WHERE 签收日期 - 发货日期 <= 2) / "
+            "COUNT(*) FROM 运单明细_2026 WHERE 服务类型 = '加急' AND 状态 = '已签收'"
+        ),
         source="Service_Terms_2026.docx: clause 1 and the table (Express: 2 days)",
     ),
     Question(
@@ -210,9 +346,19 @@ QUESTIONS: tuple[Question, ...] = (
                 0.8077,
             ),
         ),
+        sql=(
+            "SELECT 100.0 * COUNT(*) FILTER (WHERE 签收日期 - 发货日期 <= 5) / "
+            "COUNT(*) FROM 运单明细_2026 WHERE 服务类型 = '标准' AND 状态 = '已签收'"
+        ),
         source="Service_Terms_2026.docx: clause 1 and the table (Standard: 5 days)",
     ),
-    Question("l-08", "Which customer sent the most shipments?", "topk", facts=(("华东电子",),)),
+    Question(
+        "l-08",
+        "Which customer sent the most shipments?",
+        "topk",
+        facts=(("华东电子",),),
+        sql=("SELECT 客户 FROM 运单明细_2026 GROUP BY 客户 ORDER BY COUNT(*) DESC LIMIT 1"),
+    ),
     Question(
         "l-09",
         "运费合计最高的前三个客户是哪几个？",
@@ -222,29 +368,82 @@ QUESTIONS: tuple[Question, ...] = (
             ("蜀香食品",),
             ("楚天医药",),
         ),
+        sql=("SELECT 客户 FROM 运单明细_2026 GROUP BY 客户 ORDER BY SUM(运费_元) DESC LIMIT 3"),
     ),
-    Question("l-10", "How many shipments were sent last month?", "period", numbers=((47,),)),
-    Question("l-11", "本月发出的运单中，还有多少票在运输中？", "period", numbers=((4,),)),
+    Question(
+        "l-10",
+        "How many shipments were sent last month?",
+        "period",
+        numbers=((47,),),
+        sql=(
+            "SELECT COUNT(*) FROM 运单明细_2026 WHERE 发货日期 >= DATE '2026-03-01' "
+            "AND 发货日期 < DATE '2026-04-01'"
+        ),
+    ),
+    Question(
+        "l-11",
+        "本月发出的运单中，还有多少票在运输中？",
+        "period",
+        numbers=((4,),),
+        sql=(
+            "SELECT COUNT(*) FROM 运单明细_2026 WHERE 状态 = '运输中' AND 发货日期 >="
+            " "
+            "DATE '2026-04-01' AND 发货日期 < DATE '2026-05-01'"
+        ),
+    ),
     Question(
         "l-12",
         "What is the total freight of customers in the Electronics industry?",
         "join",
         numbers=((214861.3,),),
+        sql=(
+            "SELECT SUM(s.运费_元) FROM 运单明细_2026 s JOIN customers c ON "
+            "c.customer = s.客户 WHERE c.industry = 'Electronics'"
+        ),
     ),
-    Question("l-13", "Gold 等级客户的运单总重量是多少公斤？", "join", numbers=((173922.5,),)),
-    Question("l-14", "How many shipments left 广州 in February 2026?", "period", numbers=((8,),)),
-    Question("l-15", "哪个目的城市收到的运单最多？", "topk", facts=(("成都",),)),
+    Question(
+        "l-13",
+        "Gold 等级客户的运单总重量是多少公斤？",
+        "join",
+        numbers=((173922.5,),),
+        sql=(
+            "SELECT SUM(s.重量_kg) FROM 运单明细_2026 s JOIN customers c ON "
+            "c.customer = s.客户 WHERE c.tier = 'Gold'"
+        ),
+    ),
+    Question(
+        "l-14",
+        "How many shipments left 广州 in February 2026?",
+        "period",
+        numbers=((8,),),
+        sql=(
+            "SELECT COUNT(*) FROM 运单明细_2026 WHERE 始发城市 = '广州' AND 发货日期 "
+            ">= DATE '2026-02-01' AND 发货日期 < DATE '2026-03-01'"
+        ),
+    ),
+    Question(
+        "l-15",
+        "哪个目的城市收到的运单最多？",
+        "topk",
+        facts=(("成都",),),
+        sql=("SELECT 目的城市 FROM 运单明细_2026 GROUP BY 目的城市 ORDER BY COUNT(*) DESC LIMIT 1"),
+    ),
     Question(
         "l-16",
         "What is the weight of the heaviest single shipment, in kg?",
         "topk",
         numbers=((3185,),),
+        sql="SELECT MAX(重量_kg) FROM 运单明细_2026",
     ),
     Question(
         "l-17",
         "How many days of delivery does the Express service promise?",
         "doc_table",
         numbers=((2,),),
+        sql=(
+            "SELECT promised_delivery_days FROM service_terms_2026_table_1 WHERE "
+            "service LIKE 'Express%'"
+        ),
         source="Service_Terms_2026.docx: table, Express (加急) | 2",
     ),
     Question(
@@ -297,6 +496,10 @@ QUESTIONS: tuple[Question, ...] = (
                 0.1,
             ),
         ),
+        sql=(
+            "SELECT COUNT(*) FROM 运单明细_2026 WHERE 服务类型 = '加急' AND 状态 = "
+            "'已签收' AND 签收日期 - 发货日期 > 2"
+        ),
         source=("Service_Terms_2026.docx: table, Express: 2 days, 10% of the freight per day late"),
     ),
     Question(
@@ -314,9 +517,20 @@ QUESTIONS: tuple[Question, ...] = (
                 "保险",
             ),
         ),
+        sql=(
+            "SELECT COUNT(*) FROM 运单明细_2026 WHERE CASE WHEN 货值 LIKE '%万' THEN "
+            "CAST(REPLACE(货值, '万', '') AS DOUBLE) * 10000 ELSE CAST(REPLACE(货值, "
+            "',', '') AS DOUBLE) END > 50000"
+        ),
         source="Service_Terms_2026.docx: 5. must be insured by the customer",
     ),
-    Question("l-24", "退回的运单运费合计是多少元？", "sum", numbers=((27358.35,),)),
+    Question(
+        "l-24",
+        "退回的运单运费合计是多少元？",
+        "sum",
+        numbers=((27358.35,),),
+        sql="SELECT SUM(运费_元) FROM 运单明细_2026 WHERE 状态 = '退回'",
+    ),
     Question("u-01", "诊所2025年的总收入是多少？", "unanswerable"),
     Question("u-02", "What is the average waiting time of patients at the clinic?", "unanswerable"),
     Question("u-03", "每位快递员每天平均派送多少票？", "unanswerable"),
