@@ -15,6 +15,7 @@ import duckdb
 import psycopg
 import pytest
 
+from tablerag.cli import app
 from tablerag.evals.userdata.shop import data as shopdata
 from tablerag.evals.userdata.shop.docs import DEFINITIONS_FILE, NOTES_FILE, write_docs
 from tablerag.evals.userdata.shop.load import (
@@ -28,7 +29,7 @@ from tablerag.evals.userdata.shop.load import (
 from tablerag.evals.userdata.shop.questions import QUESTIONS
 from tablerag.evals.userdata.shop.truth import TRUTH
 from tablerag.evals.userdata.task import judge
-from tests.evals.userdata_helpers import assert_truths_match, results, run_eval
+from tests.evals.userdata_helpers import assert_truths_match, results, run_eval, runner
 
 AMOUNTS = {
     ("products", "list_price"),
@@ -169,3 +170,21 @@ def test_on_postgresql_the_reader_is_denied_the_phone_and_the_oracle_scores_all(
     notes = (folder / "workspace" / ".userdata-ingested").read_text(encoding="utf-8")
     assert "failed" not in notes
     assert not (folder / "db").exists()  # no DuckDB copy when the server is given
+    # the phone reaches no output: the run's files, nor a query through the workspace
+    phones = [c.phone for c in shopdata.build().customers]
+    texts_of_refusals: list[str] = []
+    workspace = folder / "workspace"
+    sql = ["sql", "--workspace", str(workspace), "--json"]
+    every = runner.invoke(
+        app, [*sql, "SELECT " + ", ".join(granted_customer_columns()) + " FROM customers"]
+    )
+    assert every.exit_code == 0 and len(json.loads(every.stdout)["rows"]) == 80, every.output
+    for denied in ("SELECT * FROM customers", "SELECT customer_id, phone FROM customers"):
+        refused = runner.invoke(app, [*sql, denied])
+        assert refused.exit_code != 0 and "error" in json.loads(refused.stdout), denied
+        texts_of_refusals.append(refused.output)
+    texts = [every.output, *texts_of_refusals] + [
+        p.read_text(encoding="utf-8") for p in folder.iterdir() if p.suffix in (".json", ".md")
+    ]
+    texts.append((folder / "results.jsonl").read_text(encoding="utf-8"))
+    assert not [p for p in phones if any(p in t for t in texts)]
