@@ -11,11 +11,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import docx
 import duckdb
 import psycopg
 import pytest
 
 from tablerag.cli import app
+from tablerag.errors import ConfigError
 from tablerag.evals.userdata.shop import data as shopdata
 from tablerag.evals.userdata.shop.docs import DEFINITIONS_FILE, NOTES_FILE, write_docs
 from tablerag.evals.userdata.shop.load import (
@@ -116,7 +118,17 @@ def test_the_same_seed_gives_the_same_database_and_documents(tmp_path: Path, duc
     text = (tmp_path / "a" / DEFINITIONS_FILE).read_text(encoding="utf-8")
     for metric in ("GMV", "毛利", "客单价", "退货率", "仅 PAID 订单"):
         assert metric in text
-    assert (tmp_path / "a" / NOTES_FILE).stat().st_size > 0
+    # the definition questions' answers are in the documents, as the questions' sources say
+    assert "REFUND 订单数 ÷ (PAID + REFUND 订单数)" in text
+    notes = "\n".join(p.text for p in docx.Document(str(tmp_path / "a" / NOTES_FILE)).paragraphs)
+    assert "member_level ≥ 4 为 VIP 客户" in notes and "退款按退款时间 refund_time" in notes
+    assert "以分为单位" in notes
+
+
+def test_an_unreachable_server_is_a_config_error_without_the_password() -> None:
+    with pytest.raises(ConfigError, match="Give --db the URL of an existing database") as err:
+        load_postgres("postgresql://admin:s3cret-pw@127.0.0.1:1/shop", shopdata.build())
+    assert "s3cret-pw" not in str(err.value)
 
 
 def test_the_oracle_scores_every_question_on_the_duckdb_file(tmp_path: Path) -> None:
