@@ -10,7 +10,7 @@ PAID / REFUND / CANCELLED under a ``CHECK``.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -198,8 +198,8 @@ def _grant(con: Any, reader: str) -> None:
     con.execute(f"REVOKE ALL ON ALL TABLES IN SCHEMA public FROM {reader}")
     open_tables = [t for t in TABLES if t != SENSITIVE[0]]
     con.execute(f"GRANT SELECT ON {', '.join(open_tables)} TO {reader}")
-    visible = [c for c in granted_customer_columns()]
-    con.execute(f"GRANT SELECT ({', '.join(visible)}) ON customers TO {reader}")
+    visible = ", ".join(granted_customer_columns())
+    con.execute(f"GRANT SELECT ({visible}) ON customers TO {reader}")
 
 
 def granted_customer_columns() -> list[str]:
@@ -245,15 +245,3 @@ def content_hash(shop: Shop) -> str:
 def table_rows(shop: Shop) -> dict[str, int]:
     """Rows per table."""
     return {table: len(values) for table, values in rows(shop, phone=False)}
-
-
-__all__: Sequence[str] = (
-    "READER",
-    "TABLES",
-    "content_hash",
-    "ddl",
-    "granted_customer_columns",
-    "load_postgres",
-    "reader_url",
-    "write_duckdb",
-)
