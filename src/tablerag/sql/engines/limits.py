@@ -8,10 +8,12 @@ refuses a result over ``ExecutionPolicy.max_result_bytes`` with a clear
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from tablerag.errors import ResourceLimitExceeded
+from tablerag.sql.policy import ExecutionPolicy
 
 _SCALAR_BYTES = 8
 """What a number, date, boolean or NULL counts for."""
@@ -67,9 +69,84 @@ def check_result_size(
         ResourceLimitExceeded: the result is too large; the message says how to shrink it.
     """
     if result_bytes(rows, max_bytes) > max_bytes:
-        raise ResourceLimitExceeded(
-            f"The result is larger than {max_bytes} bytes (one cell can hold a whole table, "
-            "e.g. string_agg or list); return fewer or shorter values, or aggregate more.",
-            engine=engine,
-            sql=sql,
+        raise too_large(max_bytes, engine=engine, sql=sql)
+
+
+FETCH_BATCH_ROWS = 64
+"""Rows fetched at a time while a result is counted: small enough that a batch of huge cells
+is at most a few cells past the cap."""
+
+
+def too_large(max_bytes: int, *, engine: str, sql: str) -> ResourceLimitExceeded:
+    """The error of a result past ``max_bytes`` (every engine says the same)."""
+    return ResourceLimitExceeded(
+        f"The result is larger than {max_bytes} bytes (one cell can hold a whole table, "
+        "e.g. string_agg or list); return fewer or shorter values, or aggregate more.",
+        engine=engine,
+        sql=sql,
+    )
+
+
+def fetch_capped(
+    fetchmany: Callable[[int], Sequence[Sequence[Any]]],
+    policy: ExecutionPolicy,
+    *,
+    engine: str,
+    sql: str,
+    deadline: float | None = None,
+    timed_out: Callable[[], BaseException] | None = None,
+) -> list[tuple[Any, ...]]:
+    """Fetch at most ``policy.max_rows + 1`` rows a batch at a time, counting their bytes, and
+    stop as soon as they pass ``policy.max_result_bytes``.
+
+    The cursor must stream (DuckDB's, a PostgreSQL server-side cursor, PyMySQL's unbuffered
+    ``SSCursor``): then no more than one batch past the cap is ever held in memory.
+
+    Args:
+        fetchmany: the cursor's ``fetchmany``.
+        deadline: a ``time.monotonic()`` past which fetching stops with ``timed_out()``.
+
+    Example:
+        >>> rows = iter([("a" * 10,)] * 5)
+        >>> fetch_capped(lambda n: [r for _, r in zip(range(n), rows)],
+        ...              ExecutionPolicy(max_rows=2), engine="x", sql="")
+        [('aaaaaaaaaa',), ('aaaaaaaaaa',), ('aaaaaaaaaa',)]
+
+    Raises:
+        ResourceLimitExceeded: the result passed the byte cap.
+    """
+    wanted, budget = policy.max_rows + 1, policy.max_result_bytes
+    out: list[tuple[Any, ...]] = []
+    size = 0
+    while len(out) < wanted:
+        batch = fetchmany(min(FETCH_BATCH_ROWS, wanted - len(out)))
+        if not batch:
+            break
+        for row in batch:
+            size += result_bytes([row], budget - size)
+            if size > budget:
+                raise too_large(budget, engine=engine, sql=sql)
+            out.append(tuple(row))
+        if deadline is not None and timed_out is not None and time.monotonic() > deadline:
+            raise timed_out()
+    return out
+
+
+def engine_failure(engine: str, reason: str) -> str:
+    """The sentence of a query the database refused or failed: what happened and what to do,
+    never an empty reason.
+
+    Example:
+        >>> engine_failure("MySQL", "Unknown column 'x' in 'field list'")
+        "MySQL could not run the query: Unknown column 'x' in 'field list'."
+        >>> engine_failure("MySQL", "  ")[:76]
+        'MySQL could not run the query and gave no reason (the query was stopped or '
+    """
+    reason = reason.strip().rstrip(".")
+    if not reason:
+        return (
+            f"{engine} could not run the query and gave no reason (the query was stopped or "
+            "the connection dropped); run it again, and if it fails again simplify it or ask "
+            "the database administrator."
         )
+    return f"{engine} could not run the query: {reason}."
