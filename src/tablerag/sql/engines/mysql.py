@@ -8,6 +8,7 @@ import importlib
 import logging
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -17,6 +18,7 @@ from sqlalchemy.exc import ArgumentError
 
 from tablerag.errors import ConfigError, QueryFailed, QueryTimeout
 from tablerag.sql.engines.base import Rows, SQLEngine
+from tablerag.sql.engines.limits import Watchdog, engine_failure, fetch_capped
 from tablerag.sql.engines.scrub import scrub_message
 from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.policy import ExecutionPolicy
@@ -43,6 +45,10 @@ TIMEOUT_ERRORS = frozenset({1969, 3024, 1028, 1317})
 """Server errors of a statement stopped by its time limit: MariaDB's ``max_statement_time``
 (1969), MySQL's ``max_execution_time`` (3024), and an interrupted query (1317, 1028)."""
 
+LIMIT_ERRORS = frozenset({1969, 3024})
+"""The server's own time limit (MariaDB ``max_statement_time``, MySQL ``max_execution_time``);
+an interrupted query (1317, 1028) is a timeout only once the limit has passed."""
+
 LOST_CONNECTION = frozenset({2006, 2013})
 """Client errors of a session the server closed (gone away, lost during the query)."""
 
@@ -56,6 +62,16 @@ _PRIVILEGES = """
         CONCAT(TABLE_SCHEMA, '.', TABLE_NAME, '.', COLUMN_NAME)
         FROM information_schema.COLUMN_PRIVILEGES
 """
+
+
+def _timeout(policy: ExecutionPolicy, sql: str) -> QueryTimeout:
+    return QueryTimeout(
+        f"The query ran longer than {policy.time_limit_ms} ms and was stopped; add filters or "
+        "aggregate more.",
+        engine="mysql",
+        sql=sql,
+        time_limit_ms=policy.time_limit_ms,
+    )
 
 
 def _code(exc: BaseException) -> int:
@@ -439,56 +455,121 @@ class MySQLEngine(SQLEngine):
 
     @contextmanager
     def _read_only(self) -> Iterator[Any]:
-        """A cursor inside ``START TRANSACTION READ ONLY``, always rolled back."""
+        """An unbuffered cursor inside ``START TRANSACTION READ ONLY``, always rolled back.
+
+        Rows stream from the server as they are fetched (PyMySQL's ``SSCursor``). When the call
+        stops early (byte cap, time limit) the unread rest is not drained: the connection is
+        closed, which ends the transaction on the server, and the next query opens a new one.
+        """
+        cur = self._con.cursor(self._driver.cursors.SSCursor)
+        cur.execute("START TRANSACTION READ ONLY")
         try:
-            self._con.ping(reconnect=False)
+            yield cur
         except self._driver.Error:
-            self._reopen()  # the server dropped us; the session is set up again
-        with self._con.cursor() as cur:
-            cur.execute("START TRANSACTION READ ONLY")
-            try:
-                yield cur
-            finally:
-                cur.execute("ROLLBACK")
+            with contextlib.suppress(self._driver.Error):
+                cur.close()
+                self._rollback()
+            raise
+        except BaseException:
+            self._abandon()
+            raise
+        cur.close()  # reads what is left: the end of the result (sql_select_limit rows at most)
+        self._rollback()
+
+    def _rollback(self) -> None:
+        with self._con.cursor() as plain:
+            plain.execute("ROLLBACK")
+
+    def _abandon(self) -> None:
+        """Close the connection without reading what the server still sends (PyMySQL would
+        read an unbuffered result to its end before closing; its pending result is marked
+        done first)."""
+        pending = getattr(self._con, "_result", None)
+        if pending is not None:
+            pending.unbuffered_active = False
+        with contextlib.suppress(Exception):
+            self._con.close()
+        self._limits = None
 
     def _reopen(self) -> None:
         with contextlib.suppress(self._driver.Error):
             self._con.close()
         self._con = self._connect()
 
-    def _query(self, sql: str, policy: ExecutionPolicy) -> tuple[tuple[str, ...], Rows]:
+    def _kill_query(self) -> None:
+        """``KILL QUERY`` the running statement of our connection, from a second connection
+        (the watchdog's cancel: the first one is waiting on the server)."""
+        thread = self._con.thread_id()
+        other = self._driver.connect(**self._args, connect_timeout=5, autocommit=True)
+        try:
+            with other.cursor() as cur:
+                cur.execute(f"KILL QUERY {int(thread)}")
+        finally:
+            other.close()
+
+    def _query(
+        self, sql: str, policy: ExecutionPolicy, dog: Watchdog
+    ) -> tuple[tuple[str, ...], Rows]:
+        try:
+            self._con.ping(reconnect=False)
+        except self._driver.Error:
+            self._reopen()  # the server dropped us, or a stopped query closed it: set up again
         self._session_limits(policy)
         with self._read_only() as cur:
             cur.execute(sql)  # no arguments: the text is sent as it is, no % escapes
             columns = tuple(str(d[0]) for d in cur.description or ())
-            return columns, list(cur.fetchmany(policy.max_rows + 1))
+            rows = fetch_capped(
+                cur.fetchmany,
+                policy,
+                engine="mysql",
+                sql=sql,
+                deadline=dog.deadline,
+                timed_out=lambda: _timeout(policy, sql),
+            )
+            return columns, rows
 
     def _run(self, sql: str, policy: ExecutionPolicy) -> tuple[tuple[str, ...], Rows]:
-        with self._lock:
+        """Run ``sql`` streaming its rows under the byte cap and the time limit: the server's
+        own (``max_statement_time``/``max_execution_time``) and a client :class:`Watchdog`
+        that sends ``KILL QUERY`` from a second connection past the limit."""
+        with self._lock, Watchdog(policy.time_limit_ms, self._kill_query) as dog:
             try:
                 try:
-                    columns, rows = self._query(sql, policy)
+                    return self._query(sql, policy, dog)
                 except self._driver.OperationalError as exc:
-                    if _code(exc) not in LOST_CONNECTION:
+                    if _code(exc) not in LOST_CONNECTION or dog.fired:
                         raise
                     self._reopen()  # the server dropped the session: open it again, once
-                    columns, rows = self._query(sql, policy)
+                    return self._query(sql, policy, dog)
             except self._driver.Error as exc:
+                if dog.fired:  # killed mid-stream: the connection is not reused
+                    self._abandon()
                 code = _code(exc)
-                if code in TIMEOUT_ERRORS:
-                    raise QueryTimeout(
-                        f"The query ran longer than {policy.time_limit_ms} ms and was stopped; "
-                        "add filters or aggregate more.",
+                late = time.monotonic() >= dog.deadline
+                if dog.fired or code in LIMIT_ERRORS or (code in TIMEOUT_ERRORS and late):
+                    raise _timeout(policy, sql) from exc
+                if code in LOST_CONNECTION or code == 0:  # dropped twice, or closed
+                    self._abandon()
+                    raise QueryFailed(
+                        "MySQL closed the connection during the query (the server restarted, "
+                        "or an administrator ended the session); run it again, and if it keeps "
+                        "happening ask the database administrator.",
                         engine="mysql",
                         sql=sql,
-                        time_limit_ms=policy.time_limit_ms,
+                    ) from exc
+                if code in TIMEOUT_ERRORS:  # interrupted before the limit: someone killed it
+                    raise QueryFailed(
+                        "MySQL stopped the query before it finished (an administrator or the "
+                        "server killed it); run it again, and if it keeps happening ask the "
+                        "database administrator.",
+                        engine="mysql",
+                        sql=sql,
                     ) from exc
                 raise QueryFailed(
-                    f"MySQL could not run the query: {self.driver_message(exc)}",
+                    engine_failure("MySQL", self.driver_message(exc)),
                     engine="mysql",
                     sql=sql,
                 ) from exc
-        return columns, [tuple(r) for r in rows]
 
     def driver_message(self, exc: BaseException) -> str:
         """The server's message (without PyMySQL's error-code tuple), scrubbed."""

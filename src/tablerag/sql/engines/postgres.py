@@ -10,6 +10,7 @@ from psycopg import errors as pg_errors
 
 from tablerag.errors import ConfigError, QueryFailed, QueryTimeout
 from tablerag.sql.engines.base import Rows, SQLEngine
+from tablerag.sql.engines.limits import Watchdog, engine_failure, fetch_capped
 from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.types import ColumnInfo, TableInfo
@@ -106,7 +107,8 @@ class PostgresEngine(SQLEngine):
     At start-up the engine checks the role (:data:`WRITE_CHECKS`) and refuses to run when it can
     write, unless ``allow_writable_role`` is set by the operator. Every query runs in a READ ONLY
     transaction (also ``default_transaction_read_only``) with ``statement_timeout`` set, through
-    a server-side cursor that fetches at most ``max_rows + 1`` rows, and is rolled back.
+    a server-side cursor that fetches at most ``max_rows + 1`` rows and ``max_result_bytes``
+    bytes, a batch at a time, and is rolled back; a client watchdog cancels it past the limit.
 
     Raises:
         ConfigError: cannot connect, or the role can write and no override was given.
@@ -219,7 +221,21 @@ class PostgresEngine(SQLEngine):
         return [TableInfo(name, "postgresql", tuple(cols), 0) for name, cols in tables.items()]
 
     def _run(self, sql: str, policy: ExecutionPolicy) -> tuple[tuple[str, ...], Rows]:
-        with self._lock:
+        """Run ``sql`` through a server-side cursor, a batch of rows at a time, under the byte
+        cap (:func:`~tablerag.sql.engines.limits.fetch_capped`) and the time limit: the
+        server's ``statement_timeout`` for each statement and a client :class:`Watchdog` that
+        cancels the whole call (every FETCH included) once it runs past the limit."""
+
+        def timeout() -> QueryTimeout:
+            return QueryTimeout(
+                f"The query ran longer than {policy.time_limit_ms} ms and was stopped; add "
+                "filters or aggregate more.",
+                engine="postgres",
+                sql=sql,
+                time_limit_ms=policy.time_limit_ms,
+            )
+
+        with self._lock, Watchdog(policy.time_limit_ms, self._con.cancel_safe) as dog:
             try:
                 with self._con.transaction(force_rollback=True):
                     self._con.execute(
@@ -229,22 +245,25 @@ class PostgresEngine(SQLEngine):
                     with self._con.cursor(name="tablerag_query") as cursor:
                         cursor.execute(sql)
                         columns = tuple(d.name for d in cursor.description or ())
-                        rows = cursor.fetchmany(policy.max_rows + 1)
+                        rows = fetch_capped(
+                            cursor.fetchmany,
+                            policy,
+                            engine="postgres",
+                            sql=sql,
+                            deadline=dog.deadline,
+                            timed_out=timeout,
+                        )
             except pg_errors.QueryCanceled as exc:
-                raise QueryTimeout(
-                    f"The query ran longer than {policy.time_limit_ms} ms and was stopped; add "
-                    "filters or aggregate more.",
-                    engine="postgres",
-                    sql=sql,
-                    time_limit_ms=policy.time_limit_ms,
-                ) from exc
+                raise timeout() from exc
             except psycopg.Error as exc:
+                if dog.fired:
+                    raise timeout() from exc
                 raise QueryFailed(
-                    f"PostgreSQL could not run the query: {self.driver_message(exc)}",
+                    engine_failure("PostgreSQL", self.driver_message(exc)),
                     engine="postgres",
                     sql=sql,
                 ) from exc
-        return columns, [tuple(r) for r in rows]
+        return columns, rows
 
     def close(self) -> None:
         """Close the connection (idempotent)."""
