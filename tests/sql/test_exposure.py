@@ -280,19 +280,41 @@ def test_postgres_refuses_a_role_that_can_read_hidden_columns(
         open_engine(pg_shop["bad"], catalog=catalog("public"))
     message = str(info.value)
     role = pg_shop["bad_role"]
-    expected = [
+    expected = [  # a table privilege: replaced by the exposed columns (the narrowest fix)
         f'REVOKE SELECT ON "public"."customers" FROM "{role}";',
-        f'REVOKE SELECT ("phone", "password", "diagnosis", "card_no") ON "public"."customers" '
-        f'FROM "{role}";',
         f'GRANT SELECT ("id", "name", "city") ON "public"."customers" TO "{role}";',
     ]
     for statement in expected:
         assert statement in message
+    assert 'allow_columns = ["customers.' in message
     assert "allow_readable_hidden_columns" in message
     assert_no_canary("config", message, "start-up")
     with psycopg.connect(pg_shop["admin"], autocommit=True) as admin:  # the operator's fix
         for statement in expected:
             admin.execute(statement)
+    with open_engine(pg_shop["bad"], catalog=catalog("public"), policy=POLICY) as engine:
+        assert engine.execute("SELECT name FROM customers ORDER BY id").rows == (("n1",), ("n2",))
+
+
+@pytest.mark.postgres
+def test_postgres_refusal_of_a_column_grant_revokes_that_column_only(
+    pg_shop: dict[str, str],
+) -> None:
+    """A role granted a hidden column by a column grant: revoking that column is enough, and
+    the message says so instead of revoking the whole table (which drops every column grant)."""
+    role = pg_shop["bad_role"]
+    with psycopg.connect(pg_shop["admin"], autocommit=True) as admin:
+        admin.execute(f"REVOKE SELECT ON customers FROM {role}")
+        admin.execute(f"GRANT SELECT (id, name, city, phone) ON customers TO {role}")
+    with pytest.raises(ConfigError) as info:
+        open_engine(pg_shop["bad"], catalog=catalog("public"))
+    message = str(info.value)
+    statements = [line for line in message.splitlines() if line.startswith(("REVOKE", "GRANT"))]
+    assert statements == [f'REVOKE SELECT ("phone") ON "public"."customers" FROM "{role}";']
+    assert 'allow_columns = ["customers.phone"]' in message
+    assert_no_canary("config", message, "start-up")
+    with psycopg.connect(pg_shop["admin"], autocommit=True) as admin:
+        admin.execute(statements[0])
     with open_engine(pg_shop["bad"], catalog=catalog("public"), policy=POLICY) as engine:
         assert engine.execute("SELECT name FROM customers ORDER BY id").rows == (("n1",), ("n2",))
 

@@ -25,6 +25,12 @@ CatalogArg = Sequence[TableInfo] | ExposedCatalog | None
 
 log = logging.getLogger(__name__)
 
+ALLOW_HINT = (
+    "or, if such a column is not sensitive after all, list it in allow_columns (e.g. "
+    'allow_columns = ["{example}"] in tablerag.toml) so that tablerag shows it'
+)
+"""The other fix of a refusal over readable hidden columns (PostgreSQL and MySQL)."""
+
 
 class SQLEngine(ABC):
     """A read-only database that runs generated SQL: gate first, then engine guards.

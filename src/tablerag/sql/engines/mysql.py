@@ -9,15 +9,18 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
+import sqlglot
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
+from sqlglot import TokenType, exp
 
 from tablerag.errors import ConfigError, QueryFailed, QueryTimeout
-from tablerag.sql.engines.base import Rows, SQLEngine
+from tablerag.sql.engines.base import ALLOW_HINT, Rows, SQLEngine
 from tablerag.sql.engines.limits import Watchdog, engine_failure, fetch_capped
 from tablerag.sql.engines.scrub import scrub_message
 from tablerag.sql.exposed import ExposedCatalog
@@ -238,27 +241,102 @@ def ident(name: str) -> str:
 
 
 def grant_statements(
-    database: str, catalog: ExposedCatalog, readable: list[tuple[str, str]], account: str
+    database: str,
+    catalog: ExposedCatalog,
+    readable: list[tuple[str, str]],
+    account: str,
+    levels: Mapping[str, str] | None = None,
+    column_grants: frozenset[tuple[str, str]] | None = None,
 ) -> list[str]:
-    """The statements that leave ``account`` able to read only the exposed columns of each
-    table where it can read a hidden one (``readable``: table, column).
+    """The narrowest statements that leave ``account`` unable to read the hidden columns it can
+    read (``readable``: table, column).
+
+    ``levels`` says, per lower-cased table, where its SELECT comes from: ``"column"`` (column
+    grants: revoking the hidden columns is enough, the default), ``"table"`` (SELECT on the
+    table: replaced by a grant of the exposed columns) or ``"database"`` (SELECT on the
+    database or globally: revoked there, and each table must then be granted on its own).
+    MySQL keeps column grants apart from table grants, so a hidden column granted both ways
+    (``"both"``) is revoked both ways; ``column_grants`` (lower-cased table, column) then says
+    which hidden columns hold a column grant.
 
     Example:
         >>> cat = ExposedCatalog.from_mapping({"shop.customers": ["id", "phone"]},
         ...                                   hidden={"shop.customers": ["phone"]})
-        >>> for s in grant_statements("shop", cat, [("customers", "phone")], "'bob'@'%'"):
+        >>> grant_statements("shop", cat, [("customers", "phone")], "'bob'@'%'")
+        ["REVOKE SELECT (`phone`) ON `shop`.`customers` FROM 'bob'@'%';"]
+        >>> for s in grant_statements("shop", cat, [("customers", "phone")], "'bob'@'%'",
+        ...                           {"customers": "table"}):
         ...     print(s)
         REVOKE SELECT ON `shop`.`customers` FROM 'bob'@'%';
         GRANT SELECT (`id`) ON `shop`.`customers` TO 'bob'@'%';
     """
-    out = []
-    for table in sorted({t for t, _ in readable}):
+    levels = levels or {}
+    out: list[str] = []
+    columns: dict[str, list[str]] = {}
+    for table, column in readable:
+        columns.setdefault(table, []).append(column)
+    if "database" in levels.values():
+        out.append(f"REVOKE SELECT ON {ident(database)}.* FROM {account};")
+    for table, hidden in sorted(columns.items()):
         name = f"{ident(database)}.{ident(table)}"
+        level = levels.get(table.lower(), "column")
+        if level == "both" and column_grants is not None:
+            hidden = [c for c in hidden if (table.lower(), c.lower()) in column_grants]
+        if level in ("column", "both") and hidden:
+            out.append(
+                f"REVOKE SELECT ({', '.join(ident(c) for c in hidden)}) ON {name} FROM {account};"
+            )
+        if level == "column":
+            continue
+        if level in ("table", "both"):
+            out.append(f"REVOKE SELECT ON {name} FROM {account};")
         exposed = catalog.table(table, schema=database)
-        out.append(f"REVOKE SELECT ON {name} FROM {account};")
         if exposed is not None and exposed.columns:
             shown = ", ".join(ident(c) for c in exposed.columns)
             out.append(f"GRANT SELECT ({shown}) ON {name} TO {account};")
+    return out
+
+
+_LEVELS = """
+    SELECT TABLE_NAME, 'table', '' FROM information_schema.TABLE_PRIVILEGES
+        WHERE GRANTEE = %s AND PRIVILEGE_TYPE = 'SELECT' AND TABLE_SCHEMA = DATABASE()
+    UNION ALL SELECT '*', 'database', '' FROM information_schema.SCHEMA_PRIVILEGES
+        WHERE GRANTEE = %s AND PRIVILEGE_TYPE = 'SELECT' AND TABLE_SCHEMA = DATABASE()
+    UNION ALL SELECT '*', 'database', '' FROM information_schema.USER_PRIVILEGES
+        WHERE GRANTEE = %s AND PRIVILEGE_TYPE = 'SELECT'
+    UNION ALL SELECT TABLE_NAME, 'column', COLUMN_NAME FROM information_schema.COLUMN_PRIVILEGES
+        WHERE GRANTEE = %s AND PRIVILEGE_TYPE = 'SELECT' AND TABLE_SCHEMA = DATABASE()
+"""
+"""Where the account's SELECT on the URL's database comes from: (table, level, column)."""
+
+
+def select_levels(
+    rows: list[tuple[str, str, str]], readable: list[tuple[str, str]]
+) -> dict[str, str]:
+    """``levels`` of :func:`grant_statements` from :data:`_LEVELS` rows, for the tables of
+    ``readable`` (table, hidden column): ``"column"`` only counts when a hidden column itself
+    is granted.
+
+    Example:
+        >>> rows = [("a", "table", ""), ("a", "column", "phone"), ("b", "column", "id")]
+        >>> select_levels(rows, [("a", "phone"), ("b", "phone"), ("c", "x")])
+        {'a': 'both', 'b': 'column', 'c': 'column'}
+        >>> select_levels([("*", "database", "")], [("a", "x")])
+        {'a': 'database'}
+    """
+    whole = {str(t).lower() for t, level, _ in rows if level == "table"}
+    database = any(level == "database" for _, level, _ in rows)
+    columns = {(str(t).lower(), str(c).lower()) for t, level, c in rows if level == "column"}
+    out: dict[str, str] = {}
+    for table, column in readable:
+        key = table.lower()
+        by_column = (key, column.lower()) in columns or out.get(key) in ("both", "column")
+        if database:
+            out[key] = "database"
+        elif key in whole:
+            out[key] = "both" if by_column else "table"
+        else:
+            out[key] = "column"  # a column grant, or one through a role or PUBLIC
     return out
 
 
@@ -282,13 +360,117 @@ def account_write_reasons(
         {str(r[0]) for r in run("SELECT ROLE_NAME FROM information_schema.APPLICABLE_ROLES")}
     )
     rows = [(str(g), str(p), str(o)) for g, p, o in run(_PRIVILEGES)]
-    for target in ["CURRENT_USER()", *(f"'{r.replace(chr(39), '')}'" for r in roles)]:
+    targets = ["CURRENT_USER()", *(f"'{r.replace(chr(39), '')}'" for r in roles), "PUBLIC"]
+    for target in targets:  # PUBLIC: MariaDB 10.11+ grants every account has
         try:
             lines = run(f"SHOW GRANTS FOR {target}")
         except error:
-            continue  # a role granted through another role may not be shown
+            continue  # a role granted through another role, or PUBLIC before MariaDB 10.11
         rows += [(me, p, on) for line in lines for p, on in granted(str(line[0]))]
-    return write_reasons(rows, {me})
+    reasons = write_reasons(rows, {me})
+    known = [on for grantee, p, on in rows if grantee.lower() == me and p.upper() != "USAGE"]
+    if "*.*" not in known:  # a global grant shows every database: nothing to explain then
+        databases = [str(r[0]) for r in run("SHOW DATABASES")]
+        reasons += [
+            f"has privileges on database {name} that none of its grants explain (an "
+            "anonymous-user row of mysql.db, which may allow CREATE and INSERT, as MariaDB's "
+            "default rows for `test` and `test\\_%` do); remove them with DELETE FROM mysql.db "
+            "WHERE User = '' and FLUSH PRIVILEGES"
+            for name in unexplained_databases(databases, known)
+        ]
+    return reasons
+
+
+_SYSTEM_DATABASES = frozenset({"information_schema", "performance_schema", "mysql", "sys"})
+
+
+def unexplained_databases(databases: list[str], objects: list[str]) -> list[str]:
+    r"""The databases the account sees (``SHOW DATABASES``) that no grant object explains.
+
+    A database-level grant may be a pattern (``test\_%.*``: ``_`` and ``%`` are wildcards,
+    a backslash escapes them). A database shown that no grant covers is reachable through a
+    row the account cannot see, such as mysql.db's anonymous-user rows, which apply to every
+    account.
+
+    Example:
+        >>> unexplained_databases(["shop", "test", "test_1", "information_schema"],
+        ...                       ["shop.orders", "shop.customers.id"])
+        ['test', 'test_1']
+        >>> unexplained_databases(["test_1"], ["test\\_%.*"])
+        []
+    """
+    patterns = [_like(on.split(".")[0]) for on in objects if "." in on]
+    return [
+        name
+        for name in databases
+        if name.lower() not in _SYSTEM_DATABASES and not any(p.fullmatch(name) for p in patterns)
+    ]
+
+
+def _like(pattern: str) -> re.Pattern[str]:
+    """A MySQL database-name pattern (``_``, ``%``, backslash escapes) as a regex."""
+    out, escaped = "", False
+    for ch in pattern:
+        if escaped:
+            out += re.escape(ch)
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == "%":
+            out += ".*"
+        elif ch == "_":
+            out += "."
+        else:
+            out += re.escape(ch)
+    return re.compile(out, re.IGNORECASE | re.DOTALL)
+
+
+def statement_issue(sql: str, partial: frozenset[str] = frozenset()) -> str | None:
+    """Why the engine will not send ``sql`` to the server, or None.
+
+    The gate renders one SELECT without comments; anything else reached the engine around it.
+    Refused here: a statement that is not a SELECT (``HANDLER t READ`` reads every column, the
+    ungranted ones included), a comment (``/*! ... */`` runs as SQL on MySQL), and a ``USING``
+    or ``NATURAL`` join over a table in ``partial`` (MariaDB does not check column privileges
+    in them, and the account cannot know the unreadable columns' names).
+
+    Example:
+        >>> statement_issue("SELECT name FROM stores") is None
+        True
+        >>> statement_issue("HANDLER stores READ FIRST")[:40]
+        'MySQL runs one SELECT statement per quer'
+        >>> statement_issue("SELECT a.name FROM stores a JOIN stores b USING (phone)",
+        ...                 frozenset({"stores"}))[:58]
+        'MySQL does not check column privileges in USING or NATURAL'
+    """
+    single = (
+        "MySQL runs one SELECT statement per query here, without comments; write the question "
+        "as a single SELECT."
+    )
+    try:
+        tokens = sqlglot.tokenize(sql, read="mysql")
+    except sqlglot.errors.TokenError:
+        return single
+    if not tokens or tokens[0].token_type not in _STARTS or any(t.comments for t in tokens):
+        return single
+    if not partial:
+        return None
+    try:
+        tree = sqlglot.parse_one(sql, read="mysql")
+    except sqlglot.errors.ParseError:
+        return single
+    joins = [j for j in tree.find_all(exp.Join) if j.args.get("using") or j.args.get("method")]
+    tables = sorted({t.name for t in tree.find_all(exp.Table) if t.name.lower() in partial})
+    if joins and tables:
+        return (
+            "MySQL does not check column privileges in USING or NATURAL joins, and this "
+            f"account may read only some columns of {', '.join(tables)}; join ON visible "
+            "columns instead."
+        )
+    return None
+
+
+_STARTS = frozenset({TokenType.SELECT, TokenType.WITH, TokenType.L_PAREN})
 
 
 class MySQLEngine(SQLEngine):
@@ -322,6 +504,7 @@ class MySQLEngine(SQLEngine):
         self._database: str = self._args["database"]
         self._lock = threading.Lock()
         self._limits: tuple[int, int] | None = None
+        self._partial: frozenset[str] = frozenset()
         self._con = self._connect()
         try:
             self.is_mariadb = "mariadb" in str(self._con.get_server_info()).lower()
@@ -389,13 +572,46 @@ class MySQLEngine(SQLEngine):
             rows = cur.fetchall()
         return [(str(t), str(c)) for t, c in rows if (str(t).lower(), str(c).lower()) in hidden]
 
+    def partial_tables(self) -> frozenset[str]:
+        """Lower-cased names of the tables and views of the URL's database the account may
+        read only some columns of (column grants): ``SELECT * ... LIMIT 0`` is refused there.
+
+        MySQL and MariaDB show such an account neither the other columns' names (not in
+        ``information_schema``, not in ``SHOW COLUMNS``) nor any error that tells them apart
+        from unknown names, and MariaDB does not check column privileges in ``USING`` or
+        ``NATURAL`` joins: the engine refuses those joins over these tables
+        (:func:`statement_issue`) and marks them ``partial`` in the catalog.
+        """
+        partial: set[str] = set()
+        with self._lock, self._con.cursor() as cur:
+            cur.execute(
+                "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = "
+                f"DATABASE() LIMIT {2**64 - 1}"
+            )
+            names = [str(r[0]) for r in cur.fetchall()]
+            for name in names:
+                try:
+                    cur.execute(f"SELECT * FROM {ident(self._database)}.{ident(name)} LIMIT 0")
+                    cur.fetchall()
+                except self._driver.Error:
+                    partial.add(name.lower())  # refused, or a broken view: assume the worst
+        return frozenset(partial)
+
     def _expose(self, catalog: ExposedCatalog) -> None:
-        """Refuse an account that can read a hidden column (column privileges are the exposure
-        layer here, as on PostgreSQL), unless ``policy.allow_readable_hidden_columns`` is set.
+        """Mark the tables the account reads only partly (:meth:`partial_tables`), and refuse
+        an account that can read a hidden column (column privileges are the exposure layer
+        here, as on PostgreSQL), unless ``policy.allow_readable_hidden_columns`` is set.
 
         Raises:
             ConfigError: with the statements that grant only the exposed columns.
         """
+        self._partial = self.partial_tables()
+        if self._partial:
+            marked = ExposedCatalog(
+                replace(t, partial=True) if t.name.lower() in self._partial else t
+                for t in catalog.tables
+            )
+            self._catalog = catalog = marked
         readable = self.readable_hidden(catalog)
         if not readable:
             return
@@ -413,15 +629,29 @@ class MySQLEngine(SQLEngine):
         with self._con.cursor() as cur:
             cur.execute("SELECT CURRENT_USER()")
             row = cur.fetchone()
-        name, _, host = str(row[0] if row else f"{user}@%").rpartition("@")
-        account = f"'{name}'@'{host}'"
-        statements = "\n".join(grant_statements(self._database, catalog, readable, account))
+            name, _, host = str(row[0] if row else f"{user}@%").rpartition("@")
+            account = f"'{name}'@'{host}'"
+            cur.execute(_LEVELS, [account] * 4)
+            found = [(str(t), str(k), str(c)) for t, k, c in cur.fetchall()]
+        levels = select_levels(found, readable)
+        granted = frozenset((t.lower(), c.lower()) for t, k, c in found if k == "column")
+        statements = "\n".join(
+            grant_statements(self._database, catalog, readable, account, levels, granted)
+        )
+        whole = (
+            f" (the SELECT on {ident(self._database)}.* is replaced by grants per table: grant "
+            "each other table its columns too)"
+            if "database" in levels.values()
+            else ""
+        )
+        table, column = readable[0]
         raise ConfigError(
             f"MySQL user {user!r} can read {len(readable)} column(s) that tablerag hides (in "
             f"{tables}); the database must not let generated SQL read them. Run as an "
-            f"administrator (a SELECT granted on {ident(self._database)}.* must be replaced by "
-            f"grants per table):\n{statements}\nor set allow_readable_hidden_columns if you "
-            "accept that only the SQL gate keeps them out."
+            f"administrator{whole}:\n{statements}\n"
+            + ALLOW_HINT.format(example=f"{table}.{column}")
+            + ", or set allow_readable_hidden_columns if you accept that only the SQL gate "
+            "keeps them out."
         )
 
     def introspect(self) -> list[TableInfo]:
@@ -532,6 +762,9 @@ class MySQLEngine(SQLEngine):
         """Run ``sql`` streaming its rows under the byte cap and the time limit: the server's
         own (``max_statement_time``/``max_execution_time``) and a client :class:`Watchdog`
         that sends ``KILL QUERY`` from a second connection past the limit."""
+        issue = statement_issue(sql, self._partial)
+        if issue is not None:
+            raise QueryFailed(issue, engine="mysql", sql=sql)
         with self._lock, Watchdog(policy.time_limit_ms, self._kill_query) as dog:
             try:
                 try:

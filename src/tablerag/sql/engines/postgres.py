@@ -9,7 +9,7 @@ import psycopg
 from psycopg import errors as pg_errors
 
 from tablerag.errors import ConfigError, QueryFailed, QueryTimeout
-from tablerag.sql.engines.base import Rows, SQLEngine
+from tablerag.sql.engines.base import ALLOW_HINT, Rows, SQLEngine
 from tablerag.sql.engines.limits import Watchdog, engine_failure, fetch_capped
 from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.policy import ExecutionPolicy
@@ -47,6 +47,13 @@ WRITE_CHECKS: tuple[tuple[str, str], ...] = (
 )  # fmt: skip
 """(what the role may do, query answering whether it may) — any true answer refuses start-up."""
 
+TABLE_LEVEL = """
+    SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE (n.nspname, c.relname) IN (SELECT * FROM unnest(%s::text[], %s::text[]))
+      AND has_table_privilege(c.oid, 'SELECT')
+"""
+"""Which of the (schema, table) arrays the role may SELECT as a whole table."""
+
 READABLE_HIDDEN = """
     SELECT n.nspname, c.relname, a.attname
     FROM unnest(%s::text[], %s::text[], %s::text[]) AS u(s, t, col)
@@ -70,18 +77,28 @@ def ident(name: str) -> str:
 
 
 def grant_statements(
-    catalog: ExposedCatalog, readable: list[tuple[str, str, str]], role: str
+    catalog: ExposedCatalog,
+    readable: list[tuple[str, str, str]],
+    role: str,
+    table_level: frozenset[tuple[str, str]] = frozenset(),
 ) -> list[str]:
-    """The statements that leave ``role`` able to read the exposed columns only of each table
-    where it can read a hidden one (``readable``: schema, table, column).
+    """The narrowest statements that leave ``role`` unable to read the hidden columns it can
+    read (``readable``: schema, table, column).
+
+    Where the role reads the hidden columns through column grants only, revoking those columns
+    is enough. Where it holds SELECT on the whole table (``table_level``), the column REVOKE
+    does nothing: the table privilege is replaced by a grant of the exposed columns (a table
+    REVOKE also drops the table's column grants, so the visible ones are granted again).
 
     Example:
         >>> cat = ExposedCatalog.from_mapping({"public.customers": ["id", "name", "phone"]},
         ...                                   hidden={"public.customers": ["phone"]})
-        >>> for s in grant_statements(cat, [("public", "customers", "phone")], "reader"):
+        >>> grant_statements(cat, [("public", "customers", "phone")], "reader")
+        ['REVOKE SELECT ("phone") ON "public"."customers" FROM "reader";']
+        >>> for s in grant_statements(cat, [("public", "customers", "phone")], "reader",
+        ...                           frozenset({("public", "customers")})):
         ...     print(s)
         REVOKE SELECT ON "public"."customers" FROM "reader";
-        REVOKE SELECT ("phone") ON "public"."customers" FROM "reader";
         GRANT SELECT ("id", "name") ON "public"."customers" TO "reader";
     """
     out = []
@@ -90,11 +107,14 @@ def grant_statements(
         tables.setdefault((schema, table), []).append(column)
     for (schema, table), columns in tables.items():
         name = f"{ident(schema)}.{ident(table)}"
+        if (schema, table) not in table_level:
+            out.append(
+                f"REVOKE SELECT ({', '.join(ident(c) for c in columns)}) ON {name} "
+                f"FROM {ident(role)};"
+            )
+            continue
         exposed = catalog.table(table, schema=schema)
         out.append(f"REVOKE SELECT ON {name} FROM {ident(role)};")
-        out.append(
-            f"REVOKE SELECT ({', '.join(ident(c) for c in columns)}) ON {name} FROM {ident(role)};"
-        )
         if exposed is not None and exposed.columns:
             shown = ", ".join(ident(c) for c in exposed.columns)
             out.append(f"GRANT SELECT ({shown}) ON {name} TO {ident(role)};")
@@ -194,13 +214,22 @@ class PostgresEngine(SQLEngine):
                 ", ".join(tables),
             )
             return
-        statements = "\n".join(grant_statements(catalog, readable, user))
+        pairs = sorted({(s, t) for s, t, _ in readable})
+        with self._lock, self._con.transaction(force_rollback=True):
+            whole = self._con.execute(
+                TABLE_LEVEL, [[p[0] for p in pairs], [p[1] for p in pairs]]
+            ).fetchall()
+        level = frozenset((str(s), str(t)) for s, t in whole)
+        statements = "\n".join(grant_statements(catalog, readable, user, level))
+        _, table, column = readable[0]
         raise ConfigError(
             f"PostgreSQL role {user!r} can read {len(readable)} column(s) that tablerag hides "
             f"(in {', '.join(tables)}); the database must not let generated SQL read them. "
             "Run as the table owner (if the privilege comes from PUBLIC or another role, revoke "
-            f"it there):\n{statements}\nor set allow_readable_hidden_columns if you accept "
-            "that only the SQL gate keeps them out."
+            f"it there):\n{statements}\n"
+            + ALLOW_HINT.format(example=f"{table}.{column}")
+            + ", or set allow_readable_hidden_columns if you accept that only the SQL gate "
+            "keeps them out."
         )
 
     def introspect(self) -> list[TableInfo]:
