@@ -4,14 +4,17 @@ neither the gate nor the exposure views let it through. Canaries in the hidden c
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
+import psycopg
 import pytest
+from sqlalchemy.engine import make_url
 
-from tablerag.errors import SQLRejected, TableragError
-from tablerag.sql.engines import DuckDBEngine, open_engine
+from tablerag.errors import ConfigError, SQLRejected, TableragError
+from tablerag.sql.engines import DuckDBEngine, SQLEngine, open_engine
 from tablerag.sql.policy import ExecutionPolicy
 
 POLICY = ExecutionPolicy(time_limit_ms=5000, max_rows=50)
@@ -80,3 +83,52 @@ def test_views_in_another_schema_and_clean_views_work(engine: DuckDBEngine) -> N
     assert engine.execute("SELECT n FROM v_func ORDER BY id", POLICY).rows == ((3,), (3,))
     with pytest.raises(SQLRejected):
         engine.execute("SELECT s2 FROM v_nested", POLICY)
+
+
+@pytest.mark.postgres
+def test_postgres_view_over_a_hidden_column_is_hidden_and_refused(pg_database: str) -> None:
+    """A role granted a whole view whose column is a hidden column of its table: the column is
+    hidden by lineage, so the role is refused with the statements that fix it, and once they
+    are run the canary stays out, through the gate and without it."""
+    role = f"tr_v_{uuid.uuid4().hex[:6]}"
+    with psycopg.connect(pg_database, autocommit=True) as admin:
+        admin.execute("CREATE TABLE users (id INTEGER, name TEXT, password TEXT)")
+        admin.execute(f"INSERT INTO users VALUES (1, 'ann', '{PW}-1'), (2, 'bob', '{PW}-2')")
+        admin.execute("CREATE VIEW v_alias AS SELECT id, password AS secret, name FROM users")
+        admin.execute(f"CREATE ROLE {role} LOGIN")
+        admin.execute(f"REVOKE CREATE ON SCHEMA public FROM PUBLIC, {role}")
+        admin.execute(f"GRANT SELECT (id, name) ON users TO {role}")
+        admin.execute(f"GRANT SELECT ON v_alias TO {role}")
+    url = make_url(pg_database).set(username=role).render_as_string(hide_password=False)
+    with pytest.raises(ConfigError) as info:
+        open_engine(url, policy=POLICY)
+    message = str(info.value)
+    assert PW not in message
+    statements = [line for line in message.splitlines() if line.startswith(("REVOKE", "GRANT"))]
+    assert statements == [
+        f'REVOKE SELECT ON "public"."v_alias" FROM "{role}";',
+        f'GRANT SELECT ("id", "name") ON "public"."v_alias" TO "{role}";',
+    ]
+    with psycopg.connect(pg_database, autocommit=True) as admin:
+        for statement in statements:
+            admin.execute(statement)
+    with open_engine(url, policy=POLICY) as engine:
+        table = engine.catalog.table("v_alias", schema="public")
+        assert table is not None and "secret" not in table.columns  # revoked: not even listed
+        assert engine.execute("SELECT name FROM v_alias ORDER BY id", POLICY).rows == (
+            ("ann",),
+            ("bob",),
+        )
+        for sql in ("SELECT secret FROM v_alias", "SELECT * FROM v_alias"):
+            for text in _outcomes(engine, sql):
+                assert PW not in text, (sql, text)
+
+
+def _outcomes(engine: SQLEngine, sql: str) -> list[str]:
+    out = []
+    for call in (lambda: engine.execute(sql, POLICY), lambda: engine._run(sql, POLICY)):
+        try:
+            out.append(repr(call()))
+        except TableragError as exc:
+            out.append(str(exc))
+    return out

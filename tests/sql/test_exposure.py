@@ -508,3 +508,15 @@ def test_mysql_hidden_columns_never_come_back(mysql_shop_canaries: dict[str, str
             if sql in ORACLES:
                 assert outcome != "rows", text
         assert engine.execute("SELECT name, city FROM customers ORDER BY id").rows
+
+
+def test_two_engines_on_one_duckdb_file_in_one_process(files: dict[str, Path]) -> None:
+    """Each engine attaches the file under its own random name in its own in-memory database:
+    a second engine (a second QA, `tablerag sql --db` while one is open) works (red team)."""
+    with (
+        open_engine(files["plain"], catalog=catalog("main"), policy=POLICY) as one,
+        open_engine(files["plain"], catalog=catalog("main"), policy=POLICY) as two,
+    ):
+        for engine in (one, two):
+            rows = engine.execute("SELECT name FROM customers ORDER BY id").rows
+            assert rows == (("n1",), ("n2",))

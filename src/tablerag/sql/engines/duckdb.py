@@ -3,7 +3,6 @@ generated SQL reading views of the exposed columns only (:mod:`.exposure`)."""
 
 from __future__ import annotations
 
-import logging
 import secrets
 import threading
 from collections import defaultdict
@@ -11,9 +10,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import duckdb
-import sqlglot
-from sqlglot import exp
-from sqlglot.lineage import lineage
 
 from tablerag.errors import (
     ConfigError,
@@ -31,16 +27,15 @@ from tablerag.sql.engines.exposure import (
     strip_exposure,
 )
 from tablerag.sql.engines.limits import engine_failure, fetch_capped
+from tablerag.sql.engines.lineage import hide_derived
 from tablerag.sql.engines.local import LocalEngine
 from tablerag.sql.engines.scrub import scrub_message
 from tablerag.sql.engines.worker import Worker
-from tablerag.sql.exposed import ExposedCatalog, ExposedTable
+from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.types import ColumnInfo, TableInfo
 
 _SYSTEM_SCHEMAS = ("information_schema", "pg_catalog", "tablerag")
-
-log = logging.getLogger(__name__)
 
 
 def locked_config(policy: ExecutionPolicy) -> dict[str, str | bool | int | float | list[str]]:
@@ -302,12 +297,12 @@ class DuckDBEngine(LocalEngine):
         return self._schema
 
     def _with_lineage(self, catalog: ExposedCatalog) -> ExposedCatalog:
-        """Hide each view column whose value comes from a hidden column (:func:`view_lineage`
-        over the file's view definitions)."""
+        """Hide each view column whose value comes from a hidden column
+        (:func:`~tablerag.sql.engines.lineage.hide_derived` over the file's view definitions)."""
         views = self._session.views()
         if not views:
             return catalog
-        return hide_derived(catalog, views, self._session.columns())
+        return hide_derived(catalog, views, self._session.columns(), dialect="duckdb")
 
     def introspect(self) -> list[TableInfo]:
         """Tables and columns of the exposed schema(s), from ``duckdb_columns()``."""
@@ -322,104 +317,6 @@ class DuckDBEngine(LocalEngine):
         if self._schema is None:
             return [_with_schema(t, "main") for t in out]
         return out
-
-
-def view_lineage(
-    sql: str,
-    columns: list[str],
-    schema: dict[str, dict[str, dict[str, str]]],
-    default: str = "main",
-) -> dict[str, set[tuple[str, str, str]]] | None:
-    """For each output column of the view defined by ``sql``, the (schema, table, column)
-    triples its value is computed from (through CTEs, subqueries and ``*``); None when the
-    definition cannot be traced (the caller then hides every column of the view). A table
-    named without its schema is in ``default`` (the view's own schema).
-
-    Example:
-        >>> schema = {"main": {"users": {"id": "INT", "password": "VARCHAR"}}}
-        >>> found = view_lineage(
-        ...     "CREATE VIEW v AS WITH t AS (SELECT id, password AS x FROM users) "
-        ...     "SELECT id, upper(x) AS y FROM t", ["id", "y"], schema)
-        >>> sorted(found["y"])
-        [('main', 'users', 'password')]
-    """
-    try:
-        tree = sqlglot.parse_one(sql, read="duckdb")
-        query = tree.expression if isinstance(tree, exp.Create) else tree
-        out: dict[str, set[tuple[str, str, str]]] = {}
-        for column in columns:
-            node = lineage(column, query, schema=schema, dialect="duckdb")
-            sources = out.setdefault(column, set())
-            for leaf in node.walk():
-                if leaf.downstream or not isinstance(leaf.source, exp.Table):
-                    continue
-                table = leaf.source
-                name = exp.to_column(leaf.name, dialect="duckdb").name
-                sources.add((table.db or default, table.name, name))
-    except (sqlglot.errors.SqlglotError, KeyError, ValueError, AttributeError):
-        return None
-    return out
-
-
-def hide_derived(
-    catalog: ExposedCatalog,
-    views: list[tuple[str, str, str]],
-    columns: list[tuple[str, str, str, str]],
-) -> ExposedCatalog:
-    """``catalog`` with each view column computed from a hidden column, or from a table
-    generated SQL may not read, moved to the view's hidden columns (views of views too).
-
-    Example:
-        >>> cat = ExposedCatalog.from_mapping(
-        ...     {"main.users": ["id", "password"], "main.v": ["id", "secret"]},
-        ...     hidden={"main.users": ["password"]})
-        >>> out = hide_derived(cat, [("main", "v", "CREATE VIEW v AS SELECT id, "
-        ...     "password AS secret FROM users")], [("main", "users", "id", "INT"),
-        ...     ("main", "users", "password", "VARCHAR"), ("main", "v", "id", "INT"),
-        ...     ("main", "v", "secret", "VARCHAR")])
-        >>> out.table("v", schema="main").columns, out.table("v", schema="main").hidden
-        (('id',), ('secret',))
-    """
-    schema: dict[str, dict[str, dict[str, str]]] = {}
-    for s, t, c, typ in columns:
-        schema.setdefault(s, {}).setdefault(t, {})[c] = typ
-    definitions = {(s.lower(), v.lower()): q for s, v, q in views}
-    tables = {((t.schema or "main").lower(), t.name.lower()): t for t in catalog.tables}
-    for _ in range(len(definitions) + 1):  # a view over a view hides after its source does
-        changed = False
-        for key, table in list(tables.items()):
-            sql = definitions.get(key)
-            if sql is None or not table.columns:
-                continue
-            traced = view_lineage(sql, list(table.columns), schema, key[0])
-            derived = [
-                c
-                for c in table.columns
-                if traced is None or any(_unreadable(tables, s) for s in traced.get(c, ()))
-            ]
-            if derived:
-                if traced is None:
-                    log.warning("cannot trace the columns of view %s; hiding them", table.name)
-                tables[key] = replace(
-                    table,
-                    columns=tuple(c for c in table.columns if c not in derived),
-                    hidden=(*table.hidden, *derived),
-                )
-                changed = True
-        if not changed:
-            break
-    return ExposedCatalog(tables.values())
-
-
-def _unreadable(tables: dict[tuple[str, str], ExposedTable], source: tuple[str, str, str]) -> bool:
-    """A (schema, table, column) generated SQL may not read: hidden, or not exposed at all."""
-    schema, name, column = (part.lower() for part in source)
-    table = tables.get((schema, name))
-    if table is None:
-        return True
-    return column in {h.lower() for h in table.hidden} or column not in {
-        c.lower() for c in table.columns
-    }
 
 
 def _with_schema(table: TableInfo, default: str) -> TableInfo:

@@ -11,6 +11,7 @@ from psycopg import errors as pg_errors
 from tablerag.errors import ConfigError, QueryFailed, QueryTimeout
 from tablerag.sql.engines.base import ALLOW_HINT, Rows, SQLEngine
 from tablerag.sql.engines.limits import Watchdog, engine_failure, fetch_capped
+from tablerag.sql.engines.lineage import hide_derived
 from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.types import ColumnInfo, TableInfo
@@ -230,6 +231,38 @@ class PostgresEngine(SQLEngine):
             + ALLOW_HINT.format(example=f"{table}.{column}")
             + ", or set allow_readable_hidden_columns if you accept that only the SQL gate "
             "keeps them out."
+        )
+
+    def _with_lineage(self, catalog: ExposedCatalog) -> ExposedCatalog:
+        """Hide each view column computed from a hidden column (the view's definition from
+        ``pg_get_viewdef``, traced by :func:`~tablerag.sql.engines.lineage.hide_derived`)."""
+        views = [(t.schema, t.name) for t in catalog.tables if t.schema]
+        if not views:
+            return catalog
+        with self._lock, self._con.transaction(force_rollback=True):
+            found = self._con.execute(
+                "SELECT n.nspname, c.relname, pg_get_viewdef(c.oid, true)"
+                + _USER_RELATIONS.replace("%", "%%")  # a query with parameters
+                + " AND c.relkind IN ('v', 'm') AND (n.nspname, c.relname) IN "
+                "(SELECT * FROM unnest(%s::text[], %s::text[]))",
+                [[v[0] for v in views], [v[1] for v in views]],
+            ).fetchall()
+            if not found:
+                return catalog
+            columns = self._con.execute(
+                "SELECT n.nspname, c.relname, a.attname, format_type(a.atttypid, a.atttypmod)"
+                + _USER_RELATIONS.replace(
+                    "WHERE", "JOIN pg_attribute a ON a.attrelid = c.oid WHERE", 1
+                )
+                + " AND c.relkind IN ('r', 'p', 'v', 'm', 'f') AND a.attnum > 0 "
+                "AND NOT a.attisdropped ORDER BY 1, 2, a.attnum"
+            ).fetchall()
+        return hide_derived(
+            catalog,
+            [(str(s), str(v), str(q)) for s, v, q in found],
+            [(str(s), str(t), str(c), str(y)) for s, t, c, y in columns],
+            dialect="postgres",
+            default="public",
         )
 
     def introspect(self) -> list[TableInfo]:
