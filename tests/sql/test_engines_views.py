@@ -16,6 +16,7 @@ from sqlalchemy.engine import make_url
 from tablerag.errors import ConfigError, SQLRejected, TableragError
 from tablerag.sql.engines import DuckDBEngine, SQLEngine, open_engine
 from tablerag.sql.policy import ExecutionPolicy
+from tests.plugins.mariadb import MariaDBServer
 
 POLICY = ExecutionPolicy(time_limit_ms=5000, max_rows=50)
 PW = "CANARY-view-pw-51ad"
@@ -132,3 +133,44 @@ def _outcomes(engine: SQLEngine, sql: str) -> list[str]:
         except TableragError as exc:
             out.append(str(exc))
     return out
+
+
+@pytest.mark.mariadb
+def test_mariadb_view_over_a_hidden_column_is_hidden(
+    mariadb_server: MariaDBServer, mariadb_database: str
+) -> None:
+    """An account that may read the view's definition (SHOW VIEW) and the whole view, run with
+    the gate alone (allow_readable_hidden_columns): the view column from the password is
+    hidden, so the gate refuses it and no canary comes back."""
+    db, user = mariadb_database, f"tr_v_{uuid.uuid4().hex[:6]}"
+    mariadb_server.execute(
+        f"CREATE TABLE `{db}`.users (id INT, name VARCHAR(20), password VARCHAR(40))",
+        f"INSERT INTO `{db}`.users VALUES (1, 'ann', '{PW}-1'), (2, 'bob', '{PW}-2')",
+        f"CREATE VIEW `{db}`.labels AS SELECT id, concat(name, ':', password) AS label "
+        f"FROM `{db}`.users",
+        f"CREATE USER '{user}'@'%' IDENTIFIED BY 'v-pw'",
+        f"GRANT SELECT (id, name) ON `{db}`.users TO '{user}'@'%'",
+        f"GRANT SELECT, SHOW VIEW ON `{db}`.labels TO '{user}'@'%'",
+    )
+    url = mariadb_server.url(db, user=user, password="v-pw")
+    try:
+        with pytest.raises(ConfigError) as info:  # the account reads the derived column
+            open_engine(url, policy=POLICY)
+        assert f"REVOKE SELECT ON `{db}`.`labels`" in str(info.value)
+        assert PW not in str(info.value)
+        gate_only = ExecutionPolicy(time_limit_ms=5000, allow_readable_hidden_columns=True)
+        with open_engine(url, policy=gate_only) as engine:
+            table = engine.catalog.table("labels", schema=db)
+            assert table is not None and "label" in table.hidden
+            for sql in ("SELECT label FROM labels", "SELECT * FROM labels"):
+                try:
+                    text = repr(engine.execute(sql, gate_only))
+                except TableragError as exc:
+                    text = str(exc)
+                assert PW not in text, (sql, text)
+            assert engine.execute("SELECT id FROM labels ORDER BY id", gate_only).rows == (
+                (1,),
+                (2,),
+            )
+    finally:
+        mariadb_server.execute(f"DROP USER '{user}'@'%'")

@@ -44,10 +44,28 @@ def view_lineage(
     """
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
-        query = tree.expression if isinstance(tree, exp.Create) else tree
-        out: dict[str, set[tuple[str, str, str]]] = {}
+    except sqlglot.errors.SqlglotError:
+        return None
+    query = tree.expression if isinstance(tree, exp.Create) else tree
+    traced = _trace(query, columns, schema, default, dialect)
+    if traced is None and not any(isinstance(s, exp.Star) for s in query.find_all(exp.Star)):
+        # a column the account may not see (MySQL column grants) is missing from ``schema``;
+        # a definition whose columns are all qualified (as MySQL stores them) needs none
+        traced = _trace(query, columns, None, default, dialect)
+    return traced
+
+
+def _trace(
+    query: exp.Expr,
+    columns: list[str],
+    schema: dict[str, dict[str, dict[str, str]]] | None,
+    default: str,
+    dialect: str,
+) -> dict[str, set[tuple[str, str, str]]] | None:
+    out: dict[str, set[tuple[str, str, str]]] = {}
+    try:
         for column in columns:
-            node = lineage(column, query, schema=schema, dialect=dialect)
+            node = lineage(column, query, schema=schema or {}, dialect=dialect)
             sources = out.setdefault(column, set())
             for leaf in node.walk():
                 if leaf.downstream or not isinstance(leaf.source, exp.Table):

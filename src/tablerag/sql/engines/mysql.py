@@ -22,6 +22,7 @@ from sqlglot import TokenType, exp
 from tablerag.errors import ConfigError, QueryFailed, QueryTimeout
 from tablerag.sql.engines.base import ALLOW_HINT, Rows, SQLEngine
 from tablerag.sql.engines.limits import Watchdog, engine_failure, fetch_capped
+from tablerag.sql.engines.lineage import hide_derived
 from tablerag.sql.engines.scrub import scrub_message
 from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.policy import ExecutionPolicy
@@ -653,6 +654,26 @@ class MySQLEngine(SQLEngine):
             + ", or set allow_readable_hidden_columns if you accept that only the SQL gate "
             "keeps them out."
         )
+
+    def _with_lineage(self, catalog: ExposedCatalog) -> ExposedCatalog:
+        """Hide each view column computed from a hidden column, for the views whose definition
+        the account may read (``information_schema.VIEWS`` shows it with SHOW VIEW; without it
+        the view's own column grants are the guard)."""
+        with self._lock, self._con.cursor() as cur:
+            cur.execute(
+                "SELECT TABLE_SCHEMA, TABLE_NAME, VIEW_DEFINITION FROM information_schema.VIEWS "
+                f"WHERE TABLE_SCHEMA = DATABASE() AND VIEW_DEFINITION <> '' LIMIT {2**64 - 1}"
+            )
+            views = [(str(s), str(v), str(q)) for s, v, q in cur.fetchall()]
+            if not views:
+                return catalog
+            cur.execute(
+                "SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, COLUMN_TYPE FROM "
+                "information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() "
+                f"LIMIT {2**64 - 1}"
+            )
+            columns = [(str(s), str(t), str(c), str(y)) for s, t, c, y in cur.fetchall()]
+        return hide_derived(catalog, views, columns, dialect="mysql", default=self._database)
 
     def introspect(self) -> list[TableInfo]:
         """Tables, views and columns of the URL's database that the account may read."""
