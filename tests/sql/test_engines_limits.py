@@ -139,7 +139,7 @@ def test_mysql_query_killed_from_outside_says_what_happened(
     assert mysql_engine.execute("SELECT count(*) AS n FROM orders").rows == ((2000,),)
 
 
-@pytest.mark.parametrize("reason", ["", "  ", "(0, '')".strip("(0, ')")])
+@pytest.mark.parametrize("reason", ["", "  ", "\n"])
 def test_an_empty_engine_reason_becomes_a_sentence(reason: str) -> None:
     message = engine_failure("MySQL", reason)
     assert "gave no reason" in message and message.endswith(".")
