@@ -100,6 +100,9 @@ def compile_request(
             continue
         caliber = view.caliber(request.calibers.get(view.name))
         tree = _metric_tree(view, caliber, scope, depth=0)
+        home = view.metric.ext.get("dataset")
+        if home and knowledge.dataset(str(home)) is not None:
+            scope.datasets.add(str(home).lower())  # COUNT(*) reads this dataset's rows
         conditions = [_condition(f, scope, f"metric {view.name!r}") for f in caliber.filters]
         metric = UsedMetric(view, caliber, view.unit or caliber_unit(caliber, knowledge))
         used.append(metric)

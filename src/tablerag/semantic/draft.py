@@ -1,0 +1,345 @@
+"""Propose a semantic model from what the workspace already knows; every entry is a draft.
+
+From the catalog: one dataset per data table (tables read out of documents are knowledge, not
+data), its keys, a field per column (dates as time dimensions; a number in 分 — by its unit or
+its description — as an amount in 元, ``col / 100.0``, so every later sum is in 元 by
+construction), a ``SUM`` metric per amount and quantity column and a row count per table,
+relationships from the foreign keys. From definition tables inside documents (a column naming
+the metric, one its formula): metrics whose formula translates (Σ → SUM, × ÷ − → * / -, a
+trailing ``，status = 'PAID'`` → the metric's filter, columns qualified by the one dataset that
+has them, "x / 100" of a 分 column → its converted field) and passes the gate. Whatever does
+not translate is left out, never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from tablerag.semantic.check import check_model
+from tablerag.semantic.ossie import (
+    WRITE_VERSION,
+    AIContext,
+    Dataset,
+    Dimension,
+    Metric,
+    OssieDocument,
+    OssieField,
+    Relationship,
+    SemanticModel,
+    ansi,
+)
+from tablerag.store.workspace import Workspace
+from tablerag.types import ColumnInfo, TableInfo
+
+DRAFT_MODEL = "drafted"
+_DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt", ".pdf", ".docx", ".html", ".htm")
+_FEN = re.compile(r"(?:^|[^\w])(?:分|fen|cents?)(?:$|[^\w])|单位[为是：:\s]*分|in fen|in cents", re.I)
+_NUMBER = ("INT", "DEC", "NUMERIC", "DOUBLE", "FLOAT", "REAL")
+_KEYISH = re.compile(r"(?:^id$|_id$|_code$|_no$|编码$|编号$|代码$|^year$|^month$|^quarter$)", re.I)
+_NAME_HEADER = re.compile(r"指标|metric|名称|term", re.I)
+_FORMULA_HEADER = re.compile(r"公式|formula|口径|definition|计算", re.I)
+
+
+def draft_model(
+    tables: Sequence[TableInfo], definitions: Sequence[tuple[str, str]] = ()
+) -> OssieDocument:
+    """A draft model of ``tables`` plus the metrics of ``definitions`` (term, formula text)
+    that translate and pass the gate.
+
+    Args:
+        tables: the workspace's catalog.
+        definitions: (term, formula) pairs read from definition tables or documents.
+    """
+    data = [t for t in tables if not _is_document_table(t)]
+    datasets = [_dataset(t) for t in data]
+    names = {d.name.lower() for d in datasets}
+    relationships = [
+        _relationship(t, fk)
+        for t in data
+        for fk in t.foreign_keys
+        if fk.ref_table.lower() in names
+    ]
+    metrics: list[Metric] = []
+    for t in data:
+        metrics.append(_metric(f"{t.name}_count", "COUNT(*)", f"Rows of {t.name}", None, t.name))
+        for c in t.columns:
+            if _is_measure(c) and not c.sensitive:
+                unit = "元" if _in_fen(c) else _unit(c)
+                metrics.append(
+                    _metric(
+                        f"total_{c.name}",
+                        f"SUM({t.name}.{c.name})",
+                        f"Sum of {t.name}.{c.name}" + (f" ({c.description})" if c.description else ""),
+                        unit,
+                        t.name,
+                    )
+                )
+    model = SemanticModel(
+        name=DRAFT_MODEL,
+        description="Drafted by tablerag from the catalog and the definition documents.",
+        datasets=datasets or [Dataset(name="empty", source="empty")],
+        relationships=relationships or None,
+        metrics=metrics or None,
+    )
+    doc = OssieDocument(version=WRITE_VERSION, semantic_model=[model])
+    taken = {m.name.lower() for m in metrics}
+    for term, formula in definitions:
+        metric = _from_definition(term, formula, datasets, tables)
+        if metric is None or metric.name.lower() in taken:
+            continue
+        trial = doc.model_copy(deep=True)
+        trial.semantic_model[0].metrics = [*(trial.semantic_model[0].metrics or []), metric]
+        if not [f for f in check_model(trial, tables) if f.name.startswith(metric.name)]:
+            doc = trial
+            taken.add(metric.name.lower())
+    return doc
+
+
+def draft_workspace(ws: Workspace) -> OssieDocument:
+    """:func:`draft_model` of the workspace: its catalog and its definition tables' rows.
+
+    Ingest can call this at its end (cheap: no model call, one small query per definition
+    table) and store the result with :func:`store_draft`.
+    """
+    tables = ws.tables()
+    return draft_model(tables, definition_rows(ws, tables))
+
+
+def store_draft(ws: Workspace, document: OssieDocument) -> int:
+    """Store the draft as the workspace's ``drafted`` model, keeping every entry a person has
+    already imported (an entry of the same name in another model wins). Returns the number of
+    entries stored."""
+    from tablerag.semantic.library import stored_document
+    from tablerag.store.knowledge import replace_models
+
+    existing = stored_document(ws.con)
+    taken: set[tuple[str, str]] = set()
+    if existing is not None:
+        taken = {
+            (kind, name.lower())
+            for m in existing.semantic_model
+            if m.name != DRAFT_MODEL
+            for kind, name, _ in OssieDocument(
+                version=existing.version, semantic_model=[m]
+            ).entities()
+        }
+    model = document.semantic_model[0].model_copy(deep=True)
+    model.datasets = [d for d in model.datasets if ("dataset", d.name.lower()) not in taken] or (
+        model.datasets
+    )
+    model.metrics = [m for m in model.metrics or [] if ("metric", m.name.lower()) not in taken]
+    rels = model.relationships or []
+    model.relationships = [r for r in rels if ("relationship", r.name.lower()) not in taken]
+    for entity in [*model.datasets, *model.relationships, *model.metrics]:
+        entity.set_ext({**entity.ext, "status": "draft"})
+    from tablerag.semantic.ossie import to_data
+
+    data = to_data(OssieDocument(version=WRITE_VERSION, semantic_model=[model]))
+    with ws.transaction() as con:
+        replace_models(con, data["semantic_model"], version=WRITE_VERSION, origin="draft")
+    count = sum(1 for _ in OssieDocument(version=WRITE_VERSION, semantic_model=[model]).entities())
+    return count
+
+
+def definition_rows(ws: Workspace, tables: Sequence[TableInfo]) -> list[tuple[str, str]]:
+    """(term, formula) of every row of a document's definition table."""
+    out = []
+    for t in tables:
+        if not _is_document_table(t):
+            continue
+        names = [c.name for c in t.columns]
+        term = next((n for n in names if _NAME_HEADER.search(n)), None)
+        formula = next((n for n in names if n != term and _FORMULA_HEADER.search(n)), None)
+        if term is None or formula is None:
+            continue
+        for row in _rows(ws, t.name, term, formula):
+            if row[0] and row[1]:
+                out.append((str(row[0]), str(row[1])))
+    return out
+
+
+def _rows(ws: Workspace, table: str, *columns: str) -> list[tuple[Any, ...]]:
+    quoted = ", ".join('"' + c.replace('"', '""') + '"' for c in columns)
+    name = '"' + table.replace('"', '""') + '"'
+    return ws.con.execute(f"SELECT {quoted} FROM data.{name}").fetchall()
+
+
+def _is_document_table(t: TableInfo) -> bool:
+    return t.source.lower().endswith(_DOCUMENT_SUFFIXES)
+
+
+def _datatype(c: ColumnInfo) -> str | None:
+    t = c.type.upper()
+    if "TIMESTAMP" in t and "TZ" in t:
+        return "DateTimeTz"
+    if "TIMESTAMP" in t or "DATETIME" in t:
+        return "DateTime"
+    if t.startswith("DATE"):
+        return "Date"
+    if "BOOL" in t:
+        return "Boolean"
+    if "INT" in t:
+        return "Integer"
+    if any(w in t for w in ("DEC", "NUMERIC")):
+        return "Decimal"
+    if any(w in t for w in ("DOUBLE", "FLOAT", "REAL")):
+        return "Float"
+    if any(w in t for w in ("CHAR", "TEXT", "STRING")):
+        return "String"
+    return None
+
+
+def _is_measure(c: ColumnInfo) -> bool:
+    return any(w in c.type.upper() for w in _NUMBER) and not _KEYISH.search(c.name)
+
+
+def _in_fen(c: ColumnInfo) -> bool:
+    return _is_measure(c) and bool(_FEN.search(c.unit or "") or _FEN.search(c.description))
+
+
+def _unit(c: ColumnInfo) -> str | None:
+    if not c.unit:
+        return None
+    return c.unit.split()[0]
+
+
+def _field(c: ColumnInfo) -> OssieField:
+    fen = _in_fen(c)
+    datatype = "Decimal" if fen else _datatype(c)
+    f = OssieField(
+        name=c.name,
+        expression=ansi(f"{_ident(c.name)} / 100.0" if fen else _ident(c.name)),
+        description=c.description or None,
+        datatype=datatype,
+        dimension=Dimension(is_time=True) if datatype in ("Date", "DateTime") else None,
+    )
+    ext: dict[str, Any] = {"status": "draft"}
+    if fen:
+        ext.update(unit="元", source_unit="分")
+    elif _is_measure(c) and _unit(c):
+        ext["unit"] = _unit(c)
+    f.set_ext(ext)
+    return f
+
+
+def _dataset(t: TableInfo) -> Dataset:
+    ds = Dataset(
+        name=t.name,
+        source=t.name,
+        primary_key=list(t.primary_key) or None,
+        description=t.description or None,
+        fields=[_field(c) for c in t.columns if not c.sensitive],
+    )
+    ds.set_ext({"status": "draft"})
+    return ds
+
+
+def _relationship(t: TableInfo, fk: Any) -> Relationship:
+    rel = Relationship.model_validate(
+        {
+            "name": f"{t.name}_{'_'.join(fk.columns)}",
+            "from": t.name,
+            "to": fk.ref_table,
+            "from_columns": list(fk.columns),
+            "to_columns": list(fk.ref_columns),
+        }
+    )
+    rel.set_ext({"status": "draft"})
+    return rel
+
+
+def _metric(name: str, expr: str, description: str, unit: str | None, table: str) -> Metric:
+    m = Metric(name=name, expression=ansi(expr), description=description)
+    m.set_ext({"status": "draft", "dataset": table, **({"unit": unit} if unit else {})})
+    return m
+
+
+def _ident(name: str) -> str:
+    return name if re.fullmatch(r"[a-z_][a-z0-9_]*", name) else '"' + name.replace('"', '""') + '"'
+
+
+_PAREN = re.compile(r"[（(][^）)]*[）)]")
+_FILTER_TAIL = re.compile(r"[，,;；]\s*(.+)$")
+_SYMBOLS = {"−": "-", "–": "-", "×": "*", "÷": "/", "Σ": "SUM", "＝": "=", "，": ",", "’": "'",
+            "‘": "'"}  # fmt: skip
+
+
+def _from_definition(
+    term: str, formula: str, datasets: list[Dataset], tables: Sequence[TableInfo]
+) -> Metric | None:
+    """A draft metric for one definition row, or None when its formula does not translate."""
+    name = _PAREN.sub("", term).strip()
+    if not name or not re.fullmatch(r"[\w]+", name):
+        return None
+    text = formula
+    filters: list[str] = []
+    tail = _FILTER_TAIL.search(text)
+    if tail and "=" in tail.group(1):
+        filters.append(tail.group(1).strip())
+        text = text[: tail.start()]
+    for old, new in _SYMBOLS.items():
+        text = text.replace(old, new)
+    text = _PAREN.sub("", text) if not re.search(r"\w\s*\(", text) else text
+    owners = _owners(tables, datasets)
+    fen = {c.name.lower() for t in tables for c in t.columns if _in_fen(c)}
+    text = re.sub(
+        r"\b(SUM\s*\(\s*)?([A-Za-z_]\w*)(\s*\))?\s*/\s*100(?:\.0+)?\b",
+        lambda m: (m.group(1) or "") + m.group(2) + (m.group(3) or "")
+        if m.group(2).lower() in fen and bool(m.group(1)) == bool(m.group(3))
+        else m.group(0),
+        text,
+    )
+    home = _home(" ".join([text, *filters]), owners)
+    text = _qualify(text, owners, home)
+    filters = [_qualify(f, owners, home) for f in filters]
+    if text is None or any(f is None for f in filters):
+        return None
+    metric = Metric(
+        name=name, expression=ansi(text), description=f"{term}: {formula}",
+        ai_context=AIContext(synonyms=[term]) if term != name else None,
+    )  # fmt: skip
+    metric.set_ext({"status": "draft", **({"filters": filters} if filters else {})})
+    return metric
+
+
+def _owners(tables: Sequence[TableInfo], datasets: list[Dataset]) -> dict[str, list[str]]:
+    names = {d.name.lower() for d in datasets}
+    out: dict[str, list[str]] = {}
+    for t in tables:
+        if t.name.lower() in names:
+            for c in t.columns:
+                out.setdefault(c.name.lower(), []).append(t.name)
+    return out
+
+
+def _home(text: str, owners: dict[str, list[str]]) -> str | None:
+    """The one dataset that alone has some column the formula names (it settles a column two
+    datasets have: ``order_id`` with ``status`` is ``fact_sales.order_id``)."""
+    words = {w.lower() for w in re.findall(r"[A-Za-z_]\w*", text)}
+    alone = {owners[w][0] for w in words if len(owners.get(w, [])) == 1}
+    return alone.pop() if len(alone) == 1 else None
+
+
+def _qualify(text: str | None, owners: dict[str, list[str]], home: str | None = None) -> Any:
+    """Qualify bare column names with the one dataset that has them (None if two do and the
+    formula's other columns do not settle which)."""
+    if text is None:
+        return None
+    ambiguous = False
+
+    def repl(m: re.Match[str]) -> str:
+        nonlocal ambiguous
+        word = m.group(0)
+        who = owners.get(word.lower())
+        if who is None:
+            return word
+        if len(who) > 1:
+            if home in who:
+                return f"{home}.{word}"
+            ambiguous = True
+        return f"{who[0]}.{word}"
+
+    out = re.sub(r"(?<![\w.'])[A-Za-z_]\w*(?![\w'(])", repl, text)
+    return None if ambiguous else out
