@@ -44,6 +44,7 @@ TOP_LEVEL_KEYS = [
     "steps",
     "budget_exhausted",
     "fallback",
+    "knowledge",
 ]
 
 

@@ -85,7 +85,9 @@ def list_(workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: JsonOpt = False)
     for column in ("kind", "name", "status", "expression", "synonyms"):
         table.add_column(column)
     for e in found:
-        table.add_row(e.kind, safe(e.name), e.status, safe(e.expression), safe(", ".join(e.synonyms)))
+        table.add_row(
+            e.kind, safe(e.name), e.status, safe(e.expression), safe(", ".join(e.synonyms))
+        )
     console.print(table)
 
 
@@ -112,6 +114,7 @@ def check(workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: JsonOpt = False)
         tables = ws.tables()
     if document is None:
         _no_model(workspace)
+        return
     findings = check_model(document, tables)
     if as_json:
         print_json([{"kind": f.kind, "name": f.name, "problem": f.message} for f in findings])
@@ -127,7 +130,8 @@ def check(workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: JsonOpt = False)
 @knowledge_app.command("draft")
 def draft(
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write the draft here instead of storing it.")
+        Path | None,
+        typer.Option("--output", "-o", help="Write the draft here instead of storing it."),
     ] = None,
     workspace: WorkspaceOpt = DEFAULT_WORKSPACE,
 ) -> None:
@@ -142,7 +146,9 @@ def draft(
             added = store_draft(ws, document)
     if output is not None:
         output.write_text(dumps(document), encoding="utf-8")
-        console.print(f"Wrote the draft to {safe(output)}; edit it, then `tablerag knowledge import`.")
+        console.print(
+            f"Wrote the draft to {safe(output)}; edit it, then `tablerag knowledge import`."
+        )
         return
     console.print(f"Stored {added} drafted entr{'y' if added == 1 else 'ies'} (status: draft).")
 

@@ -65,7 +65,9 @@ def check_model(
             continue
         for key in ds.primary_key or []:
             if _column(info, key) is None:
-                found.append(Finding("dataset", ds.name, f"primary key column {key!r} not in {info.name!r}"))
+                found.append(
+                    Finding("dataset", ds.name, f"primary key column {key!r} not in {info.name!r}")
+                )
         for f in ds.fields or []:
             found += _gate_field(ds.name, f.name, knowledge, catalog, dialect)
     found += _relationships(knowledge, by_table)
@@ -74,7 +76,9 @@ def check_model(
             label = view.name if caliber.is_default else f"{view.name} ({caliber.name})"
             text = expression_for(caliber.expression)
             if text is not None:
-                found += [Finding("metric", label, p) for p in units_of(text[0], knowledge, text[1])]
+                found += [
+                    Finding("metric", label, p) for p in units_of(text[0], knowledge, text[1])
+                ]
             request = Request(metrics=[view.name], calibers={view.name: caliber.name})
             found += _gate(request, knowledge, catalog, dialect, "metric", label)
     return found
@@ -117,7 +121,7 @@ def _synonyms(knowledge: Knowledge) -> list[Finding]:
 def _relationships(knowledge: Knowledge, by_table: dict[str, TableInfo]) -> list[Finding]:
     out = []
     for rel in knowledge.relationships:
-        ends = []
+        ends: list[list[ColumnInfo | None] | None] = []
         for side, cols in ((rel.from_, rel.from_columns), (rel.to, rel.to_columns)):
             ds = knowledge.dataset(side)
             if ds is None:

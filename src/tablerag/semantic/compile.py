@@ -91,41 +91,14 @@ def compile_request(
     scope = _Scope(knowledge)
     if not request.metrics:
         raise NotCompiled(["the request names no metric"])
-    used: list[UsedMetric] = []
-    trees: list[tuple[UsedMetric, exp.Expr, list[exp.Expr]]] = []
-    for name in request.metrics:
-        view = knowledge.metric(name)
-        if view is None:
-            scope.problems.append(f"unknown metric {name!r}")
-            continue
-        caliber = view.caliber(request.calibers.get(view.name))
-        tree = _metric_tree(view, caliber, scope, depth=0)
-        home = view.metric.ext.get("dataset")
-        if home and knowledge.dataset(str(home)) is not None:
-            scope.datasets.add(str(home).lower())  # COUNT(*) reads this dataset's rows
-        conditions = [_condition(f, scope, f"metric {view.name!r}") for f in caliber.filters]
-        metric = UsedMetric(view, caliber, view.unit or caliber_unit(caliber, knowledge))
-        used.append(metric)
-        trees.append((metric, tree, [c for c in conditions if c is not None]))
+    used, trees = _metrics(request, scope)
     metric_datasets = set(scope.datasets)
     dims = [(ref, _field_ref(ref, scope, "dimension")) for ref in request.dimensions]
     where = [_request_filter(f.field, f.op, f.values, scope) for f in request.filters]
     period, time_field = None, None
     if request.time_range is not None:
-        time_field = _time_field(used, scope)
-        try:
-            period = resolve_period(request.time_range, today)
-        except ValueError as exc:
-            scope.problems.append(str(exc))
-        if time_field is not None and period is not None:
-            column = _field_ref(time_field, scope, "time dimension")
-            if column is not None:
-                where.append(
-                    exp.and_(
-                        exp.GTE(this=column.copy(), expression=exp.Literal.string(f"{period[0]}")),
-                        exp.LT(this=column.copy(), expression=exp.Literal.string(f"{period[1]}")),
-                    )
-                )
+        period, time_field, condition = _time_condition(request, used, scope, today)
+        where.append(condition)
     if scope.problems:
         raise NotCompiled(scope.problems)
     # filters every metric shares go to WHERE; the others into their metric's aggregates
@@ -152,9 +125,7 @@ def compile_request(
     for _, _, conds in trees[:1]:
         where += [c for c in conds if c.sql() in shared]
     where += [
-        c
-        for ds in sorted(scope.datasets)
-        for c in _dataset_filters(knowledge.datasets[ds], scope)
+        c for ds in sorted(scope.datasets) for c in _dataset_filters(knowledge.datasets[ds], scope)
     ]
     conditions = [c for c in where if c is not None]
     if conditions:
@@ -176,6 +147,52 @@ def compile_request(
         time_field=time_field,
         fields=tuple(scope.fields.values()),
     )
+
+
+def _metrics(
+    request: Request, scope: _Scope
+) -> tuple[list[UsedMetric], list[tuple[UsedMetric, exp.Expr, list[exp.Expr]]]]:
+    """Each metric of the request: its caliber, expanded expression and filters."""
+    knowledge = scope.knowledge
+    used: list[UsedMetric] = []
+    trees: list[tuple[UsedMetric, exp.Expr, list[exp.Expr]]] = []
+    for name in request.metrics:
+        view = knowledge.metric(name)
+        if view is None:
+            scope.problems.append(f"unknown metric {name!r}")
+            continue
+        caliber = view.caliber(request.calibers.get(view.name))
+        tree = _metric_tree(view, caliber, scope, depth=0)
+        home = view.metric.ext.get("dataset")
+        if home and knowledge.dataset(str(home)) is not None:
+            scope.datasets.add(str(home).lower())  # COUNT(*) reads this dataset's rows
+        conditions = [_condition(f, scope, f"metric {view.name!r}") for f in caliber.filters]
+        metric = UsedMetric(view, caliber, view.unit or caliber_unit(caliber, knowledge))
+        used.append(metric)
+        trees.append((metric, tree, [c for c in conditions if c is not None]))
+    return used, trees
+
+
+def _time_condition(
+    request: Request, used: list[UsedMetric], scope: _Scope, today: dt.date
+) -> tuple[tuple[dt.date, dt.date] | None, str | None, exp.Expr | None]:
+    """The request's period (dates by code), the time field it applies to, its condition."""
+    assert request.time_range is not None
+    time_field = _time_field(used, scope)
+    try:
+        period = resolve_period(request.time_range, today)
+    except ValueError as exc:
+        scope.problems.append(str(exc))
+        return None, time_field, None
+    column = _field_ref(time_field, scope, "time dimension") if time_field else None
+    if column is None:
+        return period, time_field, None
+    start, end = (exp.Literal.string(d.isoformat()) for d in period)
+    condition = exp.and_(
+        exp.GTE(this=column.copy(), expression=start),
+        exp.LT(this=column.copy(), expression=end),
+    )
+    return period, time_field, condition
 
 
 def parse_expression(text: str, read: str | None) -> exp.Expr:
@@ -290,8 +307,10 @@ def _safe_division(tree: exp.Expr) -> exp.Expr:
 
 
 def _paren(node: exp.Expr) -> exp.Expr:
-    return node if isinstance(node, exp.Column | exp.Literal | exp.Func | exp.Paren) else (
-        exp.Paren(this=node)
+    return (
+        node
+        if isinstance(node, exp.Column | exp.Literal | exp.Func | exp.Paren)
+        else (exp.Paren(this=node))
     )
 
 
@@ -594,6 +613,5 @@ def _unit(node: exp.Expr, knowledge: Knowledge) -> str | None:
         if view is not None:
             if view.unit:
                 return view.unit
-            found = expression_for(view.caliber().expression)
-            return unit_of(found[0], knowledge, found[1]) if found else None
+            return caliber_unit(view.caliber(), knowledge)
     return None

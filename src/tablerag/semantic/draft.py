@@ -35,7 +35,9 @@ from tablerag.types import ColumnInfo, TableInfo
 
 DRAFT_MODEL = "drafted"
 _DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt", ".pdf", ".docx", ".html", ".htm")
-_FEN = re.compile(r"(?:^|[^\w])(?:分|fen|cents?)(?:$|[^\w])|单位[为是：:\s]*分|in fen|in cents", re.I)
+_FEN = re.compile(
+    r"(?:^|[^\w])(?:分|fen|cents?)(?:$|[^\w])|单位[为是：:\s]*分|in fen|in cents", re.I
+)
 _NUMBER = ("INT", "DEC", "NUMERIC", "DOUBLE", "FLOAT", "REAL")
 _KEYISH = re.compile(r"(?:^id$|_id$|_code$|_no$|编码$|编号$|代码$|^year$|^month$|^quarter$)", re.I)
 _NAME_HEADER = re.compile(r"指标|metric|名称|term", re.I)
@@ -56,10 +58,7 @@ def draft_model(
     datasets = [_dataset(t) for t in data]
     names = {d.name.lower() for d in datasets}
     relationships = [
-        _relationship(t, fk)
-        for t in data
-        for fk in t.foreign_keys
-        if fk.ref_table.lower() in names
+        _relationship(t, fk) for t in data for fk in t.foreign_keys if fk.ref_table.lower() in names
     ]
     metrics: list[Metric] = []
     for t in data:
@@ -71,7 +70,8 @@ def draft_model(
                     _metric(
                         f"total_{c.name}",
                         f"SUM({t.name}.{c.name})",
-                        f"Sum of {t.name}.{c.name}" + (f" ({c.description})" if c.description else ""),
+                        f"Sum of {t.name}.{c.name}"
+                        + (f" ({c.description})" if c.description else ""),
                         unit,
                         t.name,
                     )
@@ -286,9 +286,11 @@ def _from_definition(
     fen = {c.name.lower() for t in tables for c in t.columns if _in_fen(c)}
     text = re.sub(
         r"\b(SUM\s*\(\s*)?([A-Za-z_]\w*)(\s*\))?\s*/\s*100(?:\.0+)?\b",
-        lambda m: (m.group(1) or "") + m.group(2) + (m.group(3) or "")
-        if m.group(2).lower() in fen and bool(m.group(1)) == bool(m.group(3))
-        else m.group(0),
+        lambda m: (
+            (m.group(1) or "") + m.group(2) + (m.group(3) or "")
+            if m.group(2).lower() in fen and bool(m.group(1)) == bool(m.group(3))
+            else m.group(0)
+        ),
         text,
     )
     home = _home(" ".join([text, *filters]), owners)

@@ -110,9 +110,9 @@ def import_document(
 
 
 def _model_data(model: SemanticModel) -> dict[str, Any]:
-    data = to_data(
-        OssieDocument(version=WRITE_VERSION, semantic_model=[model])
-    )["semantic_model"][0]
+    data = to_data(OssieDocument(version=WRITE_VERSION, semantic_model=[model]))["semantic_model"][
+        0
+    ]
     assert isinstance(data, dict)
     return data
 

@@ -261,7 +261,10 @@ def loads(text: str, *, where: str = "the file") -> OssieDocument:
         ) from exc
     if not isinstance(raw, dict) or "semantic_model" not in raw:
         raise KnowledgeInvalid(
-            [f"{where} is not an Ossie document: it needs top-level `version` and `semantic_model`."]
+            [
+                f"{where} is not an Ossie document: it needs top-level `version` and "
+                "`semantic_model`."
+            ]
         )
     version = str(raw.get("version", ""))
     if not _READ_VERSION.match(version):
@@ -285,7 +288,10 @@ def loads(text: str, *, where: str = "the file") -> OssieDocument:
 def to_data(doc: OssieDocument) -> dict[str, Any]:
     """The document as plain data: keys that were set (or added by tablerag), in spec order
     (``name`` first; ``ai_context`` and ``custom_extensions`` last, as the spec lists them)."""
-    return _spec_order(doc.model_dump(by_alias=True, exclude_none=True, mode="json"))
+    data: dict[str, Any] = _spec_order(
+        doc.model_dump(by_alias=True, exclude_none=True, mode="json")
+    )
+    return data
 
 
 _LAST = ("ai_context", "custom_extensions")

@@ -9,6 +9,7 @@ words are resolved here, by code, against ``today``.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -67,7 +68,7 @@ class Request(_Frozen):
     limit: int | None = Field(default=None, ge=1, le=MAX_LIMIT)
 
 
-def request_model(knowledge: Knowledge) -> type[Request]:
+def request_model(knowledge: Knowledge, metrics: Sequence[str] | None = None) -> type[Request]:
     """A :class:`Request` whose names are enums of ``knowledge`` (its JSON schema constrains a
     grammar-backed model to names that exist).
 
@@ -84,18 +85,19 @@ def request_model(knowledge: Knowledge) -> type[Request]:
         >>> schema["properties"]["metrics"]["items"]["enum"]
         ['n']
     """
-    metric_names = tuple(v.name for v in knowledge.metrics.values()) or ("none",)
+    names = [v.name for v in knowledge.metrics.values()] if metrics is None else list(metrics)
+    metric_names = tuple(names) or ("none",)
     dims = tuple(knowledge.dimensions()) or ("none",)
     fields = tuple([*knowledge.dimensions(), *knowledge.named_filters()]) or ("none",)
     filter_model = create_model(
         "Filter",
         __base__=FilterSpec,
-        field=(Literal[fields], ...),  # type: ignore[valid-type]
+        field=(Literal[fields], ...),  # type: ignore[arg-type]
     )
     order_model = create_model(
         "Order",
         __base__=OrderSpec,
-        by=(Literal[(*metric_names, *dims)], ...),  # type: ignore[valid-type]
+        by=(Literal[(*metric_names, *dims)], ...),  # type: ignore[arg-type]
     )
     return create_model(
         "SemanticRequest",
