@@ -72,3 +72,18 @@ def test_a_free_sql_answer_says_no_definition_was_followed() -> None:
     assert noted.answer.endswith("(No agreed definition was followed: the question names no "
                                  "metric of the semantic model.)")  # fmt: skip
     assert "no_definition" in noted.checks
+
+
+def test_a_filter_value_the_data_does_not_hold_is_named(shop: Knowledge, tmp_path: Path) -> None:
+    request = {
+        "metrics": ["units_sold"],
+        "filters": [{"field": "category.category_name", "op": "=", "values": ["酒水"]}],
+    }
+    with _duckdb(tmp_path / "shop.duckdb") as engine:
+        answer = answer_with_model(
+            "酒水的销量是多少？", llm=ScriptedLLM(replies=[json.dumps(request)]), engine=engine,
+            knowledge=shop, language="zh", options=OPTIONS,
+        )  # fmt: skip
+    assert not isinstance(answer, Declined)
+    assert answer.status == "no_data"
+    assert "数据中没有这些值：category.category_name = 酒水" in answer.answer

@@ -49,7 +49,7 @@ def check_model(
     """
     knowledge = Knowledge(document)
     by_table = _tables(tables)
-    catalog = ExposedCatalog.from_tables(tables, hide_sensitive=False)
+    catalog = ExposedCatalog.from_tables(tables)  # a hidden column is refused, as at answer time
     found = _names(document) + _synonyms(knowledge)
     for ds in knowledge.datasets.values():
         info = by_table.get(ds.table.lower())

@@ -615,3 +615,25 @@ def _unit(node: exp.Expr, knowledge: Knowledge) -> str | None:
                 return view.unit
             return caliber_unit(view.caliber(), knowledge)
     return None
+
+
+def value_probe(
+    ref: str, values: list[str | int | float | bool], knowledge: Knowledge, *, dialect: str
+) -> str:
+    """SQL counting the rows whose field ``ref`` holds one of ``values`` (is the value in the
+    data at all?).
+
+    Raises:
+        NotCompiled: ``ref`` is not a field of the model.
+    """
+    scope = _Scope(knowledge)
+    node = _field_ref(ref, scope, "filter field")
+    found = knowledge.field(ref)
+    if node is None or found is None or scope.problems:
+        raise NotCompiled(scope.problems or [f"unknown field {ref!r}"])
+    query = (
+        exp.select(exp.Count(this=exp.Star()))
+        .from_(_table(found[0]))
+        .where(exp.In(this=node, expressions=[_literal(v) for v in values]))
+    )
+    return query.sql(dialect=dialect)

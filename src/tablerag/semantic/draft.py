@@ -30,6 +30,7 @@ from tablerag.semantic.ossie import (
     SemanticModel,
     ansi,
 )
+from tablerag.sql.sensitive import hidden_columns
 from tablerag.store.workspace import Workspace
 from tablerag.types import ColumnInfo, TableInfo
 
@@ -63,8 +64,9 @@ def draft_model(
     metrics: list[Metric] = []
     for t in data:
         metrics.append(_metric(f"{t.name}_count", "COUNT(*)", f"Rows of {t.name}", None, t.name))
+        hidden = set(hidden_columns(t))
         for c in t.columns:
-            if _is_measure(c) and not c.sensitive:
+            if _is_measure(c) and c.name not in hidden:
                 unit = "元" if _in_fen(c) else _unit(c)
                 metrics.append(
                     _metric(
@@ -225,12 +227,13 @@ def _field(c: ColumnInfo) -> OssieField:
 
 
 def _dataset(t: TableInfo) -> Dataset:
+    hidden = set(hidden_columns(t))  # never in the model: it would name them to the model
     ds = Dataset(
         name=t.name,
         source=t.name,
         primary_key=list(t.primary_key) or None,
         description=t.description or None,
-        fields=[_field(c) for c in t.columns if not c.sensitive],
+        fields=[_field(c) for c in t.columns if c.name not in hidden],
     )
     ds.set_ext({"status": "draft"})
     return ds

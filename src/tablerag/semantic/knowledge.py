@@ -82,6 +82,9 @@ class Knowledge:
     datasets: dict[str, Dataset] = field(init=False)
     relationships: list[Relationship] = field(init=False)
     metrics: dict[str, MetricView] = field(init=False)
+    values: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """``dataset.field`` (lower case) → values the data holds (catalog samples), for the
+    prompt, so a filter value is written as the data writes it."""
 
     def __post_init__(self) -> None:
         self.datasets, self.relationships, self.metrics = {}, [], {}

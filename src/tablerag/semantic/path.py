@@ -27,11 +27,12 @@ from tablerag.errors import EngineError, ProviderError, SQLRejected
 from tablerag.llm.base import LLM
 from tablerag.prompts import render
 from tablerag.semantic.check import check_model
-from tablerag.semantic.compile import Compiled, NotCompiled, compile_request
+from tablerag.semantic.compile import Compiled, NotCompiled, compile_request, value_probe
 from tablerag.semantic.knowledge import Knowledge, MetricView
-from tablerag.semantic.ossie import OssieDocument
-from tablerag.semantic.request import Request, request_model
+from tablerag.semantic.ossie import OssieDocument, expression_for
+from tablerag.semantic.request import FilterSpec, Request, request_model
 from tablerag.sql.engines.base import SQLEngine
+from tablerag.sql.sensitive import hidden_columns
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.types import TableInfo
 
@@ -39,6 +40,8 @@ log = logging.getLogger(__name__)
 
 REQUEST_MAX_TOKENS = 400
 SHOWN_ROWS = 12
+MAX_VALUES = 8
+"""Values of one field shown in the prompt."""
 CONFIRMED_CONFIDENCE = 0.9
 DRAFT_CONFIDENCE = 0.7
 """A drafted definition nobody confirmed yet: still the agreed formula's shape, less sure."""
@@ -69,12 +72,33 @@ def usable(document: OssieDocument, tables: Sequence[TableInfo], dialect: str) -
     bad = {f.name.split(" (", 1)[0].lower() for f in findings if f.kind == "metric"}
     for f in findings:
         log.warning("semantic model entry not used: %s", f)
-    if not bad:
-        return Knowledge(document)
-    doc = document.model_copy(deep=True)
-    for model in doc.semantic_model:
-        model.metrics = [m for m in model.metrics or [] if m.name.lower() not in bad] or None
-    return Knowledge(doc)
+    doc = document
+    if bad:
+        doc = document.model_copy(deep=True)
+        for model in doc.semantic_model:
+            model.metrics = [m for m in model.metrics or [] if m.name.lower() not in bad] or None
+    knowledge = Knowledge(doc)
+    knowledge.values.update(field_values(knowledge, tables))
+    return knowledge
+
+
+def field_values(knowledge: Knowledge, tables: Sequence[TableInfo]) -> dict[str, tuple[str, ...]]:
+    """Sample values of every text field that is a bare column (never a sensitive one)."""
+    columns = {}
+    for t in tables:
+        hidden = set(hidden_columns(t))
+        for c in t.columns:
+            if c.name not in hidden and c.samples:
+                columns[(t.name.rpartition(".")[2].lower(), c.name.lower())] = c.samples
+    out = {}
+    for ds, f in knowledge.fields():
+        found = expression_for(f.expression)
+        if found is None or f.is_filter or f.datatype not in (None, "String"):
+            continue
+        samples = columns.get((ds.table.lower(), found[0].strip().strip('"').lower()))
+        if samples:
+            out[f"{ds.name}.{f.name}".lower()] = tuple(samples[:MAX_VALUES])
+    return out
 
 
 def answer_with_model(
@@ -131,7 +155,10 @@ def answer_with_model(
     used = uses(compiled)
     drafted = any(u.status == "draft" for u in used)
     empty = not rows or all(v is None for r in rows for v in r[len(compiled.dimensions) :])
+    absent = _absent_values(request, knowledge, engine, opts) if empty else []
     text = _text(compiled, request, table, language, drafted=drafted, empty=empty)
+    if absent:
+        text += "\n" + _absent_text(absent, language)
     return Answer(
         question=question,
         answer=text,
@@ -147,6 +174,32 @@ def answer_with_model(
         timings_ms=timings,
         knowledge=used,
     )
+
+
+def _absent_values(
+    request: Request, knowledge: Knowledge, engine: SQLEngine, opts: SemanticOptions
+) -> list[tuple[str, str]]:
+    """(field, value) of each filter value the data does not hold (why nothing was found)."""
+    out = []
+    for f in request.filters:
+        if f.op not in ("=", "in") or not f.values:
+            continue
+        for value in f.values:
+            try:
+                sql = value_probe(f.field, [value], knowledge, dialect=engine.dialect)
+                rows = engine.execute(sql, opts.policy).rows
+            except (NotCompiled, SQLRejected, EngineError) as exc:
+                log.info("value check of %s skipped: %s", f.field, exc)
+                continue
+            if rows and rows[0][0] == 0:
+                out.append((f.field, str(value)))
+    return out
+
+
+def _absent_text(absent: list[tuple[str, str]], language: Language) -> str:
+    if language == "zh":
+        return "数据中没有这些值：" + "；".join(f"{f} = {v}" for f, v in absent)
+    return "The data holds no such value: " + "; ".join(f"{f} = {v!r}" for f, v in absent)
 
 
 def no_definition(answer: Answer, reason: str) -> Answer:
@@ -190,7 +243,11 @@ def describe(knowledge: Knowledge, named: Sequence[MetricView]) -> str:
             continue
         what = ", ".join(f.synonyms)
         time_note = " (time)" if f.is_time else ""
-        lines.append(f"- {ds.name}.{f.name}{time_note}: {what} {f.description or ''}".rstrip())
+        values = knowledge.values.get(f"{ds.name}.{f.name}".lower())
+        shown = f" values: {', '.join(values)}" if values else ""
+        lines.append(
+            f"- {ds.name}.{f.name}{time_note}: {what} {f.description or ''}{shown}".rstrip()
+        )
     filters = [(ds, f) for ds, f in knowledge.fields() if f.is_filter]
     if filters:
         lines.append("Named filters (a filter with this field and no op):")
@@ -231,8 +288,9 @@ def _text(
     if compiled.dimensions:
         names = [_dim_label(ref, compiled, language) for ref in compiled.dimensions]
         parts.append(f"{w['by']}{'' if language == 'zh' else ' '}{'、'.join(names)}")
-    if compiled.filters:
-        parts.append(f"{w['filter']}{w['colon']}{'; '.join(compiled.filters)}")
+    if request.filters:
+        shown = [_filter_text(f, compiled, language) for f in request.filters]
+        parts.append(f"{w['filter']}{w['colon']}{'; '.join(shown)}")
     parts.append(compiled.period_text or w["all"])
     units = sorted({m.unit for m in compiled.metrics if m.unit})
     if units:
@@ -252,8 +310,15 @@ def _text(
         lines.append(f"{w['others']}{w['colon']}{'; '.join(others)}")
     if drafted:
         lines.append(w["draft"])
-    del request
     return "\n".join(lines)
+
+
+def _filter_text(spec: FilterSpec, compiled: Compiled, language: Language) -> str:
+    label = _dim_label(spec.field, compiled, language)
+    if spec.op is None:
+        return label
+    values = "、".join(str(v) for v in spec.values)
+    return f"{label} {spec.op} {values}"
 
 
 def _dim_label(ref: str, compiled: Compiled, language: Language) -> str:
