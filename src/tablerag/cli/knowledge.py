@@ -4,7 +4,7 @@ workspace's semantic model in Apache Ossie format (docs/knowledge.md)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.table import Table
@@ -20,6 +20,9 @@ from tablerag.cli._common import (
     to_jsonable,
 )
 from tablerag.cli._common import shown as safe
+
+if TYPE_CHECKING:
+    from tablerag.semantic.ossie import OssieDocument
 
 knowledge_app = typer.Typer(
     help="The semantic model: metrics, dimensions and definitions people agreed on (Ossie).",
@@ -43,10 +46,15 @@ def import_(
 ) -> None:
     """Check FILE against the catalog and store it; any problem refuses the whole file."""
     from tablerag.semantic.library import import_document, read_file
+    from tablerag.semantic.ossie import KnowledgeInvalid
 
-    document = read_file(file)
-    with open_workspace(workspace, read_only=False) as ws:
-        import_document(ws.con, document, ws.tables(), origin=str(file), replace_all=replace)
+    try:
+        document = read_file(file)
+        with open_workspace(workspace, read_only=False) as ws:
+            import_document(ws.con, document, ws.tables(), origin=str(file), replace_all=replace)
+    except KnowledgeInvalid as exc:
+        err_console.print(f"[bold red]error:[/] {safe(exc)}", highlight=False)
+        raise typer.Exit(2) from exc
     n = sum(len(m.metrics or []) for m in document.semantic_model)
     console.print(f"Imported {safe(file)}: {len(document.semantic_model)} model(s), {n} metric(s).")
 
@@ -114,7 +122,6 @@ def check(workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: JsonOpt = False)
         tables = ws.tables()
     if document is None:
         _no_model(workspace)
-        return
     findings = check_model(document, tables)
     if as_json:
         print_json([{"kind": f.kind, "name": f.name, "problem": f.message} for f in findings])
@@ -153,7 +160,7 @@ def draft(
     console.print(f"Stored {added} drafted entr{'y' if added == 1 else 'ies'} (status: draft).")
 
 
-def _document(workspace: Path):  # type: ignore[no-untyped-def]
+def _document(workspace: Path) -> OssieDocument:
     from tablerag.semantic.library import stored_document
 
     with open_workspace(workspace) as ws:
@@ -163,7 +170,7 @@ def _document(workspace: Path):  # type: ignore[no-untyped-def]
     return document
 
 
-def _no_model(workspace: Path) -> None:
+def _no_model(workspace: Path) -> NoReturn:
     err_console.print(
         f"[bold red]error:[/] the workspace {safe(workspace)} has no semantic model; run "
         "`tablerag knowledge draft` or `tablerag knowledge import FILE`.",

@@ -32,8 +32,8 @@ from tablerag.semantic.knowledge import Knowledge, MetricView
 from tablerag.semantic.ossie import OssieDocument, expression_for
 from tablerag.semantic.request import FilterSpec, Request, request_model
 from tablerag.sql.engines.base import SQLEngine
-from tablerag.sql.sensitive import hidden_columns
 from tablerag.sql.policy import ExecutionPolicy
+from tablerag.sql.sensitive import hidden_columns
 from tablerag.types import TableInfo
 
 log = logging.getLogger(__name__)
