@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from tablerag.cli import app
+from tablerag.llm.base import Message
 from tablerag.sample.documents import read_text
 
 runner = CliRunner()
@@ -83,3 +85,29 @@ def test_draft_proposes_units_and_definitions(ws: Path, tmp_path: Path) -> None:
     assert code == 0 and "status: draft" in " ".join(out.split())
     code, out = _run("list", "--json", "-w", str(ws))
     assert '"status": "draft"' in out and '"status": "confirmed"' not in out
+
+
+def test_a_model_may_translate_a_prose_definition_and_the_gate_checks_it(ws: Path) -> None:
+    from tablerag.llm.testing import FunctionLLM
+    from tablerag.semantic.draft import draft_workspace
+    from tablerag.store.workspace import Workspace
+
+    def translate(messages: Sequence[Message]) -> str:
+        text = messages[-1]["content"].rpartition("Definition:")[2]
+        if "退货率" in text:
+            return (
+                '{"expression": "COUNT(DISTINCT CASE WHEN fact_sales.status = \'REFUND\' THEN '
+                "fact_sales.order_id END) / COUNT(DISTINCT CASE WHEN fact_sales.status IN "
+                "('PAID', 'REFUND') THEN fact_sales.order_id END)\"}"
+            )
+        if "库存周转天数" in text:  # a column the data does not have: the gate refuses it
+            return '{"expression": "AVG(fact_sales.inventory_days)"}'
+        return '{"translatable": false}'
+
+    llm = FunctionLLM(translate)
+    with Workspace.open(ws) as opened:
+        document = draft_workspace(opened, llm=llm)
+    names = {m.name: m for m in document.semantic_model[0].metrics or []}
+    assert "退货率" in names and names["退货率"].ext["translated_by"] == llm.spec
+    assert "库存周转天数" not in names
+    assert names["毛利"].ext.get("translated_by") is None  # the rules translated it, no call

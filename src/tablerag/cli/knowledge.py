@@ -141,16 +141,28 @@ def draft(
         typer.Option("--output", "-o", help="Write the draft here instead of storing it."),
     ] = None,
     workspace: WorkspaceOpt = DEFAULT_WORKSPACE,
+    llm: Annotated[
+        str | None,
+        typer.Option(
+            "--llm", help="Let this model translate definitions the rules cannot (gate-checked)."
+        ),
+    ] = None,
 ) -> None:
     """Propose a model from the catalog (units, keys, foreign keys) and definition documents;
     its entries stay `draft` until a person confirms them (edit, then import)."""
+    from tablerag.llm import load_llm
     from tablerag.semantic.draft import draft_workspace, store_draft
     from tablerag.semantic.ossie import dumps
 
-    with open_workspace(workspace, read_only=output is not None) as ws:
-        document = draft_workspace(ws)
-        if output is None:
-            added = store_draft(ws, document)
+    model = load_llm(llm) if llm is not None else None
+    try:
+        with open_workspace(workspace, read_only=output is not None) as ws:
+            document = draft_workspace(ws, llm=model)
+            if output is None:
+                added = store_draft(ws, document)
+    finally:
+        if model is not None:
+            model.close()
     if output is not None:
         output.write_text(dumps(document), encoding="utf-8")
         console.print(

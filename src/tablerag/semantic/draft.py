@@ -13,10 +13,15 @@ not translate is left out, never guessed.
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
+from pydantic import BaseModel, Field
+
+from tablerag.errors import ProviderError
+from tablerag.llm.base import LLM
 from tablerag.semantic.check import check_model
 from tablerag.semantic.ossie import (
     WRITE_VERSION,
@@ -34,6 +39,8 @@ from tablerag.sql.sensitive import hidden_columns
 from tablerag.store.workspace import Workspace
 from tablerag.types import ColumnInfo, TableInfo
 
+log = logging.getLogger(__name__)
+
 DRAFT_MODEL = "drafted"
 _DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt", ".pdf", ".docx", ".html", ".htm")
 _FEN = re.compile(
@@ -46,7 +53,10 @@ _FORMULA_HEADER = re.compile(r"公式|formula|口径|definition|计算", re.I)
 
 
 def draft_model(
-    tables: Sequence[TableInfo], definitions: Sequence[tuple[str, str]] = ()
+    tables: Sequence[TableInfo],
+    definitions: Sequence[tuple[str, str]] = (),
+    *,
+    llm: LLM | None = None,
 ) -> OssieDocument:
     """A draft model of ``tables`` plus the metrics of ``definitions`` (term, formula text)
     that translate and pass the gate.
@@ -54,6 +64,8 @@ def draft_model(
     Args:
         tables: the workspace's catalog.
         definitions: (term, formula) pairs read from definition tables or documents.
+        llm: when given, a definition the rules cannot translate is translated by the model
+            (one call each, JSON constrained); its expression must pass the gate like any other.
     """
     data = [t for t in tables if not _is_document_table(t)]
     datasets = [_dataset(t) for t in data]
@@ -88,25 +100,111 @@ def draft_model(
     doc = OssieDocument(version=WRITE_VERSION, semantic_model=[model])
     taken = {m.name.lower() for m in metrics}
     for term, formula in definitions:
-        metric = _from_definition(term, formula, datasets, tables)
-        if metric is None or metric.name.lower() in taken:
+        name = _metric_name(term)
+        if name is None or name.lower() in taken:
             continue
-        trial = doc.model_copy(deep=True)
-        trial.semantic_model[0].metrics = [*(trial.semantic_model[0].metrics or []), metric]
-        if not [f for f in check_model(trial, tables) if f.name.startswith(metric.name)]:
-            doc = trial
-            taken.add(metric.name.lower())
+        candidates = [_from_definition(term, formula, datasets, tables)]
+        if llm is not None and not _passes(doc, candidates[0], tables):
+            candidates.append(_translated(term, formula, doc, llm))
+        for metric in candidates:
+            if metric is not None and _passes(doc, metric, tables):
+                doc = _with_metric(doc, metric)
+                taken.add(metric.name.lower())
+                break
     return doc
 
 
-def draft_workspace(ws: Workspace) -> OssieDocument:
-    """:func:`draft_model` of the workspace: its catalog and its definition tables' rows.
+def _with_metric(doc: OssieDocument, metric: Metric) -> OssieDocument:
+    trial = doc.model_copy(deep=True)
+    trial.semantic_model[0].metrics = [*(trial.semantic_model[0].metrics or []), metric]
+    return trial
 
-    Ingest can call this at its end (cheap: no model call, one small query per definition
-    table) and store the result with :func:`store_draft`.
+
+def _passes(doc: OssieDocument, metric: Metric | None, tables: Sequence[TableInfo]) -> bool:
+    """The metric compiles against the catalog through the gate (with the draft so far)."""
+    if metric is None:
+        return False
+    findings = check_model(_with_metric(doc, metric), tables)
+    return not [f for f in findings if f.kind == "metric" and f.name.startswith(metric.name)]
+
+
+class _Translation(BaseModel):
+    translatable: bool = True
+    expression: str = ""
+    filters: list[str] = Field(default_factory=list)
+
+
+def _translated(term: str, formula: str, doc: OssieDocument, llm: LLM) -> Metric | None:
+    """The model's translation of one definition (None when it says it cannot, or fails)."""
+    from tablerag.prompts import render
+    from tablerag.semantic.knowledge import Knowledge
+
+    knowledge = Knowledge(doc)
+    lines = ["Fields (dataset.field, unit):"]
+    for ds, f in knowledge.fields():
+        unit = f.ext.get("unit")
+        lines.append(f"- {ds.name}.{f.name}{f' ({unit})' if unit else ''}: {f.description or ''}")
+    lines.append("Metrics: " + ", ".join(v.name for v in knowledge.metrics.values()))
+    chat = render("semantic_draft", schema="\n".join(lines), question=f"{term} = {formula}")
+    try:
+        reply = llm.complete_structured(chat, _Translation, retries=1, max_tokens=200)
+    except ProviderError as exc:
+        log.info("draft: the model could not translate %r: %s", term, exc)
+        return None
+    name = _metric_name(term)
+    if not reply.translatable or not reply.expression.strip() or name is None:
+        return None
+    metric = Metric(
+        name=name, expression=ansi(reply.expression.strip()), description=f"{term}: {formula}",
+        ai_context=AIContext(synonyms=[term]) if term != name else None,
+    )  # fmt: skip
+    ext: dict[str, Any] = {"status": "draft", "translated_by": llm.spec}
+    if reply.filters:
+        ext["filters"] = [f for f in reply.filters if f.strip()]
+    metric.set_ext(ext)
+    return metric
+
+
+def _metric_name(term: str) -> str | None:
+    name = _PAREN.sub("", term).strip()
+    return name if name and re.fullmatch(r"\w+", name) else None
+
+
+def draft_workspace(ws: Workspace, *, llm: LLM | None = None) -> OssieDocument:
+    """:func:`draft_model` of the workspace: its catalog, its definition tables' rows and the
+    definitions its documents state in prose (``毛利 = 净额 − 成本``).
+
+    Ingest can call this at its end without ``llm`` (cheap: no model call, one small query per
+    definition table) and store the result with :func:`store_draft`.
     """
     tables = ws.tables()
-    return draft_model(tables, definition_rows(ws, tables))
+    definitions = [*definition_rows(ws, tables), *prose_definitions(c.text for c in ws.chunks())]
+    return draft_model(tables, definitions, llm=llm)
+
+
+_PROSE = re.compile(
+    r"^\s*(?:[-*]\s*)?(?P<term>[\w（）()]{1,16}?)\s*[=＝]\s*"
+    r"(?P<formula>[^=＝\n。；;]{3,120}?)\s*(?:[。；;].*)?$"
+)
+_OPERATOR = re.compile(r"[÷×−+\-*/Σ]")
+
+
+def prose_definitions(texts: Iterable[str]) -> list[tuple[str, str]]:
+    """(term, formula) of lines that state a definition: a short term, ``=``, a formula with an
+    operator (``客单价 = 销售额（净额） ÷ 订单数。``); the first statement of a term wins.
+
+    Example:
+        >>> texts = ["## 毛利\\n毛利 = 净额 − 成本。", "x = 1", "客单价 = 销售额 ÷ 订单数"]
+        >>> prose_definitions(texts)
+        [('毛利', '净额 − 成本'), ('客单价', '销售额 ÷ 订单数')]
+    """
+    out: dict[str, str] = {}
+    for text in texts:
+        for line in text.splitlines():
+            found = _PROSE.match(line)
+            if found and _OPERATOR.search(found["formula"]) and not found["term"].isdigit():
+                out.setdefault(found["term"], found["formula"].strip())
+    return list(out.items())
 
 
 def store_draft(ws: Workspace, document: OssieDocument) -> int:
@@ -273,8 +371,8 @@ def _from_definition(
     term: str, formula: str, datasets: list[Dataset], tables: Sequence[TableInfo]
 ) -> Metric | None:
     """A draft metric for one definition row, or None when its formula does not translate."""
-    name = _PAREN.sub("", term).strip()
-    if not name or not re.fullmatch(r"[\w]+", name):
+    name = _metric_name(term)
+    if name is None:
         return None
     text = formula
     filters: list[str] = []
