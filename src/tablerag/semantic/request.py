@@ -67,6 +67,24 @@ class Request(_Frozen):
     order_by: list[OrderSpec] = Field(default_factory=list)
     limit: int | None = Field(default=None, ge=1, le=MAX_LIMIT)
 
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """The JSON schema, a one-name choice written as ``enum`` like the others (grammar
+        converters and endpoints handle ``enum`` alike; ``const`` less so)."""
+        schema: dict[str, Any] = _const_as_enum(super().model_json_schema(*args, **kwargs))
+        return schema
+
+
+def _const_as_enum(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_const_as_enum(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {k: _const_as_enum(v) for k, v in value.items() if k != "const"}
+    if "const" in value:
+        out["enum"] = [value["const"]]
+    return out
+
 
 def request_model(knowledge: Knowledge, metrics: Sequence[str] | None = None) -> type[Request]:
     """A :class:`Request` whose names are enums of ``knowledge`` (its JSON schema constrains a
