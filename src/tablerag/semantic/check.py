@@ -51,6 +51,41 @@ def check_model(
     by_table = _tables(tables)
     catalog = ExposedCatalog.from_tables(tables)  # a hidden column is refused, as at answer time
     found = _names(document) + _synonyms(knowledge)
+    found += _datasets(knowledge, by_table, catalog, dialect)
+    found += _relationships(knowledge, by_table)
+    for view in knowledge.metrics.values():
+        found += check_metric(knowledge, view.name, tables, dialect=dialect, catalog=catalog)
+    return found
+
+
+def check_metric(
+    knowledge: Knowledge,
+    name: str,
+    tables: Sequence[TableInfo],
+    *,
+    dialect: str = "duckdb",
+    catalog: ExposedCatalog | None = None,
+) -> list[Finding]:
+    """The problems of one metric's calibers (units, and each compiled through the gate)."""
+    view = knowledge.metric(name)
+    if view is None:
+        return [Finding("metric", name, "is not defined")]
+    catalog = catalog or ExposedCatalog.from_tables(tables)
+    found: list[Finding] = []
+    for caliber in view.calibers:
+        label = view.name if caliber.is_default else f"{view.name} ({caliber.name})"
+        text = expression_for(caliber.expression)
+        if text is not None:
+            found += [Finding("metric", label, p) for p in units_of(text[0], knowledge, text[1])]
+        request = Request(metrics=[view.name], calibers={view.name: caliber.name})
+        found += _gate(request, knowledge, catalog, dialect, "metric", label)
+    return found
+
+
+def _datasets(
+    knowledge: Knowledge, by_table: dict[str, TableInfo], catalog: ExposedCatalog, dialect: str
+) -> list[Finding]:
+    found: list[Finding] = []
     for ds in knowledge.datasets.values():
         info = by_table.get(ds.table.lower())
         if info is None:
@@ -70,17 +105,6 @@ def check_model(
                 )
         for f in ds.fields or []:
             found += _gate_field(ds.name, f.name, knowledge, catalog, dialect)
-    found += _relationships(knowledge, by_table)
-    for view in knowledge.metrics.values():
-        for caliber in view.calibers:
-            label = view.name if caliber.is_default else f"{view.name} ({caliber.name})"
-            text = expression_for(caliber.expression)
-            if text is not None:
-                found += [
-                    Finding("metric", label, p) for p in units_of(text[0], knowledge, text[1])
-                ]
-            request = Request(metrics=[view.name], calibers={view.name: caliber.name})
-            found += _gate(request, knowledge, catalog, dialect, "metric", label)
     return found
 
 

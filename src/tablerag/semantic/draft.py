@@ -22,7 +22,8 @@ from pydantic import BaseModel, Field
 
 from tablerag.errors import ProviderError
 from tablerag.llm.base import LLM
-from tablerag.semantic.check import check_model
+from tablerag.semantic.check import check_metric
+from tablerag.semantic.knowledge import Knowledge
 from tablerag.semantic.ossie import (
     WRITE_VERSION,
     AIContext,
@@ -124,8 +125,7 @@ def _passes(doc: OssieDocument, metric: Metric | None, tables: Sequence[TableInf
     """The metric compiles against the catalog through the gate (with the draft so far)."""
     if metric is None:
         return False
-    findings = check_model(_with_metric(doc, metric), tables)
-    return not [f for f in findings if f.kind == "metric" and f.name.startswith(metric.name)]
+    return not check_metric(Knowledge(_with_metric(doc, metric)), metric.name, tables)
 
 
 class _Translation(BaseModel):
@@ -137,7 +137,6 @@ class _Translation(BaseModel):
 def _translated(term: str, formula: str, doc: OssieDocument, llm: LLM) -> Metric | None:
     """The model's translation of one definition (None when it says it cannot, or fails)."""
     from tablerag.prompts import render
-    from tablerag.semantic.knowledge import Knowledge
 
     knowledge = Knowledge(doc)
     lines = ["Fields (dataset.field, unit):"]
