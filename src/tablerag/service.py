@@ -592,7 +592,7 @@ class QA:
         )
         timings = {**answer.timings_ms, "schema": round(schema_ms, 3)}
         if declined is not None:  # semantic-model hook (issue 30)
-            answer = no_definition(answer, declined.reason)
+            answer = no_definition(answer, declined)
         return answer.model_copy(update={"timings_ms": timings})
 
     def _definition_passages(self, question: str) -> Sequence[Hit]:

@@ -60,15 +60,15 @@ def test_what_the_model_cannot_express_declines(shop: Knowledge, tmp_path: Path)
             "毛利最高的那笔订单是谁下的？", llm=ScriptedLLM(replies=['{"expressible": false}']),
             engine=engine, knowledge=shop, language="zh", options=OPTIONS,
         )  # fmt: skip
-    assert isinstance(none, Declined) and "names no metric" in none.reason
-    assert isinstance(said, Declined) and "cannot express" in said.reason
+    assert isinstance(none, Declined) and none.code == "no_metric"
+    assert isinstance(said, Declined) and said.code == "not_expressible"
 
 
 def test_a_free_sql_answer_says_no_definition_was_followed() -> None:
     from tablerag.answer import Answer
 
     free = Answer(question="q", answer="42", language="en", path="nl2sql")
-    noted = no_definition(free, "the question names no metric of the semantic model")
+    noted = no_definition(free, Declined("no_metric"))
     assert noted.answer.endswith("(No agreed definition was followed: the question names no "
                                  "metric of the semantic model.)")  # fmt: skip
     assert "no_definition" in noted.checks

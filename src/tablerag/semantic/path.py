@@ -20,7 +20,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal
 
 from tablerag.answer import Answer, Fact, KnowledgeUse, Language, ResultTable, SQLAttempt
 from tablerag.errors import EngineError, ProviderError, SQLRejected
@@ -49,12 +49,34 @@ NO_DEFINITION = "no_definition"
 """``Answer.checks`` code of a free-SQL answer in a workspace whose model did not cover it."""
 
 
+DeclineCode = Literal["no_metric", "no_request", "not_expressible", "not_compiled", "refused"]
+_DECLINED: dict[str, dict[str, str]] = {
+    "no_metric": {"en": "the question names no metric of the semantic model",
+                  "zh": "问题没有提到语义模型中的指标"},
+    "no_request": {"en": "the model gave no usable request", "zh": "模型没有给出可用的查询请求"},
+    "not_expressible": {"en": "the model says the semantic model cannot express the question",
+                        "zh": "模型认为语义模型无法表达这个问题"},
+    "not_compiled": {"en": "the request does not compile", "zh": "查询请求无法编译"},
+    "refused": {"en": "the compiled SQL did not run", "zh": "编译出的 SQL 未能执行"},
+}  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Declined:
-    """The semantic path does not answer this question; ``reason`` says why (for the log and
-    the free-SQL answer's note)."""
+    """The semantic path does not answer this question: a code (words at the edge, in the
+    reader's language: :meth:`text`) and the technical detail for the log."""
 
-    reason: str
+    code: DeclineCode
+    detail: str = ""
+
+    def text(self, language: Language) -> str:
+        """Why, in ``language`` (the detail, technical, is for the log only)."""
+        return _DECLINED[self.code][language]
+
+    @property
+    def reason(self) -> str:
+        """Why, in English, with the detail (for the log)."""
+        return self.text("en") + (f" ({self.detail})" if self.detail else "")
 
 
 @dataclass(frozen=True)
@@ -116,7 +138,7 @@ def answer_with_model(
     today = opts.today or dt.date.today()
     named = knowledge.mentioned(question)
     if not named:
-        return Declined("the question names no metric of the semantic model")
+        return Declined("no_metric")
     timings: dict[str, float] = {}
     started = time.perf_counter()
     chat = render(
@@ -134,19 +156,19 @@ def answer_with_model(
             timeout_s=opts.timeout_s,
         )
     except ProviderError as exc:
-        return Declined(f"the model gave no usable request ({exc})")
+        return Declined("no_request", str(exc))
     timings["llm"] = round((time.perf_counter() - started) * 1000, 3)
     if not request.expressible or not request.metrics:
-        return Declined("the model says the semantic model cannot express the question")
+        return Declined("not_expressible")
     try:
         compiled = compile_request(request, knowledge, dialect=engine.dialect, today=today)
     except NotCompiled as exc:
-        return Declined(f"the request does not compile: {exc}")
+        return Declined("not_compiled", str(exc))
     ran = time.perf_counter()
     try:
         result = engine.execute(compiled.sql, opts.policy)
     except (SQLRejected, EngineError) as exc:
-        return Declined(f"the compiled SQL did not run: {exc}")
+        return Declined("refused", str(exc))
     timings["execution"] = round((time.perf_counter() - ran) * 1000, 3)
     rows = [[_jsonable(v) for v in row] for row in result.rows]
     table = ResultTable(
@@ -202,13 +224,15 @@ def _absent_text(absent: list[tuple[str, str]], language: Language) -> str:
     return "The data holds no such value: " + "; ".join(f"{f} = {v!r}" for f, v in absent)
 
 
-def no_definition(answer: Answer, reason: str) -> Answer:
+def no_definition(answer: Answer, declined: Declined) -> Answer:
     """A free-SQL answer in a workspace with a semantic model: it says no definition was
     followed (and why), so a reader knows its number is the model's own reading."""
+    log.info("semantic path declined: %s", declined.reason)
+    why = declined.text(answer.language)
     note = (
-        "（未按任何已定义的指标口径计算：" + reason + "）"
+        f"（未按任何已定义的指标口径计算：{why}）"
         if answer.language == "zh"
-        else f"(No agreed definition was followed: {reason}.)"
+        else f"(No agreed definition was followed: {why}.)"
     )
     return answer.model_copy(
         update={"answer": f"{answer.answer}\n{note}", "checks": [*answer.checks, NO_DEFINITION]}
