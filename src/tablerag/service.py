@@ -552,7 +552,7 @@ class QA:
         # -- semantic-model hook (issue 30): a question the model can express is answered from
         # its definitions; otherwise the free-SQL answer below says none was followed.
         declined: Declined | None = None
-        if self.semantic is not None:
+        if self.semantic is not None and self.settings.semantic_model:
             if source.label not in self._knowledge:  # checked once per source and session
                 tables = list(self.sources.catalog_of(source).tables.values())
                 self._knowledge[source.label] = usable_knowledge(

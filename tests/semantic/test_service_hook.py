@@ -66,3 +66,12 @@ def test_other_data_questions_say_no_definition_was_followed(
     assert answer.path == "nl2sql"
     assert "no_definition" in answer.checks and not answer.knowledge
     assert "No agreed definition was followed" in answer.answer
+
+
+def test_the_setting_switches_the_semantic_path_off(sample_ws: Path, tmp_path: Path) -> None:
+    root = _with_model(sample_ws, tmp_path)
+    sql = "```sql\nSELECT SUM(net_amt) AS gp FROM fact_sales\n```"
+    off = SETTINGS.model_copy(update={"semantic_model": False})
+    with QA.open(root, llm=ScriptedLLM(replies=[sql]), settings=off) as qa:
+        answer = qa.ask("上月华东的毛利是多少？")
+    assert not answer.knowledge and "no_definition" not in answer.checks
