@@ -87,3 +87,16 @@ def test_a_filter_value_the_data_does_not_hold_is_named(shop: Knowledge, tmp_pat
     assert not isinstance(answer, Declined)
     assert answer.status == "no_data"
     assert "数据中没有这些值：category.category_name = 酒水" in answer.answer
+
+
+def test_a_question_counting_in_a_metric_s_own_unit_names_it() -> None:
+    from tablerag.sample.documents import read_text
+    from tablerag.semantic.ossie import loads
+
+    sample = Knowledge(loads(read_text("semantic_model.yaml")))
+    assert [v.name for v in sample.mentioned("上月各品类卖了多少件？")] == ["units_sold"]
+    assert [v.name for v in sample.mentioned("上月毛利率和毛利")] == [
+        "gross_margin",
+        "gross_profit",
+    ]
+    assert sample.mentioned("上月卖了多少元？") == []  # 元: many metrics, none named

@@ -132,25 +132,41 @@ class Knowledge:
             key=lambda pair: -len(pair[0]),
         )
         for word, view in words:
-            start = _find(text, word)
-            if start < 0 or any(s <= start < e for s, e in taken):
+            start = next(
+                (s for s in _find(text, word) if not any(a <= s < b for a, b in taken)), -1
+            )
+            if start < 0:
                 continue
             taken.append((start, start + len(word)))
             if all(view is not v for _, v in hits):
                 hits.append((start, view))
+        if not hits:
+            return self._by_unit(question)
         return [v for _, v in sorted(hits, key=lambda pair: pair[0])]
+
+    def _by_unit(self, question: str) -> list[MetricView]:
+        """The one metric whose unit the question counts in ("卖了多少件" → the metric in 件),
+        when no other metric has that unit; money and ratio units name no single metric."""
+        owners: dict[str, list[MetricView]] = {}
+        for view in self.metrics.values():
+            if view.unit and view.unit not in ("元", "%"):
+                owners.setdefault(view.unit, []).append(view)
+        for unit, views in owners.items():
+            if len(views) == 1 and f"多少{unit}" in question:
+                return views
+        return []
 
 
 def _names(view: MetricView) -> list[str]:
     return [view.name, view.name.replace("_", " "), *view.metric.synonyms]
 
 
-def _find(text: str, word: str) -> int:
+def _find(text: str, word: str) -> list[int]:
     """Where ``word`` occurs in ``text``; Latin words only as whole words."""
     if _HAN.search(word):
-        return text.find(word)
-    found = re.search(rf"(?<![a-z0-9_]){re.escape(word)}(?![a-z0-9_])", text)
-    return found.start() if found else -1
+        return [m.start() for m in re.finditer(re.escape(word), text)]
+    pattern = rf"(?<![a-z0-9_]){re.escape(word)}(?![a-z0-9_])"
+    return [m.start() for m in re.finditer(pattern, text)]
 
 
 def metric_view(metric: Metric) -> MetricView:
