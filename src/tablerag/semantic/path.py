@@ -144,6 +144,8 @@ def answer_with_model(
     chat = render(
         "semantic_request",
         today=today.isoformat(),
+        this_month=f"{today:%Y-%m}",
+        last_month=f"{today.replace(day=1) - dt.timedelta(days=1):%Y-%m}",
         schema=describe(knowledge, named),
         question=question,
     )
