@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -111,3 +112,23 @@ def test_a_model_may_translate_a_prose_definition_and_the_gate_checks_it(ws: Pat
     assert "退货率" in names and names["退货率"].ext["translated_by"] == llm.spec
     assert "库存周转天数" not in names
     assert names["毛利"].ext.get("translated_by") is None  # the rules translated it, no call
+
+
+def test_an_import_over_a_draft_takes_precedence_and_the_draft_gives_way(
+    ws: Path, tmp_path: Path
+) -> None:
+    assert _run("draft", "-w", str(ws))[0] == 0
+    source = tmp_path / "sample.yaml"
+    source.write_text(read_text("semantic_model.yaml"), encoding="utf-8")
+    code, out = _run("import", str(source), "-w", str(ws))
+    assert code == 0, out
+    code, out = _run("list", "--json", "-w", str(ws))
+    rows = json.loads(out)
+    names = [(r["kind"], r["name"]) for r in rows]
+    assert len(names) == len(set(names))  # nothing defined twice
+    fact_sales = [r for r in rows if r["kind"] == "dataset" and r["name"] == "fact_sales"]
+    assert [r["model"] for r in fact_sales] == ["sales_mart"]
+    assert ("dataset", "dim_date") in names  # the draft still covers what the import did not
+    assert _run("check", "-w", str(ws))[0] == 0
+    code, out = _run("draft", "-w", str(ws))  # drafting again never shadows the import
+    assert code == 0 and _run("check", "-w", str(ws))[0] == 0

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 from tablerag.errors import ProviderError
 from tablerag.llm.base import LLM
 from tablerag.semantic.check import check_metric
-from tablerag.semantic.knowledge import Knowledge
+from tablerag.semantic.knowledge import DRAFT_MODEL, Knowledge
 from tablerag.semantic.ossie import (
     WRITE_VERSION,
     AIContext,
@@ -42,7 +42,6 @@ from tablerag.types import ColumnInfo, TableInfo
 
 log = logging.getLogger(__name__)
 
-DRAFT_MODEL = "drafted"
 _DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt", ".pdf", ".docx", ".html", ".htm")
 _FEN = re.compile(
     r"(?:^|[^\w])(?:分|fen|cents?)(?:$|[^\w])|单位[为是：:\s]*分|in fen|in cents", re.I
@@ -207,39 +206,25 @@ def prose_definitions(texts: Iterable[str]) -> list[tuple[str, str]]:
 
 
 def store_draft(ws: Workspace, document: OssieDocument) -> int:
-    """Store the draft as the workspace's ``drafted`` model, keeping every entry a person has
-    already imported (an entry of the same name in another model wins). Returns the number of
-    entries stored."""
-    from tablerag.semantic.library import stored_document
-    from tablerag.store.knowledge import replace_models
-
-    existing = stored_document(ws.con)
-    taken: set[tuple[str, str]] = set()
-    if existing is not None:
-        taken = {
-            (kind, name.lower())
-            for m in existing.semantic_model
-            if m.name != DRAFT_MODEL
-            for kind, name, _ in OssieDocument(
-                version=existing.version, semantic_model=[m]
-            ).entities()
-        }
-    model = document.semantic_model[0].model_copy(deep=True)
-    model.datasets = [d for d in model.datasets if ("dataset", d.name.lower()) not in taken] or (
-        model.datasets
-    )
-    model.metrics = [m for m in model.metrics or [] if ("metric", m.name.lower()) not in taken]
-    rels = model.relationships or []
-    model.relationships = [r for r in rels if ("relationship", r.name.lower()) not in taken]
-    for entity in [*model.datasets, *model.relationships, *model.metrics]:
-        entity.set_ext({**entity.ext, "status": "draft"})
+    """Store the draft as the workspace's ``drafted`` model, without what people's models
+    already define (:func:`~tablerag.semantic.library.fit_draft`). Returns the number of
+    entries stored (0: nothing was left to draft)."""
+    from tablerag.semantic.library import fit_draft, stored_document, without_draft
     from tablerag.semantic.ossie import to_data
+    from tablerag.store.knowledge import drop_model, replace_models
 
-    data = to_data(OssieDocument(version=WRITE_VERSION, semantic_model=[model]))
+    model = fit_draft(
+        document.semantic_model[0], without_draft(stored_document(ws.con)), ws.tables()
+    )
     with ws.transaction() as con:
+        drop_model(con, DRAFT_MODEL)
+        if model is None:
+            return 0
+        for entity in [*model.datasets, *(model.relationships or []), *(model.metrics or [])]:
+            entity.set_ext({**entity.ext, "status": "draft"})
+        data = to_data(OssieDocument(version=WRITE_VERSION, semantic_model=[model]))
         replace_models(con, data["semantic_model"], version=WRITE_VERSION, origin="draft")
-    count = sum(1 for _ in OssieDocument(version=WRITE_VERSION, semantic_model=[model]).entities())
-    return count
+    return sum(1 for _ in OssieDocument(version=WRITE_VERSION, semantic_model=[model]).entities())
 
 
 def definition_rows(ws: Workspace, tables: Sequence[TableInfo]) -> list[tuple[str, str]]:

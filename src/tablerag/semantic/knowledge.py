@@ -24,6 +24,9 @@ from tablerag.semantic.ossie import (
     ansi,
 )
 
+DRAFT_MODEL = "drafted"
+"""Name of the semantic model ``tablerag knowledge draft`` writes; the models people imported
+take precedence over it (rename it when you confirm it)."""
 DEFAULT_CALIBER = "default"
 """Name of a metric's own expression when its extension names no caliber."""
 
@@ -88,7 +91,8 @@ class Knowledge:
 
     def __post_init__(self) -> None:
         self.datasets, self.relationships, self.metrics = {}, [], {}
-        for model in self.document.semantic_model:
+        models = sorted(self.document.semantic_model, key=lambda m: m.name == DRAFT_MODEL)
+        for model in models:  # the people's models first: a drafted entry never shadows them
             for ds in model.datasets:
                 self.datasets.setdefault(ds.name.lower(), ds)
             self.relationships += model.relationships or []

@@ -7,6 +7,7 @@ it would leave in the workspace); any problem refuses the whole file.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,8 +15,8 @@ from typing import Any
 import duckdb
 
 from tablerag.errors import ConfigError
-from tablerag.semantic.check import Finding, check_model
-from tablerag.semantic.knowledge import Knowledge
+from tablerag.semantic.check import Finding, check_metric, check_model
+from tablerag.semantic.knowledge import DRAFT_MODEL, Knowledge
 from tablerag.semantic.ossie import (
     WRITE_VERSION,
     KnowledgeInvalid,
@@ -25,7 +26,7 @@ from tablerag.semantic.ossie import (
     loads,
     to_data,
 )
-from tablerag.store.knowledge import read_models, replace_models
+from tablerag.store.knowledge import drop_model, read_models, replace_models
 from tablerag.types import TableInfo
 
 DRAFT_ORIGIN = "draft"
@@ -89,10 +90,13 @@ def import_document(
     Raises:
         KnowledgeInvalid: every problem found; the workspace's model is unchanged.
     """
-    merged = merge(None if replace_all else stored_document(con), document)
+    stored = None if replace_all else stored_document(con)
+    draft = _draft_of(stored) if DRAFT_MODEL not in _names_of(document) else None
+    merged = merge(without_draft(stored), document)
     findings = check_model(merged, tables)
     if findings:
         raise KnowledgeInvalid([str(f) for f in findings], what=f"The semantic model from {origin}")
+    kept = fit_draft(draft, merged, tables) if draft is not None else None
     con.execute("BEGIN TRANSACTION")
     try:
         replace_models(
@@ -102,11 +106,64 @@ def import_document(
             origin=origin,
             keep_others=not replace_all,
         )
+        if draft is not None:  # the draft gives way to what people imported
+            drop_model(con, DRAFT_MODEL)
+            if kept is not None:
+                replace_models(con, [_model_data(kept)], version=WRITE_VERSION, origin=DRAFT_ORIGIN)
     except BaseException:
         con.execute("ROLLBACK")
         raise
     con.execute("COMMIT")
     return findings
+
+
+def _names_of(document: OssieDocument) -> set[str]:
+    return {m.name for m in document.semantic_model}
+
+
+def _draft_of(document: OssieDocument | None) -> SemanticModel | None:
+    if document is None:
+        return None
+    return next((m for m in document.semantic_model if m.name == DRAFT_MODEL), None)
+
+
+def without_draft(document: OssieDocument | None) -> OssieDocument | None:
+    if document is None:
+        return None
+    kept = [m for m in document.semantic_model if m.name != DRAFT_MODEL]
+    return OssieDocument(version=document.version, semantic_model=kept) if kept else None
+
+
+def fit_draft(
+    draft: SemanticModel, confirmed: OssieDocument | None, tables: Sequence[TableInfo]
+) -> SemanticModel | None:
+    """The drafted model without what people's models already define (same kind and name, or a
+    metric name or synonym theirs claim), and without the drafted metrics that no longer
+    compile beside them; None when no drafted dataset is left (an Ossie model needs one)."""
+    model = draft.model_copy(deep=True)
+    if confirmed is None:
+        return model
+    taken = {(kind, name.lower()) for kind, name, _ in confirmed.entities()}
+    model.datasets = [d for d in model.datasets if ("dataset", d.name.lower()) not in taken]
+    if not model.datasets:
+        return None
+    rels = model.relationships or []
+    model.relationships = [r for r in rels if ("relationship", r.name.lower()) not in taken] or None
+    claimed = {
+        w.lower()
+        for m in Knowledge(confirmed).metrics.values()
+        for w in (m.name, *m.metric.synonyms)
+    }  # a drafted metric under a word people gave their own metric would make it ambiguous
+    metrics = [
+        m for m in model.metrics or [] if not {w.lower() for w in (m.name, *m.synonyms)} & claimed
+    ]
+    model.metrics = metrics or None
+    merged = OssieDocument(
+        version=confirmed.version, semantic_model=[*confirmed.semantic_model, model]
+    )
+    knowledge = Knowledge(merged)
+    model.metrics = [m for m in metrics if not check_metric(knowledge, m.name, tables)] or None
+    return model
 
 
 def _model_data(model: SemanticModel) -> dict[str, Any]:

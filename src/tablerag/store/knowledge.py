@@ -76,3 +76,8 @@ def forget_models(con: duckdb.DuckDBPyConnection) -> int:
     row = con.execute("SELECT count(*) FROM tablerag.knowledge").fetchone()
     con.execute("DELETE FROM tablerag.knowledge")
     return int(row[0]) if row else 0
+
+
+def drop_model(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Delete the stored semantic model called ``name`` (inside the caller's transaction)."""
+    con.execute("DELETE FROM tablerag.knowledge WHERE model_name = ?", [name])
