@@ -49,6 +49,7 @@ from tablerag.rag.index import LoadedIndex, load_index, refresh_index
 from tablerag.rag.retrieve import search
 from tablerag.router.features import extract_features
 from tablerag.router.router import PROBE_K, RouterContext, route
+from tablerag.semantic.edges import with_relationships  # issue 30
 from tablerag.semantic.knowledge import Knowledge  # issue 30
 from tablerag.semantic.library import stored_document  # issue 30
 from tablerag.semantic.ossie import OssieDocument  # issue 30
@@ -713,6 +714,9 @@ def _read_workspace(
     """
     with _open_for_reading(path) as ws:
         tables = ws.tables()
+        semantic = stored_document(ws.con)  # issue 30
+        if semantic is not None:  # the model's relationships join for the linker too (issue 30)
+            tables = with_relationships(tables, semantic)
         sources = SourceSet(
             group_sources(path, tables, ws.sources()),
             samples=workspace_samples(ws) if tables else {},
@@ -726,7 +730,6 @@ def _read_workspace(
             problem = ""
         except RetrievalError as exc:
             index, problem = None, str(exc)
-        semantic = stored_document(ws.con)  # issue 30
     return sources, router, index, problem, semantic
 
 
