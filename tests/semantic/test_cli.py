@@ -47,6 +47,8 @@ def test_import_then_export_gives_the_same_file(ws: Path, tmp_path: Path, suffix
     assert code == 0 and "Every entry compiles" in out
     code, out = _run("show", "gross_margin", "-w", str(ws))
     assert code == 0 and '"unit": "%"' in out
+    code, out = _run("show", "客单价", "-w", str(ws))  # a metric by its synonym
+    assert code == 0 and "avg_order_value" in out
 
 
 def test_a_bad_file_is_refused_whole_and_check_names_it(ws: Path, tmp_path: Path) -> None:

@@ -101,7 +101,9 @@ def list_(workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: JsonOpt = False)
 
 @knowledge_app.command("show")
 def show(
-    name: Annotated[str, typer.Argument(help="A metric, dataset, dataset.field or relationship.")],
+    name: Annotated[
+        str, typer.Argument(help="A metric (or its synonym), dataset, dataset.field, relationship.")
+    ],
     workspace: WorkspaceOpt = DEFAULT_WORKSPACE,
 ) -> None:
     """One entry with its expression, calibers, unit and status (JSON)."""
@@ -148,8 +150,11 @@ def draft(
         ),
     ] = None,
 ) -> None:
-    """Propose a model from the catalog (units, keys, foreign keys) and definition documents;
-    its entries stay `draft` until a person confirms them (edit, then import)."""
+    """Propose a model from the catalog and the definition documents (entries stay draft).
+
+    Units (a 分 column is 元 ÷ 100), keys and foreign keys come from the catalog, metrics from
+    definition tables and prose definitions; every entry is `draft` until a person confirms it
+    (export, edit, import)."""
     from tablerag.llm import load_llm
     from tablerag.semantic.draft import draft_workspace, store_draft
     from tablerag.semantic.ossie import dumps

@@ -216,8 +216,8 @@ def entries(document: OssieDocument) -> list[Entry]:
 
 
 def show(document: OssieDocument, name: str) -> dict[str, Any]:
-    """One entry (metric, dataset, ``dataset.field`` or relationship) as Ossie data, with its
-    calibers for a metric.
+    """One entry (metric, dataset, ``dataset.field`` or relationship; a metric also by a
+    synonym) as Ossie data, with its calibers for a metric.
 
     Raises:
         ConfigError: no entry has that name (close names suggested).
@@ -236,6 +236,9 @@ def show(document: OssieDocument, name: str) -> dict[str, Any]:
                 data["unit"] = view.unit
             data["status"] = entity.status
             return data
+    for view in Knowledge(document).metrics.values():  # a metric by one of its synonyms
+        if name.lower() in (w.lower() for w in view.metric.synonyms):
+            return show(document, view.name)
     names = [n for _, n, _ in document.entities()]
     close = difflib.get_close_matches(name, names, n=3)
     hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
