@@ -49,6 +49,12 @@ from tablerag.rag.index import LoadedIndex, load_index, refresh_index
 from tablerag.rag.retrieve import search
 from tablerag.router.features import extract_features
 from tablerag.router.router import PROBE_K, RouterContext, route
+from tablerag.semantic.edges import with_relationships  # issue 30
+from tablerag.semantic.knowledge import Knowledge  # issue 30
+from tablerag.semantic.library import stored_document  # issue 30
+from tablerag.semantic.ossie import OssieDocument  # issue 30
+from tablerag.semantic.path import Declined, SemanticOptions, answer_with_model, no_definition
+from tablerag.semantic.path import usable as usable_knowledge  # issue 30
 from tablerag.settings import Settings, load_settings
 from tablerag.sources import FILES, Choice, SourceSet, SQLSource, group_sources
 from tablerag.sql.credentials import has_inline_password
@@ -258,6 +264,8 @@ class QA:
         self._view = _IndexView(path)
         self._owns_llm = owns_llm
         self._lease: workspace_lock.WorkspaceLock | None = None
+        self.semantic: OssieDocument | None = None
+        self._knowledge: dict[str, Knowledge] = {}  # issue 30
 
     @classmethod
     def open(
@@ -288,7 +296,7 @@ class QA:
         # read and the engine's own read-only connection (issue 22).
         lease = workspace_lock.acquire(path, exclusive=False, wait_s=workspace_lock.READ_WAIT_S)
         try:
-            sources, router, index, problem = _read_workspace(path, settings)
+            sources, router, index, problem, semantic = _read_workspace(path, settings)
             model = load_llm(llm if llm is not None else settings.llm)
         except BaseException:
             lease.release()
@@ -314,6 +322,7 @@ class QA:
             owns_llm=not isinstance(llm, LLM),
         )
         qa._lease = lease
+        qa.semantic = semantic  # the workspace's semantic model, None without one (issue 30)
         if index is not None:
             qa.router = replace(router, probe=qa._probe)
         return qa
@@ -541,6 +550,29 @@ class QA:
         if isinstance(place, Answer):
             return place
         source, engine = place
+        # -- semantic-model hook (issue 30): a question the model can express is answered from
+        # its definitions; otherwise the free-SQL answer below says none was followed.
+        declined: Declined | None = None
+        if self.semantic is not None and self.settings.semantic_model:
+            if source.label not in self._knowledge:  # checked once per source and session
+                tables = list(self.sources.catalog_of(source).tables.values())
+                self._knowledge[source.label] = usable_knowledge(
+                    self.semantic, tables, engine.dialect
+                )
+            semantic = answer_with_model(
+                question,
+                llm=self._within(deadline),
+                engine=engine,
+                knowledge=self._knowledge[source.label],
+                language=language,
+                options=SemanticOptions(
+                    today=self.settings.today, timeout_s=self.settings.llm_timeout_s
+                ),
+            )
+            if not isinstance(semantic, Declined):
+                return semantic
+            declined = semantic
+        # -- end of the semantic-model hook
         schema = schema_context(
             question,
             self.sources.catalog_of(source),
@@ -560,6 +592,8 @@ class QA:
             options=options,
         )
         timings = {**answer.timings_ms, "schema": round(schema_ms, 3)}
+        if declined is not None:  # semantic-model hook (issue 30)
+            answer = no_definition(answer, declined)
         return answer.model_copy(update={"timings_ms": timings})
 
     def _definition_passages(self, question: str) -> Sequence[Hit]:
@@ -671,7 +705,7 @@ class QA:
 
 def _read_workspace(
     path: Path, settings: Settings
-) -> tuple[SourceSet, RouterContext, LoadedIndex | None, str]:
+) -> tuple[SourceSet, RouterContext, LoadedIndex | None, str, OssieDocument | None]:
     """Everything ``ask`` needs from the workspace, read with one connection that is closed.
 
     Read-only, always: DuckDB lets many processes read a file or one write it, so a reader that
@@ -680,6 +714,9 @@ def _read_workspace(
     """
     with _open_for_reading(path) as ws:
         tables = ws.tables()
+        semantic = stored_document(ws.con)  # issue 30
+        if semantic is not None:  # the model's relationships join for the linker too (issue 30)
+            tables = with_relationships(tables, semantic)
         sources = SourceSet(
             group_sources(path, tables, ws.sources()),
             samples=workspace_samples(ws) if tables else {},
@@ -693,7 +730,7 @@ def _read_workspace(
             problem = ""
         except RetrievalError as exc:
             index, problem = None, str(exc)
-    return sources, router, index, problem
+    return sources, router, index, problem, semantic
 
 
 def _open_for_reading(path: Path) -> Workspace:

@@ -45,6 +45,7 @@ TOP_LEVEL_KEYS = [
     "steps",
     "budget_exhausted",
     "fallback",
+    "knowledge",
 ]
 
 

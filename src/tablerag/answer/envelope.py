@@ -192,6 +192,17 @@ class Fallback(_Model):
         return self
 
 
+class KnowledgeUse(_Model):
+    """One entry of the workspace's semantic model an answer followed (issue 30)."""
+
+    kind: Literal["metric", "field", "dataset", "relationship"]
+    name: str
+    caliber: str | None = None
+    """The metric's caliber (its default one unless the question asked for another)."""
+    status: Literal["draft", "confirmed"]
+    """``draft`` until a person confirmed the entry; the answer text says so too."""
+
+
 class Answer(_Model):
     """The envelope: the answer and everything needed to check it."""
 
@@ -225,6 +236,11 @@ class Answer(_Model):
     )
     fallback: Fallback | None = Field(
         default=None, description="The other path tried after this question's first path."
+    )
+    knowledge: list[KnowledgeUse] = Field(
+        default_factory=list,
+        description="Entries of the semantic model the answer followed (metrics with their "
+        "caliber, fields); empty when it followed none (issue 30).",
     )
 
     @model_validator(mode="after")

@@ -60,7 +60,27 @@ def render_answer(answer: Answer, console: Console, *, show_sql: bool = True) ->
         console.print(_citations(answer))
     if answer.fallback is not None:
         console.print(Text(visible(fallback_line(answer.fallback)), style="yellow"))
+    if answer.knowledge:
+        console.print(Text(visible(knowledge_line(answer)), style="cyan"))
     console.print(_footer(answer))
+
+
+def knowledge_line(answer: Answer) -> str:
+    """The semantic-model entries an answer followed, on one line (issue 30).
+
+    Example:
+        >>> from tablerag.answer import KnowledgeUse
+        >>> a = Answer(question="q", answer="a", language="en", path="nl2sql", knowledge=[
+        ...     KnowledgeUse(kind="metric", name="gross_profit", caliber="paid", status="draft"),
+        ...     KnowledgeUse(kind="field", name="t.cost", status="confirmed")])
+        >>> knowledge_line(a)
+        'followed: metric gross_profit (paid, draft); field t.cost'
+    """
+    parts = []
+    for k in answer.knowledge:
+        notes = [n for n in (k.caliber, "draft" if k.status == "draft" else None) if n]
+        parts.append(f"{k.kind} {k.name}" + (f" ({', '.join(notes)})" if notes else ""))
+    return "followed: " + "; ".join(parts)
 
 
 def _answer_panel(answer: Answer) -> Panel:
