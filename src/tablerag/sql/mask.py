@@ -11,17 +11,30 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Sequence
-from typing import Any
+from dataclasses import replace
+from decimal import Decimal
+from typing import Any, TypeVar
 
-from tablerag.sql.sensitive import SENSITIVE_NAME
+from tablerag.sql.exposed import ExposedCatalog
+from tablerag.sql.sensitive import SENSITIVE_NAME, SensitiveRules
+from tablerag.types import Chunk, Hit
 
 _DOMAIN = re.compile(r"@[\w-]+(?:\.[\w-]+)+")
 """The ``@domain`` of an e-mail address: it starts at an ``@``, so a search tries few places."""
 _LOCAL = re.compile(r"[\w.+-]*")
 """The local part of an e-mail address, matched on the reversed text backwards from its ``@``."""
-_CN_ID = re.compile(r"(?<!\d)(\d{6})\d{8}(\d{3}[\dXx])(?!\d)")
+_CN_ID = re.compile(r"(?<!\d)(\d{6})[ -]?\d{4}[ -]?\d{4}[ -]?(\d{3}[\dXx])(?![\dA-Za-z])")
+"""An 18-digit Chinese ID number, also written in groups (``110101 19900307 123X``)."""
 _CARD = re.compile(r"(?<!\d)\d(?:[ -]?\d){12,18}(?!\d)")
-_MOBILE = re.compile(r"(?<!\d)(1[3-9]\d)\d{4}(\d{4})(?!\d)")
+_MOBILE = re.compile(
+    r"(?<![\d+])(\+?86[ -]?|\(\+?86\)[ -]?)?(1[3-9]\d)[ -]?\d{4}[ -]?(\d{4})(?!\d)"
+)
+"""A Chinese mobile number, with or without ``+86``, plain or grouped (``139-1234-5678``)."""
+_LANDLINE = re.compile(
+    r"(?<![\d+-])(\(0[1-9]\d{1,2}\)[ -]?|0[1-9]\d{1,2}[ -])[1-9]\d{2,3}[ -]?(\d{4})(?![\d-])"
+)
+"""A Chinese landline number whose area code is set apart (``(010) 6552-1234``,
+``0755-12345678``): without the separator eleven digits starting with 0 read as an id."""
 _PHONE = re.compile(r"(?<!\d)(\+?\d{1,3}[ -])?\(?(\d{3})\)?[ -](\d{3})[ -](\d{4})(?!\d)")
 
 _MOBILE_INTS = range(13_000_000_000, 20_000_000_000)
@@ -78,7 +91,8 @@ def _mask_patterns(text: str) -> str:
     text = _mask_emails(text)
     text = _CN_ID.sub(lambda m: f"{m.group(1)}********{m.group(2)[-4:]}", text)
     text = _CARD.sub(_card, text)
-    text = _MOBILE.sub(lambda m: f"{m.group(1)}****{m.group(2)}", text)
+    text = _MOBILE.sub(lambda m: f"{m.group(1) or ''}{m.group(2)}****{m.group(3)}", text)
+    text = _LANDLINE.sub(lambda m: f"{m.group(1)}****{m.group(2)}", text)
     return _PHONE.sub(lambda m: f"{m.group(1) or ''}{m.group(2)}-***-{m.group(4)}", text)
 
 
@@ -154,6 +168,29 @@ def mask_int(value: int) -> int | str:
     return value
 
 
+def mask_number(value: float | Decimal) -> float | Decimal | str:
+    """Mask a DOUBLE or DECIMAL whose value is a whole phone number (:func:`mask_int`).
+
+    A phone column typed as a number (``DECIMAL(11,0)``, a spreadsheet's DOUBLE) holds the same
+    digits with a fraction of zero; any other number, and every number with a fraction, stays.
+
+    Example:
+        >>> from decimal import Decimal
+        >>> mask_number(13812345678.0), mask_number(Decimal("13812345678.00")), mask_number(2.5)
+        ('138****5678', '138****5678', 2.5)
+        >>> mask_number(13812345678.5), mask_number(float("nan"))
+        (13812345678.5, nan)
+    """
+    try:
+        whole = int(value)
+    except (OverflowError, ValueError, ArithmeticError):  # inf, nan
+        return value
+    if whole != value:
+        return value
+    masked = mask_int(whole)
+    return value if isinstance(masked, int) else masked
+
+
 def _mask_nested(value: Any, depth: int) -> Any:
     """``value`` masked all the way down; the same object when nothing in it changed."""
     if isinstance(value, str):
@@ -163,6 +200,8 @@ def _mask_nested(value: Any, depth: int) -> Any:
         return value
     if isinstance(value, int):
         return mask_int(value)
+    if isinstance(value, float | Decimal):
+        return mask_number(value)
     if not isinstance(value, list | tuple | dict):
         return value
     if depth >= MAX_DEPTH:
@@ -202,27 +241,76 @@ def mask_rows(
     rows: Sequence[Sequence[Any]],
     *,
     hidden: Collection[str] = frozenset(),
+    allowed: Collection[str] = frozenset(),
 ) -> tuple[tuple[tuple[Any, ...], ...], tuple[str, ...]]:
     """Mask personal data in ``rows``; return the rows and the columns where something changed.
 
     Columns whose name marks them sensitive (``phone``, ``身份证``...) or that are named like a
     hidden column of the catalog (``hidden``, lower-case: flagged, or listed by the operator)
     are replaced whole; other cells have e-mails, ID, card and phone numbers masked in place
-    (see :func:`mask_value`).
+    (see :func:`mask_value`). A column named like one the operator's ``allow_columns`` shows
+    (``allowed``, lower-case) is returned as it is, unless a hidden column has its name too.
 
     Example:
         >>> mask_rows(["name", "mobile"], [("Ann", "13812345678")])
         ((('Ann', '***'),), ('mobile',))
         >>> mask_rows(["name", "diagnosis"], [("Ann", "flu")], hidden={"diagnosis"})
         ((('Ann', '***'),), ('diagnosis',))
+        >>> mask_rows(["name", "phone"], [("Ann", "13812345678")], allowed={"phone"})
+        ((('Ann', '13812345678'),), ())
     """
-    whole = [bool(SENSITIVE_NAME.search(c)) or c.lower() in hidden for c in columns]
+    low = [c.lower() for c in columns]
+    whole = [SENSITIVE_NAME.search(c) or c.lower() in hidden for c in columns]
+    raw = [c in allowed and c not in hidden for c in low]
     changed: set[int] = set()
     out = []
     for row in rows:
-        new = tuple(mask_value(v, whole=w) for v, w in zip(row, whole, strict=True))
+        new = tuple(
+            v if keep else mask_value(v, whole=w)
+            for v, w, keep in zip(row, whole, raw, strict=True)
+        )
         changed.update(
             i for i, (a, b) in enumerate(zip(row, new, strict=True)) if a is not b and a != b
         )
         out.append(new)
     return tuple(out), tuple(columns[i] for i in sorted(changed))
+
+
+def allowed_names(catalog: ExposedCatalog, rules: SensitiveRules) -> frozenset[str]:
+    """Lower-cased names of the readable columns of ``catalog`` that ``rules.allow`` names: the
+    operator showed them although they look sensitive, so results show them unmasked.
+
+    Example:
+        >>> from tablerag.sql.sensitive import SensitiveRules
+        >>> cat = ExposedCatalog.from_mapping({"stores": ["id", "phone"], "staff": ["phone"]})
+        >>> sorted(allowed_names(cat, SensitiveRules(allow=("stores.phone",))))
+        ['phone']
+        >>> sorted(allowed_names(cat, SensitiveRules()))
+        []
+    """
+    if not rules.allow:
+        return frozenset()
+    return frozenset(
+        c.lower() for t in catalog.tables for c in t.columns if rules.allows(t.qualified, c)
+    )
+
+
+_WithText = TypeVar("_WithText", Chunk, Hit)
+
+
+def mask_chunk(chunk: _WithText) -> _WithText:
+    """A table's chunk (or search hit) with its text masked as a result cell is.
+
+    Table chunks are masked when they are built (:func:`tablerag.ingest.chunking.table_chunks`);
+    this masks them again where they are shown, for a workspace ingested before that. Document
+    chunks are the documents' own prose and are returned as they are.
+
+    Example:
+        >>> c = Chunk("c1", "t.csv", 1, "| 13812345678 |", table="t")
+        >>> mask_chunk(c).text, mask_chunk(replace(c, table=None)).text
+        ('| 138****5678 |', '| 13812345678 |')
+    """
+    if chunk.table is None:
+        return chunk
+    masked = mask_text(chunk.text)
+    return chunk if masked == chunk.text else replace(chunk, text=masked)
