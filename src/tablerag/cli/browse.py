@@ -173,10 +173,12 @@ def chunks(
     limit: Annotated[int, typer.Option(help="Show at most this many chunks.")] = 50,
 ) -> None:
     """Show chunks with their heading path, page and table."""
+    from tablerag.sql.mask import mask_chunk
+
     with open_workspace(workspace) as ws:
         found = []
         for chunk in ws.chunks(source):
-            found.append(chunk)
+            found.append(mask_chunk(chunk))  # a workspace ingested before chunks were masked
             if len(found) >= limit:
                 break
     if as_json:
