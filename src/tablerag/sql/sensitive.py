@@ -10,24 +10,96 @@ steer the model.
 from __future__ import annotations
 
 import fnmatch
+import json
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from importlib import resources
 
 from tablerag.lang.untrusted import clip, is_hidden_char
 from tablerag.settings import Settings
 from tablerag.types import ColumnInfo, TableInfo
 
-SENSITIVE_NAME = re.compile(
-    r"(passw|passwd|pwd|secret|token|api_?key|private_?key|credential|salt|hash"
-    r"|ssn|social_?security|id_?card|idcard|id_?number|national_?id|passport|driver_?licen"
-    r"|card_?(no|num)|credit_?card|cvv|cvc|iban|bank_?(account|card)|account_?(no|num)"
-    r"|phone|mobile|cellphone|tel(ephone)?$|e_?mail|birth_?date|date_?of_?birth|\bdob\b"
-    r"|home_?address|street_?address|密码|口令|密钥|令牌|身份证|证件号|护照|银行卡|卡号"
-    r"|手机|电话|联系方式|邮箱|住址|家庭地址|出生日期|社保)",
-    re.IGNORECASE,
-)
+_NAMES_FILE = "sensitive_names.json"
+"""The terms that mark a column sensitive by its name or comment (a data file, next to this)."""
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_WORD_BREAK = re.compile(r"[^0-9a-z]+")
+
+
+@dataclass(frozen=True)
+class _Terms:
+    contains: tuple[str, ...]
+    words: tuple[tuple[str, ...], ...]
+
+    @classmethod
+    def read(cls, data: dict[str, list[str]]) -> _Terms:
+        return cls(
+            tuple(t.lower() for t in data.get("contains", ())),
+            tuple(tuple(t.lower().split()) for t in data.get("words", ())),
+        )
+
+    def found(self, low: str, words: Sequence[str]) -> bool:
+        if any(t in low for t in self.contains):
+            return True
+        joined = set(words)
+        for phrase in self.words:
+            n = len(phrase)
+            if "".join(phrase) in joined or any(
+                tuple(words[i : i + n]) == phrase for i in range(len(words) - n + 1)
+            ):
+                return True
+        return False
+
+
+class SensitiveNames:
+    """Names and short comments that mark a column sensitive, from :data:`_NAMES_FILE`.
+
+    ``always`` terms (passwords, keys) hide a column whatever else its name says; ``personal``
+    terms (phone, address, birthday, bank account, ID and real names, in English and Chinese)
+    hide it unless the name also has a ``measures`` word: a count, a rate, a total or a flag
+    about personal data is not the data. English words are matched whole (``pass`` but not
+    ``passenger``), camelCase and ``snake_case`` alike; Chinese terms anywhere.
+
+    Example:
+        >>> names = SensitiveNames.load()
+        >>> [bool(names.search(n)) for n in ("user_password", "pass", "passenger_count",
+        ...     "realName", "联系地址", "address_count", "birthday_month_sales", "hotel")]
+        [True, True, False, True, True, False, False, False]
+    """
+
+    def __init__(self, always: _Terms, personal: _Terms, measures: _Terms, comment_chars: int):
+        self._always, self._personal, self._measures = always, personal, measures
+        self.max_comment_chars = comment_chars
+        """Longer descriptions are prose, not a label: only a short one marks a column."""
+
+    @classmethod
+    def load(cls) -> SensitiveNames:
+        """The terms of the packaged data file (read once)."""
+        data = json.loads(resources.files(__package__).joinpath(_NAMES_FILE).read_text("utf-8"))
+        return cls(
+            _Terms.read(data["always"]),
+            _Terms.read(data["personal"]),
+            _Terms.read(data["measures"]),
+            int(data["max_comment_chars"]),
+        )
+
+    def search(self, name: str) -> bool:
+        """Whether ``name`` (a column name, or a short label) marks the column sensitive."""
+        low = name.lower()
+        words = [w for w in _WORD_BREAK.split(_CAMEL.sub("_", name).lower()) if w]
+        if self._always.found(low, words):
+            return True
+        return self._personal.found(low, words) and not self._measures.found(low, words)
+
+    def labels(self, comment: str) -> bool:
+        """Whether a column's comment or description is a short label that marks it sensitive
+        (``身份证号`` on a column ``id_no``); a longer text is prose and says nothing."""
+        text = comment.strip()
+        return 0 < len(text) <= self.max_comment_chars and self.search(text)
+
+
+SENSITIVE_NAME = SensitiveNames.load()
 """Column names that hold personal data or secrets (English and Chinese)."""
 
 _EMAIL = re.compile(r"^[\w.+-]+@[\w-]+(\.[\w-]+)+$")
@@ -47,6 +119,10 @@ INSTRUCTION_LIKE = re.compile(
 """Text in a cell that reads like an instruction to the model or a SQL payload."""
 
 MAX_SAMPLE_CHARS = 60
+
+WITHHELD = "<withheld: hidden column>"
+"""What the workspace stores instead of the sample values of a hidden column: no value of it
+is ever written, and the marker keeps a column hidden by its content hidden when read back."""
 
 
 def is_sensitive_value(value: str) -> bool:
@@ -183,7 +259,11 @@ def is_sensitive_column(
     name = column.name.lower()
     if name in {a.lower() for a in allow}:
         return False
-    if name in {e.lower() for e in extra} or SENSITIVE_NAME.search(name):
+    if name in {e.lower() for e in extra} or SENSITIVE_NAME.search(column.name):
+        return True
+    if SENSITIVE_NAME.labels(column.description):
+        return True
+    if WITHHELD in column.samples:  # hidden when ingested: its samples were never stored
         return True
     samples = [s for s in column.samples if s and s.strip()]
     hits = sum(is_sensitive_value(s) for s in samples)
