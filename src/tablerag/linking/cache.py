@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from tablerag.linking.catalog import (
@@ -23,6 +23,8 @@ from tablerag.linking.catalog import (
 )
 from tablerag.linking.profile import ColumnProfile
 from tablerag.linking.rows import DuckDBRows
+from tablerag.settings import load_settings
+from tablerag.sql.sensitive import SensitiveRules, is_hidden, rules_from
 from tablerag.store.glossary import read_glossary
 from tablerag.store.profiles import CachedProfile, cached_profiles, save_profile
 from tablerag.store.workspace import Workspace
@@ -77,14 +79,50 @@ def _from_json(profiles: str, values: str) -> TableSample | None:
     )
 
 
-def workspace_samples(ws: Workspace, *, refresh: bool = False) -> dict[str, TableSample]:
+def without_hidden(sample: TableSample, info: TableInfo, rules: SensitiveRules) -> TableSample:
+    """``sample`` with no value of a hidden column of ``info`` (:func:`is_hidden`): the
+    profile keeps its counts and type, its samples, enum values and labels and format warning
+    go, and so do the column's distinct values and lookup rows. Nothing of a hidden column is
+    cached in the workspace or reaches the linker (issue 28).
+
+    Example:
+        >>> from tablerag.types import ColumnInfo
+        >>> info = TableInfo("t", "t.csv", (ColumnInfo("phone", "VARCHAR"),), 1)
+        >>> s = TableSample((ColumnProfile("t", "phone", "VARCHAR", samples=("13812345678",)),),
+        ...                 {"phone": ("13812345678",)}, (), {"phone": ("13812345678",)})
+        >>> bare = without_hidden(s, info, SensitiveRules())
+        >>> bare.profiles[0].samples, bare.distinct, bare.lookup_rows
+        ((), {}, {})
+    """
+    hidden = {c.name for c in info.columns if is_hidden(info.name, c, rules)}
+    if not hidden:
+        return sample
+    return TableSample(
+        tuple(
+            replace(p, samples=(), enum_values=(), enum_labels=(), format_warning=None)
+            if p.column in hidden
+            else p
+            for p in sample.profiles
+        ),
+        {k: v for k, v in sample.distinct.items() if k not in hidden},
+        sample.composite_key,
+        {k: v for k, v in sample.lookup_rows.items() if k not in hidden},
+    )
+
+
+def workspace_samples(
+    ws: Workspace, *, refresh: bool = False, rules: SensitiveRules | None = None
+) -> dict[str, TableSample]:
     """Profiles and distinct values of every stored table, from the cache or freshly sampled.
 
-    Fresh samples are written back to the cache unless the workspace is read-only.
+    Fresh samples are written back to the cache unless the workspace is read-only. No value
+    of a hidden column is kept (:func:`without_hidden`), in the cache or in what is returned.
 
     Args:
         ws: the workspace.
         refresh: ignore the cache and profile every table again.
+        rules: the operator's ``sensitive_columns``/``allow_columns``; None: the workspace's
+            settings.
 
     Returns:
         Table name → sample.
@@ -92,6 +130,8 @@ def workspace_samples(ws: Workspace, *, refresh: bool = False) -> dict[str, Tabl
     Raises:
         EngineError: a table could not be read.
     """
+    if rules is None:
+        rules = rules_from(load_settings(ws.path))
     hashes = {s.location: s.content_hash for s in ws.sources()}
     cached = cached_profiles(ws.con)
     rows = DuckDBRows(ws.con)
@@ -104,9 +144,14 @@ def workspace_samples(ws: Workspace, *, refresh: bool = False) -> dict[str, Tabl
         if hit is not None and hit.fingerprint == fp and not refresh:
             got = _from_json(hit.profiles, hit.distinct_values)
             if got is not None:
-                out[table.name] = got
-                continue
-        sample = sample_table(table, rows)
+                out[table.name] = without_hidden(got, table, rules)
+                if out[table.name] == got or ws.read_only:
+                    continue
+                sample = out[table.name]  # cached before hidden values were left out: rewrite
+            else:
+                sample = without_hidden(sample_table(table, rows), table, rules)
+        else:
+            sample = without_hidden(sample_table(table, rows), table, rules)
         out[table.name] = sample
         if not ws.read_only:
             profiles, distinct = _to_json(sample)
