@@ -87,7 +87,11 @@ def schema(
     info, profiles = _without_hidden_values(info, profiles, rules)
     if as_json:
         shown = [{**to_jsonable(p), "exact": p.exact} for p in profiles.values()]
-        print_json({**to_jsonable(info), "profiles": shown})
+        columns = [  # "hidden": what the model, the gate and the index never see
+            {**to_jsonable(c), "hidden": is_hidden_column(c, table=info.name, rules=rules)}
+            for c in info.columns
+        ]
+        print_json({**to_jsonable(info), "columns": columns, "profiles": shown})
         return
     where = table_origin(info.source, info.origin)
     console.print(

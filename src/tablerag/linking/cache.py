@@ -24,6 +24,7 @@ from tablerag.linking.catalog import (
 from tablerag.linking.profile import ColumnProfile
 from tablerag.linking.rows import DuckDBRows
 from tablerag.settings import load_settings
+from tablerag.sql.pii import mask_text
 from tablerag.sql.sensitive import SensitiveRules, is_hidden, rules_from
 from tablerag.store.glossary import read_glossary
 from tablerag.store.profiles import CachedProfile, cached_profiles, save_profile
@@ -80,33 +81,45 @@ def _from_json(profiles: str, values: str) -> TableSample | None:
 
 
 def without_hidden(sample: TableSample, info: TableInfo, rules: SensitiveRules) -> TableSample:
-    """``sample`` with no value of a hidden column of ``info`` (:func:`is_hidden`): the
-    profile keeps its counts and type, its samples, enum values and labels and format warning
-    go, and so do the column's distinct values and lookup rows. Nothing of a hidden column is
-    cached in the workspace or reaches the linker (issue 28).
+    """``sample`` as the workspace may keep it and a prompt may show it (issue 28).
+
+    A hidden column of ``info`` (:func:`is_hidden`) keeps its profile's counts and type; its
+    samples, enum values and labels, format warning, distinct values and lookup rows go. Every
+    other value is masked as a result cell is (:func:`~tablerag.sql.pii.mask_text`): a phone
+    number in a visible note is no more shown by a sample than by ``tablerag sql``.
 
     Example:
         >>> from tablerag.types import ColumnInfo
-        >>> info = TableInfo("t", "t.csv", (ColumnInfo("phone", "VARCHAR"),), 1)
-        >>> s = TableSample((ColumnProfile("t", "phone", "VARCHAR", samples=("13812345678",)),),
-        ...                 {"phone": ("13812345678",)}, (), {"phone": ("13812345678",)})
+        >>> info = TableInfo("t", "t.csv", (ColumnInfo("phone", "VARCHAR"),
+        ...                                 ColumnInfo("note", "VARCHAR")), 1)
+        >>> s = TableSample((ColumnProfile("t", "phone", "VARCHAR", samples=("13812345678",)),
+        ...                  ColumnProfile("t", "note", "VARCHAR", samples=("ok 13812345678",))),
+        ...                 {"phone": ("13812345678",), "note": ("ok 13812345678",)}, (),
+        ...                 {"phone": ("13812345678",)})
         >>> bare = without_hidden(s, info, SensitiveRules())
-        >>> bare.profiles[0].samples, bare.distinct, bare.lookup_rows
-        ((), {}, {})
+        >>> [p.samples for p in bare.profiles], bare.distinct, bare.lookup_rows
+        ([(), ('ok 138****5678',)], {'note': ('ok 138****5678',)}, {})
     """
     hidden = {c.name for c in info.columns if is_hidden(info.name, c, rules)}
-    if not hidden:
-        return sample
+
+    def masked(values: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(mask_text(v) for v in values)
+
     return TableSample(
         tuple(
             replace(p, samples=(), enum_values=(), enum_labels=(), format_warning=None)
             if p.column in hidden
-            else p
+            else replace(
+                p,
+                samples=masked(p.samples),
+                enum_values=masked(p.enum_values),
+                enum_labels=tuple((c, mask_text(label)) for c, label in p.enum_labels),
+            )
             for p in sample.profiles
         ),
-        {k: v for k, v in sample.distinct.items() if k not in hidden},
+        {k: masked(v) for k, v in sample.distinct.items() if k not in hidden},
         sample.composite_key,
-        {k: v for k, v in sample.lookup_rows.items() if k not in hidden},
+        {k: masked(v) for k, v in sample.lookup_rows.items() if k not in hidden},
     )
 
 

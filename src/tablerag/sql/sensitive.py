@@ -19,6 +19,7 @@ from importlib import resources
 
 from tablerag.lang.untrusted import clip, is_hidden_char
 from tablerag.settings import Settings
+from tablerag.sql.pii import luhn_valid, mask_text
 from tablerag.types import ColumnInfo, TableInfo
 
 _NAMES_FILE = "sensitive_names.json"
@@ -103,8 +104,17 @@ SENSITIVE_NAME = SensitiveNames.load()
 """Column names that hold personal data or secrets (English and Chinese)."""
 
 _EMAIL = re.compile(r"^[\w.+-]+@[\w-]+(\.[\w-]+)+$")
-_CN_ID = re.compile(r"^\d{17}[\dXx]$")
-_PHONE = re.compile(r"^(\+?\d{1,3}[ -]?)?(1[3-9]\d{9}|\(?\d{3}\)?[ -]?\d{3}[ -]?\d{4})$")
+_CN_ID = re.compile(r"^\d{6}[ -]?\d{4}[ -]?\d{4}[ -]?\d{3}[\dXx]$")
+_PHONE = re.compile(
+    r"""(?x)
+    ^(?:(?:\+|00)?86[ -]?)?1[3-9]\d[ -]?\d{4}[ -]?\d{4}$          # Chinese mobile, +86 optional
+    | ^(?:\(0[1-9]\d{1,2}\)[ -]?|0[1-9]\d{1,2}[ -])\d{3,4}[ -]?\d{4}$  # landline, area code apart
+    | ^\+\d{1,3}[ -]?\(?\d{2,4}\)?[ -]?\d{3,4}[ -]?\d{3,4}$       # international, with its +
+    | ^\(?\d{3}\)?[ -]\d{3}[ -]\d{4}$                              # (555) 123-4567
+    """
+)
+"""A whole value that is a phone number. Digits alone count only as a Chinese mobile number:
+a 10- or 12-digit run is as often an order id as a phone number."""
 _CARD = re.compile(r"^\d{4}([ -]?\d{4}){2,3}\d{0,3}$")
 _SECRET = re.compile(r"^(sk|pk|ghp|xox[bp]|AKIA)[-_A-Za-z0-9]{12,}$|^\$2[aby]\$\d\d\$")
 
@@ -132,12 +142,17 @@ def is_sensitive_value(value: str) -> bool:
         >>> values = ["a@b.cn", "13812345678", "Beijing", "110101199003071234"]
         >>> [is_sensitive_value(v) for v in values]
         [True, True, False, True]
+        >>> [is_sensitive_value(v) for v in ("+86 139 1234 5678", "(010) 6552-1234",
+        ...     "202405010001", "2405010001", "2024-05-01")]
+        [True, True, False, False, False]
     """
     text = value.strip()
     if len(text) < 6:
         return False
-    patterns = (_EMAIL, _CN_ID, _PHONE, _CARD, _SECRET)
-    return any(p.match(text) for p in patterns)
+    if any(p.match(text) for p in (_EMAIL, _CN_ID, _PHONE, _SECRET)):
+        return True
+    digits = re.sub(r"\D", "", text)  # a card number: 13 to 19 digits passing Luhn's check
+    return bool(_CARD.match(text)) and 13 <= len(digits) <= 19 and luhn_valid(digits)
 
 
 @dataclass(frozen=True)
@@ -339,7 +354,7 @@ def redact_table(
     rules: SensitiveRules = DEFAULT_RULES,
 ) -> TableInfo:
     """Return ``table`` as the model may see it: hidden columns (:func:`is_hidden`) gone,
-    samples sanitised.
+    samples masked (:func:`~tablerag.sql.pii.mask_text`) and sanitised.
 
     Example:
         >>> t = TableInfo("users", "u.csv", (ColumnInfo("name", "VARCHAR", samples=("Ann",)),
@@ -351,8 +366,8 @@ def redact_table(
         []
     """
     shown = set(hidden_columns(table, extra=extra, allow=allow, rules=rules))
-    columns = tuple(
-        replace(c, samples=tuple(sanitize_sample(s) for s in c.samples))
+    columns = tuple(  # masked as a result cell is, then made safe (issue 28)
+        replace(c, samples=tuple(sanitize_sample(mask_text(s)) for s in c.samples))
         for c in table.columns
         if c.name not in shown
     )
