@@ -320,6 +320,7 @@ def test_personal_data_in_visible_cells_is_masked_on_every_channel(
     outputs = _ingested(str(csv), root)
     outputs += [
         *both("chunks", "-w", str(root)),
+        *both("schema", "notes", "-w", str(root)),
         *both("search", "call order note", "-w", str(root)),
         *both("search", "call order note", "-w", str(root), "--mode", "bm25"),
         *both("sql", "SELECT * FROM notes", "-w", str(root)),
@@ -341,6 +342,32 @@ def test_personal_data_in_visible_cells_is_masked_on_every_channel(
     prompts = [c.messages[-1]["content"] for c in scripted.history]
     assert any("CREATE TABLE notes" in p and "139****" in p for p in prompts), prompts  # samples
     assert any("<value>" in p for p in prompts), prompts  # the failed CAST's error, scrubbed
+
+
+def test_a_secret_key_inside_a_visible_json_value_is_masked(tmp_path: Path) -> None:
+    """A visible column holding JSON whose keys name secrets (``{"password": …}``): the value
+    under such a key is masked in results, chunks, the index, samples and errors."""
+    secret = plant(f"CNRYjson{os.urandom(3).hex()}", "a password inside a visible JSON value")
+    pin = plant(str(700_000_000 + int.from_bytes(os.urandom(3))), "a PIN inside a JSON value")
+    profile = json.dumps({"nickname": "ann", "password": secret, "more": [{"pin_code": int(pin)}]})
+    con = duckdb.connect(str(tmp_path / "p.duckdb"))
+    con.execute(
+        "CREATE TABLE profiles (id INTEGER, profile VARCHAR, prefs STRUCT(password VARCHAR))"
+    )
+    con.execute("INSERT INTO profiles VALUES (1, ?, {'password': ?})", [profile, secret])
+    con.close()
+    url = f"duckdb:///{tmp_path / 'p.duckdb'}"
+    root = tmp_path / "ws"
+    outputs = _ingested(url, root)
+    for where in (["-w", str(root)], ["--db", url]):
+        for query in ("SELECT profile FROM profiles", "SELECT prefs FROM profiles",
+                      "SELECT to_json(prefs) AS j FROM profiles",
+                      "SELECT CAST(profile AS INTEGER) FROM profiles"):  # fmt: skip
+            outputs += both("sql", query, *where)
+    outputs += [*both("schema", "profiles", "-w", str(root)), *both("chunks", "-w", str(root))]
+    shown = json.loads(run("sql", "SELECT profile FROM profiles", "--db", url, "--json").stdout)
+    assert json.loads(shown["rows"][0][0])["nickname"] == "ann", shown  # the rest is kept
+    assert_no_canary(*outputs, workspace_dump(root, skip_data=False))
 
 
 def test_engine_errors_quote_no_cell_value(tmp_path: Path) -> None:

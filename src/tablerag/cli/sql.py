@@ -66,20 +66,24 @@ def _db_catalog(workspace: Path, db: str, settings: Settings) -> list[TableInfo]
     tables = reflect_database(
         db, sample_values=settings.sample_values, timeout_s=settings.sql_time_limit_ms / 1000
     )
-    if not here:
-        return tables
-    with open_workspace(workspace) as ws:
-        flags = {t.name: {f.lower() for f in flagged_columns(ws.con, t.name)} for t in tables}
-    return [
-        replace(
-            t,
-            columns=tuple(
-                replace(c, sensitive=c.sensitive or c.name.lower() in flags[t.name])
-                for c in t.columns
-            ),
-        )
-        for t in tables
-    ]
+    if here:
+        with open_workspace(workspace) as ws:
+            flags = {t.name: {f.lower() for f in flagged_columns(ws.con, t.name)} for t in tables}
+        tables = [
+            replace(
+                t,
+                columns=tuple(
+                    replace(c, sensitive=c.sensitive or c.name.lower() in flags[t.name])
+                    for c in t.columns
+                ),
+            )
+            for t in tables
+        ]
+    if db.split(":", 1)[0].split("+", 1)[0].lower() in ("postgresql", "postgres"):
+        # named as the engine names them (schema.table): its refusal then prints the exact
+        # GRANT for each table, as it did when it introspected the database itself
+        tables = [t if "." in t.name else replace(t, name=f"public.{t.name}") for t in tables]
+    return tables
 
 
 def _engine(

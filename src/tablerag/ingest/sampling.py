@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import duckdb
 
+from tablerag.sql.pii import mask_text
 from tablerag.sql.sensitive import WITHHELD, SensitiveRules, is_hidden
 from tablerag.store.annotations import flagged_columns
 from tablerag.types import ColumnInfo, TableInfo
@@ -123,7 +124,8 @@ def _is_ordered(sql_type: str) -> bool:
 def withhold_samples(
     con: duckdb.DuckDBPyConnection, info: TableInfo, rules: SensitiveRules
 ) -> TableInfo:
-    """``info`` as the workspace may record it: no sample value of a hidden column.
+    """``info`` as the workspace may record it: no sample value of a hidden column, and those of
+    the others masked as result cells are (:func:`~tablerag.sql.pii.mask_text`).
 
     A column hidden by name, by the operator's rules or by a descriptions file already
     ingested keeps no samples; one hidden by its content keeps the marker
@@ -142,18 +144,19 @@ def withhold_samples(
         ...     "(table_name VARCHAR, column_name VARCHAR, sensitive BOOLEAN)")
         >>> _ = con.execute("CREATE TABLE tablerag.columns (table_name VARCHAR, "
         ...     "column_name VARCHAR)")
-        >>> t = TableInfo("t", "t.csv", (ColumnInfo("city", "VARCHAR", samples=("Oslo",)),
+        >>> t = TableInfo("t", "t.csv", (ColumnInfo("city", "VARCHAR", samples=("Oslo",
+        ...     "{'password': 'x'}")),
         ...     ColumnInfo("note", "VARCHAR", samples=("a@b.org", "c@d.org")),
         ...     ColumnInfo("phone", "VARCHAR", samples=("13812345678",))), 2)
         >>> [c.samples for c in withhold_samples(con, t, SensitiveRules()).columns]
-        [('Oslo',), ('<withheld: hidden column>',), ()]
+        [('Oslo', "{'password': '***'}"), ('<withheld: hidden column>',), ()]
     """
     flagged = {f.lower() for f in flagged_columns(con, info.name)}
     columns = []
     for c in info.columns:
         column = replace(c, sensitive=c.sensitive or c.name.lower() in flagged)
         if not c.samples or not is_hidden(info.name, column, rules):
-            columns.append(c)
+            columns.append(replace(c, samples=tuple(mask_text(v) for v in c.samples)))
             continue
         bare = replace(column, samples=())
         by_content = not is_hidden(info.name, bare, rules)

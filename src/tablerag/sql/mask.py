@@ -13,7 +13,8 @@ from typing import Any, TypeVar
 
 from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.pii import MAX_DEPTH, mask_int, mask_number, mask_text, mask_value
-from tablerag.sql.sensitive import SENSITIVE_NAME, SensitiveRules
+from tablerag.sql.sensitive import SensitiveRules
+from tablerag.sql.sensitive_names import SENSITIVE_NAME
 from tablerag.types import Chunk, Hit
 
 __all__ = [

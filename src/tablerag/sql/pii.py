@@ -5,15 +5,19 @@ Masking is total and linear-time: every pattern is bounded or scanned without ba
 maps and their keys) are masked all the way down, JSON text is masked as the text it is (and
 kept valid JSON), and numbers shaped like a Chinese mobile number are masked too. Result rows
 (:mod:`tablerag.sql.mask`), table chunks, engine errors and the sample values a prompt shows
-all mask with :func:`mask_text` and :func:`mask_value`.
+all mask with :func:`mask_text` and :func:`mask_value`. A key of a JSON or struct value named
+like a sensitive column (``{"password": …}``) has its value replaced whole.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from decimal import Decimal
 from typing import Any
+
+from tablerag.sql.sensitive_names import SENSITIVE_NAME
 
 _DOMAIN = re.compile(r"@[\w-]+(?:\.[\w-]+)+")
 """The ``@domain`` of an e-mail address: it starts at an ``@``, so a search tries few places."""
@@ -129,9 +133,71 @@ def mask_text(text: str) -> str:
         'order 2024-05-01 total 12345'
         >>> mask_text('{"e":"ann@example.com","p":13812345678,"n":3}')
         '{"e":"a***@example.com","p":"138****5678","n":3}'
+        >>> mask_text('{"nickname": "ann", "password": "s3cret", "tags": [{"PIN_hash": 7}]}')
+        '{"nickname":"ann","password":"***","tags":[{"PIN_hash":"***"}]}'
+        >>> mask_text("{'password': s3cret, 'n': 2}"), mask_text('{"pwd": "s3c…')
+        ("{'password': ***, 'n': 2}", '{"pwd": "***')
+        >>> mask_text("ratio: 2, city=Oslo")
+        'ratio: 2, city=Oslo'
     """
     masked = _mask_patterns(text)
-    return masked if masked == text else _keep_json_valid(text, masked)
+    if text.lstrip()[:1] in ("{", "[") and '"' in text:
+        keyed = _mask_secret_keys(text)
+        if keyed is not None:
+            return keyed
+    masked = masked if masked == text else _keep_json_valid(text, masked)
+    return _KEYED.sub(_keyed_value, masked) if ":" in masked or "=" in masked else masked
+
+
+_KEYED = re.compile(
+    r"""(?<![\w$])(["']?)([A-Za-z_\u4e00-\u9fff][\w\u4e00-\u9fff]{0,40})\1(\s{0,3}[:=]\s{0,3})"""
+    r"""("(?:[^"\\\n]|\\.){0,200}"|'(?:[^'\\\n]|\\.){0,200}'|["'][^"'\n]{0,200}"""
+    r"""|[^\s,;&}\])'"]{1,200})"""
+)
+"""``key: value`` or ``key=value`` in text that is not whole JSON (a cut sample, a struct as
+DuckDB writes it, a log line); every part bounded, so the scan stays linear."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_secret_key(key: str) -> bool:
+    return bool(SENSITIVE_NAME.search(key))
+
+
+def _keyed_value(match: re.Match[str]) -> str:
+    """A ``key: value`` pair with the value masked when the key names a sensitive column."""
+    quote, key, sep, value = match.groups()
+    if not _is_secret_key(key) or value.strip("'\"") in ("***", ""):
+        return match.group(0)
+    quoted = value[:1] in "'\"" and len(value) > 1 and value[-1] == value[0]
+    mark = (
+        f"{value[0]}***{value[0]}" if quoted else f"{value[0]}***" if value[0] in "'\"" else "***"
+    )
+    return f"{quote}{key}{quote}{sep}{mark}"
+
+
+def _mask_secret_keys(text: str) -> str | None:
+    """JSON ``text`` masked, when an object in it has a key named like a sensitive column
+    (``{"password": …}``): that key's value is replaced whole; else None (nothing keyed)."""
+    try:
+        data = json.loads(text, parse_int=_mask_number, parse_float=_mask_number)
+    except (ValueError, RecursionError):
+        return None
+    if not _has_secret_key(data, 0):
+        return None
+    return json.dumps(_mask_nested(data, 0), ensure_ascii=False, separators=(",", ":"))
+
+
+def _has_secret_key(value: Any, depth: int) -> bool:
+    if depth >= MAX_DEPTH:
+        return True
+    if isinstance(value, dict):
+        return any(
+            (isinstance(k, str) and SENSITIVE_NAME.search(k)) or _has_secret_key(v, depth + 1)
+            for k, v in value.items()
+        )
+    if isinstance(value, list | tuple):
+        return any(_has_secret_key(v, depth + 1) for v in value)
+    return False
 
 
 def mask_int(value: int) -> int | str:
@@ -192,8 +258,16 @@ def _mask_nested(value: Any, depth: int) -> Any:
         return value
     if depth >= MAX_DEPTH:
         return "***"
-    if isinstance(value, dict):
-        pairs = [(_mask_nested(k, depth + 1), _mask_nested(v, depth + 1)) for k, v in value.items()]
+    if isinstance(value, dict):  # a key named like a sensitive column hides its value whole
+        pairs = [
+            (
+                _mask_nested(k, depth + 1),
+                "***"
+                if v is not None and isinstance(k, str) and SENSITIVE_NAME.search(k)
+                else _mask_nested(v, depth + 1),
+            )
+            for k, v in value.items()
+        ]
         same = all(a is k and b is v for (a, b), (k, v) in zip(pairs, value.items(), strict=True))
         return value if same else dict(pairs)
     items = [_mask_nested(v, depth + 1) for v in value]
