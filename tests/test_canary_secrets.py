@@ -331,7 +331,7 @@ def test_personal_data_in_visible_cells_is_masked_on_every_channel(
     ]
     assert outputs[-1].exit_code in (0, 1), outputs[-1].output
     index = workspace_index(root)
-    assert_no_canary(*outputs, scripted, index)
+    assert_no_canary(*outputs, scripted, index, root)  # root: vocab.index.json and every file
     # not vacuous: the masked forms are there, and ordinary numbers are not masked
     shown = json.loads(run("sql", "SELECT note, amount, order_no FROM notes ORDER BY id",
                            "-w", str(root), "--json").stdout)  # fmt: skip
