@@ -17,7 +17,7 @@ from tablerag.errors import EngineError, Issue, QueryFailed, SQLRejected
 from tablerag.sql.drift import drift_message
 from tablerag.sql.engines.scrub import exposable, scrub_message, scrub_schema
 from tablerag.sql.exposed import ExposedCatalog
-from tablerag.sql.mask import mask_rows
+from tablerag.sql.mask import allowed_names, mask_rows
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.sql.result import ResultSet
 from tablerag.sql.rewrite import ADDED, SORT_ROWS, order_unordered, render, sort_key
@@ -154,7 +154,8 @@ class SQLEngine(ABC):
         kept: tuple[tuple[Any, ...], ...] = tuple(rows[: policy.max_rows])
         masked: tuple[str, ...] = ()
         if policy.mask_personal_data:
-            kept, masked = mask_rows(columns, kept, hidden=self._hidden_names())
+            allowed = allowed_names(self.catalog, policy.sensitive)  # allow_columns unmasks
+            kept, masked = mask_rows(columns, kept, hidden=self._hidden_names(), allowed=allowed)
         return ResultSet(columns, kept, truncated, round(elapsed, 3), safe, masked)
 
     def _ordered(self, sql: str) -> tuple[str, str]:
