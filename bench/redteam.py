@@ -236,7 +236,7 @@ def ingest(workspace: Path, *sources: str) -> None:
         raise RuntimeError(f"ingest of {sources} failed: {res.output}")
 
 
-def duckdb_twin(folder: Path, data: Data) -> Twin:
+def duckdb_twin(folder: Path, data: Data, asked: bool = True) -> Twin:
     folder.mkdir(parents=True)
     path = folder / "shop.duckdb"
     con = duckdb.connect(str(path))
@@ -261,7 +261,8 @@ def duckdb_twin(folder: Path, data: Data) -> Twin:
         copies[-1].parent.mkdir()
         shutil.copyfile(path, copies[-1])
     url, cli_url = f"duckdb:///{path}", f"duckdb:///{copies[0]}"
-    ingest(folder / "ws", f"duckdb:///{copies[1]}")
+    if asked:  # only twin A is asked; B's workspace would be built for nothing
+        ingest(folder / "ws", f"duckdb:///{copies[1]}")
     return Twin(
         open_engine(url, policy=POLICY),
         ["--db", cli_url],
@@ -271,7 +272,7 @@ def duckdb_twin(folder: Path, data: Data) -> Twin:
     )
 
 
-def sqlite_twin(folder: Path, data: Data) -> Twin:
+def sqlite_twin(folder: Path, data: Data, asked: bool = True) -> Twin:
     import sqlite3
 
     folder.mkdir(parents=True)
@@ -284,7 +285,8 @@ def sqlite_twin(folder: Path, data: Data) -> Twin:
     con.commit()
     con.close()
     url = f"sqlite:///{path}"
-    ingest(folder / "ws", url)
+    if asked:
+        ingest(folder / "ws", url)
     return Twin(
         open_engine(url, policy=POLICY),
         ["--db", url],
@@ -294,7 +296,7 @@ def sqlite_twin(folder: Path, data: Data) -> Twin:
     )
 
 
-def workspace_twin(folder: Path, data: Data) -> Twin:
+def workspace_twin(folder: Path, data: Data, asked: bool = True) -> Twin:
     src = folder / "in"
     src.mkdir(parents=True)
     for name, (cols, rows) in table_rows(data, flagged=True).items():
@@ -320,6 +322,8 @@ def workspace_twin(folder: Path, data: Data) -> Twin:
         )
         out = ""
         for path in (db, folder / "py" / db.name, folder / "ask" / db.name):
+            if not path.exists():
+                continue
             run = subprocess.run(
                 [sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60
             )
@@ -328,7 +332,8 @@ def workspace_twin(folder: Path, data: Data) -> Twin:
 
     # the Python path reads a copy (one engine per DuckDB file and process, as for duckdb_twin)
     shutil.copytree(root, folder / "py")
-    shutil.copytree(root, folder / "ask")
+    if asked:
+        shutil.copytree(root, folder / "ask")
     engine = open_engine(folder / "py", policy=POLICY, catalog=_workspace_tables(folder / "py"))
     return Twin(engine, ["-w", str(root)], folder / "ask", fingerprint, (str(folder),))
 
@@ -341,7 +346,12 @@ def _workspace_tables(root: Path) -> Any:
 
 
 def postgres_twin(
-    server: postgres.PostgresServer, folder: Path, data: Data, dbname: str, grants: bool
+    server: postgres.PostgresServer,
+    folder: Path,
+    data: Data,
+    dbname: str,
+    grants: bool,
+    asked: bool = True,
 ) -> Twin:
     role = f"{dbname}_r"
     with server.connect() as admin:
@@ -369,7 +379,8 @@ def postgres_twin(
             con.execute(f'GRANT SELECT ON ALL TABLES IN SCHEMA public TO "{role}"')
     url = f"postgresql://{role}@{server.host}:{server.port}/{dbname}"
     policy = ExecutionPolicy(**{**vars(POLICY), "allow_readable_hidden_columns": not grants})
-    ingest(folder / "ws", url)
+    if asked:
+        ingest(folder / "ws", url)
 
     def fingerprint() -> str:
         with server.connect(dbname) as con:
@@ -409,7 +420,12 @@ def postgres_twin(
 
 
 def mariadb_twin(
-    server: mariadb.MariaDBServer, folder: Path, data: Data, dbname: str, grants: bool
+    server: mariadb.MariaDBServer,
+    folder: Path,
+    data: Data,
+    dbname: str,
+    grants: bool,
+    asked: bool = True,
 ) -> Twin:
     user, internal = f"{dbname}_r", f"{dbname}_int"
     server.execute(
@@ -450,7 +466,8 @@ def mariadb_twin(
     os.environ[f"RT_PW_{dbname.upper()}"] = f"pw-{dbname}"
     url = server.url(dbname, user=user) + f"?password_env=RT_PW_{dbname.upper()}"
     policy = ExecutionPolicy(**{**vars(POLICY), "allow_readable_hidden_columns": not grants})
-    ingest(folder / "ws", url)
+    if asked:
+        ingest(folder / "ws", url)
 
     def fingerprint() -> str:
         con = server.connect()
@@ -497,15 +514,15 @@ def build_setup(
     env: dict[str, str] = {}
     has = {"internal"}
     if name == "duckdb-file":
-        a, b = duckdb_twin(folder / "a", da), duckdb_twin(folder / "b", db)
+        a, b = duckdb_twin(folder / "a", da), duckdb_twin(folder / "b", db, asked=False)
         has |= {"view", "struct"}
         dialect = "duckdb"
     elif name == "sqlite-file":
-        a, b = sqlite_twin(folder / "a", da), sqlite_twin(folder / "b", db)
+        a, b = sqlite_twin(folder / "a", da), sqlite_twin(folder / "b", db, asked=False)
         has = {"view"}
         dialect = "sqlite"
     elif name == "workspace":
-        a, b = workspace_twin(folder / "a", da), workspace_twin(folder / "b", db)
+        a, b = workspace_twin(folder / "a", da), workspace_twin(folder / "b", db, asked=False)
         has |= {"flagged"}
         dialect = "duckdb"
     else:
@@ -515,7 +532,7 @@ def build_setup(
         tag = prefix + ("gr" if grants else "go")
         with _env(env):
             a = twin(server, folder / "a", da, f"{tag}a", grants)
-            b = twin(server, folder / "b", db, f"{tag}b", grants)
+            b = twin(server, folder / "b", db, f"{tag}b", grants, asked=False)
         has |= set() if grants else {"view"}
         dialect = "postgres" if name.startswith("postgres") else "mysql"
     return Setup(name, dialect, a, b, da, db, env, frozenset(has), secret)
