@@ -21,8 +21,11 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+import sqlglot
+
 from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.policy import ExecutionPolicy
+from tablerag.sql.rewrite import ADDED, order_unordered, render
 from tablerag.sql.validate import check, validate
 from tablerag.types import ColumnInfo, TableInfo
 
@@ -57,12 +60,20 @@ def gold_queries(path: Path) -> Iterator[tuple[str, str, str]]:
                 yield f.name, record["db_id"], record["query"]
 
 
-def same_result(path: Path, db: str, sql: str, catalog: ExposedCatalog) -> bool | None:
-    """Run the gold SQL and the gate's rewrite on the dataset's SQLite file; None if no file."""
+def same_result(path: Path, db: str, sql: str, catalog: ExposedCatalog) -> str | None:
+    """Run the gold SQL and the gate's rewrite on the dataset's SQLite file: "same_rows",
+    "DIFFERENT_rows", "unordered_limit" (a LIMIT without ORDER BY now picks its rows by the
+    output columns: the same number of rows, which ones the gold left to the engine), or None
+    when there is no file or the gold query does not run."""
     file = path / "database" / db / f"{db}.sqlite"
     if not file.is_file():
         return None
     gated = check(sql, dialect="sqlite", catalog=catalog, policy=ExecutionPolicy(max_rows=10**6))
+    # what the engines run: sorted by the output columns when the query has no ORDER BY
+    ordered, how = order_unordered(sqlglot.parse_one(gated, read="sqlite"), "sqlite")
+    picked = how == ADDED and ordered.args.get("limit") is not None
+    if how == ADDED:
+        gated = render(ordered, "sqlite")
     con = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True)
     con.text_factory = lambda b: b.decode(errors="replace")
     try:
@@ -72,7 +83,11 @@ def same_result(path: Path, db: str, sql: str, catalog: ExposedCatalog) -> bool 
         return None  # the gold query itself does not run on this file
     finally:
         con.close()
-    return before == after
+    if before == after:
+        return "same_rows"
+    if picked and len(before) == len(after):
+        return "unordered_limit"
+    return "DIFFERENT_rows"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,8 +118,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             if args.execute:
                 same = same_result(path, db, sql, plain[db])
-                counts[{True: "same_rows", False: "DIFFERENT_rows", None: "not_run"}[same]] += 1
-                if same is False:
+                counts[same or "not_run"] += 1
+                if same == "DIFFERENT_rows":
                     print(f"DIFF {db}: {sql}")
             hidden = validate(sql, dialect="sqlite", catalog=hiding[db])
             if any(i.code in {"sensitive_column", "star_over_sensitive"} for i in hidden):

@@ -35,6 +35,10 @@ from tablerag.rag.index import LoadedIndex
 from tablerag.request import Request
 from tablerag.router.features import extract_features
 from tablerag.router.router import RouterContext
+from tablerag.semantic.knowledge import Knowledge
+from tablerag.semantic.ossie import OssieDocument
+from tablerag.semantic.path import Declined, SemanticOptions, answer_with_model, no_definition
+from tablerag.semantic.path import usable as usable_knowledge
 from tablerag.settings import Settings
 from tablerag.sources import FILES, Choice, SourceSet, SQLSource
 from tablerag.sql.engines import SQLEngine
@@ -111,6 +115,9 @@ class Work:
         search: the index's search.
         rq: the request.
         language: the answer's language.
+        semantic: the workspace's semantic model, None without one (issue 30).
+        knowledge: what of the semantic model each source can use, by source label (the
+            session's cache, shared by its requests).
     """
 
     def __init__(
@@ -124,8 +131,12 @@ class Work:
         search: Search,
         rq: Request,
         language: Language,
+        semantic: OssieDocument | None = None,
+        knowledge: dict[str, Knowledge] | None = None,
     ) -> None:
         self.settings, self.sources, self.router, self.index = settings, sources, router, index
+        self.semantic = semantic
+        self.knowledge = knowledge if knowledge is not None else {}
         self.rq, self.language, self._search = rq, language, search
         self.catalog: SchemaCatalog | None = sources.catalog
         self.llm: LLM = DeadlineLLM(
@@ -226,6 +237,30 @@ class Work:
         if isinstance(place, Answer):
             return place
         source, engine = place
+        # -- semantic-model hook (issue 30): a question the model can express is answered from
+        # its definitions; otherwise the free-SQL answer below says none was followed.
+        declined: Declined | None = None
+        if self.semantic is not None and self.settings.semantic_model:
+            if source.label not in self.knowledge:  # checked once per source and session
+                tables = list(self.sources.catalog_of(source).tables.values())
+                self.knowledge[source.label] = usable_knowledge(
+                    self.semantic, tables, engine.dialect
+                )
+            semantic = answer_with_model(
+                question,
+                llm=self.llm,
+                engine=engine,
+                knowledge=self.knowledge[source.label],
+                language=language,
+                options=SemanticOptions(
+                    today=self.rq.today or self.settings.today,
+                    timeout_s=self.settings.llm_timeout_s,
+                ),
+            )
+            if not isinstance(semantic, Declined):
+                return semantic
+            declined = semantic
+        # -- end of the semantic-model hook
         schema = schema_context(
             question,
             self.sources.catalog_of(source),
@@ -247,6 +282,8 @@ class Work:
         for attempt in answer.sql_attempts:
             self.rq.trace.emit("sql", **attempt.model_dump(mode="json"))
         timings = {**answer.timings_ms, "schema": round(schema_ms, 3)}
+        if declined is not None:  # semantic-model hook (issue 30)
+            answer = no_definition(answer, declined)
         return answer.model_copy(update={"timings_ms": timings})
 
     def docs(self, question: str) -> Answer:

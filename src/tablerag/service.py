@@ -47,6 +47,10 @@ from tablerag.rag.index import LoadedIndex, load_index
 from tablerag.rag.retrieve import search
 from tablerag.request import Request
 from tablerag.router.router import PROBE_K, RouterContext, route
+from tablerag.semantic.edges import with_relationships  # issue 30
+from tablerag.semantic.knowledge import Knowledge  # issue 30
+from tablerag.semantic.library import stored_document  # issue 30
+from tablerag.semantic.ossie import OssieDocument  # issue 30
 from tablerag.settings import Settings, load_settings
 from tablerag.sources import FILES, SourceSet, group_sources
 from tablerag.sql.engines import SQLEngine
@@ -159,6 +163,8 @@ class QA:
         self._view = _IndexView(path)
         self._owns_llm = owns_llm
         self._lease: workspace_lock.WorkspaceLock | None = None
+        self.semantic: OssieDocument | None = None
+        self._knowledge: dict[str, Knowledge] = {}  # issue 30
 
     @classmethod
     def open(
@@ -189,7 +195,7 @@ class QA:
         # read and the engine's own read-only connection (issue 22).
         lease = workspace_lock.acquire(path, exclusive=False, wait_s=workspace_lock.READ_WAIT_S)
         try:
-            sources, router, index, problem = _read_workspace(path, settings)
+            sources, router, index, problem, semantic = _read_workspace(path, settings)
             model = load_llm(llm if llm is not None else settings.llm)
         except BaseException:
             lease.release()
@@ -215,6 +221,7 @@ class QA:
             owns_llm=not isinstance(llm, LLM),
         )
         qa._lease = lease
+        qa.semantic = semantic  # the workspace's semantic model, None without one (issue 30)
         if index is not None:
             qa.router = replace(router, probe=qa._probe)
         return qa
@@ -368,6 +375,8 @@ class QA:
             search=self.search,
             rq=rq,
             language=lang,  # type: ignore[arg-type]
+            semantic=self.semantic,
+            knowledge=self._knowledge,
         )
 
     def _probe(self, question: str) -> Sequence[Hit]:
@@ -445,7 +454,7 @@ class QA:
 
 def _read_workspace(
     path: Path, settings: Settings
-) -> tuple[SourceSet, RouterContext, LoadedIndex | None, str]:
+) -> tuple[SourceSet, RouterContext, LoadedIndex | None, str, OssieDocument | None]:
     """Everything ``ask`` needs from the workspace, read with one connection that is closed.
 
     Read-only, always: DuckDB lets many processes read a file or one write it, so a reader that
@@ -454,6 +463,9 @@ def _read_workspace(
     """
     with _open_for_reading(path) as ws:
         tables = ws.tables()
+        semantic = stored_document(ws.con)  # issue 30
+        if semantic is not None:  # the model's relationships join for the linker too (issue 30)
+            tables = with_relationships(tables, semantic)
         sources = SourceSet(
             group_sources(path, tables, ws.sources()),
             samples=workspace_samples(ws) if tables else {},
@@ -467,7 +479,7 @@ def _read_workspace(
             problem = ""
         except RetrievalError as exc:
             index, problem = None, str(exc)
-    return sources, router, index, problem
+    return sources, router, index, problem, semantic
 
 
 def _open_for_reading(path: Path) -> Workspace:

@@ -111,6 +111,11 @@ class Settings(BaseModel):
     nl2sql_max_repairs: int = Field(
         2, ge=0, le=5, description="Extra LLM calls to repair a rejected or failing SQL query."
     )
+    semantic_model: bool = Field(
+        True,
+        description="Answer a question that names a metric of the workspace's semantic model "
+        "from its definition (tablerag compiles the SQL); off: always free SQL.",
+    )
     schema_max_tokens: int = Field(
         700,
         ge=50,

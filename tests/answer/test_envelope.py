@@ -32,6 +32,7 @@ TOP_LEVEL_KEYS = [
     "table",
     "sql",
     "sql_attempts",
+    "reading",
     "citations",
     "facts",
     "confidence",
@@ -44,6 +45,7 @@ TOP_LEVEL_KEYS = [
     "steps",
     "budget_exhausted",
     "fallback",
+    "knowledge",
 ]
 
 

@@ -122,3 +122,38 @@ def test_demo_without_a_model_says_how_to_get_one(tmp_path: Path) -> None:
     )
     assert res.exit_code == 2
     assert "does not exist" in res.stderr and 'pip install "tablerag[local]"' in res.stderr
+
+
+def test_a_data_answer_says_what_its_sql_computed_first(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reading comes from the executed SQL (measures, filters, period, grouping, unit),
+    not from the model's words, and the terminal shows it before the figures (issue 36)."""
+    sql = (
+        "SELECT s.region_code, SUM(s.net_amt) AS sales FROM fact_sales s "
+        "WHERE s.channel_code = 'JD' AND s.order_date >= '2026-10-01' "
+        "AND s.order_date < '2026-11-01' GROUP BY 1 ORDER BY sales DESC"
+    )
+
+    def reply(messages: Sequence[Message]) -> str:
+        if "SELECT" in messages[0]["content"]:
+            return f"```sql\n{sql}\n```"
+        return "Sales by region are in the table."
+
+    monkeypatch.setattr("tablerag.service.load_llm", lambda spec=None, **kw: FunctionLLM(reply))
+    question = "What were JD's sales by region in October 2026?"
+    data = json.loads(runner.invoke(app, ["ask", question, "-w", str(ws), "--json"]).stdout)
+    assert data["path"] == "nl2sql"
+    assert data["reading"] == {
+        "measures": ["sales = SUM(net_amt)"],
+        "filters": ["channel_code = 'JD'"],
+        "period": ["order_date >= '2026-10-01'", "order_date < '2026-11-01'"],
+        "groups": ["region_code"],
+        "units": ["sales: 元 (CNY)"],  # the catalog's unit of net_amt
+        "order": ["sales DESC"],
+        "limit": None,  # the gate's row cap is not the query's
+    }
+    shown = runner.invoke(app, ["ask", question, "-w", str(ws)], terminal_width=200).output
+    first = shown.splitlines()[1]  # the line under the panel's title
+    assert "Computed: sales = SUM(net_amt); where channel_code = 'JD'; period" in first
+    assert shown.index("Computed:") < shown.index(data["answer"].splitlines()[0][:30])

@@ -7,7 +7,9 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from tablerag.cli import app
@@ -90,3 +92,39 @@ def test_errors_are_one_line_not_tracebacks(tmp_path: Path) -> None:
     assert "neither an existing file" in res.stderr and "Traceback" not in res.stderr
     res = _run("schema", "nope", "-w", str(tmp_path / "ws"), cwd=tmp_path)
     assert res.returncode in (1, 2) and "Traceback" not in res.stderr
+
+
+@pytest.mark.parametrize("where", ["sources", "index"])
+def test_ctrl_c_during_ingest_says_what_was_kept_and_the_workspace_stays_usable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """Ctrl-C exited 130 with no word, and left the index out of date with no hint (issue 36)."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.csv").write_text("id,v\n1,2\n", encoding="utf-8")
+    (corpus / "b.md").write_text("# Refunds\n\nRefunds take 7 days.\n", encoding="utf-8")
+    ws = tmp_path / "ws"
+
+    def stop(*args: object, **kwargs: Any) -> None:
+        if where == "index":  # stopped once embedding has begun
+            kwargs["progress"](0, 10)
+        raise KeyboardInterrupt
+
+    target = "refresh_index" if where == "index" else "ingest_sources"
+    monkeypatch.setattr(f"tablerag.service.{target}", stop)
+    monkeypatch.setenv("TABLERAG_EMBEDDER", "hashing")
+    res = runner.invoke(app, ["ingest", str(corpus), "-w", str(ws)])
+    assert res.exit_code == 130
+    said = " ".join(res.output.split())
+    assert "Traceback" not in res.output
+    if where == "index":
+        assert "Stopped while building the text index" in said
+    else:
+        assert "nothing is half written" in said
+    assert "run the same `tablerag ingest` again" in said
+    monkeypatch.undo()
+    monkeypatch.setenv("TABLERAG_EMBEDDER", "hashing")
+    again = runner.invoke(app, ["ingest", str(corpus), "-w", str(ws)])
+    assert again.exit_code == 0, again.output
+    found = runner.invoke(app, ["search", "refunds", "-w", str(ws), "--json"])
+    assert found.exit_code == 0 and "7 days" in found.output

@@ -50,3 +50,13 @@ def test_a_wrong_stages_setting_is_one_clear_error(tmp_path: Path, value: str) -
     )
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert "stage" in result.output.lower()
+
+
+def test_the_help_shows_how_to_switch_a_stage_verbatim() -> None:
+    """Rich read ``[stages]`` in the old docstring as markup and printed "or ```` in" instead."""
+    listing = runner.invoke(app, ["--help"], terminal_width=200)
+    own = runner.invoke(app, ["stages", "--help"], terminal_width=200)
+    assert listing.exit_code == own.exit_code == 0
+    assert "List every note, mend and doubt" in listing.output
+    assert 'stages = "rate=off" in tablerag.toml' in own.output
+    assert "``" not in listing.output + own.output

@@ -467,3 +467,39 @@ def test_the_latest_day_the_question_does_not_ask_for_is_an_unasked_period(mine:
     _unsure(_ask(question, latest, mine), "names no period", "MAX(filed)")
     top = "SELECT claim_id, claim_amount FROM warranty_claims ORDER BY claim_amount DESC LIMIT 1"
     _ok(_ask(question, top, mine))
+
+
+def test_a_term_defined_twice_is_cited_once_when_followed() -> None:
+    """The demo's 退货率 answer quoted the definitions table's row and the passage's prose,
+    both saying the same definition (issue 36: each fact once)."""
+    import sqlglot
+
+    from tablerag.nl2sql.checks import Definition, Evidence, definitions
+
+    row = Definition(
+        "退货率",
+        "退款订单数 ÷ 已支付订单数",
+        "指标口径.md",
+        "指标口径_table_1",
+        columns=("order_id",),
+        distinct=True,
+    )
+    prose = Definition(
+        "退货率",
+        "发生退款的订单数 ÷ 已支付订单数",
+        "指标口径.md",
+        "",
+        columns=("order_id",),
+        distinct=True,
+        chunk="c7",
+    )
+    other = Definition("客单价", "SUM(net_amt) ÷ 订单数", "指标口径.md", "", columns=("net_amt",))
+    tree = sqlglot.parse_one("SELECT COUNT(DISTINCT order_id), SUM(net_amt) FROM s")
+    found = definitions(Evidence("q", tree, ("x",), ((1, 2),), definitions=(row, prose, other)))
+    assert [(f.code, dict(f.values)["term"]) for f in found] == [
+        ("definition_followed", "退货率"),
+        ("definition_followed", "客单价"),
+    ]
+    ignored = sqlglot.parse_one("SELECT COUNT(order_id) FROM s")  # neither is followed: both say so
+    missed = definitions(Evidence("q", ignored, ("x",), ((1,),), definitions=(row, prose)))
+    assert [f.code for f in missed] == ["definition_ignored", "definition_ignored"]

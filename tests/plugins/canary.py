@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 import secrets
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -116,16 +117,26 @@ def _register(value: object, what: str) -> None:
     _PLANTED[str(value)] = what
 
 
-def canary_kit() -> CanaryKit:
+def plant(value: object, what: str) -> str:
+    """Register one more canary (a value planted somewhere of a test's own: a JSON key, a file,
+    a free-text cell) for :func:`assert_no_canary`; returns it as text."""
+    _register(value, what)
+    return str(value)
+
+
+def canary_kit(rng: random.Random | None = None) -> CanaryKit:
     """Fresh canaries: unique strings and integers, registered for :func:`assert_no_canary`.
 
     The values look like what they stand for (a phone number is a Chinese mobile number, an
     e-mail an address), so the content rules of the catalog see them as a real table's would.
+    With ``rng`` the values come from it (a seeded run plants the same canaries every time);
+    the visible columns are the same in every kit.
     """
-    tag = secrets.token_hex(4)
+    randbelow = rng.randrange if rng is not None else secrets.randbelow
+    tag = f"{rng.getrandbits(32):08x}" if rng is not None else secrets.token_hex(4)
     rows = []
     for i in range(1, N_ROWS + 1):
-        r = secrets.randbelow(10**8)
+        r = randbelow(10**8)
         row = CustomerRow(
             id=i,
             name=f"name_{i}",
@@ -136,10 +147,10 @@ def canary_kit() -> CanaryKit:
             id_card=f"110101{r:08d}{i:03d}X",
             password=f"CNRYpw{tag}{i}",
             mobile=15_000_000_000 + r,
-            secret_pin=700_000_000 + secrets.randbelow(10**8),
+            secret_pin=700_000_000 + randbelow(10**8),
             contact=f"cnryc{tag}{i}@mail.example.com",
             diagnosis=f"CNRYdx{tag}{i}",
-            risk_score=800_000_000 + secrets.randbelow(10**8),
+            risk_score=800_000_000 + randbelow(10**8),
         )
         for column in HIDDEN:
             _register(getattr(row, column), f"customers.{column} row {i}")

@@ -15,7 +15,7 @@ import typer
 from typer.testing import CliRunner
 
 from tablerag.errors import ConfigError
-from tablerag.sample import DESCRIPTIONS_NAME, documents, mart, write_sample
+from tablerag.sample import DESCRIPTIONS_NAME, MODEL_NAME, documents, mart, write_sample
 
 TABLES = (
     "dim_category",
@@ -86,6 +86,7 @@ def test_writes_tables_documents_descriptions_and_readme(tmp_path: Path) -> None
     assert names == [
         *(f"{t}.csv" for t in mart_order()),
         DESCRIPTIONS_NAME,
+        MODEL_NAME,
         *DOCUMENTS,
         "README.md",
     ]
@@ -486,7 +487,7 @@ def test_cli_json_lists_paths(app: typer.Typer, tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["sample", str(tmp_path / "out"), "--json", "--seed", "3"])
     assert result.exit_code == 0, result.output
     paths = [Path(p) for p in json.loads(result.output)]
-    assert len(paths) == len(TABLES) + len(DOCUMENTS) + 2 and all(p.is_file() for p in paths)
+    assert len(paths) == len(TABLES) + len(DOCUMENTS) + 3 and all(p.is_file() for p in paths)
 
 
 def test_cli_refuses_a_non_empty_folder_unless_forced(app: typer.Typer, tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ def test_connection_settings_are_locked(engines: dict[str, SQLEngine]) -> None:
         engine._session.con.execute(  # trusted test access to the engine's connection
             "SELECT name, value FROM duckdb_settings() WHERE name IN ('enable_external_access', "
             "'lock_configuration', 'autoload_known_extensions', 'autoinstall_known_extensions', "
-            "'allow_community_extensions', 'access_mode', 'threads')"
+            "'allow_community_extensions', 'threads')"
         ).fetchall()
     )
     assert settings == {
@@ -33,9 +33,12 @@ def test_connection_settings_are_locked(engines: dict[str, SQLEngine]) -> None:
         "autoload_known_extensions": "false",
         "autoinstall_known_extensions": "false",
         "allow_community_extensions": "false",
-        "access_mode": "read_only",
         "threads": "2",
     }
+    read_only = engine._session.con.execute(
+        "SELECT database_name, readonly FROM duckdb_databases() WHERE NOT internal"
+    ).fetchall()  # the user's file is attached read-only; memory and exposure are in memory
+    assert (engine._session.source, True) in read_only
 
 
 @pytest.mark.parametrize(

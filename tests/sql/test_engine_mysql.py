@@ -12,6 +12,7 @@ import pytest
 
 from tablerag.errors import ConfigError, QueryFailed, QueryTimeout, SQLRejected
 from tablerag.sql.engines import SQLEngine, open_engine
+from tablerag.sql.engines.limits import Watchdog
 from tablerag.sql.policy import ExecutionPolicy
 from tests.plugins.mariadb import MariaDBServer
 from tests.sql.conftest import N_ORDERS, catalog_tables
@@ -95,10 +96,11 @@ def test_operator_override_still_runs_read_only(
         ) as engine,
     ):
         assert "operator override" in caplog.text
-        with pytest.raises(QueryFailed, match="READ ONLY"):
-            engine._run("DELETE FROM orders", POLICY)  # bypass the gate: the transaction refuses
-        with pytest.raises(QueryFailed, match="READ ONLY"):
-            engine._run("INSERT INTO orders (id) VALUES (-1)", POLICY)
+        for sql in ("DELETE FROM orders", "INSERT INTO orders (id) VALUES (-1)"):
+            with pytest.raises(QueryFailed, match="one SELECT"):
+                engine._run(sql, POLICY)  # bypass the gate: the engine's statement check refuses
+            with pytest.raises(Exception, match="READ ONLY"), Watchdog(5000, lambda: None) as dog:
+                engine._query(sql, POLICY, dog)  # bypass that too: the transaction refuses
         assert engine.execute("SELECT count(*) AS n FROM orders").rows == ((N_ORDERS,),)
         assert engine._run("SELECT @@session.tx_read_only AS r", POLICY) == (("r",), [(1,)])
 

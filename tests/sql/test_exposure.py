@@ -28,7 +28,7 @@ from tablerag.cli import app
 from tablerag.errors import ConfigError, QueryFailed, SQLRejected, TableragError
 from tablerag.layout import DB_FILE
 from tablerag.sources import source_label
-from tablerag.sql.engines import SQLEngine, open_engine
+from tablerag.sql.engines import DuckDBEngine, SQLEngine, open_engine
 from tablerag.sql.engines.exposure import EXPOSURE
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.types import ColumnInfo, TableInfo
@@ -91,12 +91,36 @@ ORACLES = (
 """One bit at a time is still a leak: these must be refused, not merely canary-free."""
 
 
-def catalog(schema: str | None = None) -> list[TableInfo]:
-    """The recorded catalog: ``diagnosis`` flagged by a descriptions file."""
+KELVIN = (
+    # the Kelvin sign: Python's str.lower() folds U+212A to "k", DuckDB does not, so a gate that
+    # compares folded names takes the table for the CTE and leaves it unqualified
+    'WITH "boo\u212aings" AS (SELECT 1 AS x) SELECT * FROM bookings',
+    'WITH "BOO\u212aINGS" AS (SELECT 1 AS x) SELECT password FROM bookings',
+    'WITH "boo\u212aings" AS (SELECT 1 AS x) SELECT b FROM bookings AS b',
+    'WITH "boo\u212aings" AS (SELECT 1 AS x) SELECT count(*) AS n FROM bookings '
+    "WHERE password LIKE 'CAN%'",
+)
+"""The round-two attack (issue 28): through the gate and, gate bypassed, on the engine."""
+
+
+def catalog(schema: str | None = None, *, bookings: bool = False) -> list[TableInfo]:
+    """The recorded catalog: ``diagnosis`` flagged by a descriptions file; ``bookings`` (a
+    table with a ``k`` in its name, for the Kelvin sign) on the DuckDB and SQLite files."""
     prefix = f"{schema}." if schema else ""
     cols = tuple(ColumnInfo(c, "", sensitive=c == "diagnosis") for c in COLUMNS)
     orders = TableInfo(prefix + "orders", "t", (ColumnInfo("id", ""), ColumnInfo("amount", "")), 0)
-    return [TableInfo(prefix + "customers", "t", cols, 0), orders]
+    out = [TableInfo(prefix + "customers", "t", cols, 0), orders]
+    if bookings:
+        guest = tuple(ColumnInfo(c, "") for c in ("id", "guest", "password"))
+        out.append(TableInfo(prefix + "bookings", "t", guest, 0))
+    return out
+
+
+def _plant_bookings(run: object, schema: str = "") -> None:
+    assert callable(run)
+    prefix = f"{schema}." if schema else ""
+    run(f"CREATE TABLE {prefix}bookings (id INTEGER, guest VARCHAR(20), password VARCHAR(40))")
+    run(f"INSERT INTO {prefix}bookings VALUES (1, 'g1', '{PW}-b1'), (2, 'g2', '{PW}-b2')")
 
 
 def _rows() -> list[tuple[object, ...]]:
@@ -126,12 +150,15 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     con = duckdb.connect(str(base / "ws" / DB_FILE))
     con.execute("CREATE SCHEMA data")
     _plant(con.execute, "?", "data")
+    _plant_bookings(con.execute, "data")
     con.close()
     con = duckdb.connect(str(base / "plain.duckdb"))
     _plant(con.execute, "?")
+    _plant_bookings(con.execute)
     con.close()
     lite = sqlite3.connect(base / "shop.db")
     _plant(lite.execute, "?")
+    _plant_bookings(lite.execute)
     lite.commit()
     lite.close()
     return {"workspace": base / "ws", "plain": base / "plain.duckdb", "sqlite": base / "shop.db"}
@@ -139,10 +166,12 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def _open(kind: str, files: dict[str, Path]) -> SQLEngine:
     if kind == "workspace":
-        return open_engine(files["workspace"], catalog=catalog(), policy=POLICY)
+        return open_engine(files["workspace"], catalog=catalog(bookings=True), policy=POLICY)
     if kind == "plain":
-        return open_engine(files["plain"], catalog=catalog("main"), policy=POLICY)
-    return open_engine(f"sqlite:///{files['sqlite']}", catalog=catalog(), policy=POLICY)
+        return open_engine(files["plain"], catalog=catalog("main", bookings=True), policy=POLICY)
+    return open_engine(
+        f"sqlite:///{files['sqlite']}", catalog=catalog(bookings=True), policy=POLICY
+    )
 
 
 @pytest.fixture(scope="module")
@@ -195,7 +224,7 @@ def assert_no_canary(kind: str, text: str, sql: str) -> None:
 
 
 @pytest.mark.parametrize("kind", ["workspace", "plain", "sqlite"])
-@pytest.mark.parametrize("sql", QUERIES + ORACLES)
+@pytest.mark.parametrize("sql", QUERIES + ORACLES + KELVIN)
 def test_hidden_columns_never_come_back(engines: dict[str, SQLEngine], kind: str, sql: str) -> None:
     outcome, text = shown(engines[kind], sql)
     assert_no_canary(outcome, text, sql)
@@ -251,19 +280,41 @@ def test_postgres_refuses_a_role_that_can_read_hidden_columns(
         open_engine(pg_shop["bad"], catalog=catalog("public"))
     message = str(info.value)
     role = pg_shop["bad_role"]
-    expected = [
+    expected = [  # a table privilege: replaced by the exposed columns (the narrowest fix)
         f'REVOKE SELECT ON "public"."customers" FROM "{role}";',
-        f'REVOKE SELECT ("phone", "password", "diagnosis", "card_no") ON "public"."customers" '
-        f'FROM "{role}";',
         f'GRANT SELECT ("id", "name", "city") ON "public"."customers" TO "{role}";',
     ]
     for statement in expected:
         assert statement in message
+    assert 'allow_columns = ["customers.' in message
     assert "allow_readable_hidden_columns" in message
     assert_no_canary("config", message, "start-up")
     with psycopg.connect(pg_shop["admin"], autocommit=True) as admin:  # the operator's fix
         for statement in expected:
             admin.execute(statement)
+    with open_engine(pg_shop["bad"], catalog=catalog("public"), policy=POLICY) as engine:
+        assert engine.execute("SELECT name FROM customers ORDER BY id").rows == (("n1",), ("n2",))
+
+
+@pytest.mark.postgres
+def test_postgres_refusal_of_a_column_grant_revokes_that_column_only(
+    pg_shop: dict[str, str],
+) -> None:
+    """A role granted a hidden column by a column grant: revoking that column is enough, and
+    the message says so instead of revoking the whole table (which drops every column grant)."""
+    role = pg_shop["bad_role"]
+    with psycopg.connect(pg_shop["admin"], autocommit=True) as admin:
+        admin.execute(f"REVOKE SELECT ON customers FROM {role}")
+        admin.execute(f"GRANT SELECT (id, name, city, phone) ON customers TO {role}")
+    with pytest.raises(ConfigError) as info:
+        open_engine(pg_shop["bad"], catalog=catalog("public"))
+    message = str(info.value)
+    statements = [line for line in message.splitlines() if line.startswith(("REVOKE", "GRANT"))]
+    assert statements == [f'REVOKE SELECT ("phone") ON "public"."customers" FROM "{role}";']
+    assert 'allow_columns = ["customers.phone"]' in message
+    assert_no_canary("config", message, "start-up")
+    with psycopg.connect(pg_shop["admin"], autocommit=True) as admin:
+        admin.execute(statements[0])
     with open_engine(pg_shop["bad"], catalog=catalog("public"), policy=POLICY) as engine:
         assert engine.execute("SELECT name FROM customers ORDER BY id").rows == (("n1",), ("n2",))
 
@@ -315,13 +366,106 @@ def test_postgres_refusal_and_override_from_the_command_line(
     assert_no_canary("cli", leak.output, "override")
 
 
-def test_a_file_named_like_the_exposure_database_is_refused_clearly(tmp_path: Path) -> None:
+def test_a_file_named_like_the_exposure_database_is_queried_through_the_views(
+    tmp_path: Path,
+) -> None:
+    """The file is attached under its own random name, so its name clashes with nothing."""
     path = tmp_path / f"{EXPOSURE}.duckdb"
     con = duckdb.connect(str(path))
     _plant(con.execute, "?")
     con.close()
-    with pytest.raises(ConfigError, match="rename the file"):
-        open_engine(path)
+    with open_engine(path, catalog=catalog("main"), policy=POLICY) as engine:
+        assert engine.execute("SELECT name FROM customers ORDER BY id").rows == (("n1",), ("n2",))
+        for sql in ("SELECT * FROM customers", f"SELECT * FROM {EXPOSURE}.main.customers"):
+            outcome, text = shown(engine, sql, gate=False)
+            assert_no_canary(outcome, text, sql)
+
+
+UNREWRITTEN = (
+    *KELVIN,
+    'WITH "CUSTOMERS" AS (SELECT 1 AS x) SELECT * FROM customers',
+    "SELECT * FROM customers",
+    "SELECT password, phone, diagnosis, card_no FROM customers",
+    "SELECT c FROM customers AS c",
+    "SELECT #5 FROM customers",
+    "SELECT * FROM customers AS c(a, b, c2, d, e, f, g)",
+    "SELECT count(*) AS n FROM customers WHERE password LIKE 'CAN%'",
+    "SELECT name FROM customers ORDER BY phone",
+    "SELECT * FROM main.customers",
+    "SELECT * FROM data.customers",
+    "SELECT * FROM plain.customers",
+    "SELECT * FROM plain.main.customers",
+    "SELECT * FROM workspace.data.customers",
+    "SELECT * FROM memory.main.customers",
+    "SELECT * FROM temp.main.customers",
+    "SELECT * FROM system.main.customers",
+    "SELECT * FROM query_table('customers')",
+    "SELECT * FROM query('SELECT * FROM customers')",
+    "USE plain; SELECT * FROM customers",
+    "USE plain",
+    "SET search_path = 'plain.main'",
+    "ATTACH ':memory:' AS x",
+    "SELECT database_name, path FROM duckdb_databases()",
+    "SELECT * FROM duckdb_columns()",
+    "SELECT sql FROM duckdb_views()",
+    "PRAGMA table_info('customers')",
+    "DESCRIBE customers",
+    "SUMMARIZE customers",
+    "SHOW ALL TABLES",
+)
+"""Names no gate rewrote: the query runs on the engine as written (the gate bypassed)."""
+
+
+@pytest.mark.parametrize("kind", ["workspace", "plain"])
+@pytest.mark.parametrize("sql", UNREWRITTEN)
+def test_duckdb_unrewritten_names_find_nothing_hidden(
+    engines: dict[str, SQLEngine], kind: str, sql: str
+) -> None:
+    """Physical isolation: the query's search path and current database hold the exposure
+    views only, and the user's file is attached under a name no search path holds."""
+    outcome, text = shown(engines[kind], sql, gate=False)
+    assert_no_canary(outcome, text, sql)
+    if "duckdb_" not in sql and "SHOW" not in sql:  # system functions (the gate refuses them)
+        assert "tablerag_source_" not in text  # errors do not tell the file's random name
+    if "ORDER BY phone" in sql or "LIKE" in sql or "SELECT password" in sql:
+        assert outcome != "rows", text
+    if sql.startswith(("USE", "SET", "ATTACH", "PRAGMA")):
+        assert outcome == "QueryFailed" and "one SELECT" in text, text
+
+
+@pytest.mark.parametrize("kind", ["workspace", "plain"])
+def test_duckdb_a_previous_query_cannot_move_the_next_one(
+    engines: dict[str, SQLEngine], kind: str
+) -> None:
+    """Each query starts on a fresh cursor with its own USE and search path."""
+    engine = engines[kind]
+    for sql in ("SET search_path = 'memory.main'", "USE memory", "SELECT * FROM customers"):
+        shown(engine, sql, gate=False)
+    cols, rows = engine._run("SELECT current_database(), current_setting('search_path')", POLICY)
+    assert rows[0][0] == EXPOSURE, rows
+    assert {p.split(".")[0].strip('"') for p in rows[0][1].split(",")} == {EXPOSURE}, rows
+
+
+@pytest.mark.parametrize("kind", ["workspace", "plain"])
+def test_duckdb_the_source_name_is_refused_by_the_gate(
+    engines: dict[str, SQLEngine], kind: str
+) -> None:
+    """Only a query that names the file's random alias could reach it: the gate refuses any
+    catalog-qualified table and the system functions that would tell the name."""
+    engine = engines[kind]
+    assert isinstance(engine, DuckDBEngine)
+    schema = "data" if kind == "workspace" else "main"
+    source = engine._session.source
+    for sql in (
+        f"SELECT * FROM {source}.{schema}.customers",
+        f"SELECT * FROM {source}.customers",
+        f'SELECT * FROM "{source}"."{schema}"."customers"',
+        "SELECT database_name FROM duckdb_databases()",
+        "SELECT * FROM duckdb_tables()",
+    ):
+        outcome, text = shown(engine, sql)
+        assert outcome == "rejected", (sql, text)
+        assert_no_canary(outcome, text, sql)
 
 
 def test_no_source_label_shadows_a_reserved_schema() -> None:
@@ -364,3 +508,15 @@ def test_mysql_hidden_columns_never_come_back(mysql_shop_canaries: dict[str, str
             if sql in ORACLES:
                 assert outcome != "rows", text
         assert engine.execute("SELECT name, city FROM customers ORDER BY id").rows
+
+
+def test_two_engines_on_one_duckdb_file_in_one_process(files: dict[str, Path]) -> None:
+    """Each engine attaches the file under its own random name in its own in-memory database:
+    a second engine (a second QA, `tablerag sql --db` while one is open) works (red team)."""
+    with (
+        open_engine(files["plain"], catalog=catalog("main"), policy=POLICY) as one,
+        open_engine(files["plain"], catalog=catalog("main"), policy=POLICY) as two,
+    ):
+        for engine in (one, two):
+            rows = engine.execute("SELECT name FROM customers ORDER BY id").rows
+            assert rows == (("n1",), ("n2",))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -121,9 +122,19 @@ def test_only_integers_shaped_like_a_mobile_number_are_masked(value: int, expect
     assert mask_value(value) == expected
 
 
-def test_booleans_and_floats_are_left_alone() -> None:
+def test_booleans_and_ordinary_floats_are_left_alone() -> None:
     assert mask_value(True) is True
-    assert mask_value(13812345678.0) == 13812345678.0
+    assert mask_value(13812345678.5) == 13812345678.5
+    assert mask_value(2024.0) == 2024.0 and mask_value(Decimal("1999.90")) == Decimal("1999.90")
+
+
+@pytest.mark.parametrize(
+    "value", [13812345678.0, Decimal("13812345678"), Decimal("13812345678.00")], ids=str
+)
+def test_a_phone_number_typed_double_or_decimal_is_masked(value: float | Decimal) -> None:
+    assert mask_value(value) == "138****5678"
+    rows, masked = mask_rows(["note"], [(value,)])
+    assert rows == (("138****5678",),) and masked == ("note",)
 
 
 def test_json_text_is_masked_and_stays_valid() -> None:

@@ -68,6 +68,18 @@ class ResultTable(_Model):
         return self
 
 
+class Reading(_Model):
+    """What the executed query computed, read from its SQL (tablerag.answer.reading)."""
+
+    measures: list[str] = Field(default_factory=list, description="Aggregates it reports.")
+    filters: list[str] = Field(default_factory=list, description="Conditions on the rows.")
+    period: list[str] = Field(default_factory=list, description="Conditions on time.")
+    groups: list[str] = Field(default_factory=list, description="What it groups by.")
+    units: list[str] = Field(default_factory=list, description="A measure's unit, 'name: unit'.")
+    order: list[str] = Field(default_factory=list, description="What it orders by.")
+    limit: int | None = Field(default=None, description="The query's own LIMIT, if any.")
+
+
 class SQLAttempt(_Model):
     """One SQL the path tried: what the gate or the engine said about it (None = it ran)."""
 
@@ -180,6 +192,17 @@ class Fallback(_Model):
         return self
 
 
+class KnowledgeUse(_Model):
+    """One entry of the workspace's semantic model an answer followed (issue 30)."""
+
+    kind: Literal["metric", "field", "dataset", "relationship"]
+    name: str
+    caliber: str | None = None
+    """The metric's caliber (its default one unless the question asked for another)."""
+    status: Literal["draft", "confirmed"]
+    """``draft`` until a person confirmed the entry; the answer text says so too."""
+
+
 class Answer(_Model):
     """The envelope: the answer and everything needed to check it."""
 
@@ -191,6 +214,9 @@ class Answer(_Model):
     table: ResultTable | None = None
     sql: str | None = Field(default=None, description="The SQL executed, or the last one tried.")
     sql_attempts: list[SQLAttempt] = Field(default_factory=list)
+    reading: Reading | None = Field(
+        default=None, description="What the executed SQL computed, read from the SQL itself."
+    )
     citations: list[Citation] = Field(default_factory=list)
     facts: list[Fact] = Field(default_factory=list)
     confidence: float = Field(default=0.0, ge=0, le=1)
@@ -210,6 +236,11 @@ class Answer(_Model):
     )
     fallback: Fallback | None = Field(
         default=None, description="The other path tried after this question's first path."
+    )
+    knowledge: list[KnowledgeUse] = Field(
+        default_factory=list,
+        description="Entries of the semantic model the answer followed (metrics with their "
+        "caliber, fields); empty when it followed none (issue 30).",
     )
 
     @model_validator(mode="after")

@@ -89,6 +89,7 @@ def fuse(
         table=sql.table,
         sql=sql.sql,
         sql_attempts=sql.sql_attempts,
+        reading=sql.reading,
         citations=doc.citations,
         facts=[*sql.facts, *doc.facts],
         confidence=confidence,

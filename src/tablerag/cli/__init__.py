@@ -30,6 +30,7 @@ _COMMAND_MODULES = (
     "route",
     "ask",
     "stages",
+    "knowledge",
     "eval",
     "demo",
     "serve",

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -15,7 +16,11 @@ from tablerag.cli._common import (
     print_json,
     shown,
 )
+from tablerag.cli.export import CsvOpt, XlsxOpt, save_result
 from tablerag.errors import ConfigError, TableragError
+
+if TYPE_CHECKING:
+    from tablerag.answer import ResultTable
 
 EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
 
@@ -33,6 +38,8 @@ def ask(
         str | None,
         typer.Option("--llm", help="LLM spec: local, openai:MODEL, anthropic:MODEL, ..."),
     ] = None,
+    csv_path: CsvOpt = None,
+    xlsx_path: XlsxOpt = None,
 ) -> None:
     """Answer QUESTION with SQL over the tables, the documents, or both; show the sources."""
     from tablerag.cli.render import render_answer
@@ -59,4 +66,21 @@ def ask(
         print_json(answer.model_dump(mode="json"))
     else:
         render_answer(answer, console)
+    if csv_path is not None or xlsx_path is not None:
+        _save(answer.table, csv_path, xlsx_path)
     raise typer.Exit(EXIT_ERROR if answer.status == "error" else EXIT_OK)
+
+
+def _save(table: ResultTable | None, csv_path: Path | None, xlsx_path: Path | None) -> None:
+    """Write the answer's result rows; an answer without rows says so and writes nothing."""
+    if table is None:
+        err_console.print("no result table to save: this answer came from no query")
+        raise typer.Exit(EXIT_ERROR)
+    try:
+        written = save_result(table.columns, table.rows, csv_path=csv_path, xlsx_path=xlsx_path)
+    except ConfigError as exc:
+        err_console.print(f"[bold red]error:[/] {shown(exc)}", highlight=False)
+        raise typer.Exit(EXIT_ERROR) from exc
+    cut = " (cut at the row cap)" if table.truncated else ""
+    for path in written:
+        err_console.print(f"saved {len(table.rows):,} rows{cut} to {shown(path)}", highlight=False)

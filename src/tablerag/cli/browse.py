@@ -24,7 +24,6 @@ from tablerag.lang.untrusted import visible
 
 if TYPE_CHECKING:
     from tablerag.linking.profile import ColumnProfile
-    from tablerag.sql.sensitive import SensitiveRules
     from tablerag.types import TableInfo
 
 
@@ -84,10 +83,14 @@ def schema(
     with open_workspace(workspace) as ws:
         info = ws.table(name)
         profiles = {p.column: p for p in table_profiles(ws, info.name)}
-    info, profiles = _without_hidden_values(info, profiles, rules)
+    hidden = {c.name for c in info.columns if is_hidden_column(c, table=info.name, rules=rules)}
+    info, profiles = _without_hidden_values(info, profiles, hidden)
     if as_json:
         shown = [{**to_jsonable(p), "exact": p.exact} for p in profiles.values()]
-        print_json({**to_jsonable(info), "profiles": shown})
+        columns = [  # "hidden": what the model, the gate and the index never see
+            {**to_jsonable(c), "hidden": c.name in hidden} for c in info.columns
+        ]
+        print_json({**to_jsonable(info), "columns": columns, "profiles": shown})
         return
     where = table_origin(info.source, info.origin)
     console.print(
@@ -110,7 +113,7 @@ def schema(
         p = profiles.get(c.name)
         values = _values(p) if p and p.enum_values else c.samples
         notes = [f"header {c.original!r}"] if c.original and c.original != c.name else []
-        if is_hidden_column(c, table=info.name, rules=rules):
+        if c.name in hidden:
             values = ("(hidden)",)
             notes.append("[red]sensitive[/]: hidden from the model, the gate and the index")
         if p and p.enum_origin in ("check", "sample"):
@@ -142,16 +145,23 @@ def schema(
 
 
 def _without_hidden_values(
-    info: TableInfo, profiles: dict[str, ColumnProfile], rules: SensitiveRules
+    info: TableInfo, profiles: dict[str, ColumnProfile], hidden: set[str]
 ) -> tuple[TableInfo, dict[str, ColumnProfile]]:
-    """``info`` and its profiles with no value of a hidden column (samples, enum values): the
-    same rule that keeps them from the model keeps them off the screen."""
-    from tablerag.sql.sensitive import is_hidden_column
+    """``info`` and its profiles with no value of a ``hidden`` column (samples, enum values),
+    and the values of the others masked as a result cell is: the same rules that keep them from
+    the model keep them off the screen."""
+    from tablerag.sql.pii import mask_text
 
-    hidden = {c.name for c in info.columns if is_hidden_column(c, table=info.name, rules=rules)}
-    columns = tuple(replace(c, samples=()) if c.name in hidden else c for c in info.columns)
+    def masked(values: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(mask_text(v) for v in values)
+
+    columns = tuple(
+        replace(c, samples=() if c.name in hidden else masked(c.samples)) for c in info.columns
+    )
     kept = {
-        name: replace(p, samples=(), enum_values=(), enum_labels=()) if name in hidden else p
+        name: replace(p, samples=(), enum_values=(), enum_labels=())
+        if name in hidden
+        else replace(p, samples=masked(p.samples), enum_values=masked(p.enum_values))
         for name, p in profiles.items()
     }
     return replace(info, columns=columns), kept
@@ -173,10 +183,12 @@ def chunks(
     limit: Annotated[int, typer.Option(help="Show at most this many chunks.")] = 50,
 ) -> None:
     """Show chunks with their heading path, page and table."""
+    from tablerag.sql.mask import mask_chunk
+
     with open_workspace(workspace) as ws:
         found = []
         for chunk in ws.chunks(source):
-            found.append(chunk)
+            found.append(mask_chunk(chunk))  # a workspace ingested before chunks were masked
             if len(found) >= limit:
                 break
     if as_json:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -12,6 +12,9 @@ from rich.table import Table
 
 from tablerag.cli._common import console, err_console, open_workspace, short, table_origin
 from tablerag.errors import ConfigError
+
+if TYPE_CHECKING:
+    from tablerag.store.workspace import Workspace
 
 DEMO_WORKSPACE = Path(".tablerag-demo")
 #: (what the question shows, the question): one per kind of question tablerag handles.
@@ -73,6 +76,7 @@ def demo(
         failed = [r for r in reports if r.status == "failed"]
         for r in failed:
             console.print(f"[red]failed[/] {short(r.source)}: {r.error}", highlight=False)
+        _import_model(ws, corpus)  # the sample's metric definitions (issue 30)
         summary = ws.summary()
         console.print(
             "{sources} sources, {tables} tables, {rows} rows, {documents} documents, "
@@ -100,6 +104,18 @@ def demo(
         f"`tablerag chunks -w {workspace} --source 退货政策.md`",
         highlight=False,
     )
+
+
+def _import_model(ws: Workspace, corpus: Path) -> None:
+    """Import the sample's semantic model once (a model already there is left alone)."""
+    from tablerag.sample import MODEL_NAME
+    from tablerag.semantic.library import import_document, read_file, stored_document
+
+    if stored_document(ws.con) is None and (corpus / MODEL_NAME).is_file():
+        import_document(
+            ws.con, read_file(corpus / MODEL_NAME), ws.tables(), origin=str(corpus / MODEL_NAME)
+        )
+        console.print(f"Imported the semantic model {MODEL_NAME} (`tablerag knowledge list`)")
 
 
 def _ask_questions(workspace: Path, llm: str | None) -> None:

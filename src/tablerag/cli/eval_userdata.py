@@ -32,6 +32,29 @@ def register(eval_app: typer.Typer) -> None:
 
 
 def userdata(
+    set_name: Annotated[
+        str,
+        typer.Option(
+            "--set",
+            help="Which set: v1 (the first, tuned on), v2 (a clinic and a freight company), "
+            "shop (a retailer's database with definition documents).",
+        ),
+    ] = "v1",
+    part: Annotated[
+        str | None,
+        typer.Option(
+            help="dev, heldout or all (default: all for v1, dev for v2 and shop). The held-out "
+            "part is for reporting only: do not read it while changing code."
+        ),
+    ] = None,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            help="--set shop: a PostgreSQL URL (an existing database; a role that may create "
+            "tables and roles) to load the shop into and ask as its read-only role. Without it "
+            "the shop is a DuckDB file in the run folder."
+        ),
+    ] = None,
     limit: LimitOpt = None,
     sample_seed: SeedOpt = 0,
     llm: LLMOpt = None,
@@ -54,15 +77,19 @@ def userdata(
     stages: StagesOpt = None,
     as_json: EvalJsonOpt = False,
 ) -> None:
-    """Generated messy files (GBK CSV, Excel with merged header and 合计 row, a PDF table over
-    three pages, a Word policy, MM/DD/YYYY dates, an FAQ), ingested into a fresh workspace in
-    the run folder; 49 bilingual hand-checked questions asked through ``ask``.
+    """Generated messy files (v1: GBK CSV, Excel with merged header and 合计 row, a PDF table
+    over three pages, a Word policy, MM/DD/YYYY dates, an FAQ; v2: a clinic's workbook and
+    rules, a freight company's GBK waybills with 万 and mixed dates, customers, service terms),
+    or a shop database with definition documents (shop), ingested into a fresh workspace in the
+    run folder; bilingual questions with independently computed answers asked through ``ask``.
 
     Metric: every expected figure (0.1 % tolerance) and key fact stated; an unanswerable
     question is right when the answer says so. Category: the question's kind. The report's
     confidence section gives coverage, accuracy of ok answers and the share wrong but ok.
     """
-    from tablerag.evals.runner import EVAL_TODAY, only_cases, sample_cases
+    from tablerag.evals.runner import only_cases, sample_cases
+    from tablerag.evals.userdata.sets import get_set
+    from tablerag.evals.userdata.split import select_part
     from tablerag.evals.userdata.task import (
         METHODS,
         build_methods,
@@ -72,18 +99,25 @@ def userdata(
     )
     from tablerag.settings import load_settings
 
+    chosen = get_set(set_name)
+    chosen.check_db(db)
+    part = part or chosen.default_part
+    questions = select_part(chosen.questions, part)
     names = parse_methods(methods, METHODS, ("tablerag",))
-    picked = only_cases(sample_cases(userdata_cases(), limit, sample_seed), only)
-    folder = run_folder("userdata", "generated", limit, sample_seed, out)
+    picked = only_cases(sample_cases(userdata_cases(questions), limit, sample_seed), only)
+    dataset = chosen.folder_name(part, db)
+    folder = run_folder("userdata", dataset, limit, sample_seed, out)
     settings = load_settings(
-        None, embedder=embedder, llm_timeout_s=llm_timeout, today=EVAL_TODAY, stages=stages
+        None, embedder=embedder, llm_timeout_s=llm_timeout, today=chosen.today, stages=stages
     )
-    workspace, notes = build_workspace(folder, settings)
+    workspace, notes = build_workspace(folder, settings, lambda f: chosen.prepare(f, db))
     model = open_llm(llm, folder, cache=not no_cache, threads=llm_threads)
-    built = build_methods(names, model, workspace, settings)
+    built = build_methods(names, model, workspace, settings, chosen.questions)
     meta = {
         "task": "userdata",
-        "dataset": "generated",
+        "dataset": dataset,
+        "set": chosen.name,
+        "part": part,
         "llm": model.spec,
         "methods": names,
         "limit": limit,
@@ -92,7 +126,7 @@ def userdata(
         "workspace": str(workspace),
         "embedder": settings.embedder,
         "ingest": notes,
-        "today": EVAL_TODAY.isoformat(),
+        "today": chosen.today.isoformat(),
         "metric": "every expected figure (0.1% tolerance) and key fact stated; unanswerable "
         "questions right when the answer says the files cannot answer",
         "category": "question kind",

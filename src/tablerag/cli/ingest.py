@@ -12,6 +12,7 @@ from tablerag.cli._common import (
     JsonOpt,
     WorkspaceOpt,
     console,
+    err_console,
     print_json,
     short,
     shown,
@@ -42,6 +43,34 @@ _STYLE = {
 def register(app: typer.Typer) -> None:
     """Add the ``ingest`` command."""
     app.command()(ingest)
+
+
+INDEX_STEP = "the text index"
+EXIT_INTERRUPTED = 130
+"""The shell's code for a program stopped by Ctrl-C."""
+
+
+def interrupted(at: str | None) -> str:
+    """What a Ctrl-C during ``ingest`` left, and how to finish.
+
+    Example:
+        >>> print(interrupted("the text index"))
+        Stopped while building the text index. Every source read is stored; search and \
+document answers need the index: run the same `tablerag ingest` again to finish it \
+(unchanged files are skipped).
+    """
+    if at == INDEX_STEP:
+        return (
+            "Stopped while building the text index. Every source read is stored; search and "
+            "document answers need the index: run the same `tablerag ingest` again to finish "
+            "it (unchanged files are skipped)."
+        )
+    where = f" at {shown(short(at))}" if at else ""
+    return (
+        f"Stopped{where}. Each source is stored whole or not at all, so nothing is half "
+        "written: run the same `tablerag ingest` again to continue and to bring the text "
+        "index up to date (sources already stored and unchanged are skipped)."
+    )
 
 
 def ingest(
@@ -90,14 +119,17 @@ def ingest(
             disable=as_json,
         ) as bar:
             task = bar.add_task("ingesting", total=len(found))
+            at: list[str] = []  # the source being read, then "the text index"
 
             def step(location: str) -> None:
+                at[:] = [location]
                 bar.update(task, description=f"ingesting {short(location)[-50:]}")
                 bar.advance(task)
 
             embed_task = bar.add_task("embedding", total=None, visible=False)
 
             def embedded(done: int, total: int) -> None:
+                at[:] = [INDEX_STEP]
                 bar.update(
                     embed_task,
                     completed=done,
@@ -106,7 +138,14 @@ def ingest(
                     description=f"embedding with {settings.embedder}",
                 )
 
-            reports = ingest(ws, found, settings=settings, progress=step, embed_progress=embedded)
+            try:
+                reports = ingest(
+                    ws, found, settings=settings, progress=step, embed_progress=embedded
+                )
+            except KeyboardInterrupt:
+                bar.stop()
+                err_console.print(interrupted(at[0] if at else None), highlight=False)
+                raise typer.Exit(EXIT_INTERRUPTED) from None
         summary = ws.summary()
     if as_json:
         print_json({"sources": reports, "workspace": summary})

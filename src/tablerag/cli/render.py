@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tablerag.answer import Answer, Fallback, Step
+from tablerag.answer.reading import reading_line
 from tablerag.cli._common import shown
 from tablerag.lang.untrusted import visible
 
@@ -59,12 +60,36 @@ def render_answer(answer: Answer, console: Console, *, show_sql: bool = True) ->
         console.print(_citations(answer))
     if answer.fallback is not None:
         console.print(Text(visible(fallback_line(answer.fallback)), style="yellow"))
+    if answer.knowledge:
+        console.print(Text(visible(knowledge_line(answer)), style="cyan"))
     console.print(_footer(answer))
+
+
+def knowledge_line(answer: Answer) -> str:
+    """The semantic-model entries an answer followed, on one line (issue 30).
+
+    Example:
+        >>> from tablerag.answer import KnowledgeUse
+        >>> a = Answer(question="q", answer="a", language="en", path="nl2sql", knowledge=[
+        ...     KnowledgeUse(kind="metric", name="gross_profit", caliber="paid", status="draft"),
+        ...     KnowledgeUse(kind="field", name="t.cost", status="confirmed")])
+        >>> knowledge_line(a)
+        'followed: metric gross_profit (paid, draft); field t.cost'
+    """
+    parts = []
+    for k in answer.knowledge:
+        notes = [n for n in (k.caliber, "draft" if k.status == "draft" else None) if n]
+        parts.append(f"{k.kind} {k.name}" + (f" ({', '.join(notes)})" if notes else ""))
+    return "followed: " + "; ".join(parts)
 
 
 def _answer_panel(answer: Answer) -> Panel:
     style = _STATUS_STYLE.get(answer.status, "white")
-    body: list[RenderableType] = [Text(visible(answer.answer or "(no answer)"))]
+    body: list[RenderableType] = []
+    said = reading_line(answer.reading, answer.language) if answer.reading else ""
+    if said:  # what the numbers cover, from the SQL, before the numbers
+        body.append(Text(visible(said), style="cyan"))
+    body.append(Text(visible(answer.answer or "(no answer)")))
     if answer.error:
         body.append(Text(visible(f"error: {answer.error}"), style="red"))
     # Facts label each part of a fused answer by its source; a one-path answer is its own fact.

@@ -11,7 +11,13 @@ from rich.table import Table
 
 from tablerag.cli._common import console, err_console, print_json
 
-_KINDS = {".csv": "table", ".json": "descriptions", ".pdf": "document", ".docx": "document"}
+_KINDS = {
+    ".csv": "table",
+    ".json": "descriptions",
+    ".yaml": "semantic model",
+    ".pdf": "document",
+    ".docx": "document",
+}
 
 
 def register(app: typer.Typer) -> None:

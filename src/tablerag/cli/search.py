@@ -38,9 +38,10 @@ def search(
 ) -> None:
     """Show the chunks that best match QUERY, with source, headings, page and table."""
     from tablerag.rag.retrieve import search as run_search
+    from tablerag.sql.mask import mask_chunk
 
     with open_workspace(workspace) as ws:
-        hits = run_search(ws, query, k=k, mode=mode)
+        hits = [mask_chunk(h) for h in run_search(ws, query, k=k, mode=mode)]
     if as_json:
         print_json([h.to_dict() for h in hits])
         return

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -27,13 +27,63 @@ from tablerag.errors import (
     SQLRejected,
     TableragError,
 )
+from tablerag.redact import redact_secrets, url_secrets
 
 if TYPE_CHECKING:
+    from tablerag.settings import Settings
     from tablerag.sql.engines import SQLEngine
     from tablerag.sql.policy import ExecutionPolicy
     from tablerag.sql.result import ResultSet
+    from tablerag.types import TableInfo
 
 EXIT_OK, EXIT_ERROR, EXIT_REJECTED, EXIT_LIMIT = 0, 1, 3, 4
+
+
+def _db_catalog(workspace: Path, db: str, settings: Settings) -> list[TableInfo]:
+    """The tables of ``--db`` as a workspace source would expose them (issue 28).
+
+    The database ingested in ``workspace`` under the same URL gives its recorded catalog (the
+    descriptions file's flags merged, hidden columns known by content); any other is reflected
+    now, its sample values read into memory for the content rules and never stored, and the
+    flags a descriptions file in ``workspace`` gives its tables are applied.
+
+    Raises:
+        ConfigError: the URL is malformed or not supported.
+        SourceError: the database cannot be reached or read.
+    """
+    from dataclasses import replace
+
+    from tablerag.ingest.database import redact_url, reflect_database
+    from tablerag.layout import DB_FILE
+    from tablerag.store.annotations import flagged_columns
+
+    here = (workspace / DB_FILE).is_file()
+    if here:
+        with open_workspace(workspace) as ws:
+            known = [t for t in ws.tables() if t.source == redact_url(db)]
+        if known:
+            return known
+    tables = reflect_database(
+        db, sample_values=settings.sample_values, timeout_s=settings.sql_time_limit_ms / 1000
+    )
+    if here:
+        with open_workspace(workspace) as ws:
+            flags = {t.name: {f.lower() for f in flagged_columns(ws.con, t.name)} for t in tables}
+        tables = [
+            replace(
+                t,
+                columns=tuple(
+                    replace(c, sensitive=c.sensitive or c.name.lower() in flags[t.name])
+                    for c in t.columns
+                ),
+            )
+            for t in tables
+        ]
+    if db.split(":", 1)[0].split("+", 1)[0].lower() in ("postgresql", "postgres"):
+        # named as the engine names them (schema.table): its refusal then prints the exact
+        # GRANT for each table, as it did when it introspected the database itself
+        tables = [t if "." in t.name else replace(t, name=f"public.{t.name}") for t in tables]
+    return tables
 
 
 def _engine(
@@ -53,9 +103,11 @@ def _engine(
     from tablerag.sources import SourceSet, group_sources
     from tablerag.sql.engines import open_engine
 
-    writable = load_settings(workspace).allow_writable_role  # the operator's override
-    if db:
-        return open_engine(db, policy=policy, allow_writable_role=writable), query
+    settings = load_settings(workspace if workspace.is_dir() else None)
+    writable = settings.allow_writable_role  # the operator's override
+    if db:  # the same exposure as a workspace source: flags, content rules (issue 28)
+        catalog = _db_catalog(workspace, db, settings)
+        return open_engine(db, catalog=catalog, policy=policy, allow_writable_role=writable), query
     with open_workspace(workspace) as ws:  # read the catalog, then release the file
         tables, records, path = ws.tables(), ws.sources(), ws.path
     sources = SourceSet(
@@ -67,7 +119,8 @@ def _engine(
     return sources.engine(located.source), located.sql
 
 
-def _fail(exc: TableragError, as_json: bool) -> int:
+def _fail(exc: TableragError, as_json: bool, secrets: tuple[str, ...] = ()) -> int:
+    """Print ``exc`` (no password of ``--db``'s URL, not even a piece); return the exit code."""
     code = EXIT_ERROR
     if isinstance(exc, SQLRejected):
         code = EXIT_REJECTED
@@ -76,24 +129,29 @@ def _fail(exc: TableragError, as_json: bool) -> int:
     if as_json:
         issues = [vars(i) for i in exc.issues] if isinstance(exc, SQLRejected) else []
         sql = exc.sql if isinstance(exc, SQLRejected | EngineError) else None
-        print_json(
-            {
-                "error": {
-                    "type": type(exc).__name__,
-                    "message": str(exc),
-                    "sql": sql,
-                    "issues": issues,
-                }
-            }
-        )
+        error = {"type": type(exc).__name__, "message": str(exc), "sql": sql, "issues": issues}
+        print_json({"error": _redacted(error, secrets)})
     elif isinstance(exc, SQLRejected):
         err_console.print("[bold red]rejected:[/] the SQL gate refused this query", highlight=False)
         for issue in exc.issues:
             where = f" at {issue.span[0]}" if issue.span else ""
-            err_console.print(f"  {issue.code}{where}: {shown(issue.message)}", highlight=False)
+            said = redact_secrets(issue.message, secrets)
+            err_console.print(f"  {issue.code}{where}: {shown(said)}", highlight=False)
     else:
-        err_console.print(f"[bold red]error:[/] {shown(exc)}", highlight=False)
+        said = redact_secrets(str(exc), secrets)
+        err_console.print(f"[bold red]error:[/] {shown(said)}", highlight=False)
     return code
+
+
+def _redacted(value: Any, secrets: tuple[str, ...]) -> Any:
+    """``value`` (JSON-ready) with :func:`redact_secrets` applied to every string in it."""
+    if isinstance(value, str):
+        return redact_secrets(value, secrets)
+    if isinstance(value, dict):
+        return {k: _redacted(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redacted(v, secrets) for v in value]
+    return value
 
 
 def _show(result: ResultSet, as_json: bool, max_rows: int) -> None:
@@ -157,10 +215,11 @@ def sql(
     if query == "-":
         query = sys.stdin.read()
 
+    secrets = url_secrets(db) if db else ()
     try:
         settings = load_settings(workspace if workspace.is_dir() else None)
     except TableragError as exc:
-        raise typer.Exit(_fail(exc, as_json)) from exc
+        raise typer.Exit(_fail(exc, as_json, secrets)) from exc
     policy = ExecutionPolicy(
         max_rows=max_rows,
         time_limit_ms=timeout_ms,
@@ -177,7 +236,7 @@ def sql(
             with engine:
                 result = engine.execute(query, policy)
     except TableragError as exc:
-        raise typer.Exit(_fail(exc, as_json)) from exc
+        raise typer.Exit(_fail(exc, as_json, secrets)) from exc
     _show(result, as_json, max_rows)
     raise typer.Exit(EXIT_LIMIT if result.truncated else EXIT_OK)
 

@@ -32,9 +32,11 @@ def stages(
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """List every note, mend and doubt with its reason, and whether it runs for the model's
-    profile and the ``stages`` setting (``TABLERAG_STAGES="rate=off"`` or ``[stages]`` in
-    tablerag.toml)."""
+    """List every note, mend and doubt with its reason, and whether it runs.
+
+    What runs follows the model's profile and the stages setting
+    (TABLERAG_STAGES="rate=off", or stages = "rate=off" in tablerag.toml).
+    """
     from tablerag.llm.profiles import profile_for
     from tablerag.nl2sql.stages import describe
     from tablerag.service import stage_switches

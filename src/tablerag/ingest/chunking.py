@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from tablerag.errors import ConfigError
 from tablerag.ingest import dockind
+from tablerag.sql.mask import mask_value
 from tablerag.tokens import count_tokens
 from tablerag.types import Block, Chunk, Document, source_label
 
@@ -450,6 +451,11 @@ def table_chunks(
         Columns: name (1 column hidden)
         >>> "s3cret" in chunks[1].text
         False
+        >>> print(table_chunks("t", "t.csv", ["note"], [["call 13812345678"]])[1].text)
+        Table t
+        | note |
+        | --- |
+        | call 138****5678 |
     """
     _check_sizes(max_tokens, 0)
     context = f"Table {table}: {title}" if title else f"Table {table}"
@@ -465,7 +471,9 @@ def table_chunks(
         card.append(f"Rows: {row_count}")
     texts = ["\n".join(card)]
     if rows:
-        kept = [_without(r, set(hidden)) for r in rows]
+        # cells masked as a query's result is (tablerag.sql.mask): the text index, the prompts
+        # and the citations then hold no more of a visible cell's personal data than `sql` shows
+        kept = [[mask_value(v) for v in _without(r, set(hidden))] for r in rows]
         texts.extend(_table_texts(shown, kept, context, max_tokens))
     pieces = [_Piece(text, heading_path, page, table) for text in texts]
     return _number(source, pieces, start_ordinal)

@@ -22,7 +22,7 @@ from tablerag.errors import ConfigError, SourceError, TableragError
 from tablerag.ingest import chunking, dockind, infer
 from tablerag.ingest.database import is_database_url, redact_url, reflect_database_report
 from tablerag.ingest.documents import DOCUMENT_SUFFIXES, load_document
-from tablerag.ingest.sampling import diverse_samples, quote_ident
+from tablerag.ingest.sampling import diverse_samples, quote_ident, withhold_samples
 from tablerag.ingest.store import sanitize_table_name, store_table
 from tablerag.ingest.tables import TABLE_SUFFIXES, read_table_file, stage_rows
 from tablerag.settings import Settings, load_settings
@@ -33,6 +33,7 @@ from tablerag.store.annotations import (
     read_descriptions,
     read_glossary_section,
     record_annotations,
+    unknown_names,
 )
 from tablerag.store.catalog import read_table, record_table
 from tablerag.store.chunks import (
@@ -360,10 +361,11 @@ def _load_descriptions(
     assert target.path is not None
     notes = read_descriptions(target.path)
     terms = read_glossary_section(target.path)
-    record_annotations(con, source_id, notes)
+    notes = record_annotations(con, source_id, notes)  # names as the catalog spells them
     record_glossary(con, source_id, terms)
     described = sorted({a.table for a in notes})
     problems = [Problem("", f"descriptions of {len(described)} tables", "merged into the catalog")]
+    problems += unknown_names(con, notes)  # a misspelt flag must not fail silently (issue 28)
     flagged = {a.table for a in notes if a.sensitive and a.column is not None}
     rebuilt = _rechunk_tables(con, flagged, settings)
     if rebuilt:
@@ -389,8 +391,11 @@ def _load_database(
     )
     tables = reflection.tables
     chunks: list[Chunk] = []
-    for info in tables:
-        record_table(con, info, source_id, stored=False, rows_read=None)
+    rules = rules_from(settings)
+    for info in tables:  # no sample of a hidden column is recorded (issue 28)
+        record_table(
+            con, withhold_samples(con, info, rules), source_id, stored=False, rows_read=None
+        )
         chunks.extend(
             _table_chunks(con, info, target.location, settings, start_ordinal=len(chunks))
         )
@@ -429,7 +434,8 @@ def _store(
         description=description or info.description,
         columns=tuple(replace(c, samples=s) for c, s in zip(info.columns, samples, strict=True)),
     )
-    record_table(con, info, source_id, stored=True, rows_read=staged.rows_read)
+    recorded = withhold_samples(con, info, rules_from(settings))  # issue 28
+    record_table(con, recorded, source_id, stored=True, rows_read=staged.rows_read)
     return info
 
 

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import duckdb
 
-from tablerag.types import ColumnInfo
+from tablerag.sql.pii import mask_text
+from tablerag.sql.sensitive import WITHHELD, SensitiveRules, is_hidden
+from tablerag.store.annotations import flagged_columns
+from tablerag.types import ColumnInfo, TableInfo
 
 SAMPLE_ROWS = 200_000
 """Tables larger than this are sampled (reservoir) before picking sample values."""
@@ -115,3 +119,46 @@ def _is_ordered(sql_type: str) -> bool:
             "UINTEGER",
         )
     )
+
+
+def withhold_samples(
+    con: duckdb.DuckDBPyConnection, info: TableInfo, rules: SensitiveRules
+) -> TableInfo:
+    """``info`` as the workspace may record it: no sample value of a hidden column, and those of
+    the others masked as result cells are (:func:`~tablerag.sql.pii.mask_text`).
+
+    A column hidden by name, by the operator's rules or by a descriptions file already
+    ingested keeps no samples; one hidden by its content keeps the marker
+    :data:`~tablerag.sql.sensitive.WITHHELD` in their place, so that it is hidden again when
+    the catalog is read back without the values that showed it (issue 28: a role that can
+    read a hidden column let its samples be stored raw).
+
+    Args:
+        con: the workspace connection (for the flags of a descriptions file).
+        info: the table with the samples ingestion read.
+        rules: the operator's ``sensitive_columns``/``allow_columns``.
+
+    Example:
+        >>> con = duckdb.connect()
+        >>> _ = con.execute("CREATE SCHEMA tablerag; CREATE TABLE tablerag.annotations "
+        ...     "(table_name VARCHAR, column_name VARCHAR, sensitive BOOLEAN)")
+        >>> _ = con.execute("CREATE TABLE tablerag.columns (table_name VARCHAR, "
+        ...     "column_name VARCHAR)")
+        >>> t = TableInfo("t", "t.csv", (ColumnInfo("city", "VARCHAR", samples=("Oslo",
+        ...     "{'password': 'x'}")),
+        ...     ColumnInfo("note", "VARCHAR", samples=("a@b.org", "c@d.org")),
+        ...     ColumnInfo("phone", "VARCHAR", samples=("13812345678",))), 2)
+        >>> [c.samples for c in withhold_samples(con, t, SensitiveRules()).columns]
+        [('Oslo', "{'password': '***'}"), ('<withheld: hidden column>',), ()]
+    """
+    flagged = {f.lower() for f in flagged_columns(con, info.name)}
+    columns = []
+    for c in info.columns:
+        column = replace(c, sensitive=c.sensitive or c.name.lower() in flagged)
+        if not c.samples or not is_hidden(info.name, column, rules):
+            columns.append(replace(c, samples=tuple(mask_text(v) for v in c.samples)))
+            continue
+        bare = replace(column, samples=())
+        by_content = not is_hidden(info.name, bare, rules)
+        columns.append(replace(c, samples=(WITHHELD,) if by_content else ()))
+    return replace(info, columns=tuple(columns))

@@ -36,6 +36,7 @@ class AskWords:
     amount: re.Pattern[str]
     rate: re.Pattern[str]
     grouping: re.Pattern[str]
+    threshold: re.Pattern[str]
     time: re.Pattern[str]
     exclusion: re.Pattern[str]
     share: re.Pattern[str]
@@ -51,6 +52,14 @@ def _alternation(zh: list[str], en: list[str]) -> re.Pattern[str]:
     return re.compile("|".join(words), re.I)
 
 
+def _threshold(zh: list[str], en: list[str]) -> re.Pattern[str]:
+    """A comparison word next to a number: before it (超过 10%, above $500) or, for 以上/以下,
+    after it (10%以上)."""
+    number = r"[$¥￥]?\s*\d[\d,.]*\s*(?:%|％|万|元|percent)?"
+    words = _alternation(zh, en).pattern
+    return re.compile(rf"(?:{words})\s*{number}|{number}\s*(?:以上|以下)", re.I)
+
+
 @lru_cache(maxsize=1)
 def ask_words() -> AskWords:
     """The packaged words, read once."""
@@ -63,6 +72,7 @@ def ask_words() -> AskWords:
         amount=_alternation(data["amount"]["zh"], data["amount"]["en"]),
         rate=_alternation(data["rate"]["zh"], data["rate"]["en"]),
         grouping=_alternation(data["grouping"]["zh"], data["grouping"]["en"]),
+        threshold=_threshold(data["threshold"]["zh"], data["threshold"]["en"]),
         time=_alternation(data["time"]["zh"], data["time"]["en"]),
         exclusion=_alternation(data["exclusion"]["zh"], data["exclusion"]["en"]),
         share=_alternation(data["share"]["zh"], data["share"]["en"]),
@@ -103,23 +113,33 @@ def asks_one_figure(question: str) -> bool:
         (True, True)
         >>> asks_one_figure("各渠道的退款率是多少？"), asks_one_figure("Which claim is largest?")
         (False, False)
+        >>> asks_one_figure("退货率超过10%的商品根据退货政策应该怎么处理")
+        False
+        >>> asks_one_figure("Products with a return rate above 10 percent?")
+        False
+        >>> asks_one_figure("How many orders were above $500?")
+        True
     """
-    words = ask_words()
-    if words.grouping.search(question):
+    if asks_over_rows(question):
         return False
-    return asked(question) is not None or bool(words.rate.search(question))
+    return asked(question) is not None or bool(ask_words().rate.search(question))
 
 
 def asks_over_rows(question: str) -> bool:
-    """Whether the question asks about many rows: each, which, the highest, a list, a rank.
+    """Whether the question asks about many rows: each, which, the highest, a list, a rank, or
+    the things past a threshold.
 
     Example:
         >>> asks_over_rows("Which claim is largest?"), asks_over_rows("各渠道的退款率是多少？")
         (True, True)
-        >>> asks_over_rows("退款多久到账？")
-        False
+        >>> asks_over_rows("退款多久到账？"), asks_over_rows("退货率超过10%的商品怎么处理？")
+        (False, True)
     """
-    return bool(ask_words().grouping.search(question))
+    words = ask_words()
+    if words.grouping.search(question):
+        return True
+    # 退货率超过10%的商品: the rate picks rows, it is not the figure asked (a count still is)
+    return asked(question) is None and bool(words.threshold.search(question))
 
 
 def names_time(question: str) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from tablerag.linking.catalog import (
@@ -23,6 +23,9 @@ from tablerag.linking.catalog import (
 )
 from tablerag.linking.profile import ColumnProfile
 from tablerag.linking.rows import DuckDBRows
+from tablerag.settings import load_settings
+from tablerag.sql.pii import mask_text
+from tablerag.sql.sensitive import SensitiveRules, is_hidden, rules_from
 from tablerag.store.glossary import read_glossary
 from tablerag.store.profiles import CachedProfile, cached_profiles, save_profile
 from tablerag.store.workspace import Workspace
@@ -77,14 +80,62 @@ def _from_json(profiles: str, values: str) -> TableSample | None:
     )
 
 
-def workspace_samples(ws: Workspace, *, refresh: bool = False) -> dict[str, TableSample]:
+def without_hidden(sample: TableSample, info: TableInfo, rules: SensitiveRules) -> TableSample:
+    """``sample`` as the workspace may keep it and a prompt may show it (issue 28).
+
+    A hidden column of ``info`` (:func:`is_hidden`) keeps its profile's counts and type; its
+    samples, enum values and labels, format warning, distinct values and lookup rows go. Every
+    other value is masked as a result cell is (:func:`~tablerag.sql.pii.mask_text`): a phone
+    number in a visible note is no more shown by a sample than by ``tablerag sql``.
+
+    Example:
+        >>> from tablerag.types import ColumnInfo
+        >>> info = TableInfo("t", "t.csv", (ColumnInfo("phone", "VARCHAR"),
+        ...                                 ColumnInfo("note", "VARCHAR")), 1)
+        >>> s = TableSample((ColumnProfile("t", "phone", "VARCHAR", samples=("13812345678",)),
+        ...                  ColumnProfile("t", "note", "VARCHAR", samples=("ok 13812345678",))),
+        ...                 {"phone": ("13812345678",), "note": ("ok 13812345678",)}, (),
+        ...                 {"phone": ("13812345678",)})
+        >>> bare = without_hidden(s, info, SensitiveRules())
+        >>> [p.samples for p in bare.profiles], bare.distinct, bare.lookup_rows
+        ([(), ('ok 138****5678',)], {'note': ('ok 138****5678',)}, {})
+    """
+    hidden = {c.name for c in info.columns if is_hidden(info.name, c, rules)}
+
+    def masked(values: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(mask_text(v) for v in values)
+
+    return TableSample(
+        tuple(
+            replace(p, samples=(), enum_values=(), enum_labels=(), format_warning=None)
+            if p.column in hidden
+            else replace(
+                p,
+                samples=masked(p.samples),
+                enum_values=masked(p.enum_values),
+                enum_labels=tuple((c, mask_text(label)) for c, label in p.enum_labels),
+            )
+            for p in sample.profiles
+        ),
+        {k: masked(v) for k, v in sample.distinct.items() if k not in hidden},
+        sample.composite_key,
+        {k: masked(v) for k, v in sample.lookup_rows.items() if k not in hidden},
+    )
+
+
+def workspace_samples(
+    ws: Workspace, *, refresh: bool = False, rules: SensitiveRules | None = None
+) -> dict[str, TableSample]:
     """Profiles and distinct values of every stored table, from the cache or freshly sampled.
 
-    Fresh samples are written back to the cache unless the workspace is read-only.
+    Fresh samples are written back to the cache unless the workspace is read-only. No value
+    of a hidden column is kept (:func:`without_hidden`), in the cache or in what is returned.
 
     Args:
         ws: the workspace.
         refresh: ignore the cache and profile every table again.
+        rules: the operator's ``sensitive_columns``/``allow_columns``; None: the workspace's
+            settings.
 
     Returns:
         Table name → sample.
@@ -92,6 +143,8 @@ def workspace_samples(ws: Workspace, *, refresh: bool = False) -> dict[str, Tabl
     Raises:
         EngineError: a table could not be read.
     """
+    if rules is None:
+        rules = rules_from(load_settings(ws.path))
     hashes = {s.location: s.content_hash for s in ws.sources()}
     cached = cached_profiles(ws.con)
     rows = DuckDBRows(ws.con)
@@ -104,9 +157,14 @@ def workspace_samples(ws: Workspace, *, refresh: bool = False) -> dict[str, Tabl
         if hit is not None and hit.fingerprint == fp and not refresh:
             got = _from_json(hit.profiles, hit.distinct_values)
             if got is not None:
-                out[table.name] = got
-                continue
-        sample = sample_table(table, rows)
+                out[table.name] = without_hidden(got, table, rules)
+                if out[table.name] == got or ws.read_only:
+                    continue
+                sample = out[table.name]  # cached before hidden values were left out: rewrite
+            else:
+                sample = without_hidden(sample_table(table, rows), table, rules)
+        else:
+            sample = without_hidden(sample_table(table, rows), table, rules)
         out[table.name] = sample
         if not ws.read_only:
             profiles, distinct = _to_json(sample)

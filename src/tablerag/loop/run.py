@@ -767,6 +767,7 @@ def _envelope(
         path="loop",
         table=shown.sql.table if shown and shown.sql else None,
         sql=shown.sql.sql if shown and shown.sql else None,
+        reading=shown.sql.reading if shown and shown.sql else None,
         sql_attempts=attempts,
         citations=state.citations,
         facts=facts,

@@ -531,6 +531,7 @@ def definitions(e: Evidence) -> list[Finding]:
     selected = _selected_literals(e.tree)
     distinct = e.tree.find(exp.Distinct) is not None
     out = []
+    followed: set[str] = set()  # a term cited once, though a table and a passage both define it
     for d in e.definitions:
         if not d.checkable:
             continue
@@ -553,7 +554,8 @@ def definitions(e: Evidence) -> list[Finding]:
         )
         if missing:
             out.append(Finding("definition_ignored", (*said, ("missing", ", ".join(missing)))))
-        else:
+        elif d.term.lower() not in followed:
+            followed.add(d.term.lower())
             out.append(Finding("definition_followed", said))
     return out
 

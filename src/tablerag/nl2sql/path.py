@@ -26,8 +26,9 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
-from tablerag.answer import Answer, Citation, Fact, Language, ResultTable, SQLAttempt
+from tablerag.answer import Answer, Citation, Fact, Language, Reading, ResultTable, SQLAttempt
 from tablerag.answer.grounding import ungrounded_numbers
+from tablerag.answer.reading import read_query
 from tablerag.deadline import Deadline
 from tablerag.errors import EngineError, ProviderError, QueryTimeout, SQLRejected
 from tablerag.lang.messages import message
@@ -512,6 +513,7 @@ def _explained(
         "table": table,
         "sql": result.sql_executed,
         "sql_attempts": attempts,
+        "reading": _reading(result.sql_executed, opts, checked),
         "timings_ms": timings,
     }
     if found_nothing(rows):
@@ -563,6 +565,21 @@ def _explained(
         citations=citations,
         **common,
     )
+
+
+def _reading(sql: str, opts: NL2SQLOptions, checked: _Checked | None) -> Reading | None:
+    """What ``sql`` computed, with the units the catalog records for its tables' columns."""
+    if checked is None:
+        return None
+    catalog = checked.schema.catalog
+    units: dict[str, str] = {}
+    for name in checked.schema.tables if catalog is not None else ():
+        info = catalog.tables.get(name) if catalog is not None else None
+        for column in info.columns if info is not None else ():
+            if column.unit and not column.type.upper().startswith(("DATE", "TIMESTAMP")):
+                units.setdefault(column.name.lower(), column.unit)
+    cap = (opts.policy or checked.engine.policy).max_rows
+    return read_query(sql, checked.engine.dialect, units=units, row_cap=cap)
 
 
 def _parts(checked: _Checked) -> tuple[SchemaContext, SQLEngine]:

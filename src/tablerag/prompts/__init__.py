@@ -31,6 +31,8 @@ PROMPT_NAMES: tuple[str, ...] = (
     "nl2sql",
     "nl2sql_repair",
     "rag",
+    "semantic_draft",
+    "semantic_request",
 )
 
 

@@ -12,16 +12,19 @@ from tablerag.errors import ConfigError
 from tablerag.sample.documents import read_text, write_documents
 from tablerag.sample.mart import REFERENCE_DATE, build_mart, write_csv
 
-__all__ = ["DESCRIPTIONS_NAME", "REFERENCE_DATE", "write_sample"]
+__all__ = ["DESCRIPTIONS_NAME", "MODEL_NAME", "REFERENCE_DATE", "write_sample"]
 
 DESCRIPTIONS_NAME = "table_descriptions.json"
 """File of the corpus that describes every table and column (format in the module docs)."""
+MODEL_NAME = "semantic_model.yaml"
+"""The mart's semantic model, an Apache Ossie file (``tablerag knowledge import``; issue 30)."""
 
 
 def write_sample(directory: Path, *, seed: int = 7) -> list[Path]:
     """Write the sample corpus into ``directory`` (created if missing; same-named files replaced).
 
-    Files: one CSV per table of the mart, ``table_descriptions.json``, three Markdown documents,
+    Files: one CSV per table of the mart, ``table_descriptions.json``, the semantic model
+    ``semantic_model.yaml`` (Apache Ossie), three Markdown documents,
     ``sales_handbook.pdf``, ``区域销售制度.docx`` and ``README.md``. The output depends only on
     ``seed``: two calls with the same seed write the same bytes.
 
@@ -49,6 +52,9 @@ def write_sample(directory: Path, *, seed: int = 7) -> list[Path]:
     descriptions = directory / DESCRIPTIONS_NAME
     descriptions.write_bytes(read_text(DESCRIPTIONS_NAME).encode("utf-8"))
     paths.append(descriptions)
+    model = directory / MODEL_NAME
+    model.write_bytes(read_text(MODEL_NAME).encode("utf-8"))
+    paths.append(model)
     paths += write_documents(directory, mart)
     readme = directory / "README.md"
     readme.write_bytes(read_text("corpus_readme.md").encode("utf-8"))

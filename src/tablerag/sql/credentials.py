@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from tablerag.errors import ConfigError
+from tablerag.redact import redact_secrets
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import URL
@@ -156,5 +157,4 @@ def _redacted_inline(url: str) -> bool:
 
 def _shown(url: str) -> str:
     """``url`` with any inline password hidden, for a message about a malformed URL."""
-    url = re.sub(r"(://[^/?#@:]*:)[^/?#@]*@", r"\1***@", url)
-    return re.sub(r"(?i)([?&](?:password|passwd|pwd)=)[^&#]*", r"\1***", url)
+    return redact_secrets(url)

@@ -17,6 +17,10 @@ class ExposedTable:
     columns: tuple[str, ...]
     schema: str | None = None
     hidden: tuple[str, ...] = ()
+    partial: bool = False
+    """The database lets the account read only some columns and does not show it the others'
+    names (MySQL/MariaDB column grants): columns exist beyond ``columns`` and ``hidden``, so a
+    ``USING``/``NATURAL`` join or ``*`` over the table is refused."""
 
     @property
     def qualified(self) -> str:

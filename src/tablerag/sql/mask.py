@@ -1,200 +1,32 @@
 """Mask personal data in query results before the model or the user sees them.
 
-Masking is total and linear-time: every pattern is bounded or scanned without backtracking (a
-1,000,000-character cell masks in well under a second), nested values (lists, tuples, structs,
-maps and their keys) are masked all the way down, JSON text is masked as the text it is (and
-kept valid JSON), and integers shaped like a Chinese mobile number are masked too.
+Cells are masked by :mod:`tablerag.sql.pii`; here a result's columns decide how: a column named
+like a sensitive or hidden one is replaced whole, one the operator's ``allow_columns`` shows is
+returned as it is, and every other cell has its personal data masked in place.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Collection, Sequence
-from typing import Any
+from dataclasses import replace
+from typing import Any, TypeVar
 
-from tablerag.sql.sensitive import SENSITIVE_NAME
+from tablerag.sql.exposed import ExposedCatalog
+from tablerag.sql.pii import MAX_DEPTH, mask_int, mask_number, mask_text, mask_value
+from tablerag.sql.sensitive import SensitiveRules
+from tablerag.sql.sensitive_names import SENSITIVE_NAME
+from tablerag.types import Chunk, Hit
 
-_DOMAIN = re.compile(r"@[\w-]+(?:\.[\w-]+)+")
-"""The ``@domain`` of an e-mail address: it starts at an ``@``, so a search tries few places."""
-_LOCAL = re.compile(r"[\w.+-]*")
-"""The local part of an e-mail address, matched on the reversed text backwards from its ``@``."""
-_CN_ID = re.compile(r"(?<!\d)(\d{6})\d{8}(\d{3}[\dXx])(?!\d)")
-_CARD = re.compile(r"(?<!\d)\d(?:[ -]?\d){12,18}(?!\d)")
-_MOBILE = re.compile(r"(?<!\d)(1[3-9]\d)\d{4}(\d{4})(?!\d)")
-_PHONE = re.compile(r"(?<!\d)(\+?\d{1,3}[ -])?\(?(\d{3})\)?[ -](\d{3})[ -](\d{4})(?!\d)")
-
-_MOBILE_INTS = range(13_000_000_000, 20_000_000_000)
-"""Integers whose digits are an 11-digit Chinese mobile number, ``1[3-9]`` then nine digits."""
-
-MAX_DEPTH = 100
-"""Nesting depth past which a nested value is replaced whole (only a hostile query gets there)."""
-
-
-def _luhn(digits: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch)
-        if i % 2:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
-
-
-def _card(match: re.Match[str]) -> str:
-    digits = re.sub(r"\D", "", match.group())
-    if not 13 <= len(digits) <= 19 or not _luhn(digits):
-        return match.group()
-    return f"{digits[:4]}{'*' * (len(digits) - 8)}{digits[-4:]}"
-
-
-def _mask_emails(text: str) -> str:
-    """Replace the local part of every e-mail address but its first character by ``***``.
-
-    The same matches as ``([\\w.+-])[\\w.+-]*(@[\\w-]+(?:\\.[\\w-]+)+)`` searched left to right,
-    found in linear time: that search tries every start in a run of word characters and scans
-    the run to its end each time (quadratic; 547 s on 200,000 ``a``). Here each ``@domain`` is
-    found first and its local part is read backwards, never past the previous address.
-    """
-    if "@" not in text:
-        return text
-    backwards = text[::-1]
-    size = len(text)
-    out: list[str] = []
-    done = 0  # end of the last address masked; the next local part starts at or after it
-    for match in _DOMAIN.finditer(text):
-        at = match.start()
-        local = _LOCAL.match(backwards, size - at, size - done)
-        assert local is not None  # ``[...]*`` always matches
-        start = at - (local.end() - local.start())
-        if start == at:  # no local part: not an address
-            continue
-        out += (text[done:start], text[start], "***", match.group())
-        done = match.end()
-    return "".join(out) + text[done:] if out else text
-
-
-def _mask_patterns(text: str) -> str:
-    text = _mask_emails(text)
-    text = _CN_ID.sub(lambda m: f"{m.group(1)}********{m.group(2)[-4:]}", text)
-    text = _CARD.sub(_card, text)
-    text = _MOBILE.sub(lambda m: f"{m.group(1)}****{m.group(2)}", text)
-    return _PHONE.sub(lambda m: f"{m.group(1) or ''}{m.group(2)}-***-{m.group(4)}", text)
-
-
-def _is_json(text: str) -> bool:
-    try:
-        json.loads(text)
-    except (ValueError, RecursionError):
-        return False
-    return True
-
-
-def _mask_number(token: str) -> Any:
-    """A JSON number token, masked as the text it is (a masked number becomes a string)."""
-    masked = _mask_patterns(token)
-    if masked != token:
-        return masked
-    return float(token) if any(c in token for c in ".eE") else int(token)
-
-
-def _keep_json_valid(text: str, masked: str) -> str:
-    """``masked`` if it is still JSON (or ``text`` never was); else JSON masked the same way.
-
-    Masking a number token (``{"p":13812345678}``) leaves ``138****5678`` where a number was;
-    then the JSON is decoded with number tokens masked as text, its strings and keys masked,
-    and encoded again (compact; a masked number is a string, a float keeps its value but may be
-    written differently: ``1.5e3`` becomes ``1500.0``).
-    """
-    if text.lstrip()[:1] not in ("{", "[") or _is_json(masked):
-        return masked
-    try:
-        data = json.loads(text, parse_int=_mask_number, parse_float=_mask_number)
-    except (ValueError, RecursionError):
-        return masked
-    return json.dumps(_mask_nested(data, 0), ensure_ascii=False, separators=(",", ":"))
-
-
-def mask_text(text: str) -> str:
-    """Mask e-mail addresses, Chinese ID numbers, card numbers and phone numbers in ``text``.
-
-    JSON text is text: the same patterns mask it, and it stays valid JSON.
-
-    Example:
-        >>> mask_text("call 13812345678 or mail ann.lee@example.com")
-        'call 138****5678 or mail a***@example.com'
-        >>> mask_text("ID 110101199003071234, card 4111 1111 1111 1111")
-        'ID 110101********1234, card 4111********1111'
-        >>> mask_text("order 2024-05-01 total 12345")
-        'order 2024-05-01 total 12345'
-        >>> mask_text('{"e":"ann@example.com","p":13812345678,"n":3}')
-        '{"e":"a***@example.com","p":"138****5678","n":3}'
-    """
-    masked = _mask_patterns(text)
-    return masked if masked == text else _keep_json_valid(text, masked)
-
-
-def mask_int(value: int) -> int | str:
-    """Mask an integer that is a phone number; leave every other integer alone.
-
-    The rule is deliberately narrow: an integer is masked only when its digits are an 11-digit
-    Chinese mobile number (``1[3-9]`` and nine more digits, 13,000,000,000 to 19,999,999,999),
-    exactly what the text patterns mask in a string of those digits. It becomes the same masked
-    string. Counts, amounts, years and ids of every other length are integers again; so are
-    integers shaped like ID or card numbers (ids of those lengths are common and a checksum
-    alone would hide too many).
-
-    Example:
-        >>> mask_int(13812345678), mask_int(2024), mask_int(12812345678), mask_int(138123456789)
-        ('138****5678', 2024, 12812345678, 138123456789)
-    """
-    if value in _MOBILE_INTS:
-        digits = str(value)
-        return f"{digits[:3]}****{digits[-4:]}"
-    return value
-
-
-def _mask_nested(value: Any, depth: int) -> Any:
-    """``value`` masked all the way down; the same object when nothing in it changed."""
-    if isinstance(value, str):
-        masked = mask_text(value)
-        return value if masked == value else masked
-    if isinstance(value, bool):  # an int, but never a phone number
-        return value
-    if isinstance(value, int):
-        return mask_int(value)
-    if not isinstance(value, list | tuple | dict):
-        return value
-    if depth >= MAX_DEPTH:
-        return "***"
-    if isinstance(value, dict):
-        pairs = [(_mask_nested(k, depth + 1), _mask_nested(v, depth + 1)) for k, v in value.items()]
-        same = all(a is k and b is v for (a, b), (k, v) in zip(pairs, value.items(), strict=True))
-        return value if same else dict(pairs)
-    items = [_mask_nested(v, depth + 1) for v in value]
-    if all(a is b for a, b in zip(items, value, strict=True)):
-        return value
-    return items if isinstance(value, list) else tuple(items)
-
-
-def mask_value(value: Any, *, whole: bool = False) -> Any:
-    """Mask one cell; ``whole`` replaces any non-null value of a sensitive-named column.
-
-    Text is masked with :func:`mask_text`, integers with :func:`mask_int`; lists, tuples and
-    dicts (arrays, structs, maps: keys and values) are masked all the way down. A value nested
-    deeper than :data:`MAX_DEPTH` is replaced by ``***``.
-
-    Example:
-        >>> mask_value("secret-123", whole=True), mask_value(None, whole=True), mask_value(7)
-        ('***', None, 7)
-        >>> mask_value({"p": [13812345678], "ann@example.com": ("x", 2024)})
-        {'p': ['138****5678'], 'a***@example.com': ('x', 2024)}
-    """
-    if value is None:
-        return None
-    if whole:
-        return "***"
-    return _mask_nested(value, 0)
+__all__ = [
+    "MAX_DEPTH",
+    "allowed_names",
+    "mask_chunk",
+    "mask_int",
+    "mask_number",
+    "mask_rows",
+    "mask_text",
+    "mask_value",
+]
 
 
 def mask_rows(
@@ -202,27 +34,76 @@ def mask_rows(
     rows: Sequence[Sequence[Any]],
     *,
     hidden: Collection[str] = frozenset(),
+    allowed: Collection[str] = frozenset(),
 ) -> tuple[tuple[tuple[Any, ...], ...], tuple[str, ...]]:
     """Mask personal data in ``rows``; return the rows and the columns where something changed.
 
     Columns whose name marks them sensitive (``phone``, ``身份证``...) or that are named like a
     hidden column of the catalog (``hidden``, lower-case: flagged, or listed by the operator)
     are replaced whole; other cells have e-mails, ID, card and phone numbers masked in place
-    (see :func:`mask_value`).
+    (see :func:`mask_value`). A column named like one the operator's ``allow_columns`` shows
+    (``allowed``, lower-case) is returned as it is, unless a hidden column has its name too.
 
     Example:
         >>> mask_rows(["name", "mobile"], [("Ann", "13812345678")])
         ((('Ann', '***'),), ('mobile',))
         >>> mask_rows(["name", "diagnosis"], [("Ann", "flu")], hidden={"diagnosis"})
         ((('Ann', '***'),), ('diagnosis',))
+        >>> mask_rows(["name", "phone"], [("Ann", "13812345678")], allowed={"phone"})
+        ((('Ann', '13812345678'),), ())
     """
-    whole = [bool(SENSITIVE_NAME.search(c)) or c.lower() in hidden for c in columns]
+    low = [c.lower() for c in columns]
+    whole = [SENSITIVE_NAME.search(c) or c.lower() in hidden for c in columns]
+    raw = [c in allowed and c not in hidden for c in low]
     changed: set[int] = set()
     out = []
     for row in rows:
-        new = tuple(mask_value(v, whole=w) for v, w in zip(row, whole, strict=True))
+        new = tuple(
+            v if keep else mask_value(v, whole=w)
+            for v, w, keep in zip(row, whole, raw, strict=True)
+        )
         changed.update(
             i for i, (a, b) in enumerate(zip(row, new, strict=True)) if a is not b and a != b
         )
         out.append(new)
     return tuple(out), tuple(columns[i] for i in sorted(changed))
+
+
+def allowed_names(catalog: ExposedCatalog, rules: SensitiveRules) -> frozenset[str]:
+    """Lower-cased names of the readable columns of ``catalog`` that ``rules.allow`` names: the
+    operator showed them although they look sensitive, so results show them unmasked.
+
+    Example:
+        >>> from tablerag.sql.sensitive import SensitiveRules
+        >>> cat = ExposedCatalog.from_mapping({"stores": ["id", "phone"], "staff": ["phone"]})
+        >>> sorted(allowed_names(cat, SensitiveRules(allow=("stores.phone",))))
+        ['phone']
+        >>> sorted(allowed_names(cat, SensitiveRules()))
+        []
+    """
+    if not rules.allow:
+        return frozenset()
+    return frozenset(
+        c.lower() for t in catalog.tables for c in t.columns if rules.allows(t.qualified, c)
+    )
+
+
+_WithText = TypeVar("_WithText", Chunk, Hit)
+
+
+def mask_chunk(chunk: _WithText) -> _WithText:
+    """A table's chunk (or search hit) with its text masked as a result cell is.
+
+    Table chunks are masked when they are built (:func:`tablerag.ingest.chunking.table_chunks`);
+    this masks them again where they are shown, for a workspace ingested before that. Document
+    chunks are the documents' own prose and are returned as they are.
+
+    Example:
+        >>> c = Chunk("c1", "t.csv", 1, "| 13812345678 |", table="t")
+        >>> mask_chunk(c).text, mask_chunk(replace(c, table=None)).text
+        ('| 138****5678 |', '| 13812345678 |')
+    """
+    if chunk.table is None:
+        return chunk
+    masked = mask_text(chunk.text)
+    return chunk if masked == chunk.text else replace(chunk, text=masked)

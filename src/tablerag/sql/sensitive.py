@@ -17,22 +17,22 @@ from dataclasses import dataclass, replace
 
 from tablerag.lang.untrusted import clip, is_hidden_char
 from tablerag.settings import Settings
+from tablerag.sql.pii import luhn_valid, mask_text
+from tablerag.sql.sensitive_names import SENSITIVE_NAME as SENSITIVE_NAME
 from tablerag.types import ColumnInfo, TableInfo
 
-SENSITIVE_NAME = re.compile(
-    r"(passw|passwd|pwd|secret|token|api_?key|private_?key|credential|salt|hash"
-    r"|ssn|social_?security|id_?card|idcard|id_?number|national_?id|passport|driver_?licen"
-    r"|card_?(no|num)|credit_?card|cvv|cvc|iban|bank_?(account|card)|account_?(no|num)"
-    r"|phone|mobile|cellphone|tel(ephone)?$|e_?mail|birth_?date|date_?of_?birth|\bdob\b"
-    r"|home_?address|street_?address|密码|口令|密钥|令牌|身份证|证件号|护照|银行卡|卡号"
-    r"|手机|电话|联系方式|邮箱|住址|家庭地址|出生日期|社保)",
-    re.IGNORECASE,
-)
-"""Column names that hold personal data or secrets (English and Chinese)."""
-
 _EMAIL = re.compile(r"^[\w.+-]+@[\w-]+(\.[\w-]+)+$")
-_CN_ID = re.compile(r"^\d{17}[\dXx]$")
-_PHONE = re.compile(r"^(\+?\d{1,3}[ -]?)?(1[3-9]\d{9}|\(?\d{3}\)?[ -]?\d{3}[ -]?\d{4})$")
+_CN_ID = re.compile(r"^\d{6}[ -]?\d{4}[ -]?\d{4}[ -]?\d{3}[\dXx]$")
+_PHONE = re.compile(
+    r"""(?x)
+    ^(?:(?:\+|00)?86[ -]?)?1[3-9]\d[ -]?\d{4}[ -]?\d{4}$          # Chinese mobile, +86 optional
+    | ^(?:\(0[1-9]\d{1,2}\)[ -]?|0[1-9]\d{1,2}[ -])\d{3,4}[ -]?\d{4}$  # landline, area code apart
+    | ^\+\d{1,3}[ -]?\(?\d{2,4}\)?[ -]?\d{3,4}[ -]?\d{3,4}$       # international, with its +
+    | ^\(?\d{3}\)?[ -]\d{3}[ -]\d{4}$                              # (555) 123-4567
+    """
+)
+"""A whole value that is a phone number. Digits alone count only as a Chinese mobile number:
+a 10- or 12-digit run is as often an order id as a phone number."""
 _CARD = re.compile(r"^\d{4}([ -]?\d{4}){2,3}\d{0,3}$")
 _SECRET = re.compile(r"^(sk|pk|ghp|xox[bp]|AKIA)[-_A-Za-z0-9]{12,}$|^\$2[aby]\$\d\d\$")
 
@@ -48,6 +48,10 @@ INSTRUCTION_LIKE = re.compile(
 
 MAX_SAMPLE_CHARS = 60
 
+WITHHELD = "<withheld: hidden column>"
+"""What the workspace stores instead of the sample values of a hidden column: no value of it
+is ever written, and the marker keeps a column hidden by its content hidden when read back."""
+
 
 def is_sensitive_value(value: str) -> bool:
     """True when ``value`` looks like personal data or a secret.
@@ -56,12 +60,17 @@ def is_sensitive_value(value: str) -> bool:
         >>> values = ["a@b.cn", "13812345678", "Beijing", "110101199003071234"]
         >>> [is_sensitive_value(v) for v in values]
         [True, True, False, True]
+        >>> [is_sensitive_value(v) for v in ("+86 139 1234 5678", "(010) 6552-1234",
+        ...     "202405010001", "2405010001", "2024-05-01")]
+        [True, True, False, False, False]
     """
     text = value.strip()
     if len(text) < 6:
         return False
-    patterns = (_EMAIL, _CN_ID, _PHONE, _CARD, _SECRET)
-    return any(p.match(text) for p in patterns)
+    if any(p.match(text) for p in (_EMAIL, _CN_ID, _PHONE, _SECRET)):
+        return True
+    digits = re.sub(r"\D", "", text)  # a card number: 13 to 19 digits passing Luhn's check
+    return bool(_CARD.match(text)) and 13 <= len(digits) <= 19 and luhn_valid(digits)
 
 
 @dataclass(frozen=True)
@@ -183,7 +192,11 @@ def is_sensitive_column(
     name = column.name.lower()
     if name in {a.lower() for a in allow}:
         return False
-    if name in {e.lower() for e in extra} or SENSITIVE_NAME.search(name):
+    if name in {e.lower() for e in extra} or SENSITIVE_NAME.search(column.name):
+        return True
+    if SENSITIVE_NAME.labels(column.description):
+        return True
+    if WITHHELD in column.samples:  # hidden when ingested: its samples were never stored
         return True
     samples = [s for s in column.samples if s and s.strip()]
     hits = sum(is_sensitive_value(s) for s in samples)
@@ -259,7 +272,7 @@ def redact_table(
     rules: SensitiveRules = DEFAULT_RULES,
 ) -> TableInfo:
     """Return ``table`` as the model may see it: hidden columns (:func:`is_hidden`) gone,
-    samples sanitised.
+    samples masked (:func:`~tablerag.sql.pii.mask_text`) and sanitised.
 
     Example:
         >>> t = TableInfo("users", "u.csv", (ColumnInfo("name", "VARCHAR", samples=("Ann",)),
@@ -271,8 +284,8 @@ def redact_table(
         []
     """
     shown = set(hidden_columns(table, extra=extra, allow=allow, rules=rules))
-    columns = tuple(
-        replace(c, samples=tuple(sanitize_sample(s) for s in c.samples))
+    columns = tuple(  # masked as a result cell is, then made safe (issue 28)
+        replace(c, samples=tuple(sanitize_sample(mask_text(s)) for s in c.samples))
         for c in table.columns
         if c.name not in shown
     )

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from tablerag.errors import SourceError
-from tablerag.types import ForeignKey
+from tablerag.types import ForeignKey, Problem
 
 FORMAT = "tablerag-table-descriptions/1"
 _MAX_BYTES = 5_000_000
@@ -83,14 +83,23 @@ def read_descriptions(path: Path) -> list[Annotation]:
 
 def record_annotations(
     con: duckdb.DuckDBPyConnection, source_id: str, notes: Iterable[Annotation]
-) -> None:
+) -> list[Annotation]:
     """Store the annotations of a descriptions file (inside the caller's transaction).
+
+    Names are matched to the catalog without regard to case (as SQL does for unquoted
+    names): an annotation of ``Staff.Salary`` is stored for the ingested ``staff.salary``, so
+    a ``"sensitive": true`` flag cannot miss its column by a capital letter. Names no ingested
+    table has yet are stored as written and matched the same way when that table comes.
 
     Args:
         con: the workspace connection.
         source_id: the descriptions file's source (forgetting it deletes them).
         notes: what :func:`read_descriptions` found.
+
+    Returns:
+        The annotations as stored (names spelled as the catalog spells them).
     """
+    stored = [_spelled(con, a) for a in notes]
     con.executemany(
         "INSERT INTO tablerag.annotations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         [
@@ -104,9 +113,83 @@ def record_annotations(
                 list(a.primary_key),
                 json.dumps([asdict(fk) for fk in a.foreign_keys], ensure_ascii=False),
             ]
-            for a in notes
+            for a in stored
         ],
     )
+    _forget_flagged_values(con, [a for a in stored if a.sensitive and a.column is not None])
+    return stored
+
+
+def _forget_flagged_values(con: duckdb.DuckDBPyConnection, flagged: list[Annotation]) -> None:
+    """Drop what the workspace kept of columns a person now flags sensitive: their sample
+    values in the catalog, and the cached profiles of their tables (profiled again, without
+    them, when next needed)."""
+    for a in flagged:
+        con.execute(
+            "UPDATE tablerag.columns SET samples = [] "
+            "WHERE lower(table_name) = lower(?) AND lower(column_name) = lower(?)",
+            [a.table, a.column],
+        )
+    for table in {a.table.lower() for a in flagged}:
+        con.execute("DELETE FROM tablerag.profiles WHERE lower(table_name) = ?", [table])
+
+
+def _spelled(con: duckdb.DuckDBPyConnection, note: Annotation) -> Annotation:
+    """``note`` with its table and column named as the catalog names them, when it has them."""
+    table = con.execute(
+        "SELECT table_name FROM tablerag.tables WHERE lower(table_name) = lower(?) "
+        "ORDER BY table_name = ? DESC, table_name LIMIT 1",
+        [note.table, note.table],
+    ).fetchone()
+    if table is None:
+        return note
+    column = note.column
+    if column is not None:
+        found = con.execute(
+            "SELECT column_name FROM tablerag.columns WHERE table_name = ? "
+            "AND lower(column_name) = lower(?) ORDER BY column_name = ? DESC LIMIT 1",
+            [table[0], column, column],
+        ).fetchone()
+        column = found[0] if found else column
+    return replace(note, table=table[0], column=column)
+
+
+def unknown_names(con: duckdb.DuckDBPyConnection, notes: Iterable[Annotation]) -> list[Problem]:
+    """One problem per annotation that names a table or column the catalog does not have (case
+    aside): most often a misspelling, and for a ``"sensitive": true`` flag a column left shown.
+
+    A descriptions file ingested before its data names tables not ingested yet; the problem
+    says so, and the annotation applies when the table comes.
+    """
+    out: list[Problem] = []
+    tables = {
+        r[0].lower() for r in con.execute("SELECT table_name FROM tablerag.tables").fetchall()
+    }
+    columns = {
+        (r[0].lower(), r[1].lower())
+        for r in con.execute("SELECT table_name, column_name FROM tablerag.columns").fetchall()
+    }
+    for a in notes:
+        what = "flag" if a.sensitive else "description"
+        if a.table.lower() not in tables:
+            if a.sensitive:
+                out.append(
+                    Problem(
+                        f"{a.table}.{a.column}",
+                        f"sensitive {what} names a table no ingested source has (yet)",
+                        "applies when it is ingested; check the spelling with `tablerag tables`",
+                    )
+                )
+        elif a.column is not None and (a.table.lower(), a.column.lower()) not in columns:
+            out.append(
+                Problem(
+                    f"{a.table}.{a.column}",
+                    f"{'sensitive ' if a.sensitive else ''}{what} names no column of "
+                    f"table {a.table!r}",
+                    "ignored; check the spelling with `tablerag schema " + a.table + "`",
+                )
+            )
+    return out
 
 
 def read_glossary_section(path: Path) -> dict[str, tuple[str, ...]]:
@@ -180,10 +263,13 @@ def _annotations(doc: dict[str, Any]) -> list[Annotation]:
 
 
 def flagged_columns(con: duckdb.DuckDBPyConnection, table: str) -> set[str]:
-    """Columns of ``table`` that an ingested descriptions file marks ``"sensitive": true``."""
+    """Columns of ``table`` that an ingested descriptions file marks ``"sensitive": true``,
+    matched without regard to case: each as the flag writes it and as the catalog spells it."""
     rows = con.execute(
-        "SELECT column_name FROM tablerag.annotations "
-        "WHERE table_name = ? AND sensitive AND column_name IS NOT NULL",
-        [table],
+        "SELECT a.column_name, c.column_name FROM tablerag.annotations a "
+        "LEFT JOIN tablerag.columns c ON lower(c.table_name) = lower(?) "
+        "AND lower(c.column_name) = lower(a.column_name) "
+        "WHERE lower(a.table_name) = lower(?) AND a.sensitive AND a.column_name IS NOT NULL",
+        [table, table],
     ).fetchall()
-    return {r[0] for r in rows}
+    return {name for r in rows for name in r if name is not None}

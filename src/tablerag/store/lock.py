@@ -30,6 +30,7 @@ from pathlib import Path
 from types import TracebackType
 
 from tablerag.errors import WorkspaceError
+from tablerag.redact import redact_secrets
 
 try:
     import fcntl
@@ -190,7 +191,9 @@ def _open_lock_file(path: Path) -> int | None:
 
 def _note_writer(fd: int) -> None:
     """Leave the writer's pid and command in the lock file, for the messages of the others."""
-    note = f"{os.getpid()} {_command(os.getpid()) or ' '.join(sys.argv)}\n".encode()
+    # the command line may carry an inline database password: never write it (issue 28)
+    command = _command(os.getpid()) or redact_secrets(" ".join(sys.argv))
+    note = f"{os.getpid()} {command}\n".encode()
     try:
         os.ftruncate(fd, 0)
         os.pwrite(fd, note, 0)
@@ -222,7 +225,7 @@ def holders(folder: Path) -> list[tuple[int, str]]:
             pid_text, _, command = path.read_text(encoding="utf-8").strip().partition(" ")
             pid = int(pid_text)
             if pid != os.getpid() and _alive(pid):
-                return [(pid, command)]
+                return [(pid, redact_secrets(command))]  # a note an older tablerag wrote
         except (OSError, ValueError):
             return []
     return [(pid, _command(pid)) for pid in found]
@@ -265,6 +268,7 @@ def _command(pid: int) -> str:
     elif args and args[0] in ("-c", "-m"):
         args = ["python", *args]
     text = " ".join(" ".join(args).split())  # one line, whatever a script's newlines
+    text = redact_secrets(text)  # `ingest postgresql://bob:s3cret@…` names its password
     return text if len(text) <= 120 else text[:117] + "..."
 
 

@@ -103,6 +103,17 @@ MIGRATIONS: tuple[str, ...] = (
         words        VARCHAR[] NOT NULL
     );
     """,
+    # 6: the workspace's semantic model (Apache Ossie semantic models, issue 30)
+    """
+    CREATE TABLE tablerag.knowledge (
+        model_name   VARCHAR PRIMARY KEY,
+        ordinal      INTEGER NOT NULL,          -- order of the models in the exported file
+        version      VARCHAR NOT NULL,          -- Ossie version of the file it came from
+        origin       VARCHAR NOT NULL,          -- the file imported, or 'draft'
+        imported_at  TIMESTAMP NOT NULL,
+        model        JSON NOT NULL              -- one Ossie semantic_model entry
+    );
+    """,
 )
 
 SERVICE_DB = "service.sqlite"

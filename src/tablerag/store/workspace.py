@@ -314,8 +314,8 @@ class Workspace:
             "SELECT table_name, column_name, description, unit, sensitive, primary_key, "
             "foreign_keys FROM tablerag.annotations ORDER BY source_id"
         ).fetchall()
-        return {
-            (r[0], r[1]): Annotation(
+        return {  # names compared without regard to case, as a flag is meant (issue 28)
+            (r[0].lower(), r[1].lower() if r[1] is not None else None): Annotation(
                 table=r[0],
                 column=r[1],
                 description=r[2],
@@ -393,10 +393,10 @@ class Workspace:
 def _annotate(info: TableInfo, notes: dict[tuple[str, str | None], Annotation]) -> TableInfo:
     """Merge what people said about a table into what ingestion found (ingestion wins on facts,
     people win on descriptions)."""
-    table_note = notes.get((info.name, None))
+    table_note = notes.get((info.name.lower(), None))
     columns = []
     for c in info.columns:
-        note = notes.get((info.name, c.name))
+        note = notes.get((info.name.lower(), c.name.lower()))
         if note is not None:
             c = replace(
                 c,

@@ -160,7 +160,7 @@ def _workbook(_: UserData, path: Path) -> None:
     book.properties.created = book.properties.modified = FIXED_TIME
     buffer = io.BytesIO()
     book.save(buffer)
-    path.write_bytes(_fixed_zip(buffer.getvalue()))
+    path.write_bytes(fixed_zip(buffer.getvalue()))
 
 
 def _claims_pdf(data: UserData, path: Path) -> None:
@@ -216,10 +216,10 @@ def _policy_docx(_: UserData, path: Path) -> None:
     props.revision = 1
     buffer = io.BytesIO()
     document.save(buffer)
-    path.write_bytes(_fixed_zip(buffer.getvalue()))
+    path.write_bytes(fixed_zip(buffer.getvalue()))
 
 
-def _fixed_zip(data: bytes) -> bytes:
+def fixed_zip(data: bytes) -> bytes:
     """The archive again with constant member timestamps and a constant modified time in
     ``docProps/core.xml`` (the writers stamp the clock: openpyxl sets ``modified`` on save)."""
     stamp = FIXED_TIME.strftime("%Y-%m-%dT%H:%M:%SZ").encode()

@@ -1,7 +1,9 @@
 """The ``userdata`` task: the product's own ``ask`` over a folder of messy files a user has.
 
-The run folder holds ``files/`` (written by :func:`~tablerag.evals.userdata.files.write_userdata`)
-and ``workspace/`` (ingested once; a resumed run reuses it). Methods:
+A run asks one set (:mod:`tablerag.evals.userdata.sets`: ``v1``, ``v2``, ``shop``) or one part of
+it (:mod:`tablerag.evals.userdata.split`). The run folder holds ``files/`` (written by the set),
+for ``shop`` the database (``db/shop.duckdb``, or a PostgreSQL server), and ``workspace/``
+(ingested once; a resumed run reuses it). Methods:
 
 * ``tablerag``: ``QA.ask`` as the user gets it; the answer's status and confidence are recorded,
   so the report's confidence section shows coverage, accuracy of ``ok`` and the share wrong but
@@ -22,14 +24,13 @@ from __future__ import annotations
 import re
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tablerag.errors import ProviderError
 from tablerag.evals.runner import Case, Outcome
-from tablerag.evals.userdata.files import write_userdata
 from tablerag.evals.userdata.questions import QUESTIONS, Question
 from tablerag.llm.base import LLM, Message
 from tablerag.llm.testing import FunctionLLM
@@ -116,7 +117,7 @@ def judge(question: Question, text: str, status: str) -> tuple[bool, str]:
     stated = numbers_of(text)
     for group in question.numbers:
         if not any(_close(v, want) for v in stated for want in group):
-            return False, f"missing figure {group[0]:g}"
+            return False, f"missing figure {plain(group[0])}"
     lowered = text.lower()
     for facts in question.facts:
         if not any(f.lower() in lowered for f in facts):
@@ -132,8 +133,18 @@ def oracle_text(question: Question) -> str:
     """The hand-checked answer written out: every figure and fact, or that no file says."""
     if not question.answerable:
         return "The files do not contain this information."
-    parts = [f"{g[0]:g}" for g in question.numbers] + [f[0] for f in question.facts]
+    parts = [plain(g[0]) for g in question.numbers] + [f[0] for f in question.facts]
     return "; ".join(parts)
+
+
+def plain(value: float) -> str:
+    """``value`` written out in full (``:g`` would write 1.23457e+06 for 1234567.89).
+
+    Example:
+        >>> plain(1234567.89), plain(70000.0), plain(0.0952)
+        ('1234567.89', '70000', '0.0952')
+    """
+    return f"{value:.6f}".rstrip("0").rstrip(".")
 
 
 def oracle_llm(questions: Sequence[Question] = QUESTIONS) -> FunctionLLM:
@@ -166,8 +177,13 @@ def oracle_llm(questions: Sequence[Question] = QUESTIONS) -> FunctionLLM:
     return FunctionLLM(reply, model="oracle")
 
 
-def build_workspace(folder: Path, settings: Settings) -> tuple[Path, list[str]]:
-    """Write the files and ingest them into ``folder/workspace`` (once; reused on resume).
+def build_workspace(
+    folder: Path,
+    settings: Settings,
+    prepare: Callable[[Path], Sequence[str | Path]] | None = None,
+) -> tuple[Path, list[str]]:
+    """Write the files (``prepare(folder)`` gives the targets to ingest; default: the first
+    set's files) and ingest them into ``folder/workspace`` (once; reused on resume).
 
     Returns:
         The workspace path and the ingest's notes (``source: note``) for ``run.json``.
@@ -176,9 +192,14 @@ def build_workspace(folder: Path, settings: Settings) -> tuple[Path, list[str]]:
     done = root / ".userdata-ingested"
     if done.is_file():
         return root, done.read_text(encoding="utf-8").splitlines()
-    files = write_userdata(folder / "files")
+    if prepare is None:
+        from tablerag.evals.userdata.files import write_userdata
+
+        targets: Sequence[str | Path] = write_userdata(folder / "files")
+    else:
+        targets = prepare(folder)
     with Workspace.open(root) as ws:
-        reports = ingest(ws, files, settings=settings)
+        reports = ingest(ws, targets, settings=settings)
     notes = [f"{Path(r.source).name}: {r.status}" for r in reports]
     notes += [f"{Path(r.source).name}: {p.line()}" for r in reports for p in r.problems]
     done.write_text("\n".join(notes) + "\n", encoding="utf-8")
@@ -252,10 +273,14 @@ class _Method:
 
 
 def build_methods(
-    names: Sequence[str], llm: LLM, workspace: Path, settings: Settings
+    names: Sequence[str],
+    llm: LLM,
+    workspace: Path,
+    settings: Settings,
+    questions: Sequence[Question] = QUESTIONS,
 ) -> UserdataMethods:
-    """Open the workspace once and build the named methods (``tablerag-oracle`` answers over
-    a copy of it, ``workspace-oracle``)."""
+    """Open the workspace once and build the named methods (``tablerag-oracle`` answers
+    ``questions`` over a copy of it, ``workspace-oracle``)."""
     qa = QA.open(workspace, llm=llm, settings=settings)
     built = UserdataMethods(qa)
     if "tablerag-oracle" in names:
@@ -264,7 +289,7 @@ def build_methods(
         twin = workspace.with_name(workspace.name + "-oracle")
         if not twin.is_dir():
             shutil.copytree(workspace, twin)
-        built.others.append(QA.open(twin, llm=oracle_llm(), settings=settings))
+        built.others.append(QA.open(twin, llm=oracle_llm(questions), settings=settings))
     built.methods = [_Method(n, built.others[0] if n == "tablerag-oracle" else qa) for n in names]
     return built
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -10,13 +11,16 @@ from dataclasses import replace
 from types import TracebackType
 from typing import Any, ClassVar
 
+import sqlglot
+
 from tablerag.errors import EngineError, Issue, QueryFailed, SQLRejected
 from tablerag.sql.drift import drift_message
 from tablerag.sql.engines.scrub import exposable, scrub_message, scrub_schema
 from tablerag.sql.exposed import ExposedCatalog
-from tablerag.sql.mask import mask_rows
+from tablerag.sql.mask import allowed_names, mask_rows
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.sql.result import ResultSet
+from tablerag.sql.rewrite import ADDED, SORT_ROWS, order_unordered, render, sort_key
 from tablerag.sql.validate import gate
 from tablerag.types import TableInfo
 
@@ -24,6 +28,15 @@ Rows = list[tuple[Any, ...]]
 CatalogArg = Sequence[TableInfo] | ExposedCatalog | None
 
 log = logging.getLogger(__name__)
+
+_UNORDERABLE = re.compile(r"could not identify an ordering operator", re.IGNORECASE)
+"""PostgreSQL's refusal to sort a type with no order (json, xml, point...)."""
+
+ALLOW_HINT = (
+    "or, if such a column is not sensitive after all, list it in allow_columns (e.g. "
+    'allow_columns = ["{example}"] in tablerag.toml) so that tablerag shows it'
+)
+"""The other fix of a refusal over readable hidden columns (PostgreSQL and MySQL)."""
 
 
 class SQLEngine(ABC):
@@ -78,8 +91,13 @@ class SQLEngine(ABC):
             self._set_catalog(ExposedCatalog.from_tables(catalog, schema=self.schema, **options))
 
     def _set_catalog(self, catalog: ExposedCatalog) -> None:
-        self._catalog = _without_reserved(catalog)
+        self._catalog = self._with_lineage(_without_reserved(catalog))
         self._expose(self._catalog)
+
+    def _with_lineage(self, catalog: ExposedCatalog) -> ExposedCatalog:
+        """``catalog`` with every view column derived from a hidden column hidden too (an
+        engine that reads its views' definitions); the default changes nothing."""
+        return catalog
 
     def _expose(self, catalog: ExposedCatalog) -> None:
         """Make the database show generated SQL only ``catalog`` (an engine's exposure layer).
@@ -113,9 +131,16 @@ class SQLEngine(ABC):
         if result.issues or result.sql is None:
             raise SQLRejected(sql, [_without_own_schema(i) for i in result.issues])
         safe = result.sql
+        executed, order = self._ordered(result.executed or safe)
         start = time.perf_counter()
         try:
-            columns, rows = self._run(result.executed or safe, policy)
+            try:
+                columns, rows = self._run(executed, policy)
+            except QueryFailed as exc:
+                if order != ADDED or not _UNORDERABLE.search(str(exc)):
+                    raise
+                order = SORT_ROWS  # a column type without an order (PostgreSQL json): sort here
+                columns, rows = self._run(result.executed or safe, policy)
         except EngineError as exc:
             exc.sql = safe  # the SQL as the user reads it, not through the exposure catalog
             drifted = drift_message(str(exc), self.catalog.names())
@@ -123,12 +148,26 @@ class SQLEngine(ABC):
                 raise QueryFailed(drifted, engine=exc.engine, sql=safe) from exc
             raise
         elapsed = (time.perf_counter() - start) * 1000
+        if order == SORT_ROWS:
+            rows = sorted(rows, key=sort_key)
         truncated = len(rows) > policy.max_rows
         kept: tuple[tuple[Any, ...], ...] = tuple(rows[: policy.max_rows])
         masked: tuple[str, ...] = ()
         if policy.mask_personal_data:
-            kept, masked = mask_rows(columns, kept, hidden=self._hidden_names())
+            allowed = allowed_names(self.catalog, policy.sensitive)  # allow_columns unmasks
+            kept, masked = mask_rows(columns, kept, hidden=self._hidden_names(), allowed=allowed)
         return ResultSet(columns, kept, truncated, round(elapsed, 3), safe, masked)
+
+    def _ordered(self, sql: str) -> tuple[str, str]:
+        """``sql`` sorted by its output columns when it has no ORDER BY of its own
+        (:func:`~tablerag.sql.rewrite.order_unordered`): the order rows are stored or indexed
+        in, by a hidden column perhaps, does not show through."""
+        try:
+            tree = sqlglot.parse_one(sql, read=self.dialect)
+        except sqlglot.errors.SqlglotError:
+            return sql, SORT_ROWS
+        ordered, how = order_unordered(tree, self.dialect)
+        return (render(ordered, self.dialect), how) if how == ADDED else (sql, how)
 
     def _hidden_names(self) -> frozenset[str]:
         """Lower-cased names of the catalog's hidden columns: a result column so named (an

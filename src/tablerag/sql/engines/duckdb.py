@@ -3,6 +3,7 @@ generated SQL reading views of the exposed columns only (:mod:`.exposure`)."""
 
 from __future__ import annotations
 
+import secrets
 import threading
 from collections import defaultdict
 from dataclasses import replace
@@ -18,8 +19,15 @@ from tablerag.errors import (
     WorkspaceError,
 )
 from tablerag.sql.engines.base import Rows
-from tablerag.sql.engines.exposure import EXPOSURE, exposure_statements, quote, strip_exposure
-from tablerag.sql.engines.limits import check_result_size
+from tablerag.sql.engines.exposure import (
+    EXPOSURE,
+    SOURCE_PREFIX,
+    exposure_statements,
+    quote,
+    strip_exposure,
+)
+from tablerag.sql.engines.limits import engine_failure, fetch_capped
+from tablerag.sql.engines.lineage import hide_derived
 from tablerag.sql.engines.local import LocalEngine
 from tablerag.sql.engines.scrub import scrub_message
 from tablerag.sql.engines.worker import Worker
@@ -33,14 +41,14 @@ _SYSTEM_SCHEMAS = ("information_schema", "pg_catalog", "tablerag")
 def locked_config(policy: ExecutionPolicy) -> dict[str, str | bool | int | float | list[str]]:
     """DuckDB settings of a connection that runs generated SQL (checked by the tests).
 
-    ``lock_configuration`` is set last, once the exposure database is attached.
+    ``enable_external_access`` and ``lock_configuration`` are set once the user's file is
+    attached (read-only: the connection itself is in memory, see :class:`DuckDBSession`).
 
     Example:
         >>> locked_config(ExecutionPolicy(memory_limit_mb=256))["memory_limit"]
         '256MB'
     """
     return {
-        "access_mode": "READ_ONLY",
         "enable_external_access": False,
         "autoload_known_extensions": False,
         "autoinstall_known_extensions": False,
@@ -54,39 +62,94 @@ def locked_config(policy: ExecutionPolicy) -> dict[str, str | bool | int | float
 
 
 class DuckDBSession:
-    """One locked read-only connection to a DuckDB file, with its exposure database.
+    """One locked connection whose queries see the exposure database only.
 
-    The engine keeps one in its own process (introspection, and queries when isolation is off)
-    and the worker process opens its own (:class:`~tablerag.sql.engines.worker.Worker`).
+    The connection itself is in memory. The user's file is attached read-only under
+    :attr:`source`, a name made afresh for each session (``tablerag_source_`` and random hex)
+    that no search path includes and that generated SQL cannot name (the gate refuses a
+    catalog-qualified table); the exposure database :data:`EXPOSURE` is the current database
+    and the only catalog of the search path of every query. So a table name the gate did not
+    rewrite (a CTE it mistook for the table, a name it folded differently from DuckDB) still
+    finds the view of exposed columns, or nothing. External access is off and the
+    configuration locked once the file is attached.
+
+    The engine keeps one session in its own process (introspection, and queries when isolation
+    is off) and the worker process opens its own (:class:`~tablerag.sql.engines.worker.Worker`).
     """
 
     def __init__(
         self, path: str, policy: ExecutionPolicy, catalog: ExposedCatalog | None = None
     ) -> None:
         config = locked_config(policy)
-        config.pop("lock_configuration")
+        for late in ("enable_external_access", "lock_configuration"):
+            config.pop(late)  # set once the file is attached
+        self.source = f"{SOURCE_PREFIX}{secrets.token_hex(6)}"
+        self.con = duckdb.connect(":memory:", config=config)
         try:
-            self.con = duckdb.connect(path, read_only=True, config=config)
-        except duckdb.ConnectionException as exc:
+            self.con.execute(f"ATTACH {_literal(path)} AS {quote(self.source)} (READ_ONLY)")
+        except duckdb.ResourceInUseException as exc:
+            self.con.close()
             raise WorkspaceError(
-                f"{path!r} is already open read-write in this process ({exc}); close "
-                "the workspace before running generated SQL on it."
+                f"{path!r} is already open read-write in this process; close the workspace "
+                "before running generated SQL on it."
             ) from exc
         except duckdb.Error as exc:
-            raise WorkspaceError(f"Cannot open {path!r} read-only: {exc}.") from exc
-        try:
-            self.con.execute(f"ATTACH ':memory:' AS {quote(EXPOSURE)} (READ_ONLY false)")
-        except duckdb.Error as exc:  # the file itself is called tablerag_exposure.duckdb
             self.con.close()
-            raise ConfigError(
-                f"{path!r} is named like tablerag's exposure database {EXPOSURE!r}; rename the "
-                "file to query it."
+            raise WorkspaceError(
+                f"Cannot open {path!r} read-only: {self._clean(str(exc))}; check that it is a "
+                "DuckDB file that no other program is writing."
             ) from exc
+        self.con.execute(f"ATTACH ':memory:' AS {quote(EXPOSURE)}")
+        self.con.execute("SET enable_external_access = false")
         self.con.execute("SET lock_configuration = true")
-        self.source = str(self.con.execute("SELECT current_database()").fetchone()[0])  # type: ignore[index]
+        self.schemas = [
+            str(s)
+            for (s,) in self.con.execute(
+                "SELECT schema_name FROM duckdb_schemas() WHERE database_name = ? "
+                "AND NOT internal ORDER BY schema_name <> 'main', schema_name",
+                [self.source],
+            ).fetchall()
+            if str(s) not in _SYSTEM_SCHEMAS
+        ]
+        if "main" not in self.schemas:
+            self.schemas.insert(0, "main")
+        for schema in self.schemas:  # every schema exists, so the search path names them all
+            self.con.execute(f"CREATE SCHEMA IF NOT EXISTS {quote(EXPOSURE)}.{quote(schema)}")
         self.catalog = ExposedCatalog([])
         if catalog is not None:
             self.expose(catalog)
+
+    def views(self) -> list[tuple[str, str, str]]:
+        """(schema, view, defining SQL) of every user view of the file."""
+        rows = self.con.execute(
+            "SELECT schema_name, view_name, sql FROM duckdb_views() WHERE database_name = ? "
+            "AND NOT internal",
+            [self.source],
+        ).fetchall()
+        return [(str(s), str(v), str(q)) for s, v, q in rows]
+
+    def search_path(self) -> str:
+        """The search path of every query: the exposure database's schemas, ``main`` first.
+
+        Example (names only):
+            ``tablerag_exposure.main,tablerag_exposure.data``
+        """
+        return ",".join(f"{quote(EXPOSURE)}.{quote(s)}" for s in self.schemas)
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A new cursor of the connection, on the exposure database and its search path only.
+
+        A cursor is a fresh client: it keeps neither a previous query's ``USE`` nor its
+        ``SET search_path``, so each query starts from here.
+        """
+        cursor = self.con.cursor()
+        cursor.execute(f"USE {quote(EXPOSURE)}")
+        cursor.execute(f"SET search_path = {_literal(self.search_path())}")
+        return cursor
+
+    def _clean(self, message: str) -> str:
+        """``message`` naming the user's tables as written: no exposure or source qualifier."""
+        return strip_exposure(message, self.source)
 
     def columns(self) -> list[tuple[str, str, str, str]]:
         """(schema, table, column, type) of every user table of the file."""
@@ -122,7 +185,8 @@ class DuckDBSession:
             ResourceLimitExceeded: DuckDB ran out of its memory, or the result is too large.
             QueryFailed: DuckDB refused or failed to run it.
         """
-        cursor = self.con.cursor()
+        self._check_statement(sql)
+        cursor = self.cursor()
         fired = threading.Event()
 
         def stop() -> None:
@@ -134,7 +198,7 @@ class DuckDBSession:
         try:
             cursor.execute(sql)
             columns = tuple(str(d[0]) for d in cursor.description or ())
-            rows = [tuple(r) for r in cursor.fetchmany(policy.max_rows + 1)]
+            rows = fetch_capped(cursor.fetchmany, policy, engine="duckdb", sql=sql)
         except duckdb.InterruptException as exc:
             raise _timeout(policy, sql) from exc
         except (duckdb.OutOfMemoryException, MemoryError) as exc:
@@ -147,19 +211,37 @@ class DuckDBSession:
         except duckdb.Error as exc:
             if fired.is_set():
                 raise _timeout(policy, sql) from exc
-            message = strip_exposure(scrub_message(str(exc), self.catalog))
-            raise QueryFailed(
-                f"DuckDB could not run the query: {message}", engine="duckdb", sql=sql
-            ) from exc
+            message = self._clean(scrub_message(str(exc), self.catalog))
+            raise QueryFailed(engine_failure("DuckDB", message), engine="duckdb", sql=sql) from exc
         finally:
             timer.cancel()
             cursor.close()
-        check_result_size(rows, policy.max_result_bytes, engine="duckdb", sql=sql)
         return columns, rows
+
+    def _check_statement(self, sql: str) -> None:
+        """Refuse anything but one SELECT: a ``USE``, ``SET search_path``, ``ATTACH`` or
+        ``PRAGMA`` would change what names resolve to (the gate refuses them first)."""
+        try:
+            statements = self.con.extract_statements(sql)
+        except duckdb.Error as exc:
+            message = self._clean(scrub_message(str(exc), self.catalog))
+            raise QueryFailed(engine_failure("DuckDB", message), engine="duckdb", sql=sql) from exc
+        if len(statements) != 1 or statements[0].type != duckdb.StatementType.SELECT:
+            raise QueryFailed(
+                "DuckDB runs one SELECT statement per query here; write the question as a "
+                "single SELECT.",
+                engine="duckdb",
+                sql=sql,
+            )
 
     def close(self) -> None:
         """Close the connection."""
         self.con.close()
+
+
+def _literal(text: str) -> str:
+    """``text`` as a DuckDB string literal."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _timeout(policy: ExecutionPolicy, sql: str) -> QueryTimeout:
@@ -213,6 +295,14 @@ class DuckDBEngine(LocalEngine):
     def schema(self) -> str | None:
         """Schema of unqualified table names."""
         return self._schema
+
+    def _with_lineage(self, catalog: ExposedCatalog) -> ExposedCatalog:
+        """Hide each view column whose value comes from a hidden column
+        (:func:`~tablerag.sql.engines.lineage.hide_derived` over the file's view definitions)."""
+        views = self._session.views()
+        if not views:
+            return catalog
+        return hide_derived(catalog, views, self._session.columns(), dialect="duckdb")
 
     def introspect(self) -> list[TableInfo]:
         """Tables and columns of the exposed schema(s), from ``duckdb_columns()``."""

@@ -21,7 +21,11 @@ from tablerag.sql.exposed import ExposedCatalog
 EXPOSURE = "tablerag_exposure"
 """The attached in-memory database of views generated SQL reads."""
 
-_QUALIFIER = re.compile(rf'(?i)(?<![\w$"])"?{EXPOSURE}"?\s*\.\s*')
+SOURCE_PREFIX = "tablerag_source_"
+"""How the name the user's DuckDB file is attached under begins (random hex follows): a
+catalog no search path holds and generated SQL cannot name."""
+
+_QUALIFIER = re.compile(rf'(?i)(?<![\w$"])"?(?:{EXPOSURE}|{SOURCE_PREFIX}[0-9a-f]*)"?\s*\.\s*')
 
 
 def quote(name: str) -> str:
@@ -76,12 +80,13 @@ def exposure_statements(
     return out
 
 
-def strip_exposure(message: str) -> str:
-    """``message`` (a DuckDB error echoing the SQL it ran) with the exposure qualifier removed,
-    so that it names the user's tables as the user wrote them.
+def strip_exposure(message: str, source: str = "") -> str:
+    """``message`` (a DuckDB error echoing the SQL it ran) with the exposure qualifier and the
+    source database's name removed, so that it names the user's tables as the user wrote them.
 
     Example:
         >>> strip_exposure('LINE 1: SELECT x FROM tablerag_exposure.data.orders')
         'LINE 1: SELECT x FROM data.orders'
     """
-    return _QUALIFIER.sub("", message)
+    out = _QUALIFIER.sub("", message)
+    return out.replace(source, "the database") if source else out

@@ -8,15 +8,21 @@ import importlib
 import logging
 import re
 import threading
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
+import sqlglot
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
+from sqlglot import TokenType, exp
 
 from tablerag.errors import ConfigError, QueryFailed, QueryTimeout
-from tablerag.sql.engines.base import Rows, SQLEngine
+from tablerag.sql.engines.base import ALLOW_HINT, Rows, SQLEngine
+from tablerag.sql.engines.limits import Watchdog, engine_failure, fetch_capped
+from tablerag.sql.engines.lineage import hide_derived
 from tablerag.sql.engines.scrub import scrub_message
 from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.policy import ExecutionPolicy
@@ -43,6 +49,10 @@ TIMEOUT_ERRORS = frozenset({1969, 3024, 1028, 1317})
 """Server errors of a statement stopped by its time limit: MariaDB's ``max_statement_time``
 (1969), MySQL's ``max_execution_time`` (3024), and an interrupted query (1317, 1028)."""
 
+LIMIT_ERRORS = frozenset({1969, 3024})
+"""The server's own time limit (MariaDB ``max_statement_time``, MySQL ``max_execution_time``);
+an interrupted query (1317, 1028) is a timeout only once the limit has passed."""
+
 LOST_CONNECTION = frozenset({2006, 2013})
 """Client errors of a session the server closed (gone away, lost during the query)."""
 
@@ -56,6 +66,16 @@ _PRIVILEGES = """
         CONCAT(TABLE_SCHEMA, '.', TABLE_NAME, '.', COLUMN_NAME)
         FROM information_schema.COLUMN_PRIVILEGES
 """
+
+
+def _timeout(policy: ExecutionPolicy, sql: str) -> QueryTimeout:
+    return QueryTimeout(
+        f"The query ran longer than {policy.time_limit_ms} ms and was stopped; add filters or "
+        "aggregate more.",
+        engine="mysql",
+        sql=sql,
+        time_limit_ms=policy.time_limit_ms,
+    )
 
 
 def _code(exc: BaseException) -> int:
@@ -222,27 +242,102 @@ def ident(name: str) -> str:
 
 
 def grant_statements(
-    database: str, catalog: ExposedCatalog, readable: list[tuple[str, str]], account: str
+    database: str,
+    catalog: ExposedCatalog,
+    readable: list[tuple[str, str]],
+    account: str,
+    levels: Mapping[str, str] | None = None,
+    column_grants: frozenset[tuple[str, str]] | None = None,
 ) -> list[str]:
-    """The statements that leave ``account`` able to read only the exposed columns of each
-    table where it can read a hidden one (``readable``: table, column).
+    """The narrowest statements that leave ``account`` unable to read the hidden columns it can
+    read (``readable``: table, column).
+
+    ``levels`` says, per lower-cased table, where its SELECT comes from: ``"column"`` (column
+    grants: revoking the hidden columns is enough, the default), ``"table"`` (SELECT on the
+    table: replaced by a grant of the exposed columns) or ``"database"`` (SELECT on the
+    database or globally: revoked there, and each table must then be granted on its own).
+    MySQL keeps column grants apart from table grants, so a hidden column granted both ways
+    (``"both"``) is revoked both ways; ``column_grants`` (lower-cased table, column) then says
+    which hidden columns hold a column grant.
 
     Example:
         >>> cat = ExposedCatalog.from_mapping({"shop.customers": ["id", "phone"]},
         ...                                   hidden={"shop.customers": ["phone"]})
-        >>> for s in grant_statements("shop", cat, [("customers", "phone")], "'bob'@'%'"):
+        >>> grant_statements("shop", cat, [("customers", "phone")], "'bob'@'%'")
+        ["REVOKE SELECT (`phone`) ON `shop`.`customers` FROM 'bob'@'%';"]
+        >>> for s in grant_statements("shop", cat, [("customers", "phone")], "'bob'@'%'",
+        ...                           {"customers": "table"}):
         ...     print(s)
         REVOKE SELECT ON `shop`.`customers` FROM 'bob'@'%';
         GRANT SELECT (`id`) ON `shop`.`customers` TO 'bob'@'%';
     """
-    out = []
-    for table in sorted({t for t, _ in readable}):
+    levels = levels or {}
+    out: list[str] = []
+    columns: dict[str, list[str]] = {}
+    for table, column in readable:
+        columns.setdefault(table, []).append(column)
+    if "database" in levels.values():
+        out.append(f"REVOKE SELECT ON {ident(database)}.* FROM {account};")
+    for table, hidden in sorted(columns.items()):
         name = f"{ident(database)}.{ident(table)}"
+        level = levels.get(table.lower(), "column")
+        if level == "both" and column_grants is not None:
+            hidden = [c for c in hidden if (table.lower(), c.lower()) in column_grants]
+        if level in ("column", "both") and hidden:
+            out.append(
+                f"REVOKE SELECT ({', '.join(ident(c) for c in hidden)}) ON {name} FROM {account};"
+            )
+        if level == "column":
+            continue
+        if level in ("table", "both"):
+            out.append(f"REVOKE SELECT ON {name} FROM {account};")
         exposed = catalog.table(table, schema=database)
-        out.append(f"REVOKE SELECT ON {name} FROM {account};")
         if exposed is not None and exposed.columns:
             shown = ", ".join(ident(c) for c in exposed.columns)
             out.append(f"GRANT SELECT ({shown}) ON {name} TO {account};")
+    return out
+
+
+_LEVELS = """
+    SELECT TABLE_NAME, 'table', '' FROM information_schema.TABLE_PRIVILEGES
+        WHERE GRANTEE = %s AND PRIVILEGE_TYPE = 'SELECT' AND TABLE_SCHEMA = DATABASE()
+    UNION ALL SELECT '*', 'database', '' FROM information_schema.SCHEMA_PRIVILEGES
+        WHERE GRANTEE = %s AND PRIVILEGE_TYPE = 'SELECT' AND TABLE_SCHEMA = DATABASE()
+    UNION ALL SELECT '*', 'database', '' FROM information_schema.USER_PRIVILEGES
+        WHERE GRANTEE = %s AND PRIVILEGE_TYPE = 'SELECT'
+    UNION ALL SELECT TABLE_NAME, 'column', COLUMN_NAME FROM information_schema.COLUMN_PRIVILEGES
+        WHERE GRANTEE = %s AND PRIVILEGE_TYPE = 'SELECT' AND TABLE_SCHEMA = DATABASE()
+"""
+"""Where the account's SELECT on the URL's database comes from: (table, level, column)."""
+
+
+def select_levels(
+    rows: list[tuple[str, str, str]], readable: list[tuple[str, str]]
+) -> dict[str, str]:
+    """``levels`` of :func:`grant_statements` from :data:`_LEVELS` rows, for the tables of
+    ``readable`` (table, hidden column): ``"column"`` only counts when a hidden column itself
+    is granted.
+
+    Example:
+        >>> rows = [("a", "table", ""), ("a", "column", "phone"), ("b", "column", "id")]
+        >>> select_levels(rows, [("a", "phone"), ("b", "phone"), ("c", "x")])
+        {'a': 'both', 'b': 'column', 'c': 'column'}
+        >>> select_levels([("*", "database", "")], [("a", "x")])
+        {'a': 'database'}
+    """
+    whole = {str(t).lower() for t, level, _ in rows if level == "table"}
+    database = any(level == "database" for _, level, _ in rows)
+    columns = {(str(t).lower(), str(c).lower()) for t, level, c in rows if level == "column"}
+    out: dict[str, str] = {}
+    for table, column in readable:
+        key = table.lower()
+        by_column = (key, column.lower()) in columns or out.get(key) in ("both", "column")
+        if database:
+            out[key] = "database"
+        elif key in whole:
+            out[key] = "both" if by_column else "table"
+        else:
+            out[key] = "column"  # a column grant, or one through a role or PUBLIC
     return out
 
 
@@ -266,13 +361,117 @@ def account_write_reasons(
         {str(r[0]) for r in run("SELECT ROLE_NAME FROM information_schema.APPLICABLE_ROLES")}
     )
     rows = [(str(g), str(p), str(o)) for g, p, o in run(_PRIVILEGES)]
-    for target in ["CURRENT_USER()", *(f"'{r.replace(chr(39), '')}'" for r in roles)]:
+    targets = ["CURRENT_USER()", *(f"'{r.replace(chr(39), '')}'" for r in roles), "PUBLIC"]
+    for target in targets:  # PUBLIC: MariaDB 10.11+ grants every account has
         try:
             lines = run(f"SHOW GRANTS FOR {target}")
         except error:
-            continue  # a role granted through another role may not be shown
+            continue  # a role granted through another role, or PUBLIC before MariaDB 10.11
         rows += [(me, p, on) for line in lines for p, on in granted(str(line[0]))]
-    return write_reasons(rows, {me})
+    reasons = write_reasons(rows, {me})
+    known = [on for grantee, p, on in rows if grantee.lower() == me and p.upper() != "USAGE"]
+    if "*.*" not in known:  # a global grant shows every database: nothing to explain then
+        databases = [str(r[0]) for r in run("SHOW DATABASES")]
+        reasons += [
+            f"has privileges on database {name} that none of its grants explain (an "
+            "anonymous-user row of mysql.db, which may allow CREATE and INSERT, as MariaDB's "
+            "default rows for `test` and `test\\_%` do); remove them with DELETE FROM mysql.db "
+            "WHERE User = '' and FLUSH PRIVILEGES"
+            for name in unexplained_databases(databases, known)
+        ]
+    return reasons
+
+
+_SYSTEM_DATABASES = frozenset({"information_schema", "performance_schema", "mysql", "sys"})
+
+
+def unexplained_databases(databases: list[str], objects: list[str]) -> list[str]:
+    r"""The databases the account sees (``SHOW DATABASES``) that no grant object explains.
+
+    A database-level grant may be a pattern (``test\_%.*``: ``_`` and ``%`` are wildcards,
+    a backslash escapes them). A database shown that no grant covers is reachable through a
+    row the account cannot see, such as mysql.db's anonymous-user rows, which apply to every
+    account.
+
+    Example:
+        >>> unexplained_databases(["shop", "test", "test_1", "information_schema"],
+        ...                       ["shop.orders", "shop.customers.id"])
+        ['test', 'test_1']
+        >>> unexplained_databases(["test_1"], ["test\\_%.*"])
+        []
+    """
+    patterns = [_like(on.split(".")[0]) for on in objects if "." in on]
+    return [
+        name
+        for name in databases
+        if name.lower() not in _SYSTEM_DATABASES and not any(p.fullmatch(name) for p in patterns)
+    ]
+
+
+def _like(pattern: str) -> re.Pattern[str]:
+    """A MySQL database-name pattern (``_``, ``%``, backslash escapes) as a regex."""
+    out, escaped = "", False
+    for ch in pattern:
+        if escaped:
+            out += re.escape(ch)
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == "%":
+            out += ".*"
+        elif ch == "_":
+            out += "."
+        else:
+            out += re.escape(ch)
+    return re.compile(out, re.IGNORECASE | re.DOTALL)
+
+
+def statement_issue(sql: str, partial: frozenset[str] = frozenset()) -> str | None:
+    """Why the engine will not send ``sql`` to the server, or None.
+
+    The gate renders one SELECT without comments; anything else reached the engine around it.
+    Refused here: a statement that is not a SELECT (``HANDLER t READ`` reads every column, the
+    ungranted ones included), a comment (``/*! ... */`` runs as SQL on MySQL), and a ``USING``
+    or ``NATURAL`` join over a table in ``partial`` (MariaDB does not check column privileges
+    in them, and the account cannot know the unreadable columns' names).
+
+    Example:
+        >>> statement_issue("SELECT name FROM stores") is None
+        True
+        >>> statement_issue("HANDLER stores READ FIRST")[:40]
+        'MySQL runs one SELECT statement per quer'
+        >>> statement_issue("SELECT a.name FROM stores a JOIN stores b USING (phone)",
+        ...                 frozenset({"stores"}))[:58]
+        'MySQL does not check column privileges in USING or NATURAL'
+    """
+    single = (
+        "MySQL runs one SELECT statement per query here, without comments; write the question "
+        "as a single SELECT."
+    )
+    try:
+        tokens = sqlglot.tokenize(sql, read="mysql")
+    except sqlglot.errors.TokenError:
+        return single
+    if not tokens or tokens[0].token_type not in _STARTS or any(t.comments for t in tokens):
+        return single
+    if not partial:
+        return None
+    try:
+        tree = sqlglot.parse_one(sql, read="mysql")
+    except sqlglot.errors.ParseError:
+        return single
+    joins = [j for j in tree.find_all(exp.Join) if j.args.get("using") or j.args.get("method")]
+    tables = sorted({t.name for t in tree.find_all(exp.Table) if t.name.lower() in partial})
+    if joins and tables:
+        return (
+            "MySQL does not check column privileges in USING or NATURAL joins, and this "
+            f"account may read only some columns of {', '.join(tables)}; join ON visible "
+            "columns instead."
+        )
+    return None
+
+
+_STARTS = frozenset({TokenType.SELECT, TokenType.WITH, TokenType.L_PAREN})
 
 
 class MySQLEngine(SQLEngine):
@@ -306,6 +505,7 @@ class MySQLEngine(SQLEngine):
         self._database: str = self._args["database"]
         self._lock = threading.Lock()
         self._limits: tuple[int, int] | None = None
+        self._partial: frozenset[str] = frozenset()
         self._con = self._connect()
         try:
             self.is_mariadb = "mariadb" in str(self._con.get_server_info()).lower()
@@ -373,13 +573,46 @@ class MySQLEngine(SQLEngine):
             rows = cur.fetchall()
         return [(str(t), str(c)) for t, c in rows if (str(t).lower(), str(c).lower()) in hidden]
 
+    def partial_tables(self) -> frozenset[str]:
+        """Lower-cased names of the tables and views of the URL's database the account may
+        read only some columns of (column grants): ``SELECT * ... LIMIT 0`` is refused there.
+
+        MySQL and MariaDB show such an account neither the other columns' names (not in
+        ``information_schema``, not in ``SHOW COLUMNS``) nor any error that tells them apart
+        from unknown names, and MariaDB does not check column privileges in ``USING`` or
+        ``NATURAL`` joins: the engine refuses those joins over these tables
+        (:func:`statement_issue`) and marks them ``partial`` in the catalog.
+        """
+        partial: set[str] = set()
+        with self._lock, self._con.cursor() as cur:
+            cur.execute(
+                "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = "
+                f"DATABASE() LIMIT {2**64 - 1}"
+            )
+            names = [str(r[0]) for r in cur.fetchall()]
+            for name in names:
+                try:
+                    cur.execute(f"SELECT * FROM {ident(self._database)}.{ident(name)} LIMIT 0")
+                    cur.fetchall()
+                except self._driver.Error:
+                    partial.add(name.lower())  # refused, or a broken view: assume the worst
+        return frozenset(partial)
+
     def _expose(self, catalog: ExposedCatalog) -> None:
-        """Refuse an account that can read a hidden column (column privileges are the exposure
-        layer here, as on PostgreSQL), unless ``policy.allow_readable_hidden_columns`` is set.
+        """Mark the tables the account reads only partly (:meth:`partial_tables`), and refuse
+        an account that can read a hidden column (column privileges are the exposure layer
+        here, as on PostgreSQL), unless ``policy.allow_readable_hidden_columns`` is set.
 
         Raises:
             ConfigError: with the statements that grant only the exposed columns.
         """
+        self._partial = self.partial_tables()
+        if self._partial:
+            marked = ExposedCatalog(
+                replace(t, partial=True) if t.name.lower() in self._partial else t
+                for t in catalog.tables
+            )
+            self._catalog = catalog = marked
         readable = self.readable_hidden(catalog)
         if not readable:
             return
@@ -397,16 +630,50 @@ class MySQLEngine(SQLEngine):
         with self._con.cursor() as cur:
             cur.execute("SELECT CURRENT_USER()")
             row = cur.fetchone()
-        name, _, host = str(row[0] if row else f"{user}@%").rpartition("@")
-        account = f"'{name}'@'{host}'"
-        statements = "\n".join(grant_statements(self._database, catalog, readable, account))
+            name, _, host = str(row[0] if row else f"{user}@%").rpartition("@")
+            account = f"'{name}'@'{host}'"
+            cur.execute(_LEVELS, [account] * 4)
+            found = [(str(t), str(k), str(c)) for t, k, c in cur.fetchall()]
+        levels = select_levels(found, readable)
+        granted = frozenset((t.lower(), c.lower()) for t, k, c in found if k == "column")
+        statements = "\n".join(
+            grant_statements(self._database, catalog, readable, account, levels, granted)
+        )
+        whole = (
+            f" (the SELECT on {ident(self._database)}.* is replaced by grants per table: grant "
+            "each other table its columns too)"
+            if "database" in levels.values()
+            else ""
+        )
+        table, column = readable[0]
         raise ConfigError(
             f"MySQL user {user!r} can read {len(readable)} column(s) that tablerag hides (in "
             f"{tables}); the database must not let generated SQL read them. Run as an "
-            f"administrator (a SELECT granted on {ident(self._database)}.* must be replaced by "
-            f"grants per table):\n{statements}\nor set allow_readable_hidden_columns if you "
-            "accept that only the SQL gate keeps them out."
+            f"administrator{whole}:\n{statements}\n"
+            + ALLOW_HINT.format(example=f"{table}.{column}")
+            + ", or set allow_readable_hidden_columns if you accept that only the SQL gate "
+            "keeps them out."
         )
+
+    def _with_lineage(self, catalog: ExposedCatalog) -> ExposedCatalog:
+        """Hide each view column computed from a hidden column, for the views whose definition
+        the account may read (``information_schema.VIEWS`` shows it with SHOW VIEW; without it
+        the view's own column grants are the guard)."""
+        with self._lock, self._con.cursor() as cur:
+            cur.execute(
+                "SELECT TABLE_SCHEMA, TABLE_NAME, VIEW_DEFINITION FROM information_schema.VIEWS "
+                f"WHERE TABLE_SCHEMA = DATABASE() AND VIEW_DEFINITION <> '' LIMIT {2**64 - 1}"
+            )
+            views = [(str(s), str(v), str(q)) for s, v, q in cur.fetchall()]
+            if not views:
+                return catalog
+            cur.execute(
+                "SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, COLUMN_TYPE FROM "
+                "information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() "
+                f"LIMIT {2**64 - 1}"
+            )
+            columns = [(str(s), str(t), str(c), str(y)) for s, t, c, y in cur.fetchall()]
+        return hide_derived(catalog, views, columns, dialect="mysql", default=self._database)
 
     def introspect(self) -> list[TableInfo]:
         """Tables, views and columns of the URL's database that the account may read."""
@@ -439,56 +706,124 @@ class MySQLEngine(SQLEngine):
 
     @contextmanager
     def _read_only(self) -> Iterator[Any]:
-        """A cursor inside ``START TRANSACTION READ ONLY``, always rolled back."""
+        """An unbuffered cursor inside ``START TRANSACTION READ ONLY``, always rolled back.
+
+        Rows stream from the server as they are fetched (PyMySQL's ``SSCursor``). When the call
+        stops early (byte cap, time limit) the unread rest is not drained: the connection is
+        closed, which ends the transaction on the server, and the next query opens a new one.
+        """
+        cur = self._con.cursor(self._driver.cursors.SSCursor)
+        cur.execute("START TRANSACTION READ ONLY")
         try:
-            self._con.ping(reconnect=False)
+            yield cur
         except self._driver.Error:
-            self._reopen()  # the server dropped us; the session is set up again
-        with self._con.cursor() as cur:
-            cur.execute("START TRANSACTION READ ONLY")
-            try:
-                yield cur
-            finally:
-                cur.execute("ROLLBACK")
+            with contextlib.suppress(self._driver.Error):
+                cur.close()
+                self._rollback()
+            raise
+        except BaseException:
+            self._abandon()
+            raise
+        cur.close()  # reads what is left: the end of the result (sql_select_limit rows at most)
+        self._rollback()
+
+    def _rollback(self) -> None:
+        with self._con.cursor() as plain:
+            plain.execute("ROLLBACK")
+
+    def _abandon(self) -> None:
+        """Close the connection without reading what the server still sends (PyMySQL would
+        read an unbuffered result to its end before closing; its pending result is marked
+        done first)."""
+        pending = getattr(self._con, "_result", None)
+        if pending is not None:
+            pending.unbuffered_active = False
+        with contextlib.suppress(Exception):
+            self._con.close()
+        self._limits = None
 
     def _reopen(self) -> None:
         with contextlib.suppress(self._driver.Error):
             self._con.close()
         self._con = self._connect()
 
-    def _query(self, sql: str, policy: ExecutionPolicy) -> tuple[tuple[str, ...], Rows]:
+    def _kill_query(self) -> None:
+        """``KILL QUERY`` the running statement of our connection, from a second connection
+        (the watchdog's cancel: the first one is waiting on the server)."""
+        thread = self._con.thread_id()
+        other = self._driver.connect(**self._args, connect_timeout=5, autocommit=True)
+        try:
+            with other.cursor() as cur:
+                cur.execute(f"KILL QUERY {int(thread)}")
+        finally:
+            other.close()
+
+    def _query(
+        self, sql: str, policy: ExecutionPolicy, dog: Watchdog
+    ) -> tuple[tuple[str, ...], Rows]:
+        try:
+            self._con.ping(reconnect=False)
+        except self._driver.Error:
+            self._reopen()  # the server dropped us, or a stopped query closed it: set up again
         self._session_limits(policy)
         with self._read_only() as cur:
             cur.execute(sql)  # no arguments: the text is sent as it is, no % escapes
             columns = tuple(str(d[0]) for d in cur.description or ())
-            return columns, list(cur.fetchmany(policy.max_rows + 1))
+            rows = fetch_capped(
+                cur.fetchmany,
+                policy,
+                engine="mysql",
+                sql=sql,
+                deadline=dog.deadline,
+                timed_out=lambda: _timeout(policy, sql),
+            )
+            return columns, rows
 
     def _run(self, sql: str, policy: ExecutionPolicy) -> tuple[tuple[str, ...], Rows]:
-        with self._lock:
+        """Run ``sql`` streaming its rows under the byte cap and the time limit: the server's
+        own (``max_statement_time``/``max_execution_time``) and a client :class:`Watchdog`
+        that sends ``KILL QUERY`` from a second connection past the limit."""
+        issue = statement_issue(sql, self._partial)
+        if issue is not None:
+            raise QueryFailed(issue, engine="mysql", sql=sql)
+        with self._lock, Watchdog(policy.time_limit_ms, self._kill_query) as dog:
             try:
                 try:
-                    columns, rows = self._query(sql, policy)
+                    return self._query(sql, policy, dog)
                 except self._driver.OperationalError as exc:
-                    if _code(exc) not in LOST_CONNECTION:
+                    if _code(exc) not in LOST_CONNECTION or dog.fired:
                         raise
                     self._reopen()  # the server dropped the session: open it again, once
-                    columns, rows = self._query(sql, policy)
+                    return self._query(sql, policy, dog)
             except self._driver.Error as exc:
+                if dog.fired:  # killed mid-stream: the connection is not reused
+                    self._abandon()
                 code = _code(exc)
-                if code in TIMEOUT_ERRORS:
-                    raise QueryTimeout(
-                        f"The query ran longer than {policy.time_limit_ms} ms and was stopped; "
-                        "add filters or aggregate more.",
+                late = time.monotonic() >= dog.deadline
+                if dog.fired or code in LIMIT_ERRORS or (code in TIMEOUT_ERRORS and late):
+                    raise _timeout(policy, sql) from exc
+                if code in LOST_CONNECTION or code == 0:  # dropped twice, or closed
+                    self._abandon()
+                    raise QueryFailed(
+                        "MySQL closed the connection during the query (the server restarted, "
+                        "or an administrator ended the session); run it again, and if it keeps "
+                        "happening ask the database administrator.",
                         engine="mysql",
                         sql=sql,
-                        time_limit_ms=policy.time_limit_ms,
+                    ) from exc
+                if code in TIMEOUT_ERRORS:  # interrupted before the limit: someone killed it
+                    raise QueryFailed(
+                        "MySQL stopped the query before it finished (an administrator or the "
+                        "server killed it); run it again, and if it keeps happening ask the "
+                        "database administrator.",
+                        engine="mysql",
+                        sql=sql,
                     ) from exc
                 raise QueryFailed(
-                    f"MySQL could not run the query: {self.driver_message(exc)}",
+                    engine_failure("MySQL", self.driver_message(exc)),
                     engine="mysql",
                     sql=sql,
                 ) from exc
-        return columns, [tuple(r) for r in rows]
 
     def driver_message(self, exc: BaseException) -> str:
         """The server's message (without PyMySQL's error-code tuple), scrubbed."""

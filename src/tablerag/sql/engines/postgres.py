@@ -9,7 +9,9 @@ import psycopg
 from psycopg import errors as pg_errors
 
 from tablerag.errors import ConfigError, QueryFailed, QueryTimeout
-from tablerag.sql.engines.base import Rows, SQLEngine
+from tablerag.sql.engines.base import ALLOW_HINT, Rows, SQLEngine
+from tablerag.sql.engines.limits import Watchdog, engine_failure, fetch_capped
+from tablerag.sql.engines.lineage import hide_derived
 from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.types import ColumnInfo, TableInfo
@@ -46,6 +48,13 @@ WRITE_CHECKS: tuple[tuple[str, str], ...] = (
 )  # fmt: skip
 """(what the role may do, query answering whether it may) — any true answer refuses start-up."""
 
+TABLE_LEVEL = """
+    SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE (n.nspname, c.relname) IN (SELECT * FROM unnest(%s::text[], %s::text[]))
+      AND has_table_privilege(c.oid, 'SELECT')
+"""
+"""Which of the (schema, table) arrays the role may SELECT as a whole table."""
+
 READABLE_HIDDEN = """
     SELECT n.nspname, c.relname, a.attname
     FROM unnest(%s::text[], %s::text[], %s::text[]) AS u(s, t, col)
@@ -69,18 +78,28 @@ def ident(name: str) -> str:
 
 
 def grant_statements(
-    catalog: ExposedCatalog, readable: list[tuple[str, str, str]], role: str
+    catalog: ExposedCatalog,
+    readable: list[tuple[str, str, str]],
+    role: str,
+    table_level: frozenset[tuple[str, str]] = frozenset(),
 ) -> list[str]:
-    """The statements that leave ``role`` able to read the exposed columns only of each table
-    where it can read a hidden one (``readable``: schema, table, column).
+    """The narrowest statements that leave ``role`` unable to read the hidden columns it can
+    read (``readable``: schema, table, column).
+
+    Where the role reads the hidden columns through column grants only, revoking those columns
+    is enough. Where it holds SELECT on the whole table (``table_level``), the column REVOKE
+    does nothing: the table privilege is replaced by a grant of the exposed columns (a table
+    REVOKE also drops the table's column grants, so the visible ones are granted again).
 
     Example:
         >>> cat = ExposedCatalog.from_mapping({"public.customers": ["id", "name", "phone"]},
         ...                                   hidden={"public.customers": ["phone"]})
-        >>> for s in grant_statements(cat, [("public", "customers", "phone")], "reader"):
+        >>> grant_statements(cat, [("public", "customers", "phone")], "reader")
+        ['REVOKE SELECT ("phone") ON "public"."customers" FROM "reader";']
+        >>> for s in grant_statements(cat, [("public", "customers", "phone")], "reader",
+        ...                           frozenset({("public", "customers")})):
         ...     print(s)
         REVOKE SELECT ON "public"."customers" FROM "reader";
-        REVOKE SELECT ("phone") ON "public"."customers" FROM "reader";
         GRANT SELECT ("id", "name") ON "public"."customers" TO "reader";
     """
     out = []
@@ -89,11 +108,14 @@ def grant_statements(
         tables.setdefault((schema, table), []).append(column)
     for (schema, table), columns in tables.items():
         name = f"{ident(schema)}.{ident(table)}"
+        if (schema, table) not in table_level:
+            out.append(
+                f"REVOKE SELECT ({', '.join(ident(c) for c in columns)}) ON {name} "
+                f"FROM {ident(role)};"
+            )
+            continue
         exposed = catalog.table(table, schema=schema)
         out.append(f"REVOKE SELECT ON {name} FROM {ident(role)};")
-        out.append(
-            f"REVOKE SELECT ({', '.join(ident(c) for c in columns)}) ON {name} FROM {ident(role)};"
-        )
         if exposed is not None and exposed.columns:
             shown = ", ".join(ident(c) for c in exposed.columns)
             out.append(f"GRANT SELECT ({shown}) ON {name} TO {ident(role)};")
@@ -106,7 +128,8 @@ class PostgresEngine(SQLEngine):
     At start-up the engine checks the role (:data:`WRITE_CHECKS`) and refuses to run when it can
     write, unless ``allow_writable_role`` is set by the operator. Every query runs in a READ ONLY
     transaction (also ``default_transaction_read_only``) with ``statement_timeout`` set, through
-    a server-side cursor that fetches at most ``max_rows + 1`` rows, and is rolled back.
+    a server-side cursor that fetches at most ``max_rows + 1`` rows and ``max_result_bytes``
+    bytes, a batch at a time, and is rolled back; a client watchdog cancels it past the limit.
 
     Raises:
         ConfigError: cannot connect, or the role can write and no override was given.
@@ -192,13 +215,54 @@ class PostgresEngine(SQLEngine):
                 ", ".join(tables),
             )
             return
-        statements = "\n".join(grant_statements(catalog, readable, user))
+        pairs = sorted({(s, t) for s, t, _ in readable})
+        with self._lock, self._con.transaction(force_rollback=True):
+            whole = self._con.execute(
+                TABLE_LEVEL, [[p[0] for p in pairs], [p[1] for p in pairs]]
+            ).fetchall()
+        level = frozenset((str(s), str(t)) for s, t in whole)
+        statements = "\n".join(grant_statements(catalog, readable, user, level))
+        _, table, column = readable[0]
         raise ConfigError(
             f"PostgreSQL role {user!r} can read {len(readable)} column(s) that tablerag hides "
             f"(in {', '.join(tables)}); the database must not let generated SQL read them. "
             "Run as the table owner (if the privilege comes from PUBLIC or another role, revoke "
-            f"it there):\n{statements}\nor set allow_readable_hidden_columns if you accept "
-            "that only the SQL gate keeps them out."
+            f"it there):\n{statements}\n"
+            + ALLOW_HINT.format(example=f"{table}.{column}")
+            + ", or set allow_readable_hidden_columns if you accept that only the SQL gate "
+            "keeps them out."
+        )
+
+    def _with_lineage(self, catalog: ExposedCatalog) -> ExposedCatalog:
+        """Hide each view column computed from a hidden column (the view's definition from
+        ``pg_get_viewdef``, traced by :func:`~tablerag.sql.engines.lineage.hide_derived`)."""
+        views = [(t.schema, t.name) for t in catalog.tables if t.schema]
+        if not views:
+            return catalog
+        with self._lock, self._con.transaction(force_rollback=True):
+            found = self._con.execute(
+                "SELECT n.nspname, c.relname, pg_get_viewdef(c.oid, true)"
+                + _USER_RELATIONS.replace("%", "%%")  # a query with parameters
+                + " AND c.relkind IN ('v', 'm') AND (n.nspname, c.relname) IN "
+                "(SELECT * FROM unnest(%s::text[], %s::text[]))",
+                [[v[0] for v in views], [v[1] for v in views]],
+            ).fetchall()
+            if not found:
+                return catalog
+            columns = self._con.execute(
+                "SELECT n.nspname, c.relname, a.attname, format_type(a.atttypid, a.atttypmod)"
+                + _USER_RELATIONS.replace(
+                    "WHERE", "JOIN pg_attribute a ON a.attrelid = c.oid WHERE", 1
+                )
+                + " AND c.relkind IN ('r', 'p', 'v', 'm', 'f') AND a.attnum > 0 "
+                "AND NOT a.attisdropped ORDER BY 1, 2, a.attnum"
+            ).fetchall()
+        return hide_derived(
+            catalog,
+            [(str(s), str(v), str(q)) for s, v, q in found],
+            [(str(s), str(t), str(c), str(y)) for s, t, c, y in columns],
+            dialect="postgres",
+            default="public",
         )
 
     def introspect(self) -> list[TableInfo]:
@@ -219,7 +283,21 @@ class PostgresEngine(SQLEngine):
         return [TableInfo(name, "postgresql", tuple(cols), 0) for name, cols in tables.items()]
 
     def _run(self, sql: str, policy: ExecutionPolicy) -> tuple[tuple[str, ...], Rows]:
-        with self._lock:
+        """Run ``sql`` through a server-side cursor, a batch of rows at a time, under the byte
+        cap (:func:`~tablerag.sql.engines.limits.fetch_capped`) and the time limit: the
+        server's ``statement_timeout`` for each statement and a client :class:`Watchdog` that
+        cancels the whole call (every FETCH included) once it runs past the limit."""
+
+        def timeout() -> QueryTimeout:
+            return QueryTimeout(
+                f"The query ran longer than {policy.time_limit_ms} ms and was stopped; add "
+                "filters or aggregate more.",
+                engine="postgres",
+                sql=sql,
+                time_limit_ms=policy.time_limit_ms,
+            )
+
+        with self._lock, Watchdog(policy.time_limit_ms, self._con.cancel_safe) as dog:
             try:
                 with self._con.transaction(force_rollback=True):
                     self._con.execute(
@@ -229,22 +307,25 @@ class PostgresEngine(SQLEngine):
                     with self._con.cursor(name="tablerag_query") as cursor:
                         cursor.execute(sql)
                         columns = tuple(d.name for d in cursor.description or ())
-                        rows = cursor.fetchmany(policy.max_rows + 1)
+                        rows = fetch_capped(
+                            cursor.fetchmany,
+                            policy,
+                            engine="postgres",
+                            sql=sql,
+                            deadline=dog.deadline,
+                            timed_out=timeout,
+                        )
             except pg_errors.QueryCanceled as exc:
-                raise QueryTimeout(
-                    f"The query ran longer than {policy.time_limit_ms} ms and was stopped; add "
-                    "filters or aggregate more.",
-                    engine="postgres",
-                    sql=sql,
-                    time_limit_ms=policy.time_limit_ms,
-                ) from exc
+                raise timeout() from exc
             except psycopg.Error as exc:
+                if dog.fired:
+                    raise timeout() from exc
                 raise QueryFailed(
-                    f"PostgreSQL could not run the query: {self.driver_message(exc)}",
+                    engine_failure("PostgreSQL", self.driver_message(exc)),
                     engine="postgres",
                     sql=sql,
                 ) from exc
-        return columns, [tuple(r) for r in rows]
+        return columns, rows
 
     def close(self) -> None:
         """Close the connection (idempotent)."""

@@ -7,6 +7,11 @@ prompt, so every engine passes them through :func:`scrub_message`: hint candidat
 exposed tables or columns are dropped, and any remaining mention of tablerag's own schema, of a
 system catalog (``pg_catalog``, ``information_schema``, ``sqlite_master``, ``duckdb_*``) or of a
 hidden column is replaced by :data:`REDACTED`.
+
+Messages also echo cell values: ``CAST(note AS INT)`` fails with ``Could not convert string
+'13912345678' to INT32``. A value a conversion or range error quotes is replaced by
+:data:`VALUE`, and what is left is masked as a result cell is (:func:`tablerag.sql.mask.mask_text`),
+so an error shows no more of the data than a result would.
 """
 
 from __future__ import annotations
@@ -15,9 +20,29 @@ import re
 
 from tablerag.layout import INTERNAL_SCHEMA
 from tablerag.sql.exposed import ExposedCatalog, ExposedTable
+from tablerag.sql.mask import mask_text
 
 REDACTED = "<not exposed>"
 """What stands in a message for a name generated SQL may not know."""
+VALUE = "<value>"
+"""What stands in a message for a cell value the database quoted."""
+
+_QUOTED_VALUE = r"""('(?:[^'\n]|'')*'|"(?:[^"\n]|"")*"|`[^`\n]*`)"""
+_VALUE_ERROR = re.compile(
+    r"(?i)^(?:[\w ]*: )?(?:conversion error|invalid input error)|invalid input syntax|out of range"
+    r"|invalid input value|incorrect [\w ]{1,40} value|truncated incorrect|malformed"
+)
+_ECHOED_VALUE = re.compile(
+    rf"""(?ix)
+    ( could\ not\ (?:convert|cast|parse)\ (?:string|value)?\s*      # DuckDB
+    | invalid\ input\ syntax\ for(?:\ type)?\ [\w\ ]{{1,40}}?:\s*    # PostgreSQL
+    | invalid\ input\ value\ for\ [\w\ ]{{1,40}}?:\s*
+    | (?:truncated\ )?incorrect\ [\w\ ]{{1,40}}?\ value:?\s*           # MySQL/MariaDB
+    | \bvalue\s+(?=["'])                                               # value "…" out of range
+    | \bstring\s+(?=["'])
+    ){_QUOTED_VALUE}
+    """
+)
 
 RESERVED_SCHEMAS = (INTERNAL_SCHEMA, "information_schema", "pg_catalog")
 """Schemas no exposed table may live in (also any ``pg_*``); compared case-insensitively."""
@@ -60,8 +85,15 @@ def scrub_message(message: str, catalog: ExposedCatalog) -> str:
         'Table with name x does not exist!'
         >>> scrub_message('Column "amout" not found!\\nCandidate bindings: "amount"', cat)
         'Column "amout" not found!\\nCandidate bindings: "amount"'
+        >>> scrub_message("Conversion Error: Could not convert string 'Ann Lee' to INT32", cat)
+        'Conversion Error: Could not convert string <value> to INT32'
+        >>> scrub_message('invalid input syntax for type integer: "x" near 13912345678', cat)
+        'invalid input syntax for type integer: <value> near 139****5678'
+        >>> scrub_message('Conversion Error: invalid date field format: "Ann", expected …', cat)
+        'Conversion Error: invalid date field format: <value>, expected …'
     """
     tables, columns, hidden = _names(catalog)
+    message = mask_text(_without_values(message))
     lines = []
     for line in message.splitlines():
         if _HINT.search(line):
@@ -71,6 +103,22 @@ def scrub_message(message: str, catalog: ExposedCatalog) -> str:
         lines.append(_redact(line, tables | columns, hidden))
     text = "\n".join(lines)
     return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def _without_values(message: str) -> str:
+    """``message`` with the cell values a conversion or input error quotes replaced.
+
+    A value error (DuckDB's ``Conversion Error``/``Invalid Input Error``, PostgreSQL's
+    ``invalid input syntax``, MySQL's ``Incorrect … value``) names values, not names: every
+    quoted text of its first paragraph becomes :data:`VALUE`, and the lines under its first
+    (DuckDB echoes the input there) are dropped; the ``LINE 1:`` part quotes the SQL and stays.
+    """
+    message = _ECHOED_VALUE.sub(lambda m: f"{m.group(1)}{VALUE}", message)
+    head, sep, rest = message.partition("\n\n")
+    if not _VALUE_ERROR.search(head):
+        return message
+    first = re.sub(_QUOTED_VALUE, VALUE, head.splitlines()[0] if head else "")
+    return first + sep + rest
 
 
 def scrub_schema(message: str) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tablerag.errors import ConfigError, QueryFailed, QueryTimeout, ResourceLimitExceeded
 from tablerag.sql.engines.base import Rows
-from tablerag.sql.engines.limits import check_result_size
+from tablerag.sql.engines.limits import engine_failure, fetch_capped
 from tablerag.sql.engines.local import LocalEngine
 from tablerag.sql.engines.scrub import scrub_message
 from tablerag.sql.engines.worker import Worker
@@ -115,7 +115,7 @@ class SQLiteSession:
             try:
                 cursor.execute(sql)
                 columns = tuple(str(d[0]) for d in cursor.description or ())
-                rows = [tuple(r) for r in cursor.fetchmany(policy.max_rows + 1)]
+                rows = fetch_capped(cursor.fetchmany, policy, engine="sqlite", sql=sql)
             except sqlite3.OperationalError as exc:
                 if "interrupted" in str(exc):
                     raise QueryTimeout(
@@ -138,7 +138,6 @@ class SQLiteSession:
             finally:
                 cursor.close()
                 self._deadline = 0.0
-        check_result_size(rows, policy.max_result_bytes, engine="sqlite", sql=sql)
         return columns, rows
 
     def _failed(self, exc: sqlite3.Error, sql: str, policy: ExecutionPolicy) -> QueryFailed:
@@ -151,7 +150,7 @@ class SQLiteSession:
                 sql=sql,
             )
         message = scrub_message(text, self.catalog)
-        return QueryFailed(f"SQLite could not run the query: {message}", engine="sqlite", sql=sql)
+        return QueryFailed(engine_failure("SQLite", message), engine="sqlite", sql=sql)
 
     def close(self) -> None:
         """Close the connection."""
