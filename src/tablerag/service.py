@@ -17,7 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
@@ -35,15 +35,15 @@ from tablerag.answering import (
     stage_switches,
 )
 from tablerag.deadline import Deadline
-from tablerag.errors import RetrievalError
-from tablerag.ingest.pipeline import Target
-from tablerag.ingesting import ingest
+from tablerag.errors import EngineError, RetrievalError
+from tablerag.ingest.database import is_database_url, redact_url
+from tablerag.ingest.pipeline import Target, ingest_sources
 from tablerag.lang.messages import message
 from tablerag.linking.cache import workspace_samples
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.llm import LLM, load_llm
 from tablerag.loop import LoopOptions, StepTools, run_loop
-from tablerag.rag.index import LoadedIndex, load_index
+from tablerag.rag.index import LoadedIndex, load_index, refresh_index
 from tablerag.rag.retrieve import search
 from tablerag.request import Request
 from tablerag.router.router import PROBE_K, RouterContext, route
@@ -53,11 +53,13 @@ from tablerag.semantic.library import stored_document  # issue 30
 from tablerag.semantic.ossie import OssieDocument  # issue 30
 from tablerag.settings import Settings, load_settings
 from tablerag.sources import FILES, SourceSet, group_sources
+from tablerag.sql.credentials import has_inline_password
 from tablerag.sql.engines import SQLEngine
+from tablerag.sql.engines.reach import password_hint
 from tablerag.store import lock as workspace_lock
 from tablerag.store import workspace as store
 from tablerag.store.glossary import read_glossary
-from tablerag.types import Hit, SourceReport
+from tablerag.types import Hit, Problem, SourceReport
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +104,63 @@ class Workspace(store.Workspace):
                 return qa.ask(question)
         finally:
             self.con = duckdb.connect(str(self.db_path), read_only=self.read_only)
+
+
+def ingest(
+    ws: store.Workspace,
+    targets: Sequence[str | Path | Target],
+    *,
+    settings: Settings | None = None,
+    progress: Callable[[str], None] | None = None,
+    embed_progress: Callable[[int, int], None] | None = None,
+) -> list[SourceReport]:
+    """Ingest every target into ``ws``, profile the new tables, update the text index.
+
+    One bad source never spoils the others or the workspace: its transaction is rolled back and
+    its report says why (``status == "failed"``). New and changed tables are profiled now, so
+    later reads (often read-only) find the profiles cached; then the text index is brought up
+    to date (only new or changed chunks are embedded; ``embed_progress(done, total)`` reports
+    it).
+    """
+    settings = settings or load_settings(ws.path)
+    reports = _with_password_notes(
+        targets, ingest_sources(ws, targets, settings=settings, progress=progress)
+    )
+    if any(r.status in ("added", "replaced") for r in reports):
+        try:
+            workspace_samples(ws)
+        except EngineError as exc:  # the data is stored; profiles are rebuilt on the next read
+            log.warning("column profiling failed: %s", exc)
+    if settings.index_on_ingest:
+        # Always: it returns at once when nothing changed, and it repairs a stale index or
+        # applies a changed embedder setting.
+        refresh_index(ws, embedder_spec=settings.embedder, progress=embed_progress)
+    return reports
+
+
+def _with_password_notes(
+    targets: Sequence[str | Path | Target], reports: Sequence[SourceReport]
+) -> list[SourceReport]:
+    """Reports of databases ingested from a URL with an inline password say it was not stored
+    and how to give it for asking (:mod:`tablerag.sql.credentials`)."""
+    inline: dict[str, str] = {}
+    for target in targets:
+        url = target.url if isinstance(target, Target) else str(target)
+        if url and is_database_url(url) and has_inline_password(url):
+            inline[redact_url(url)] = url.split(":", 1)[0].split("+", 1)[0].lower()
+    out = []
+    for r in reports:
+        scheme = inline.get(r.source)
+        if scheme is not None and r.status != "failed":
+            backend = "postgresql" if scheme == "postgres" else scheme
+            note = Problem(
+                "password",
+                "the password in the URL is not stored in the workspace",
+                f"to ask questions, {password_hint(backend)}",
+            )
+            r = replace(r, problems=(*r.problems, note))
+        out.append(r)
+    return out
 
 
 class _IndexView:
