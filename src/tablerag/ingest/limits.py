@@ -269,10 +269,9 @@ def check_columns(source: str, columns: int, where: str = "") -> None:
     """Refuse a table with more than ``max_columns`` columns (``where``: "sheet 'Q1'")."""
     limit = current().max_columns
     if columns > limit:
-        place = f"{where} " if where else ""
         raise refuse(
             source,
-            f"{place}has {columns:,} columns".strip(),
+            f"{where or 'it'} has {columns:,} columns",
             f"{limit:,} columns",
             "ingest_max_columns",
         )

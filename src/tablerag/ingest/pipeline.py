@@ -52,7 +52,7 @@ from tablerag.store.sources import (
     record_source,
     sources_with_content,
 )
-from tablerag.store.staging import StagedTable
+from tablerag.store.staging import STAGE_PREFIX, StagedTable
 from tablerag.types import (
     Chunk,
     ColumnInfo,
@@ -484,9 +484,7 @@ def _store(
     }
     name = sanitize_table_name(staged.name, taken)
     info = store_table(con, staged, name)  # drops the staged relation
-    samples = diverse_samples(
-        con, f"data.{quote_ident(info.name)}", info.columns, settings.sample_values
-    )
+    samples = _samples(con, info, settings.sample_values)
     info = replace(
         info,
         description=description or info.description,
@@ -494,6 +492,33 @@ def _store(
     )
     record_table(con, info, source_id, stored=True, rows_read=staged.rows_read)
     return info
+
+
+_SAMPLE_GROUP = 64
+"""Columns sampled from one narrow copy of a wider table."""
+
+
+def _samples(con: duckdb.DuckDBPyConnection, info: TableInfo, k: int) -> list[tuple[str, ...]]:
+    """:func:`~tablerag.ingest.sampling.diverse_samples` of every column of a stored table.
+
+    It runs one query per column, and DuckDB binds all of a table's columns for each: a table
+    wider than ``_SAMPLE_GROUP`` is sampled from narrow copies of its columns, group by group,
+    so the time stays linear in the number of columns (issue 28: 5,000 columns took 45 s).
+    """
+    table = f"data.{quote_ident(info.name)}"
+    if len(info.columns) <= _SAMPLE_GROUP:
+        return diverse_samples(con, table, info.columns, k)
+    out: list[tuple[str, ...]] = []
+    narrow = quote_ident(f"{STAGE_PREFIX}sample_{info.name}"[:60])
+    for start in range(0, len(info.columns), _SAMPLE_GROUP):
+        group = info.columns[start : start + _SAMPLE_GROUP]
+        listed = ", ".join(quote_ident(c.name) for c in group)
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {narrow} AS SELECT {listed} FROM {table}")
+        try:
+            out.extend(diverse_samples(con, narrow, group, k))
+        finally:
+            con.execute(f"DROP TABLE IF EXISTS {narrow}")
+    return out
 
 
 def _table_chunks(

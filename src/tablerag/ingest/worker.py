@@ -274,23 +274,38 @@ def _literal(text: str) -> str:
 # --- the child ---------------------------------------------------------------------------
 
 
-def _address_space_mb() -> int:
+_NEAR_LIMIT_MB = 64
+"""A file whose reading took the address space this close to the cap ran out of memory, even
+when the library that failed says otherwise (libxml2: "unknown error")."""
+
+
+def _address_space_mb(field: str = "VmSize") -> int:
     with open("/proc/self/status", encoding="ascii") as status:
         for line in status:
-            if line.startswith("VmSize:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) // 1024
     return 0  # pragma: no cover - Linux has VmSize
 
 
-def _cap_memory(memory_mb: int) -> None:
+def _cap_memory(memory_mb: int) -> int:
     """Cap the address space (soft limit, raised again for the next file) at what the child
-    uses now plus ``memory_mb`` and the margin."""
-    if sys.platform.startswith("linux"):
-        limit = (_address_space_mb() + memory_mb + MARGIN_MB) * 2**20
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    uses now plus ``memory_mb`` and the margin; the cap in MB (0: none)."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    limit = (_address_space_mb() + memory_mb + MARGIN_MB) * 2**20
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    return limit // 2**20
+
+
+def _hit_cap(cap_mb: int, peak_before_mb: int) -> bool:
+    """Whether this file took the address space to the cap (a new peak next to it)."""
+    if not cap_mb:
+        return False
+    peak = _address_space_mb("VmPeak")
+    return peak > peak_before_mb and peak >= cap_mb - _NEAR_LIMIT_MB
 
 
 def _read(kind: str, path: Path, scratch: str, lim: IngestLimits) -> Any:
@@ -323,30 +338,51 @@ def _answer(message: tuple[Any, ...]) -> tuple[Any, ...]:
 
     kind, raw_path, scratch, lim, order = message
     path = Path(raw_path)
-    _cap_memory(lim.memory_limit_mb)
+    peak, start = _address_space_mb("VmPeak"), _address_space_mb()
+    cap = _cap_memory(lim.memory_limit_mb)
+
+    def out_of_memory() -> str:
+        reached = max(_address_space_mb("VmPeak") - start, lim.memory_limit_mb)
+        return str(
+            limits.refuse(
+                raw_path,
+                f"reading it needed more memory than allowed (it reached about {reached} MB "
+                "before it was stopped)",
+                f"{lim.memory_limit_mb} MB",
+                "ingest_memory_limit_mb",
+            )
+        )
+
     try:
         with limits.applied(lim), infer.date_order(order):
             return ("ok", _read(kind, path, scratch, lim))
-    except TableragError as exc:
-        return ("error", getattr(exc, "source", raw_path) or raw_path, str(exc))
+    except (MemoryError, duckdb.OutOfMemoryException):
+        return ("error", raw_path, out_of_memory(), "restart")
     except RecursionError:
         with limits.applied(lim):
             error = limits.too_deep(raw_path)
         return ("error", raw_path, str(error))
-    except (MemoryError, duckdb.OutOfMemoryException):
-        error = limits.refuse(
-            raw_path,
-            f"reading it needed more than {lim.memory_limit_mb} MB of memory",
-            f"{lim.memory_limit_mb} MB",
-            "ingest_memory_limit_mb",
-        )
-        return ("error", raw_path, str(error), "restart")
     except Exception as exc:  # noqa: BLE001 - isolation edge: a parser bug must not stop the batch
+        if _hit_cap(cap, peak):  # a library that failed an allocation in its own words
+            return ("error", raw_path, out_of_memory(), "restart")
+        if isinstance(exc, TableragError):
+            return ("error", getattr(exc, "source", raw_path) or raw_path, str(exc))
         return ("error", raw_path, f"{type(exc).__name__}: {exc}")
+
+
+def _warm_up() -> None:
+    """Open and close a DuckDB file once before any cap: DuckDB's first database reserves
+    hundreds of MB of address space (threads, allocator arenas) that later ones reuse, and a
+    file's memory limit should measure what reading the file takes, not that."""
+    with tempfile.TemporaryDirectory(prefix="tablerag-warm-") as folder:
+        warm = duckdb.connect(str(Path(folder) / "warm.duckdb"))
+        warm.execute("CREATE TABLE t AS SELECT range AS n FROM range(10)")
+        warm.close()
 
 
 def _serve(fd: int) -> None:
     con = Connection(fd)
+    _warm_up()
     con.send(("ready",))
     while True:
         try:
