@@ -22,6 +22,7 @@ process is on the other end.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import shutil
@@ -53,7 +54,7 @@ MARGIN_MB = 256
 """Address space the worker may use beyond its size when a file starts and the memory limit
 (imports of a reader's library, the reply)."""
 SCRATCH = "tablerag_scratch"
-"""The name the parent attaches a worker's scratch database under."""
+"""The prefix of the name the parent attaches a worker's scratch database under."""
 
 
 @dataclass(frozen=True)
@@ -142,9 +143,12 @@ class IngestWorker:
             assert isinstance(reply, list)
             copy_staged(con, reply, scratch)
             return reply
-        finally:
+        finally:  # the scratch file, its WAL and its spill folder
             for leftover in self._folder.glob(f"scratch_{self._files}.duckdb*"):
-                leftover.unlink(missing_ok=True)
+                if leftover.is_dir():
+                    shutil.rmtree(leftover, ignore_errors=True)
+                else:
+                    leftover.unlink(missing_ok=True)
 
     def document(self, path: Path) -> Document:
         """Read a document in the child.
@@ -250,17 +254,20 @@ def copy_staged(
 ) -> None:
     """Copy the staged tables of a worker's scratch file into ``con``, where the readers would
     have put them (temp tables; ``final`` ones in ``data``), rows in order."""
-    con.execute(f"ATTACH {_literal(str(scratch))} AS {SCRATCH} (READ_ONLY)")
+    alias = f"{SCRATCH}_{scratch.stem}"  # its own name: a failed copy may leave it attached
+    con.execute(f"ATTACH {_literal(str(scratch))} AS {alias} (READ_ONLY)")
     try:
         for st in staged:
             quoted = _quote(st.relation)
             if st.final:
                 con.execute("CREATE SCHEMA IF NOT EXISTS data")
-                con.execute(f"CREATE TABLE data.{quoted} AS SELECT * FROM {SCRATCH}.data.{quoted}")
+                con.execute(f"CREATE TABLE data.{quoted} AS SELECT * FROM {alias}.data.{quoted}")
             else:
-                con.execute(f"CREATE TEMP TABLE {quoted} AS SELECT * FROM {SCRATCH}.main.{quoted}")
+                con.execute(f"CREATE TEMP TABLE {quoted} AS SELECT * FROM {alias}.main.{quoted}")
     finally:
-        con.execute(f"DETACH {SCRATCH}")
+        # when the transaction already failed, the caller's error says why: keep it
+        with contextlib.suppress(duckdb.Error):
+            con.execute(f"DETACH DATABASE IF EXISTS {alias}")
 
 
 def _quote(name: str) -> str:
