@@ -153,8 +153,10 @@ def _pack(units: Sequence[str], max_tokens: int) -> list[str]:
     for unit in units:
         if not unit:
             continue
-        u_cjk = 0 if unit.isascii() else len(_CJK_CHAR.findall(unit))
-        u_words = len(_WORD_RUN.findall(unit))
+        if unit.isascii():  # no CJK: the words are what str.split finds (same whitespace)
+            u_cjk, u_words = 0, len(unit.split())
+        else:
+            u_cjk, u_words = len(_CJK_CHAR.findall(unit)), len(_WORD_RUN.findall(unit))
         first, last = unit[0], unit[-1]
         head = not first.isspace() and (first.isascii() or not _CJK_CHAR.match(first))
         merged = 1 if tail and head else 0
