@@ -74,7 +74,7 @@ class Settings(BaseModel):
         "an .xlsx/.xlsm/.docx/.pptx; a higher one is a zip bomb.",
     )
     ingest_max_columns: int = Field(
-        16_384,
+        8_192,
         ge=1,
         description="Most columns of one table (a CSV header, a sheet, JSON keys, a document's "
         "table).",

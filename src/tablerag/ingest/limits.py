@@ -52,7 +52,7 @@ class IngestLimits:
     time_limit_s: float = 600.0
     max_unzipped_mb: int = 512
     max_zip_ratio: int = 200
-    max_columns: int = 16_384
+    max_columns: int = 8_192
     max_line_mb: int = 16
     max_nesting_depth: int = 100
 
