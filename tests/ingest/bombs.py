@@ -63,11 +63,12 @@ _W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 
 
 def _stream(zf: zipfile.ZipFile, name: str, head: str, fill: bytes, size: int, tail: str) -> None:
-    """Write a member made of ``head``, ``fill`` repeated to ``size`` bytes, and ``tail``."""
+    """Write a member made of ``head``, ``fill`` repeated to about ``size`` bytes (whole copies
+    only, so the XML stays well formed), and ``tail``."""
     with zf.open(name, "w", force_zip64=True) as out:
         out.write(head.encode())
         block = fill * max(1, _BLOCK // len(fill))
-        left = size
+        left = max(len(fill), size // len(fill) * len(fill))
         while left > 0:
             piece = block[:left]
             out.write(piece)
