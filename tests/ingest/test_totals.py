@@ -8,7 +8,10 @@ import docx
 import openpyxl
 import pytest
 
+from tablerag.ingest.limits import IngestLimits
+from tablerag.ingest.pipeline import ingest_sources
 from tablerag.ingest.tables.totals import find_totals
+from tablerag.ingest.worker import LocalReaders
 from tablerag.service import Workspace
 from tablerag.settings import Settings
 from tablerag.types import SourceReport
@@ -166,7 +169,11 @@ def test_long_csv_checks_only_its_edges(
     (tmp_path / "long.csv").write_text(
         "name,n\n" + "\n".join(lines) + "\n合计：,28\n", encoding="utf-8"
     )
-    report = _ingest(workspace, tmp_path / "long.csv")
+    # read in this process: the worker would not see the patched constant
+    (report,) = ingest_sources(
+        workspace, [tmp_path / "long.csv"], settings=SETTINGS, readers=LocalReaders(IngestLimits())
+    )
+    assert report.status == "added", report.error
     assert _sum(workspace, "long", "n") == 28
     assert _totals_lines(report) == [
         "line 9: a totals row: a '合计：' row at the end of the table "

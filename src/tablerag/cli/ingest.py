@@ -107,7 +107,7 @@ def ingest(
         index_on_ingest=False if no_index else None,
         allow_writable_role=True if allow_writable_role else None,
     )
-    found = discover(targets, exclude=workspace)
+    found = discover(targets, exclude=workspace, follow_symlinks=settings.ingest_follow_symlinks)
     with Workspace.open(workspace, create=True, wait_s=wait) as ws:
         with Progress(
             TextColumn("[progress.description]{task.description}"),

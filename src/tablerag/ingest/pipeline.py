@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,10 +21,12 @@ import duckdb
 from tablerag.errors import ConfigError, SourceError, TableragError
 from tablerag.ingest import chunking, dockind, infer
 from tablerag.ingest.database import is_database_url, redact_url, reflect_database_report
-from tablerag.ingest.documents import DOCUMENT_SUFFIXES, load_document
+from tablerag.ingest.documents import DOCUMENT_SUFFIXES
+from tablerag.ingest.limits import IngestLimits, applied
 from tablerag.ingest.sampling import diverse_samples, quote_ident, withhold_samples
 from tablerag.ingest.store import sanitize_table_name, store_table
-from tablerag.ingest.tables import TABLE_SUFFIXES, read_table_file, stage_rows
+from tablerag.ingest.tables import TABLE_SUFFIXES, stage_rows
+from tablerag.ingest.worker import IngestWorker, LocalReaders
 from tablerag.settings import Settings, load_settings
 from tablerag.sql.sensitive import is_hidden_column, rules_from
 from tablerag.store.annotations import (
@@ -51,7 +53,7 @@ from tablerag.store.sources import (
     record_source,
     sources_with_content,
 )
-from tablerag.store.staging import StagedTable
+from tablerag.store.staging import STAGE_PREFIX, StagedTable
 from tablerag.types import (
     Chunk,
     ColumnInfo,
@@ -68,6 +70,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Progress = Callable[[str], None]
+Readers = IngestWorker | LocalReaders
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,8 @@ class Target:
     url: str | None = None
     explicit: bool = True
     """Named on the command line (an unsupported file is then a failure, not a skip)."""
+    skipped: str = ""
+    """Why the target is not read (a symlink out of its folder), reported as ``skipped``."""
 
     @property
     def format(self) -> str:
@@ -112,12 +117,18 @@ def absolute_file_url(url: str) -> str:
 
 
 def discover(
-    targets: Sequence[str | Path | Target], *, exclude: Path | None = None
+    targets: Sequence[str | Path | Target],
+    *,
+    exclude: Path | None = None,
+    follow_symlinks: bool = False,
 ) -> list[Target]:
     """Expand command-line targets: folders recursively (hidden entries skipped), sorted.
 
     ``exclude`` is a folder never walked into (the workspace itself, when it lies inside a
-    folder being ingested).
+    folder being ingested). A symlink inside a folder that points outside it is not followed
+    unless ``follow_symlinks`` (the setting ``ingest_follow_symlinks``): a link to a file is
+    reported ``skipped`` with the reason, a link to a folder is not walked. A target named on
+    the command line is read wherever it points (the user chose it).
 
     Raises:
         ConfigError: a target is neither an existing path nor a database URL.
@@ -134,10 +145,8 @@ def discover(
             continue
         path = Path(text).expanduser()
         if path.is_dir():
-            found.extend(
-                Target(location=str(p.resolve()), path=p.resolve(), explicit=False)
-                for p in sorted(_walk(path, exclude.resolve() if exclude else None))
-            )
+            walk = _Walk(path.resolve(), exclude.resolve() if exclude else None, follow_symlinks)
+            found.extend(sorted(walk.targets(path), key=lambda t: t.location))
         elif path.is_file():
             found.append(Target(location=str(path.resolve()), path=path.resolve()))
         else:
@@ -151,15 +160,40 @@ def discover(
     return list(unique.values())
 
 
-def _walk(folder: Path, exclude: Path | None) -> Iterator[Path]:
-    for entry in folder.iterdir():
-        if entry.name.startswith((".", "~$")):
-            continue
-        if entry.is_dir():
-            if exclude is None or entry.resolve() != exclude:
-                yield from _walk(entry, exclude)
-        elif entry.is_file():
-            yield entry
+@dataclass
+class _Walk:
+    """One folder's walk: symlinks stay inside ``root`` unless followed on purpose, and a
+    folder reached twice (a link loop) is walked once."""
+
+    root: Path
+    exclude: Path | None
+    follow_symlinks: bool
+    seen: set[Path] = field(default_factory=set)
+
+    def targets(self, folder: Path) -> Iterator[Target]:
+        real = folder.resolve()
+        if real in self.seen:
+            return
+        self.seen.add(real)
+        for entry in folder.iterdir():
+            if entry.name.startswith((".", "~$")):
+                continue
+            resolved = entry.resolve()
+            outside = entry.is_symlink() and not resolved.is_relative_to(self.root)
+            if outside and not self.follow_symlinks and (entry.is_dir() or entry.is_file()):
+                yield Target(
+                    location=str(entry.absolute()),
+                    path=resolved,
+                    explicit=False,
+                    skipped=f"{str(entry)!r} is a symlink to {str(resolved)!r}, outside the "
+                    "folder being ingested; not followed (set ingest_follow_symlinks = true to "
+                    "read such links, or name the target itself)",
+                )
+            elif entry.is_dir():
+                if self.exclude is None or resolved != self.exclude:
+                    yield from self.targets(entry)
+            elif entry.is_file():
+                yield Target(location=str(resolved), path=resolved, explicit=False)
 
 
 def ingest_sources(
@@ -168,25 +202,38 @@ def ingest_sources(
     *,
     settings: Settings | None = None,
     progress: Progress | None = None,
+    readers: Readers | None = None,
 ) -> list[SourceReport]:
     """Ingest every target into ``ws`` and return one report per source.
 
     One bad source never spoils the others or the workspace: its transaction is rolled back and
-    its report says why (``status == "failed"``). Profiling the new tables and bringing the
-    text index up to date follow in :func:`tablerag.service.ingest`.
+    its report says why (``status == "failed"``). Files are read by an
+    :class:`~tablerag.ingest.worker.IngestWorker` under the ``ingest_*`` limits (``readers``:
+    another reader, e.g. :class:`~tablerag.ingest.worker.LocalReaders` to measure what the
+    worker costs). Profiling the new tables and bringing the text index up to date follow in
+    :func:`tablerag.service.ingest`.
     """
     settings = settings or load_settings(ws.path)
     reports: list[SourceReport] = []
-    for target in discover(targets, exclude=ws.path):
-        if progress:
-            progress(target.location)
-        reports.append(_ingest_one(ws, target, settings))
+    found = discover(targets, exclude=ws.path, follow_symlinks=settings.ingest_follow_symlinks)
+    limits = IngestLimits.from_settings(settings)
+    with readers or IngestWorker(limits, date_order=settings.date_order) as reading:
+        for target in found:
+            if progress:
+                progress(target.location)
+            reports.append(_ingest_one(ws, target, settings, reading))
     return reports
 
 
-def _ingest_one(ws: Workspace, target: Target, settings: Settings) -> SourceReport:
+def _ingest_one(
+    ws: Workspace, target: Target, settings: Settings, readers: Readers
+) -> SourceReport:
     kind = "database" if target.url else "file"
     fmt = target.format
+    if target.skipped:
+        return SourceReport(
+            source=target.location, kind=kind, status="skipped", error=target.skipped
+        )
     if target.path is not None and f".{fmt}" not in TABLE_SUFFIXES | DOCUMENT_SUFFIXES:
         supported = ", ".join(sorted(TABLE_SUFFIXES | DOCUMENT_SUFFIXES))
         return SourceReport(
@@ -202,12 +249,16 @@ def _ingest_one(ws: Workspace, target: Target, settings: Settings) -> SourceRepo
             return SourceReport(source=target.location, kind=kind, status="unchanged")
         moved = _moved_from(ws.con, fingerprint) if old is None else None
         status: SourceStatus = "replaced" if old is not None or moved is not None else "added"
-        with ws.transaction() as con, infer.date_order(settings.date_order):
+        with (
+            ws.transaction() as con,
+            infer.date_order(settings.date_order),
+            applied(IngestLimits.from_settings(settings)),
+        ):
             source_id = _source_id(target.location)
             if moved is not None:  # its tables are dropped first, so they keep their names
                 forget_source(con, moved.source_id)
             forget_source(con, source_id)
-            report = _load(con, target, source_id, settings)
+            report = _load(con, target, source_id, settings, readers)
             record_source(
                 con,
                 source_id,
@@ -271,7 +322,11 @@ def _source_id(location: str) -> str:
 
 
 def _load(
-    con: duckdb.DuckDBPyConnection, target: Target, source_id: str, settings: Settings
+    con: duckdb.DuckDBPyConnection,
+    target: Target,
+    source_id: str,
+    settings: Settings,
+    readers: Readers,
 ) -> SourceReport:
     if target.url is not None:
         return _load_database(con, target, source_id, settings)
@@ -279,15 +334,19 @@ def _load(
     if is_descriptions_file(target.path):
         return _load_descriptions(con, target, source_id, settings)
     if target.path.suffix.lower() in TABLE_SUFFIXES:
-        return _load_table_file(con, target, source_id, settings)
-    return _load_document(con, target, source_id, settings)
+        return _load_table_file(con, target, source_id, settings, readers)
+    return _load_document(con, target, source_id, settings, readers)
 
 
 def _load_table_file(
-    con: duckdb.DuckDBPyConnection, target: Target, source_id: str, settings: Settings
+    con: duckdb.DuckDBPyConnection,
+    target: Target,
+    source_id: str,
+    settings: Settings,
+    readers: Readers,
 ) -> SourceReport:
     assert target.path is not None
-    staged = read_table_file(target.path, con)
+    staged = readers.tables(target.path, con)
     problems: list[Problem] = []
     tables: list[TableInfo] = []
     chunks: list[Chunk] = []
@@ -303,10 +362,14 @@ def _load_table_file(
 
 
 def _load_document(
-    con: duckdb.DuckDBPyConnection, target: Target, source_id: str, settings: Settings
+    con: duckdb.DuckDBPyConnection,
+    target: Target,
+    source_id: str,
+    settings: Settings,
+    readers: Readers,
 ) -> SourceReport:
     assert target.path is not None
-    doc = load_document(target.path)
+    doc = readers.document(target.path)
     doc = Document(
         source=target.location, title=doc.title, blocks=doc.blocks, problems=doc.problems
     )
@@ -426,9 +489,7 @@ def _store(
     }
     name = sanitize_table_name(staged.name, taken)
     info = store_table(con, staged, name)  # drops the staged relation
-    samples = diverse_samples(
-        con, f"data.{quote_ident(info.name)}", info.columns, settings.sample_values
-    )
+    samples = _samples(con, info, settings.sample_values)
     info = replace(
         info,
         description=description or info.description,
@@ -437,6 +498,33 @@ def _store(
     recorded = withhold_samples(con, info, rules_from(settings))  # issue 28
     record_table(con, recorded, source_id, stored=True, rows_read=staged.rows_read)
     return info
+
+
+_SAMPLE_GROUP = 64
+"""Columns sampled from one narrow copy of a wider table."""
+
+
+def _samples(con: duckdb.DuckDBPyConnection, info: TableInfo, k: int) -> list[tuple[str, ...]]:
+    """:func:`~tablerag.ingest.sampling.diverse_samples` of every column of a stored table.
+
+    It runs one query per column, and DuckDB binds all of a table's columns for each: a table
+    wider than ``_SAMPLE_GROUP`` is sampled from narrow copies of its columns, group by group,
+    so the time stays linear in the number of columns (issue 28: 5,000 columns took 45 s).
+    """
+    table = f"data.{quote_ident(info.name)}"
+    if len(info.columns) <= _SAMPLE_GROUP:
+        return diverse_samples(con, table, info.columns, k)
+    out: list[tuple[str, ...]] = []
+    narrow = quote_ident(f"{STAGE_PREFIX}sample_{info.name}"[:60])
+    for start in range(0, len(info.columns), _SAMPLE_GROUP):
+        group = info.columns[start : start + _SAMPLE_GROUP]
+        listed = ", ".join(quote_ident(c.name) for c in group)
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {narrow} AS SELECT {listed} FROM {table}")
+        try:
+            out.extend(diverse_samples(con, narrow, group, k))
+        finally:
+            con.execute(f"DROP TABLE IF EXISTS {narrow}")
+    return out
 
 
 def _table_chunks(

@@ -12,9 +12,9 @@ import re
 from collections.abc import Collection
 
 _MISSING = (
-    re.compile(r"no such table: (?:\w+\.)?\"?([^\s\"]+)"),  # SQLite
+    re.compile(r"no such table: (?:\w+\.)?\"?([^\s\".,;]+)"),  # SQLite
     re.compile(r'relation "(?:[^"]+\.)?([^"]+)" does not exist'),  # PostgreSQL
-    re.compile(r"Table with name ([^\s!]+) does not exist"),  # DuckDB
+    re.compile(r"Table with name ([^\s!.]+) does not exist"),  # DuckDB
     re.compile(r"Table '(?:[^'.]+\.)?([^']+)' doesn't exist"),  # MySQL / MariaDB
 )
 
@@ -23,8 +23,8 @@ def missing_table(message: str) -> str | None:
     """The table a database error says does not exist, or None.
 
     Example:
-        >>> missing_table("no such table: main.notes")
-        'notes'
+        >>> missing_table("no such table: main.notes"), missing_table("no such table: notes.")
+        ('notes', 'notes')
         >>> missing_table('relation "public.notes" does not exist')
         'notes'
         >>> missing_table("Catalog Error: Table with name notes does not exist!")

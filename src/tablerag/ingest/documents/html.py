@@ -11,6 +11,7 @@ from pathlib import Path
 from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, XMLParsedAsHTMLWarning
 from bs4.element import Comment, Declaration, Doctype, NavigableString, ProcessingInstruction, Tag
 
+from tablerag.ingest import limits
 from tablerag.ingest.documents._blocks import (
     build_document,
     join_lines,
@@ -172,6 +173,7 @@ def parse_html(html: str, source: str, *, default_title: str = "") -> Document:
         warnings.simplefilter("ignore", MarkupResemblesLocatorWarning)
         warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
         soup = BeautifulSoup(html, "html.parser")
+    limits.check_depth(source, element_depth(soup), "HTML elements")
     title_tag = soup.find("title")
     title = squash(title_tag.get_text(" ")) if isinstance(title_tag, Tag) else ""
     walker = _Walker()
@@ -181,6 +183,23 @@ def parse_html(html: str, source: str, *, default_title: str = "") -> Document:
     return build_document(
         source, walker.blocks, walker.problems, title=title, default_title=default_title
     )
+
+
+def element_depth(root: Tag) -> int:
+    """The deepest element nesting under ``root``, walked without recursion (the walker
+    recurses, so the depth is checked first).
+
+    Example:
+        >>> element_depth(BeautifulSoup("<div><p><b>x</b></p><p></p></div>", "html.parser"))
+        3
+    """
+    deepest = 0
+    stack: list[tuple[Tag, int]] = [(root, 0)]
+    while stack:
+        tag, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in tag.contents if isinstance(child, Tag))
+    return deepest
 
 
 def _decode_html(data: bytes, source: str) -> str:

@@ -1,4 +1,5 @@
-"""PDF to blocks with pdfplumber: prose by line gaps, headings by font size, ruled tables."""
+"""PDF to blocks with pdfplumber: prose by line gaps, headings by font size, ruled tables and
+tables without ruling lines found by the alignment of their columns."""
 
 from __future__ import annotations
 
@@ -50,6 +51,8 @@ class _Line:
 class _Table:
     top: float
     rows: list[list[str | None]]
+    aligned: bool = False
+    """Found by the alignment of its text (no ruling lines)."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +75,11 @@ def _outside(bboxes: Sequence[tuple[float, float, float, float]]) -> Any:
 def _read_page(page: Any) -> _Page:
     found = page.find_tables()
     tables = [_Table(float(t.bbox[1]), t.extract()) for t in found]
-    text_page = page.filter(_outside([t.bbox for t in found])) if found else page
+    boxes = [tuple(t.bbox) for t in found]
+    for bbox, rows in _aligned_tables(page, boxes):
+        tables.append(_Table(bbox[1], rows, aligned=True))
+        boxes.append(bbox)
+    text_page = page.filter(_outside(boxes)) if boxes else page
     lines = []
     for raw in text_page.extract_text_lines(return_chars=True, strip=True):
         text = str(raw["text"]).strip()
@@ -82,6 +89,96 @@ def _read_page(page: Any) -> _Page:
         size = statistics.median(sizes) if sizes else 0.0
         lines.append(_Line(float(raw["top"]), float(raw["bottom"]), float(raw["x1"]), size, text))
     return _Page(int(page.page_number), lines, tables, len(page.images))
+
+
+_CELL_GAP = 0.8
+"""A gap between two words wider than this many times their font size separates two cells."""
+_ALIGNED_MIN_ROWS = 3
+_ALIGNED_MAX_CELL_CHARS = 40
+
+
+@dataclass(frozen=True)
+class _Segment:
+    x0: float
+    x1: float
+    text: str
+
+
+def _line_segments(words: Sequence[dict[str, Any]]) -> list[_Segment]:
+    """The words of one line grouped into cells at wide gaps."""
+    segments: list[_Segment] = []
+    for word in sorted(words, key=lambda w: float(w["x0"])):
+        x0, x1, size = float(word["x0"]), float(word["x1"]), float(word.get("size") or 10)
+        if segments and x0 - segments[-1].x1 <= _CELL_GAP * size:
+            last = segments[-1]
+            segments[-1] = _Segment(last.x0, x1, f"{last.text} {word['text']}")
+        else:
+            segments.append(_Segment(x0, x1, str(word["text"])))
+    return segments
+
+
+def _aligned(a: Sequence[_Segment], b: Sequence[_Segment]) -> bool:
+    """Same number of cells, each overlapping the one above it and no other."""
+    if len(a) != len(b):
+        return False
+    for j, (upper, lower) in enumerate(zip(a, b, strict=True)):
+        if lower.x1 < upper.x0 or lower.x0 > upper.x1:
+            return False
+        if j + 1 < len(a) and lower.x1 >= a[j + 1].x0:
+            return False
+    return True
+
+
+def _aligned_tables(
+    page: Any, ruled: Sequence[tuple[float, float, float, float]]
+) -> list[tuple[tuple[float, float, float, float], list[list[str | None]]]]:
+    """Tables without ruling lines (issue 36): runs of at least three consecutive lines, outside
+    the ruled tables, that split at wide gaps into the same columns (each cell over the one
+    above it), short cells, and a column of numbers below its header, so that two-column prose
+    or a list with tab stops is not taken for a table.
+
+    Returns:
+        (bounding box, rows) of each table, header row first.
+    """
+    keep = _outside(ruled)
+    words = [
+        w for w in page.extract_words(extra_attrs=["size"]) if keep(w) and str(w["text"]).strip()
+    ]
+    lines: list[list[dict[str, Any]]] = []
+    for word in sorted(words, key=lambda w: (round(float(w["top"])), float(w["x0"]))):
+        if lines and abs(float(word["top"]) - float(lines[-1][0]["top"])) <= 2:
+            lines[-1].append(word)
+        else:
+            lines.append([word])
+    found = []
+    run: list[tuple[list[dict[str, Any]], list[_Segment]]] = []
+    for line in [*lines, []]:
+        segments = _line_segments(line) if line else []
+        if len(segments) >= 2 and (not run or _aligned(run[-1][1], segments)):
+            run.append((line, segments))
+            continue
+        if len(run) >= _ALIGNED_MIN_ROWS:
+            rows: list[list[str | None]] = [[seg.text for seg in segs] for _, segs in run]
+            if _tabular(rows):
+                run_words = [w for ln, _ in run for w in ln]
+                bbox = (
+                    min(float(w["x0"]) for w in run_words),
+                    min(float(w["top"]) for w in run_words),
+                    max(float(w["x1"]) for w in run_words),
+                    max(float(w["bottom"]) for w in run_words),
+                )
+                found.append((bbox, rows))
+        run = [(line, segments)] if len(segments) >= 2 else []
+    return found
+
+
+def _tabular(rows: Sequence[Sequence[str | None]]) -> bool:
+    """Short cells, and some column whose every cell below the header is a number."""
+    cells = [c or "" for row in rows for c in row]
+    if any(len(c) > _ALIGNED_MAX_CELL_CHARS for c in cells):
+        return False
+    body = rows[1:]
+    return any(all(_is_number(row[j] or "") for row in body) for j in range(len(rows[0])))
 
 
 def _drop_running_text(pages: list[_Page]) -> list[_Page]:
@@ -167,6 +264,14 @@ def _page_blocks(
             where = f"table {n_table} (page {page.number})"
             block, found = table_block(item.rows, where=where, caption=caption, page=page.number)
             problems.extend(found)
+            if item.aligned and block is not None:
+                problems.append(
+                    Problem(
+                        where,
+                        "a table without ruling lines",
+                        "found by the alignment of its columns; check its cells",
+                    )
+                )
             if block is not None:
                 blocks.append(block)
             prev = None

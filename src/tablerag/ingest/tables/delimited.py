@@ -23,6 +23,7 @@ import duckdb
 import numpy as np
 
 from tablerag.errors import SourceError
+from tablerag.ingest import limits
 from tablerag.ingest.encoding import utf8_path
 from tablerag.ingest.infer import ColumnType
 from tablerag.ingest.store import load_typed, propose, propose_types
@@ -97,6 +98,7 @@ def read_csv(path: Path, con: duckdb.DuckDBPyConnection) -> list[StagedTable]:
         dialect = sniff(
             head, prefer_tab=path.suffix.lower() == ".tsv", backslash_possible=has_backslash_quote
         )
+        limits.check_columns(path.name, _header_width(text_path, dialect))
         staged, reason = _read_fast(con, path, text_path, dialect, head, lines)
         if reason == _INVALID_UTF8:
             text_path, encoding = utf8_path(path, Path(folder))
@@ -476,6 +478,18 @@ def _count_byte(data: bytes, byte: int) -> int:
         3
     """
     return int(np.count_nonzero(np.frombuffer(data, dtype=np.uint8) == byte))
+
+
+def _header_width(text_path: Path, dialect: Dialect) -> int:
+    """Fields of the first record (the header), read whole however long it is."""
+    with text_path.open(encoding="utf-8", errors="replace", newline="") as handle:
+        try:
+            for record in dialect.reader(handle):
+                if record:
+                    return len(record)
+        except csv.Error:
+            return 0  # the readers report the quoting in their own words
+    return 0
 
 
 def _head(path: Path) -> str:

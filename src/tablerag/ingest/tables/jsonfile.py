@@ -22,7 +22,7 @@ from typing import Any
 import duckdb
 
 from tablerag.errors import SourceError
-from tablerag.ingest import infer
+from tablerag.ingest import infer, limits
 from tablerag.ingest.encoding import decode
 from tablerag.ingest.tables.rows import (
     clean_header,
@@ -48,6 +48,7 @@ def read_json(path: Path, con: duckdb.DuckDBPyConnection) -> list[StagedTable]:
     data = path.read_bytes()
     if not data.strip():
         raise SourceError(path.name, f"{path.name!r} is empty; export the data again.")
+    limits.check_depth(str(path), limits.json_depth(data), "JSON values")
     text, _ = decode(data, path.name)
     problems: list[Problem] = []
     if path.suffix.lower() in _LINES_SUFFIXES:
@@ -146,6 +147,7 @@ def _stage(
     for record in flat:
         keys.update(dict.fromkeys(record))
     originals = list(keys)
+    limits.check_columns(source, len(originals), f"table {name!r}")
     names, problems = clean_header(originals)
     columns = [[record.get(key) for record in flat] for key in originals]
     types = [_column_type(values) for values in columns]

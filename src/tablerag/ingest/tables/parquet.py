@@ -7,6 +7,7 @@ from pathlib import Path
 import duckdb
 
 from tablerag.errors import SourceError
+from tablerag.ingest import limits
 from tablerag.ingest.tables.rows import clean_header, new_relation_name, quote_name
 from tablerag.store.staging import StagedTable
 
@@ -27,6 +28,7 @@ def read_parquet(path: Path, con: duckdb.DuckDBPyConnection) -> list[StagedTable
             path.name, f"{path.name!r} is not a readable Parquet file ({exc}); write it again."
         ) from exc
     originals = [str(row[0]) for row in described]
+    limits.check_columns(path.name, len(originals))
     names, problems = clean_header(originals)
     select = ", ".join(
         f"{quote_name(old)} AS {quote_name(new)}" for old, new in zip(originals, names, strict=True)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import duckdb
 
+from tablerag.ingest import limits
 from tablerag.ingest.store import sanitize_column_name, sanitize_column_names
 from tablerag.ingest.tables.totals import drop_totals
 from tablerag.store.staging import STAGE_PREFIX, StagedTable
@@ -50,9 +51,12 @@ def stage_rows(
     Returns:
         The staged table, with every rename, padding, extra column and totals row reported.
     """
+    where = f"{origin or name}"
+    limits.check_columns(name, len(header), where)
     labels = row_labels or [f"row {n}" for n in range(1, len(rows) + 1)]
     rows, labels, problems = drop_totals(rows, labels)
     fitted, originals = fit_rows(header, rows, labels, problems)
+    limits.check_columns(name, len(originals), where)
     names, renames = clean_header(originals)
     problems += renames
     if not rows:
