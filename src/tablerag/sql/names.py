@@ -9,9 +9,11 @@ MariaDB 10.11 with ``lower_case_table_names=0``; ``tests/sql/test_names.py`` re-
   (U+212A) is not ``k`` - while ``"booKings".lower()`` is ``"bookings"`` in Python.
 - PostgreSQL folds unquoted identifiers to lower case in ASCII only and compares the result
   exactly: ``Bookings`` is ``bookings``, ``"Bookings"`` is another name.
-- MariaDB/MySQL: table names and table aliases are compared exactly (on Linux), CTE names and
-  column names case-insensitively; column names also without accents (``CAFÉ`` finds the
-  column ``café``, utf8mb3_general_ci).
+- MariaDB/MySQL: table names and table aliases are compared exactly (on Linux), but the gate
+  runs every catalog table under the catalog's own spelling (the written name becomes its
+  alias), and CTE names compare case-insensitively: after the gate, ASCII case does not
+  matter. Column names compare without case in Unicode letter pairs (``CAFÉ`` finds ``café``),
+  but with accents (``cafe`` does not) and without special foldings (Kelvin sign, ``ſ``).
 - No engine folds fullwidth letters, ``ſ`` (U+017F), dotless ``ı`` or Cyrillic homoglyphs to
   ASCII: those are other names everywhere, and only a reader (or the gate's lower-casing) is
   misled.
@@ -46,8 +48,8 @@ _CJK = frozenset({"CJK", "HIRAGANA", "KATAKANA", "HANGUL", "BOPOMOFO", "IDEOGRAP
 """Scripts written together with Latin letters in real schemas (``球队id``, ``商品code``)."""
 
 HOMOGLYPHS = frozenset(
-    "аеорсухіјѕһԁԛԝвкмнтАВЕКМНОРСТУХІЈЅ"  # Cyrillic
-    "αεικνορτυχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ"  # Greek
+    "аеорсухіјѕһԁԛԝАВЕКМНОРСТУХІЈЅ"  # Cyrillic
+    "αινορυχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ"  # Greek
     "ɑɡɩɪʏ"  # Latin-looking IPA letters
 )  # fmt: skip
 """Letters of other scripts that read as Latin ones (Cyrillic ``о``, Greek ``ο``...)."""
@@ -57,10 +59,17 @@ def _ascii_lower(name: str) -> str:
     return "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else c for c in name)
 
 
+def _mysql_char(ch: str) -> str:
+    up = ch.upper()
+    return up if len(up) == 1 and up.lower() == ch.lower() else ch
+
+
 def _mysql_column_key(name: str) -> str:
-    """utf8mb3_general_ci as MariaDB compares column names: no case, no accents."""
-    bare = "".join(c for c in unicodedata.normalize("NFD", name) if not unicodedata.combining(c))
-    return bare.upper()
+    """How MariaDB compares column names (measured): case-insensitive for letters with a simple
+    upper/lower pair (``CAFÉ`` is ``café``), accent-sensitive (``cafe`` is not ``café``), and
+    not folding special letters (the Kelvin sign is not ``k``, ``ſ`` not ``s``, ``STRASSE``
+    not ``straße``)."""
+    return "".join(_mysql_char(c) for c in name)
 
 
 def name_key(name: str, *, quoted: bool, dialect: str, kind: Kind = "column") -> str:
@@ -75,8 +84,8 @@ def name_key(name: str, *, quoted: bool, dialect: str, kind: Kind = "column") ->
         >>> name_key("Bookings", quoted=True, dialect="postgres"), name_key(
         ...     "Bookings", quoted=False, dialect="postgres")
         ('Bookings', 'bookings')
-        >>> name_key("CAFÉ", quoted=True, dialect="mysql", kind="column")
-        'CAFE'
+        >>> name_key("CAFé", quoted=True, dialect="mysql", kind="column")
+        'CAFÉ'
     """
     if dialect == "postgres":
         return name if quoted else _ascii_lower(name)
@@ -151,17 +160,18 @@ def character_problem(name: str, dialect: str) -> str | None:
     for ch in name:
         if ch.isascii() or not unicodedata.category(ch).startswith("L"):
             continue
-        if ch.lower() != ch:
+        if dialect == "mysql":
+            if _mysql_char(ch) != _mysql_char(ch.lower()):
+                return f"Python reads {ch!r} as {ch.lower()!r} in lower case, {dialect} does not"
+        elif ch.lower() != ch:
             return f"Python reads {ch!r} as {ch.lower()!r} in lower case, {dialect} does not"
-        if dialect == "mysql" and _script(ch) == "LATIN":
-            return f"{dialect} reads {ch!r} as {_mysql_column_key(ch)!r} (it ignores accents)"
     return None
 
 
 _LATIN_OF = {
-    **dict(zip("аеорсухіјѕһԁԛԝвкмнт", "aeopcyxijshdqwbkmht", strict=True)),
+    **dict(zip("аеорсухіјѕһԁԛԝ", "aeopcyxijshdqw", strict=True)),
     **dict(zip("АВЕКМНОРСТУХІЈЅ", "ABEKMHOPCTYXIJS", strict=True)),
-    **dict(zip("αεικνορτυχ", "aeiknoptux", strict=True)),
+    **dict(zip("αινορυχ", "aivopux", strict=True)),
     **dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "ABEZHIKMNOPTYX", strict=True)),
     **dict(zip("ɑɡɩɪʏ", "agiiy", strict=True)),
 }
