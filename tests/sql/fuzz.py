@@ -113,6 +113,52 @@ class Source:
     """Underlying column names a reference may use (only the visible ones in a sly query,
     which reaches hidden columns through implicit forms only: ``*``, ``to_json(t)``, ``#N``,
     column lists)."""
+    with_: str = ""
+    """A CTE the query is prefixed with (``name AS (...)``), when the source brought one."""
+
+
+MUTATIONS = ("upper", "title", "quote", "kelvin", "long-s", "fullwidth", "cyrillic-o",
+             "zero-width", "quote-upper")  # fmt: skip
+"""Ways an identifier is respelled (issue 28): case, quoting, Unicode folding (the Kelvin
+sign for ``k``, ``ſ`` for ``s``), fullwidth letters, homoglyphs (Cyrillic ``о``) and
+zero-width characters: each names the same object to Python's ``lower()`` or to a reader, and
+another (or the same) to the engine."""
+
+
+def mutate(name: str, how: str) -> str:
+    """``name`` respelled by the mutation ``how`` (quoted when it needs quotes).
+
+    Example:
+        >>> mutate("bookings", "kelvin"), mutate("orders", "upper")
+        ('"boo\u212aings"', 'ORDERS')
+    """
+    if how == "upper":
+        return name.upper()
+    if how == "title":
+        return name.title()
+    if how == "quote":
+        return f'"{name}"'
+    if how == "quote-upper":
+        return f'"{name.upper()}"'
+    if how == "kelvin":
+        out = name.replace("k", "\u212a").replace("K", "\u212a")
+    elif how == "long-s":
+        out = name.replace("s", "\u017f")
+    elif how == "fullwidth":
+        out = chr(ord(name[0]) + 0xFEE0) + name[1:] if name[:1].isascii() else name
+    elif how == "cyrillic-o":
+        out = name.replace("o", "\u043e")
+    else:
+        out = name[:1] + "\u200b" + name[1:]
+    return f'"{out}"'
+
+
+@st.composite
+def _name(draw: st.DrawFn, name: str) -> str:
+    """``name`` as written, or (one time in four) respelled by a :data:`MUTATIONS` entry."""
+    if draw(st.sampled_from(range(4))):
+        return name
+    return mutate(name, draw(st.sampled_from(MUTATIONS)))
 
 
 def _literal() -> st.SearchStrategy[str]:
@@ -136,6 +182,7 @@ def _column(draw: st.DrawFn, src: Source, dialect: str) -> str:
         return f"#{draw(st.integers(1, len(COLUMNS) + 1))}"
     else:
         name = draw(st.sampled_from(ALIAS_NAMES))
+    name = draw(_name(name))
     return f"{src.alias}.{name}" if draw(st.booleans()) else name
 
 
@@ -212,7 +259,7 @@ def _source(draw: st.DrawFn, dialect: str, depth: int, pool: tuple[str, ...]) ->
     column list), an internal table, or a lateral join of two of them."""
     source = draw(_from_item(dialect, depth, pool))
     names = tuple(n for n in source.names if n in pool or n not in COLUMNS)
-    return Source(source.sql, source.alias, names, pool)
+    return Source(source.sql, source.alias, names, pool, source.with_)
 
 
 @st.composite
@@ -220,7 +267,7 @@ def _from_item(draw: st.DrawFn, dialect: str, depth: int, pool: tuple[str, ...])
     kind = draw(st.sampled_from(range(12)))
     alias = draw(st.sampled_from(("t", "c", "s", "x")))
     if kind <= 3:
-        return Source(f"customers AS {alias}", alias, COLUMNS)
+        return Source(f"{draw(_name('customers'))} AS {alias}", alias, COLUMNS)
     if kind == 4:
         # short lists rename visible columns only (and may run); longer ones reach hidden ones
         size = draw(st.one_of(st.integers(1, len(VISIBLE)), st.integers(1, len(COLUMNS))))
@@ -244,6 +291,11 @@ def _from_item(draw: st.DrawFn, dialect: str, depth: int, pool: tuple[str, ...])
             f"({', '.join(listed[:1])})"
         )
         return Source(sql, "l", listed[:1])
+    if kind == 11 and depth > 0:
+        # a CTE named like the table up to case, quoting or Unicode folding, shadowing it or not
+        inner, names = draw(_query(dialect, depth - 1, VISIBLE))
+        cte = draw(_name("customers"))
+        return Source(f"customers AS {alias}", alias, COLUMNS, pool, with_=f"{cte} AS ({inner})")
     return Source("customers", "customers", COLUMNS)
 
 
@@ -257,10 +309,16 @@ def _query(
     items = draw(st.lists(_select_item(src, dialect, depth), min_size=1, max_size=2))
     names = tuple(n for _, item_names in items for n in item_names)
     sql = f"SELECT {', '.join(item for item, _ in items)} FROM {src.sql}"
+    if src.with_:
+        sql = f"WITH {src.with_} {sql}"
     if draw(st.booleans()):
         sql += f" WHERE {draw(_expr(src, dialect, 0))} IS NOT NULL"
     if draw(st.sampled_from(range(4))) == 0:
         sql += " GROUP BY ALL" if dialect == "duckdb" else " GROUP BY 1"
+        if draw(st.booleans()):
+            sql += f" HAVING count({draw(_column(src, dialect))}) > 0"
+    if draw(st.sampled_from(range(4))) == 0:
+        sql += f" ORDER BY {draw(_expr(src, dialect, 0))}"
     if depth > 0 and draw(st.sampled_from(range(4))) == 0:
         op = draw(st.sampled_from(("UNION", "UNION ALL", "EXCEPT", "INTERSECT")))
         sql = f"{sql} {op} {draw(_query(dialect, depth - 1, pool))[0]}"
