@@ -30,8 +30,12 @@ from tablerag.service import Workspace
 from tablerag.settings import Settings
 from tablerag.sql.engines import SQLEngine, open_engine
 from tablerag.sql.policy import ExecutionPolicy
+from tablerag.types import ColumnInfo, TableInfo
 from tests.plugins.canary import (
     COLUMNS,
+    FLAGGED,
+    HIDDEN,
+    N_ROWS,
     VISIBLE,
     CanaryKit,
     build_postgres,
@@ -40,6 +44,7 @@ from tests.plugins.canary import (
     plant_internal,
     write_customers,
 )
+from tests.plugins.mariadb import MariaDBServer
 
 Kind = Literal["ran", "rejected", "failed", "leak", "crash", "overrun"]
 DEFECTS: tuple[Kind, ...] = ("leak", "crash", "overrun")
@@ -50,7 +55,7 @@ GRACE_S = 1.0
 SLOW_ONCE = "slow once"
 """The detail of a query over the time bound once but not when run again (load noise)."""
 
-DIALECTS = ("duckdb", "sqlite", "postgres")
+DIALECTS = ("duckdb", "sqlite", "postgres", "mysql")
 ALIAS_NAMES = ("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n")
 INTERNAL_TABLES = ("tablerag.columns", "tablerag.chunks", "tablerag.canary_planted")
 
@@ -209,6 +214,11 @@ def _wrap(dialect: str) -> st.SearchStrategy[str]:
             "string_agg({}::text, ',')", "{}::text", "jsonb_build_array({})", "concat({})",
             "format('%s', {})", "row_to_json(row({}))", "CAST({} AS bigint)",
         ],
+        "mysql": [
+            "json_object('k', {})", "json_array({})", "group_concat({})", "CAST({} AS CHAR)",
+            "concat({}, '')", "hex({})", "CAST({} AS SIGNED)", "json_quote({})",
+            "any_value({})", "concat_ws(',', {}, 'x')", "json_extract(json_array({}), '$[0]')",
+        ],
     }  # fmt: skip
     return st.sampled_from(common + per[dialect])
 
@@ -224,7 +234,8 @@ def _expr(draw: st.DrawFn, src: Source, dialect: str, depth: int) -> str:
         inner, _ = draw(_query(dialect, depth - 1, src.pool))
         return f"(SELECT * FROM ({inner}) AS q LIMIT 1)" if draw(st.booleans()) else f"({inner})"
     if kind == 7:
-        return f"to_json({src.alias})" if dialect != "sqlite" else draw(_column(src, dialect))
+        whole = dialect in {"duckdb", "postgres"}
+        return f"to_json({src.alias})" if whole else draw(_column(src, dialect))
     inner = (
         draw(_expr(src, dialect, max(0, depth - 1))) if depth > 0 else draw(_column(src, dialect))
     )
@@ -359,6 +370,41 @@ def postgres_database(superuser_url: str, kit: CanaryKit, dbname: str) -> SQLEng
     """The canary table in a fresh PostgreSQL database, read by a role granted only the
     visible columns (:func:`tests.plugins.canary.build_postgres`)."""
     return open_engine(build_postgres(superuser_url, kit, dbname), policy=POLICY)
+
+
+def mariadb_database(server: MariaDBServer, kit: CanaryKit, dbname: str) -> SQLEngine:
+    """The canary table in a fresh MariaDB database, read by an account granted only the
+    visible columns (the documented setup), with a ``tablerag`` database of its own holding
+    the internal canary; the catalog names the hidden columns as a workspace records them."""
+    user, password = f"f_{dbname}"[:32], "fuzz-pw"
+    stored = [c for c in COLUMNS if c not in FLAGGED]
+    server.execute(
+        f"DROP DATABASE IF EXISTS `{dbname}`",
+        f"CREATE DATABASE `{dbname}` CHARACTER SET utf8mb4",
+        "CREATE DATABASE IF NOT EXISTS tablerag",
+        "CREATE TABLE IF NOT EXISTS tablerag.columns (name VARCHAR(40), samples VARCHAR(80))",
+        f"DROP USER IF EXISTS '{user}'@'%'",
+        f"CREATE USER '{user}'@'%' IDENTIFIED BY '{password}'",
+    )
+    con = server.connect(dbname)
+    try:
+        with con.cursor() as cur:
+            cur.execute(kit.ddl(columns=stored).replace("DOUBLE PRECISION", "DOUBLE"))
+            marks = ", ".join(["%s"] * len(stored))
+            cur.executemany(f"INSERT INTO customers VALUES ({marks})", kit.tuples(stored))
+            cur.execute("INSERT INTO tablerag.columns VALUES ('secret', %s)", [kit.internal])
+            cur.execute(
+                f"GRANT SELECT ({', '.join(VISIBLE)}) ON `{dbname}`.customers TO '{user}'@'%'"
+            )
+            cur.execute(f"GRANT SELECT ON tablerag.columns TO '{user}'@'%'")
+    finally:
+        con.close()
+    columns = tuple(ColumnInfo(c, "", sensitive=c in HIDDEN) for c in stored)
+    return open_engine(
+        server.url(dbname, user=user, password=password),
+        catalog=[TableInfo("customers", "t", columns, N_ROWS)],
+        policy=POLICY,
+    )
 
 
 def campaign_summary(outcomes: Sequence[Outcome]) -> dict[str, int]:

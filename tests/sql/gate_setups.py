@@ -60,6 +60,7 @@ def catalog() -> list[TableInfo]:
 
 def duckdb_file(folder: Path, kit: CanaryKit) -> SQLEngine:
     """A DuckDB file queried in place (no workspace)."""
+    folder.mkdir(parents=True, exist_ok=True)
     path = build_duckdb(folder / "canary.duckdb", kit)
     con = duckdb.connect(str(path))
     for statement in bookings(kit, "JSON"):
