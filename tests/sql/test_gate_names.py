@@ -85,7 +85,7 @@ HOSTILE = [
     Case("all-homoglyph-alias", "SELECT name AS \u0441\u043e\u0441\u043e FROM customers",
          "confusable_name"),
     Case("upper-accent-cte", 'WITH "BOOKINGÉ" AS (SELECT 1 AS x) SELECT x FROM "BOOKINGÉ"',
-         "confusable_name"),
+         "confusable_name", ("duckdb", "sqlite", "postgres")),
     Case("quoted-cte-case", 'WITH "Bookings" AS (SELECT 1 AS id, 2 AS secret_pin) '
          "SELECT secret_pin AS v FROM Bookings", "ambiguous_name", ("postgres",)),
     Case("quoted-cte-upper", 'WITH "BOOKINGS" AS (SELECT 1 AS secret_pin) '
@@ -111,6 +111,16 @@ HOSTILE = [
          "FROM customers) AS t", "sensitive_column"),
     Case("qualify-alias", "SELECT name AS phone FROM customers "
          "QUALIFY row_number() OVER (ORDER BY phone) = 1", "sensitive_column", ("duckdb",)),
+    Case("subquery-where-alias", "SELECT name FROM customers WHERE EXISTS (SELECT 1 AS "
+         "password FROM bookings WHERE password LIKE 'CNRY%')", "sensitive_column"),
+    Case("subquery-table-function", "SELECT name FROM customers WHERE EXISTS (SELECT 1 FROM "
+         "generate_series(1, 2) AS g WHERE password LIKE 'CNRY%')", "sensitive_column",
+         ("duckdb", "postgres")),
+    Case("subquery-order-alias", "SELECT name, (SELECT b.note AS password FROM bookings AS b "
+         "ORDER BY CASE WHEN password LIKE 'CNRY%' THEN b.id ELSE -b.id END LIMIT 1) AS x "
+         "FROM customers", "sensitive_column"),
+    Case("trailing-space-cte", "WITH `customers ` AS (SELECT 1 AS id) SELECT id FROM "
+         "`customers `", "confusable_name", ("mysql",)),
     # USING and NATURAL over a table with hidden columns
     Case("using-visible", "SELECT count(*) AS n FROM customers AS a JOIN customers AS b "
          "USING (id)", "sensitive_column"),
@@ -212,6 +222,12 @@ def test_benign_queries_still_run(request: pytest.FixtureRequest, case: Case, ki
         pytest.param("mysql", "SELECT city FROM customers GROUP BY city "
                      "HAVING max(password) LIKE 'CNRY%'", id="having-mariadb",
                      marks=pytest.mark.mariadb),
+        pytest.param("postgres", "SELECT city FROM customers WHERE EXISTS (SELECT 1 AS "
+                     "password FROM bookings WHERE password LIKE 'CNRY%') GROUP BY city",
+                     id="subquery-alias-postgres", marks=pytest.mark.postgres),
+        pytest.param("mysql", "SELECT city FROM customers WHERE EXISTS (SELECT 1 AS "
+                     "password FROM bookings WHERE password LIKE 'CNRY%') GROUP BY city",
+                     id="subquery-alias-mariadb", marks=pytest.mark.mariadb),
         pytest.param("duckdb", 'WITH "boo\u212aings" AS (SELECT 1 AS id, 2 AS secret_pin) '
                      "SELECT secret_pin AS v FROM bookings", id="kelvin-duckdb"),
     ],
@@ -224,7 +240,7 @@ def test_the_cases_reach_hidden_data_without_the_gate(
     engine = _engine(request, kind)
     columns, rows = engine._run(sql, engine.policy)
     assert rows
-    if "HAVING" in sql:
+    if "LIKE 'CNRY%'" in sql:
         assert len(rows) == 4  # every city passed the test of a hidden value
     else:
         assert leaked(columns, rows)

@@ -135,6 +135,8 @@ def character_problem(name: str, dialect: str) -> str | None:
     for ch in name:
         if _invisible(ch):
             return f"it contains the invisible character U+{ord(ch):04X}"
+    if name != name.strip():
+        return "it starts or ends with a space (MariaDB ignores trailing spaces in names)"
     plain = unicodedata.normalize("NFKC", name)
     if plain != name:
         odd = next(

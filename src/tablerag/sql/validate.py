@@ -577,6 +577,12 @@ class _Resolver:
         name, qualifier = column.name.lower(), column.table.lower()
         candidates: list[str] = []
         hidden: set[str] = set()
+        if not qualifier and self._reachable_hidden(scope, name):
+            # hidden wins over a nearer source, an alias or a source of unknown columns: an
+            # engine may resolve the name outwards (PostgreSQL and MariaDB read a WHERE name
+            # in a subquery as the outer table's column when no alias can be meant there)
+            self._column_issue(column, name, [], {name})
+            return
         current: Scope | None = scope
         while current is not None:
             sources = {k.lower(): v for k, v in current.selected_sources.items()}
@@ -604,6 +610,18 @@ class _Resolver:
             current = current.parent
         in_from = self._in_from(scope, name) if qualifier else []
         self._column_issue(column, name, candidates, hidden, in_from, scope)
+
+    def _reachable_hidden(self, scope: Scope, name: str) -> bool:
+        """Whether a table that an unqualified ``name`` in ``scope`` can reach (its FROM, and
+        the enclosing queries' up to a CTE or derived table) has a hidden column ``name``."""
+        current: Scope | None = scope
+        while current is not None:
+            if any(name in self.hidden_in(src) for _, src in current.selected_sources.values()):
+                return True
+            if current.scope_type in _SELF_CONTAINED and not _recursive(current):
+                return False
+            current = current.parent
+        return False
 
     # -- masked columns -------------------------------------------------------------------
     def masked_in(self, source: exp.Expr | Scope, node: exp.Expr | None = None) -> set[str]:
