@@ -147,6 +147,14 @@ HOSTILE = [
          "FROM bookings", "sensitive_key", ("duckdb", "sqlite")),
     Case("json-wildcard", "SELECT json_extract(prefs, '$.*') AS v FROM bookings",
          "sensitive_key", ("duckdb", "mysql")),
+    Case("json-escaped-key", "SELECT json_extract(prefs, '$.\"p\\u0061ssword\"') AS v "
+         "FROM bookings", "sensitive_key", ("duckdb", "sqlite")),
+    Case("jsonb-contains", "SELECT id FROM bookings WHERE prefs @> "
+         "'{\"password\": \"x\"}'", "sensitive_key", ("postgres",)),
+    Case("jsonb-contained-by", "SELECT id FROM bookings WHERE "
+         "'{\"password\": \"x\"}' <@ prefs", "sensitive_key", ("postgres",)),
+    Case("jsonb-top-key", "SELECT id FROM bookings WHERE prefs ? 'password'", "sensitive_key",
+         ("postgres",)),
     Case("struct-extract", "SELECT struct_extract(json_transform(prefs, "
          "'{\"password\": \"VARCHAR\"}'), 'password') AS v FROM bookings", "sensitive_key",
          ("duckdb",)),
@@ -166,6 +174,8 @@ BENIGN = [
          ("duckdb", "sqlite", "postgres")),
     Case("json-harmless-key", "SELECT json_extract(prefs, '$.theme') AS v FROM bookings "
          "ORDER BY id", "", ("duckdb", "sqlite", "mysql")),
+    Case("array-contains", "SELECT id FROM bookings WHERE ARRAY[id, 3] @> ARRAY[id] "
+         "ORDER BY id", "", ("postgres",)),
     Case("json-harmless-arrow", "SELECT prefs->>'theme' AS v FROM bookings ORDER BY id", "",
          ("duckdb", "sqlite", "postgres")),
 ]  # fmt: skip
