@@ -231,3 +231,27 @@ def test_masking_off_allows_transforms(masked_catalog: ExposedCatalog) -> None:
     off = ExecutionPolicy(mask_personal_data=False)
     sql = "SELECT reverse(notes) FROM tickets"
     assert validate(sql, dialect="duckdb", catalog=masked_catalog, policy=off) == []
+
+
+@dataclass(frozen=True)
+class PartialTable(ExposedTable):
+    """A table the account reads only partly, other columns' names unknown (what
+    ``ExposedTable.partial`` marks on MySQL/MariaDB with column grants)."""
+
+    partial: bool = True
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT a.id FROM stores AS a JOIN stores AS b USING (id)",
+        "SELECT count(*) FROM stores NATURAL JOIN (SELECT '13812345678' AS phone) AS g",
+    ],
+)
+def test_using_and_natural_are_refused_over_a_partly_readable_table(sql: str) -> None:
+    cat = ExposedCatalog([PartialTable("stores", ("id", "name"))])
+    issues = validate(sql, dialect="mysql", catalog=cat)
+    assert [i.code for i in issues] == ["sensitive_column"], issues
+    assert "ON a.column = b.column" in issues[0].message
+    assert validate("SELECT a.id FROM stores AS a JOIN stores AS b ON a.id = b.id",
+                    dialect="mysql", catalog=cat) == []  # fmt: skip

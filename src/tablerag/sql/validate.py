@@ -889,16 +889,18 @@ class _Resolver:
     def check_joins(self, scope: Scope) -> None:
         """USING and NATURAL joins compare columns by name without naming them as Column
         nodes (and MariaDB checks no column privilege for them): refused whenever a table of
-        the scope has hidden columns, whichever columns they name."""
+        the scope has hidden columns, or columns the account cannot read whose names the
+        catalog does not know (``ExposedTable.partial``, MySQL column grants), whichever
+        columns they name."""
         query = scope.expression
         if not isinstance(query, exp.Select):
             return
         hiding = [
             found.name
             for _node, src in scope.selected_sources.values()
-            if isinstance(src, exp.Table) and self.hidden_in(src)
-            for found in (self.real[id(src)],)
-            if found is not None
+            if isinstance(src, exp.Table)
+            for found in (self.real.get(id(src)),)
+            if found is not None and (found.hidden or getattr(found, "partial", False))
         ]
         if not hiding:
             return
