@@ -92,6 +92,8 @@ HOSTILE = [
          "SELECT secret_pin AS v FROM bookings", "ambiguous_name", ("postgres",)),
     Case("quoted-alias-order", 'SELECT id AS "Password" FROM customers ORDER BY password',
          "ambiguous_name", ("postgres",)),
+    Case("alias-case-pair", "SELECT x.password AS v FROM customers AS x, "
+         "(SELECT 1 AS password) AS X", "ambiguous_name"),
     # clauses sqlglot leaves out of a scope's columns
     Case("having-alias", "SELECT city, count(*) AS password FROM customers GROUP BY city "
          "HAVING min(password) > ''", "sensitive_column"),
@@ -238,6 +240,9 @@ def test_benign_queries_still_run(request: pytest.FixtureRequest, case: Case, ki
         pytest.param("mysql", "SELECT city FROM customers WHERE EXISTS (SELECT 1 AS "
                      "password FROM bookings WHERE password LIKE 'CNRY%') GROUP BY city",
                      id="subquery-alias-mariadb", marks=pytest.mark.mariadb),
+        pytest.param("mysql", "SELECT x.password AS v FROM customers AS x, "
+                     "(SELECT 1 AS password) AS X", id="alias-case-pair-mariadb",
+                     marks=pytest.mark.mariadb),
         pytest.param("duckdb", 'WITH "boo\u212aings" AS (SELECT 1 AS id, 2 AS secret_pin) '
                      "SELECT secret_pin AS v FROM bookings", id="kelvin-duckdb"),
     ],

@@ -480,6 +480,34 @@ class _Resolver:
                     _renaming_issue(table, found.name, "a column list after its alias")
                 )
 
+    def check_aliases(self, scope: Scope) -> None:
+        """Two FROM items of one query named alike up to case (``customers AS x, (...) AS X``)
+        are refused: MariaDB keeps them apart (table aliases are case-sensitive there) and
+        resolved ``x.password`` to the table while the gate's case-insensitive lookup took
+        the derived table; elsewhere the engine refuses them anyway."""
+        query = scope.expression
+        if not isinstance(query, exp.Select):
+            return
+        items = [query.args.get("from_")] + list(query.args.get("joins") or [])
+        names = [
+            item.this.alias_or_name
+            for item in items
+            if isinstance(item, exp.From | exp.Join) and item.this.alias_or_name
+        ]
+        seen: dict[str, str] = {}
+        for name in names:
+            other = seen.setdefault(name.lower(), name)
+            if other is not name:
+                self.issues.append(
+                    Issue(
+                        "ambiguous_name",
+                        f"Two FROM items are named {other!r} and {name!r}; give each table "
+                        "or subquery its own alias (differing in more than case).",
+                        detail={"names": [other, name]},
+                    )
+                )
+                return
+
     def check_positions(self, scope: Scope) -> None:
         """DuckDB's ``#N`` reads the N-th column of FROM, hidden ones included on a database
         without an exposure layer; refused over a table with hidden columns."""
@@ -1006,6 +1034,10 @@ def _catalog_issues(
     scopes = traverse_scope(tree)
     resolver = _Resolver(tree, dialect, catalog, masking)
     resolver.classify_tables(scopes)
+    if resolver.issues:
+        return resolver.issues
+    for scope in scopes:
+        resolver.check_aliases(scope)
     if resolver.issues:
         return resolver.issues
     seen: set[int] = set()
