@@ -117,6 +117,9 @@ def _invisible(ch: str) -> bool:
     return ch in "\u034f\u115f\u1160\u3164\uffa0" or "\ufe00" <= ch <= "\ufe0f"
 
 
+_SPACE_PROBLEM = "it starts or ends with a space (MariaDB ignores trailing spaces in names)"
+
+
 def character_problem(name: str, dialect: str) -> str | None:
     """Why the identifier ``name`` cannot be resolved safely in ``dialect``, or None.
 
@@ -132,11 +135,13 @@ def character_problem(name: str, dialect: str) -> str | None:
         >>> character_problem("球队id", "sqlite") is None
         True
     """
+    if name.isascii() and name.isprintable():  # the usual name: only its ends can mislead
+        return None if name == name.strip() else _SPACE_PROBLEM
     for ch in name:
         if _invisible(ch):
             return f"it contains the invisible character U+{ord(ch):04X}"
     if name != name.strip():
-        return "it starts or ends with a space (MariaDB ignores trailing spaces in names)"
+        return _SPACE_PROBLEM
     plain = unicodedata.normalize("NFKC", name)
     if plain != name:
         odd = next(
