@@ -698,6 +698,32 @@ class _Resolver:
         if isinstance(node, exp.Subquery) and not isinstance(node.parent, exp.From | exp.Join):
             self.check_masked(node)  # a scalar subquery: its value stands where it is used
 
+    def check_masked_order(self, select: exp.Select) -> None:
+        """``ORDER BY 1`` or ``ORDER BY alias`` of a select item that carries a masked column
+        orders by the hidden value as surely as ``ORDER BY notes`` (refused likewise)."""
+        masked = self.masked_out.get(id(select))
+        order = select.args.get("order")
+        if not masked or not isinstance(order, exp.Order):
+            return
+        names = [s.alias_or_name.lower() for s in select.selects]
+        for item in order.expressions:
+            key = item.this if isinstance(item, exp.Ordered) else item
+            picked = None
+            if isinstance(key, exp.Literal) and key.is_int and 0 < int(key.name) <= len(names):
+                picked = names[int(key.name) - 1]
+            elif isinstance(key, exp.Column) and not key.table:
+                picked = key.name.lower()
+            if picked is not None and picked in masked:
+                self.issues.append(
+                    Issue(
+                        "masked_column",
+                        f"ORDER BY {key.sql()!r} orders by a column that is masked in results, "
+                        "which reveals the order of the hidden values; order by another column.",
+                        span(key),
+                        {"column": key.sql()},
+                    )
+                )
+
     def _in_from(self, scope: Scope, name: str) -> list[str]:
         """The alias of each FROM item of ``scope`` (or an enclosing one) that has the column."""
         current: Scope | None = scope
@@ -1049,5 +1075,7 @@ def _catalog_issues(
             if id(column) not in seen and not column.is_star:
                 seen.add(id(column))
                 resolver.check_column(scope, column)
+    for select in tree.find_all(exp.Select):
+        resolver.check_masked_order(select)
     real += [t for t in tree.find_all(exp.Table) if resolver.real.get(id(t)) is not None]
     return resolver.issues
