@@ -126,6 +126,8 @@ def test_mariadb_resolves_as_name_key_says(
         pytest.param("name\u00ad", "postgres", id="soft-hyphen"),
         pytest.param("CAFÉ", "duckdb", id="upper-accent"),
         pytest.param("İd", "mysql", id="dotted-capital-i-mysql"),
+        pytest.param("Ⅻ", "duckdb", id="roman-numeral"),
+        pytest.param("ｃity", "sqlite", id="fullwidth-letter"),
         pytest.param("cafe\u0301", "sqlite", id="combining-accent"),
     ],
 )
@@ -140,7 +142,14 @@ def test_names_the_engine_folds_otherwise_are_refused(name: str, dialect: str) -
 
 @pytest.mark.parametrize(
     ("name", "dialect"),
-    [("球队id", "sqlite"), ("café", "duckdb"), ("товар", "postgres"), ("Straße", "duckdb")],
+    [
+        ("球队id", "sqlite"),
+        ("café", "duckdb"),
+        ("товар", "postgres"),
+        ("Straße", "duckdb"),
+        ("金额（元）", "sqlite"),
+        ("销量１", "mysql"),
+    ],
 )
 def test_plain_names_of_one_script_pass(name: str, dialect: str) -> None:
     assert character_problem(name, dialect) is None

@@ -143,11 +143,12 @@ def character_problem(name: str, dialect: str) -> str | None:
     if name != name.strip():
         return _SPACE_PROBLEM
     plain = unicodedata.normalize("NFKC", name)
-    if plain != name:
-        odd = next(
-            (c for c in name if unicodedata.normalize("NFKC", c) != c),
-            name[0],
-        )
+    changed = [c for c in name if unicodedata.normalize("NFKC", c) != c]
+    # fullwidth brackets and digits in a Chinese name (``金额（元）``) mislead neither Python
+    # nor an engine; a compatibility letter (the Kelvin sign, ``ſ``, fullwidth ``ｃ``) or a
+    # decomposed accent reads as another name
+    if plain != name and (not changed or any(unicodedata.category(c)[0] in "LM" for c in changed)):
+        odd = changed[0] if changed else next(c for c in name if unicodedata.combining(c))
         shown = unicodedata.normalize("NFKC", odd)
         what = unicodedata.name(odd, "a compatibility character")
         return (
@@ -165,7 +166,7 @@ def character_problem(name: str, dialect: str) -> str | None:
     if letters and scripts and scripts != ["LATIN"] and all(c in HOMOGLYPHS for c in letters):
         return f"its {scripts[0]} letters read as the Latin word {_skeleton(name)!r}"
     for ch in name:
-        if ch.isascii() or not unicodedata.category(ch).startswith("L"):
+        if ch.isascii():
             continue
         if dialect == "mysql":
             if _mysql_char(ch) != _mysql_char(ch.lower()):
