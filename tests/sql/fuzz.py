@@ -4,7 +4,9 @@
 table (:mod:`tests.plugins.canary`) that try every way of reaching a hidden column: table
 aliases with column lists, positional references ``#N``, ``*``/``t.*``/``COLUMNS(*)``, nested
 and derived subqueries (with column lists too), set operations, lateral joins, structs, lists,
-arrays and JSON, casts and aggregates. :func:`try_query` runs one through the real engine and
+arrays and JSON, casts and aggregates, HAVING and ORDER BY, CTEs named like the table, and
+identifiers respelled by :data:`MUTATIONS` (case, quoting, Unicode folding, fullwidth letters,
+homoglyphs, zero-width characters). :func:`try_query` runs one through the real engine and
 classifies it: refused by the gate, failed in the engine (a clean error), ran - or a defect:
 a canary in the output or an error message (``leak``), an exception that is not a tablerag
 error (``crash``), more rows than the cap or longer than the time limit plus one second
