@@ -1,17 +1,18 @@
-"""A time-boxed fuzzing campaign of the SQL gate and the engines, per engine (issue 21).
+"""A time-boxed fuzzing campaign of the SQL gate and the engines, per engine (issues 21, 28).
 
 Queries come from the hypothesis strategy of ``tests/sql/fuzz.py``: over the canary ``customers``
 table of ``tests/plugins/canary.py`` (hidden columns by name, by content and flagged by a
 descriptions file, canary strings and integers in every one of them, a canary in tablerag's own
 schema), with table aliases with column lists, positional references, ``*``/``COLUMNS(*)``,
-nested and derived subqueries, set operations, lateral joins, structs/lists/JSON, casts and
-aggregates. Each runs through the engine's ``execute`` (gate, read-only connection, limits,
-masking) on DuckDB (a workspace), SQLite (a file) and PostgreSQL (the tests' loopback server, a
-role granted only the visible columns). Counted: queries tried, refused by the gate, failed
-cleanly in the engine, ran; and the defects: canary leaks, crashes (an exception that is not a
-tablerag error), limit overruns (more rows than the cap, or longer than the limit plus 1 s - a
-slow query is run again and counts only when slow again; "slow once" counts the others, the
-noise of a shared machine). Targets: 0, 0, 0.
+nested and derived subqueries, set operations, lateral joins, structs/lists/JSON, casts,
+aggregates, HAVING and ORDER BY, CTEs named like the table, and identifiers mutated (case,
+quoting, the Kelvin sign, ``ſ``, fullwidth letters, Cyrillic ``о``, zero-width characters).
+Each runs through the engine's ``execute`` (gate, read-only connection, limits, masking) on
+each setup of :data:`ENGINES`. Counted: queries tried, refused by the gate, failed cleanly in
+the engine, ran; and the defects: canary leaks, crashes (an exception that is not a tablerag
+error), limit overruns (more rows than the cap, or longer than the limit plus 1 s - a slow
+query is run again and counts only when slow again; "slow once" counts the others, the noise
+of a shared machine). Targets: 0, 0, 0.
 
 Usage::
 
@@ -35,7 +36,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' fixtures and fuzzer
 
-from tests.plugins import postgres  # noqa: E402
+from tests.plugins import mariadb, postgres  # noqa: E402
 from tests.plugins.canary import canary_kit  # noqa: E402
 from tests.sql.fuzz import (  # noqa: E402
     DEFECTS,
@@ -44,15 +45,26 @@ from tests.sql.fuzz import (  # noqa: E402
     Outcome,
     campaign_summary,
     duckdb_workspace,
+    mariadb_database,
     postgres_database,
     queries,
     sqlite_file,
     try_query,
 )
+from tests.sql.gate_setups import (  # noqa: E402
+    duckdb_file,
+    mariadb_gate_only,
+    postgres_gate_only,
+)
 
 from tablerag.sql.engines import SQLEngine  # noqa: E402
 
-ENGINES = ("duckdb", "sqlite", "postgres")
+ENGINES = (
+    "duckdb", "duckdb-file", "sqlite", "postgres", "postgres-gate", "mysql", "mysql-gate",
+)  # fmt: skip
+"""Setups: a DuckDB workspace and a DuckDB file queried in place, a SQLite file, PostgreSQL and
+MariaDB with column GRANTs (the documented setups) and with the gate alone (``-gate``: a role
+that reads every column, ``allow_readable_hidden_columns``)."""
 
 
 class _TimeUp(Exception):
@@ -91,10 +103,16 @@ def engines(base: Path, kinds: tuple[str, ...]) -> Iterator[dict[str, Callable[[
             "duckdb": lambda: duckdb_workspace(base / "duckdb", canary_kit()),
             "sqlite": lambda: sqlite_file(base, canary_kit()),
         }
-        if "postgres" in kinds:
+        out["duckdb-file"] = lambda: duckdb_file(base / "file", canary_kit())
+        if any(k.startswith("postgres") for k in kinds):
             pg = stack.enter_context(postgres.running_server())
             url = pg.url("postgres")
             out["postgres"] = lambda: postgres_database(url, canary_kit(), "fuzz_canary")
+            out["postgres-gate"] = lambda: postgres_gate_only(url, canary_kit(), "fuzz_gate")
+        if any(k.startswith("mysql") for k in kinds):
+            my = stack.enter_context(mariadb.running_server())
+            out["mysql"] = lambda: mariadb_database(my, canary_kit(), "fuzz_canary")
+            out["mysql-gate"] = lambda: mariadb_gate_only(my, canary_kit(), "fuzz_gate")
         yield out
 
 
@@ -123,7 +141,7 @@ def main() -> None:
         for kind in kinds:
             engine = openers[kind]()
             started = time.perf_counter()
-            outcomes = campaign(engine, kind, args.seconds, args.seed)
+            outcomes = campaign(engine, kind.split("-")[0], args.seconds, args.seed)
             took = time.perf_counter() - started
             engine.close()
             counts = campaign_summary(outcomes)

@@ -4,7 +4,9 @@
 table (:mod:`tests.plugins.canary`) that try every way of reaching a hidden column: table
 aliases with column lists, positional references ``#N``, ``*``/``t.*``/``COLUMNS(*)``, nested
 and derived subqueries (with column lists too), set operations, lateral joins, structs, lists,
-arrays and JSON, casts and aggregates. :func:`try_query` runs one through the real engine and
+arrays and JSON, casts and aggregates, HAVING and ORDER BY, CTEs named like the table, and
+identifiers respelled by :data:`MUTATIONS` (case, quoting, Unicode folding, fullwidth letters,
+homoglyphs, zero-width characters). :func:`try_query` runs one through the real engine and
 classifies it: refused by the gate, failed in the engine (a clean error), ran - or a defect:
 a canary in the output or an error message (``leak``), an exception that is not a tablerag
 error (``crash``), more rows than the cap or longer than the time limit plus one second
@@ -30,8 +32,12 @@ from tablerag.service import Workspace
 from tablerag.settings import Settings
 from tablerag.sql.engines import SQLEngine, open_engine
 from tablerag.sql.policy import ExecutionPolicy
+from tablerag.types import ColumnInfo, TableInfo
 from tests.plugins.canary import (
     COLUMNS,
+    FLAGGED,
+    HIDDEN,
+    N_ROWS,
     VISIBLE,
     CanaryKit,
     build_postgres,
@@ -40,6 +46,7 @@ from tests.plugins.canary import (
     plant_internal,
     write_customers,
 )
+from tests.plugins.mariadb import MariaDBServer
 
 Kind = Literal["ran", "rejected", "failed", "leak", "crash", "overrun"]
 DEFECTS: tuple[Kind, ...] = ("leak", "crash", "overrun")
@@ -50,7 +57,7 @@ GRACE_S = 1.0
 SLOW_ONCE = "slow once"
 """The detail of a query over the time bound once but not when run again (load noise)."""
 
-DIALECTS = ("duckdb", "sqlite", "postgres")
+DIALECTS = ("duckdb", "sqlite", "postgres", "mysql")
 ALIAS_NAMES = ("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n")
 INTERNAL_TABLES = ("tablerag.columns", "tablerag.chunks", "tablerag.canary_planted")
 
@@ -113,6 +120,52 @@ class Source:
     """Underlying column names a reference may use (only the visible ones in a sly query,
     which reaches hidden columns through implicit forms only: ``*``, ``to_json(t)``, ``#N``,
     column lists)."""
+    with_: str = ""
+    """A CTE the query is prefixed with (``name AS (...)``), when the source brought one."""
+
+
+MUTATIONS = ("upper", "title", "quote", "kelvin", "long-s", "fullwidth", "cyrillic-o",
+             "zero-width", "quote-upper")  # fmt: skip
+"""Ways an identifier is respelled (issue 28): case, quoting, Unicode folding (the Kelvin
+sign for ``k``, ``ſ`` for ``s``), fullwidth letters, homoglyphs (Cyrillic ``о``) and
+zero-width characters: each names the same object to Python's ``lower()`` or to a reader, and
+another (or the same) to the engine."""
+
+
+def mutate(name: str, how: str) -> str:
+    """``name`` respelled by the mutation ``how`` (quoted when it needs quotes).
+
+    Example:
+        >>> mutate("bookings", "kelvin"), mutate("orders", "upper")
+        ('"boo\u212aings"', 'ORDERS')
+    """
+    if how == "upper":
+        return name.upper()
+    if how == "title":
+        return name.title()
+    if how == "quote":
+        return f'"{name}"'
+    if how == "quote-upper":
+        return f'"{name.upper()}"'
+    if how == "kelvin":
+        out = name.replace("k", "\u212a").replace("K", "\u212a")
+    elif how == "long-s":
+        out = name.replace("s", "\u017f")
+    elif how == "fullwidth":
+        out = chr(ord(name[0]) + 0xFEE0) + name[1:] if name[:1].isascii() else name
+    elif how == "cyrillic-o":
+        out = name.replace("o", "\u043e")
+    else:
+        out = name[:1] + "\u200b" + name[1:]
+    return f'"{out}"'
+
+
+@st.composite
+def _name(draw: st.DrawFn, name: str) -> str:
+    """``name`` as written, or (one time in four) respelled by a :data:`MUTATIONS` entry."""
+    if draw(st.sampled_from(range(4))):
+        return name
+    return mutate(name, draw(st.sampled_from(MUTATIONS)))
 
 
 def _literal() -> st.SearchStrategy[str]:
@@ -136,6 +189,7 @@ def _column(draw: st.DrawFn, src: Source, dialect: str) -> str:
         return f"#{draw(st.integers(1, len(COLUMNS) + 1))}"
     else:
         name = draw(st.sampled_from(ALIAS_NAMES))
+    name = draw(_name(name))
     return f"{src.alias}.{name}" if draw(st.booleans()) else name
 
 
@@ -162,6 +216,11 @@ def _wrap(dialect: str) -> st.SearchStrategy[str]:
             "string_agg({}::text, ',')", "{}::text", "jsonb_build_array({})", "concat({})",
             "format('%s', {})", "row_to_json(row({}))", "CAST({} AS bigint)",
         ],
+        "mysql": [
+            "json_object('k', {})", "json_array({})", "group_concat({})", "CAST({} AS CHAR)",
+            "concat({}, '')", "hex({})", "CAST({} AS SIGNED)", "json_quote({})",
+            "any_value({})", "concat_ws(',', {}, 'x')", "json_extract(json_array({}), '$[0]')",
+        ],
     }  # fmt: skip
     return st.sampled_from(common + per[dialect])
 
@@ -177,7 +236,8 @@ def _expr(draw: st.DrawFn, src: Source, dialect: str, depth: int) -> str:
         inner, _ = draw(_query(dialect, depth - 1, src.pool))
         return f"(SELECT * FROM ({inner}) AS q LIMIT 1)" if draw(st.booleans()) else f"({inner})"
     if kind == 7:
-        return f"to_json({src.alias})" if dialect != "sqlite" else draw(_column(src, dialect))
+        whole = dialect in {"duckdb", "postgres"}
+        return f"to_json({src.alias})" if whole else draw(_column(src, dialect))
     inner = (
         draw(_expr(src, dialect, max(0, depth - 1))) if depth > 0 else draw(_column(src, dialect))
     )
@@ -212,7 +272,7 @@ def _source(draw: st.DrawFn, dialect: str, depth: int, pool: tuple[str, ...]) ->
     column list), an internal table, or a lateral join of two of them."""
     source = draw(_from_item(dialect, depth, pool))
     names = tuple(n for n in source.names if n in pool or n not in COLUMNS)
-    return Source(source.sql, source.alias, names, pool)
+    return Source(source.sql, source.alias, names, pool, source.with_)
 
 
 @st.composite
@@ -220,7 +280,7 @@ def _from_item(draw: st.DrawFn, dialect: str, depth: int, pool: tuple[str, ...])
     kind = draw(st.sampled_from(range(12)))
     alias = draw(st.sampled_from(("t", "c", "s", "x")))
     if kind <= 3:
-        return Source(f"customers AS {alias}", alias, COLUMNS)
+        return Source(f"{draw(_name('customers'))} AS {alias}", alias, COLUMNS)
     if kind == 4:
         # short lists rename visible columns only (and may run); longer ones reach hidden ones
         size = draw(st.one_of(st.integers(1, len(VISIBLE)), st.integers(1, len(COLUMNS))))
@@ -244,6 +304,11 @@ def _from_item(draw: st.DrawFn, dialect: str, depth: int, pool: tuple[str, ...])
             f"({', '.join(listed[:1])})"
         )
         return Source(sql, "l", listed[:1])
+    if kind == 11 and depth > 0:
+        # a CTE named like the table up to case, quoting or Unicode folding, shadowing it or not
+        inner, names = draw(_query(dialect, depth - 1, VISIBLE))
+        cte = draw(_name("customers"))
+        return Source(f"customers AS {alias}", alias, COLUMNS, pool, with_=f"{cte} AS ({inner})")
     return Source("customers", "customers", COLUMNS)
 
 
@@ -257,10 +322,16 @@ def _query(
     items = draw(st.lists(_select_item(src, dialect, depth), min_size=1, max_size=2))
     names = tuple(n for _, item_names in items for n in item_names)
     sql = f"SELECT {', '.join(item for item, _ in items)} FROM {src.sql}"
+    if src.with_:
+        sql = f"WITH {src.with_} {sql}"
     if draw(st.booleans()):
         sql += f" WHERE {draw(_expr(src, dialect, 0))} IS NOT NULL"
     if draw(st.sampled_from(range(4))) == 0:
         sql += " GROUP BY ALL" if dialect == "duckdb" else " GROUP BY 1"
+        if draw(st.booleans()):
+            sql += f" HAVING count({draw(_column(src, dialect))}) > 0"
+    if draw(st.sampled_from(range(4))) == 0:
+        sql += f" ORDER BY {draw(_expr(src, dialect, 0))}"
     if depth > 0 and draw(st.sampled_from(range(4))) == 0:
         op = draw(st.sampled_from(("UNION", "UNION ALL", "EXCEPT", "INTERSECT")))
         sql = f"{sql} {op} {draw(_query(dialect, depth - 1, pool))[0]}"
@@ -301,6 +372,41 @@ def postgres_database(superuser_url: str, kit: CanaryKit, dbname: str) -> SQLEng
     """The canary table in a fresh PostgreSQL database, read by a role granted only the
     visible columns (:func:`tests.plugins.canary.build_postgres`)."""
     return open_engine(build_postgres(superuser_url, kit, dbname), policy=POLICY)
+
+
+def mariadb_database(server: MariaDBServer, kit: CanaryKit, dbname: str) -> SQLEngine:
+    """The canary table in a fresh MariaDB database, read by an account granted only the
+    visible columns (the documented setup), with a ``tablerag`` database of its own holding
+    the internal canary; the catalog names the hidden columns as a workspace records them."""
+    user, password = f"f_{dbname}"[:32], "fuzz-pw"
+    stored = [c for c in COLUMNS if c not in FLAGGED]
+    server.execute(
+        f"DROP DATABASE IF EXISTS `{dbname}`",
+        f"CREATE DATABASE `{dbname}` CHARACTER SET utf8mb4",
+        "CREATE DATABASE IF NOT EXISTS tablerag",
+        "CREATE TABLE IF NOT EXISTS tablerag.columns (name VARCHAR(40), samples VARCHAR(80))",
+        f"DROP USER IF EXISTS '{user}'@'%'",
+        f"CREATE USER '{user}'@'%' IDENTIFIED BY '{password}'",
+    )
+    con = server.connect(dbname)
+    try:
+        with con.cursor() as cur:
+            cur.execute(kit.ddl(columns=stored).replace("DOUBLE PRECISION", "DOUBLE"))
+            marks = ", ".join(["%s"] * len(stored))
+            cur.executemany(f"INSERT INTO customers VALUES ({marks})", kit.tuples(stored))
+            cur.execute("INSERT INTO tablerag.columns VALUES ('secret', %s)", [kit.internal])
+            cur.execute(
+                f"GRANT SELECT ({', '.join(VISIBLE)}) ON `{dbname}`.customers TO '{user}'@'%'"
+            )
+            cur.execute(f"GRANT SELECT ON tablerag.columns TO '{user}'@'%'")
+    finally:
+        con.close()
+    columns = tuple(ColumnInfo(c, "", sensitive=c in HIDDEN) for c in stored)
+    return open_engine(
+        server.url(dbname, user=user, password=password),
+        catalog=[TableInfo("customers", "t", columns, N_ROWS)],
+        policy=POLICY,
+    )
 
 
 def campaign_summary(outcomes: Sequence[Outcome]) -> dict[str, int]:

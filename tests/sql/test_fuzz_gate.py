@@ -17,15 +17,18 @@ from hypothesis import HealthCheck, example, given, seed, settings
 
 from tablerag.sql.engines import SQLEngine
 from tests.plugins.canary import canary_kit
+from tests.plugins.mariadb import MariaDBServer
 from tests.sql.fuzz import (
     DEFECTS,
     Outcome,
     duckdb_workspace,
+    mariadb_database,
     postgres_database,
     queries,
     sqlite_file,
     try_query,
 )
+from tests.sql.gate_setups import mariadb_gate_only, postgres_gate_only
 
 EXAMPLES = 60
 """Queries per engine in CI."""
@@ -57,6 +60,27 @@ def sqlite_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SQLEngin
 @pytest.fixture(scope="module")
 def postgres_engine(postgres_dsn: str) -> Iterator[SQLEngine]:
     engine = postgres_database(postgres_dsn, canary_kit(), "tablerag_fuzz_canary")
+    yield engine
+    engine.close()
+
+
+@pytest.fixture(scope="module")
+def mysql_engine(mariadb_server: MariaDBServer) -> Iterator[SQLEngine]:
+    engine = mariadb_database(mariadb_server, canary_kit(), "tablerag_fuzz_canary")
+    yield engine
+    engine.close()
+
+
+@pytest.fixture(scope="module")
+def postgres_gate_engine(postgres_dsn: str) -> Iterator[SQLEngine]:
+    engine = postgres_gate_only(postgres_dsn, canary_kit(), "tablerag_fuzz_gate_only")
+    yield engine
+    engine.close()
+
+
+@pytest.fixture(scope="module")
+def mysql_gate_engine(mariadb_server: MariaDBServer) -> Iterator[SQLEngine]:
+    engine = mariadb_gate_only(mariadb_server, canary_kit(), "tablerag_fuzz_gate_only")
     yield engine
     engine.close()
 
@@ -96,6 +120,22 @@ def test_fuzzed_queries_on_a_sqlite_file(sqlite_engine: SQLEngine) -> None:
 @pytest.mark.postgres
 def test_fuzzed_queries_on_postgres(postgres_engine: SQLEngine) -> None:
     _check(campaign(postgres_engine, "postgres"))
+
+
+@pytest.mark.mariadb
+def test_fuzzed_queries_on_mariadb(mysql_engine: SQLEngine) -> None:
+    _check(campaign(mysql_engine, "mysql"))
+
+
+@pytest.mark.postgres
+def test_fuzzed_queries_on_postgres_with_the_gate_alone(postgres_gate_engine: SQLEngine) -> None:
+    """A role that can read every column: only the gate keeps the canaries in (issue 28)."""
+    _check(campaign(postgres_gate_engine, "postgres"))
+
+
+@pytest.mark.mariadb
+def test_fuzzed_queries_on_mariadb_with_the_gate_alone(mysql_gate_engine: SQLEngine) -> None:
+    _check(campaign(mysql_gate_engine, "mysql"))
 
 
 def test_the_fuzz_oracle_sees_a_leak_and_a_limit(tmp_path: Path) -> None:

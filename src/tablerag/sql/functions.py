@@ -13,6 +13,8 @@ import re
 
 from sqlglot import exp
 
+from tablerag.sql.sensitive import SENSITIVE_NAME
+
 DENIED_CLASSES: frozenset[str] = frozenset(
     {
         # file, URL and remote-model readers
@@ -318,3 +320,179 @@ def function_denial(node: exp.Func, dialect: str) -> str | None:
     if isinstance(node, exp.Anonymous) and name not in ALLOWED_ANONYMOUS.get(dialect, _COMMON):
         return f"function {name!r} is not on the allowlist of {dialect}"
     return None
+
+
+# --- nested keys ---------------------------------------------------------------------------------
+
+_ACCESS_CLASSES: tuple[type[exp.Expr], ...] = tuple(
+    c
+    for c in (
+        getattr(exp, n, None)
+        for n in (
+            "JSONExtract", "JSONExtractScalar", "JSONBExtract", "JSONBExtractScalar",
+            "JSONExtractArray", "JSONValue", "JSONExists", "JSONBContains", "JSONBExists",
+            "JSONExtractQuote", "StructExtract", "Bracket", "GetPath", "JSONKeys",
+        )
+    )
+    if isinstance(c, type)
+)  # fmt: skip
+"""sqlglot nodes that read one key (or index) of a JSON, struct, map or array value."""
+
+_CONTAINS_CLASSES: tuple[type[exp.Expr], ...] = tuple(
+    c
+    for c in (
+        getattr(exp, n, None)
+        for n in (
+            "ArrayContainsAll", "ArrayContainedBy", "ArrayOverlaps", "JSONBContainsTopKey",
+            "JSONBContainsAnyTopKeys", "JSONBContainsAllTopKeys",
+        )
+    )
+    if isinstance(c, type)
+)  # fmt: skip
+"""Containment tests (PostgreSQL ``@>``, ``<@``, ``?``, ``?|``, ``?&``): ``prefs @>
+'{"password": "x"}'`` tests a nested value against a guess, whichever side the literal is on."""
+
+ACCESS_NAME = re.compile(
+    r"^(jsonb?_(extract\w*|value|query|unquote|exists|contains\w*|search|get\w*|path\w*)"
+    r"|\w*extract_path\w*|struct_extract|map_extract|element_at|get_path|array_extract"
+    r"|list_extract|list_element)$",
+    re.IGNORECASE,
+)
+"""Names of functions (parsed as ``Anonymous``) that read a key of a nested value."""
+
+
+def _key_texts(node: exp.Expr) -> list[str] | None:
+    """The key names a nested-value access reads, or None when one is computed (not a literal
+    key, or a wildcard that reads every key)."""
+    if isinstance(node, exp.Anonymous):
+        args = list(node.expressions[1:])
+    else:
+        args = [v for k, v in node.args.items() if k != "this" and isinstance(v, exp.Expr)]
+        args += [e for k, v in node.args.items() if isinstance(v, list) for e in v]
+    texts: list[str] = []
+    for arg in args:
+        if isinstance(arg, exp.Literal):
+            if arg.is_string:
+                texts.append(arg.name)
+            continue
+        if isinstance(arg, exp.JSONPath):
+            for part in arg.expressions:
+                if isinstance(part, exp.JSONPathKey):
+                    if not isinstance(part.this, str):
+                        return None
+                    texts.append(part.this)
+                elif type(part).__name__ in {"JSONPathWildcard", "JSONPathRecursive"}:
+                    return None
+            continue
+        if isinstance(arg, exp.Identifier | exp.Boolean | exp.DataType):
+            continue
+        if isinstance(arg, exp.Neg) and isinstance(arg.this, exp.Literal):
+            continue  # a negative index
+        return None
+    return texts
+
+
+def nested_key_denial(node: exp.Expr) -> str | None:
+    """Why reading a key of a nested value with ``node`` is refused, or None.
+
+    A key named like a hidden column (``password``, ``phone``, ``身份证``: the name test of
+    :data:`~tablerag.sql.sensitive.SENSITIVE_NAME`) is refused, and so is a key the gate
+    cannot read (computed, or a wildcard that reads every key).
+
+    Example:
+        >>> import sqlglot
+        >>> q = sqlglot.parse_one("SELECT p->>'password', p->>'theme' FROM t", read="postgres")
+        >>> [nested_key_denial(s) for s in q.selects]
+        ["key 'password' of a nested value is named like personal or secret data", None]
+        >>> nested_key_denial(sqlglot.parse_one("SELECT struct_extract(s, k) FROM t").selects[0])
+        'a computed key of a nested value cannot be checked'
+    """
+    if isinstance(node, _CONTAINS_CLASSES):
+        for literal in node.find_all(exp.Literal):
+            denial = _sensitive_key(literal.name) if literal.is_string else None
+            if denial:
+                return denial
+        return None
+    accessing = isinstance(node, _ACCESS_CLASSES) or (
+        isinstance(node, exp.Anonymous) and ACCESS_NAME.match(str(node.name))
+    )
+    if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
+        key = node.expression.name
+        return _sensitive_key(key)
+    if not accessing:
+        return None
+    keys = _key_texts(node)
+    if keys is None:
+        return "a computed key of a nested value cannot be checked"
+    for key in keys:
+        denial = _sensitive_key(key)
+        if denial:
+            return denial
+    return None
+
+
+def _sensitive_key(path: str) -> str | None:
+    if "\\" in path:
+        # ``$."p\u0061ssword"``: the engine decodes the escape, the name test would not
+        return f"key {path!r} of a nested value is written with an escape, which cannot be checked"
+    for part in re.split(r"[^\w\u4e00-\u9fff]+", path):
+        if part and SENSITIVE_NAME.search(part):
+            return f"key {part!r} of a nested value is named like personal or secret data"
+    return None
+
+
+# --- masked columns ------------------------------------------------------------------------------
+
+MASK_SAFE_PARENTS: tuple[type[exp.Expr], ...] = (exp.Count, exp.Is, exp.Group, exp.Distinct)
+"""Where a masked column may stand (its direct parent), besides being a select item as it is
+(``SELECT notes`` or ``notes AS n``): counted (``count(notes)``, ``count(DISTINCT notes)``),
+tested for NULL (``notes IS NULL``), grouped by (``GROUP BY notes``: one row per value, each
+shown masked). Anything else could undo the mask or test the value the mask hides:
+
+- functions that rewrite the text (``reverse``, ``replace``, ``translate``, ``substr`` pieces
+  concatenated, ``regexp_replace``, ``lpad``/``rpad``, ``hex``/``encode``, splitting into
+  characters, casts to other types, ``||``): the result no longer looks like a phone number
+  or an e-mail address, so the mask does not find it;
+- comparisons (``=``, ``<``, ``LIKE``, ``IN``, ``BETWEEN``), ``CASE`` over it, ``ORDER BY``,
+  ``min``/``max``, window functions: each answers a question about the hidden value (``WHERE
+  notes LIKE '%1381234%'`` reads a phone number one digit at a time), a side channel.
+
+An allowlist, not a blocklist: a function sqlglot adds tomorrow is refused until it is
+listed here."""
+
+
+def mask_context_denial(column: exp.Expr) -> str | None:
+    """Why ``column`` (a reference to a masked column) stands where the mask cannot hold, or
+    None when it stands in a safe place (see :data:`MASK_SAFE_PARENTS`).
+
+    Example:
+        >>> import sqlglot
+        >>> q = sqlglot.parse_one("SELECT notes, count(DISTINCT notes), reverse(notes) FROM t")
+        >>> [mask_context_denial(c) for c in q.find_all(exp.Column, bfs=False)]
+        [None, None, 'reverse(...) could undo the mask']
+        >>> w = sqlglot.parse_one("SELECT id FROM t WHERE notes LIKE '%1381%'")
+        >>> mask_context_denial(w.find(exp.Like).this)
+        'a comparison (LIKE) tests the hidden value'
+    """
+    parent = column.parent
+    if isinstance(parent, exp.Alias):
+        column, parent = parent, parent.parent
+    if isinstance(parent, exp.Select) and column.arg_key == "expressions":
+        return None
+    if isinstance(parent, exp.Distinct) and isinstance(parent.parent, exp.Count):
+        return None
+    if isinstance(parent, MASK_SAFE_PARENTS) and not isinstance(parent, exp.Distinct):
+        if isinstance(parent, exp.Is) and not isinstance(parent.expression, exp.Null):
+            return "IS DISTINCT FROM compares the hidden value"
+        return None
+    if isinstance(parent, exp.Predicate | exp.Binary) and not isinstance(
+        parent, exp.DPipe | exp.Dot | exp.Connector
+    ):
+        return f"a comparison ({parent.key.upper()}) tests the hidden value"
+    if isinstance(parent, exp.Ordered | exp.Order):
+        return "ordering by it reveals the order of the hidden values"
+    if isinstance(parent, exp.Func):
+        name = function_name(parent)
+        return f"{name}(...) could undo the mask"
+    shown = parent.key.upper() if parent is not None else "this expression"
+    return f"{shown} could undo the mask"

@@ -27,8 +27,11 @@ from tablerag.sql.functions import (
     catalog_type,
     function_denial,
     function_name,
+    mask_context_denial,
+    nested_key_denial,
 )
 from tablerag.sql.guard import bad_encoding, nesting_issues, too_deep
+from tablerag.sql.names import masked_columns, name_issues
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.sql.rewrite import enforce_limit, render, sqlite_limit_all
 
@@ -181,12 +184,15 @@ def _gate(
     issues += _statement_issues(statement, dialect, policy)
     if issues:
         return GateResult(issues)
+    issues += name_issues(statement, dialect, catalog)
+    if issues:
+        return GateResult(issues)
     tree = statement.copy()
     if dialect == "sqlite":
         sqlite_limit_all(tree)
     real: list[exp.Table] = []
     try:
-        issues += _catalog_issues(tree, dialect, catalog, real)
+        issues += _catalog_issues(tree, dialect, catalog, real, policy.mask_personal_data)
     except OptimizeError as exc:
         issues.append(
             Issue(
@@ -420,6 +426,16 @@ def _statement_issues(statement: exp.Expr, dialect: str, policy: ExecutionPolicy
                         {"type": target},
                     )
                 )
+        nested = nested_key_denial(node)
+        if nested:
+            issues.append(
+                Issue(
+                    "sensitive_key",
+                    f"The {nested}; leave it out (read only keys that hold no personal or "
+                    "secret data, named as literals).",
+                    span(node),
+                )
+            )
         if isinstance(node, exp.Func):
             denial = function_denial(node, dialect)
             if denial:
@@ -437,9 +453,13 @@ def _statement_issues(statement: exp.Expr, dialect: str, policy: ExecutionPolicy
 class _Resolver:
     """Resolves tables and columns of one query against the exposed catalog."""
 
-    def __init__(self, tree: exp.Expr, dialect: str, catalog: ExposedCatalog) -> None:
-        self.tree, self.dialect, self.catalog = tree, dialect, catalog
+    def __init__(
+        self, tree: exp.Expr, dialect: str, catalog: ExposedCatalog, masking: bool = True
+    ) -> None:
+        self.tree, self.dialect, self.catalog, self.masking = tree, dialect, catalog, masking
         self.issues: list[Issue] = []
+        self.masked_out: dict[int, set[str]] = {}
+        """Output names of a query (by ``id``) that carry a masked column as it is."""
         self.real: dict[int, ExposedTable | None] = {}
         self.cte_refs: dict[int, Scope | exp.Table] = {}
 
@@ -459,6 +479,34 @@ class _Resolver:
                 self.issues.append(
                     _renaming_issue(table, found.name, "a column list after its alias")
                 )
+
+    def check_aliases(self, scope: Scope) -> None:
+        """Two FROM items of one query named alike up to case (``customers AS x, (...) AS X``)
+        are refused: MariaDB keeps them apart (table aliases are case-sensitive there) and
+        resolved ``x.password`` to the table while the gate's case-insensitive lookup took
+        the derived table; elsewhere the engine refuses them anyway."""
+        query = scope.expression
+        if not isinstance(query, exp.Select):
+            return
+        items = [query.args.get("from_")] + list(query.args.get("joins") or [])
+        names = [
+            item.this.alias_or_name
+            for item in items
+            if isinstance(item, exp.From | exp.Join) and item.this.alias_or_name
+        ]
+        seen: dict[str, str] = {}
+        for name in names:
+            other = seen.setdefault(name.lower(), name)
+            if other is not name:
+                self.issues.append(
+                    Issue(
+                        "ambiguous_name",
+                        f"Two FROM items are named {other!r} and {name!r}; give each table "
+                        "or subquery its own alias (differing in more than case).",
+                        detail={"names": [other, name]},
+                    )
+                )
+                return
 
     def check_positions(self, scope: Scope) -> None:
         """DuckDB's ``#N`` reads the N-th column of FROM, hidden ones included on a database
@@ -557,6 +605,12 @@ class _Resolver:
         name, qualifier = column.name.lower(), column.table.lower()
         candidates: list[str] = []
         hidden: set[str] = set()
+        if not qualifier and self._reachable_hidden(scope, name):
+            # hidden wins over a nearer source, an alias or a source of unknown columns: an
+            # engine may resolve the name outwards (PostgreSQL and MariaDB read a WHERE name
+            # in a subquery as the outer table's column when no alias can be meant there)
+            self._column_issue(column, name, [], {name})
+            return
         current: Scope | None = scope
         while current is not None:
             sources = {k.lower(): v for k, v in current.selected_sources.items()}
@@ -570,6 +624,8 @@ class _Resolver:
             for node, src in picked:
                 cols = self.outputs(src, node)
                 if cols is None or name in cols:
+                    if name in self.masked_in(src, node):
+                        self.check_masked(column)
                     return
                 candidates += sorted(cols)
                 hidden |= self.hidden_in(src)
@@ -582,6 +638,91 @@ class _Resolver:
             current = current.parent
         in_from = self._in_from(scope, name) if qualifier else []
         self._column_issue(column, name, candidates, hidden, in_from, scope)
+
+    def _reachable_hidden(self, scope: Scope, name: str) -> bool:
+        """Whether a table that an unqualified ``name`` in ``scope`` can reach (its FROM, and
+        the enclosing queries' up to a CTE or derived table) has a hidden column ``name``."""
+        current: Scope | None = scope
+        while current is not None:
+            if any(name in self.hidden_in(src) for _, src in current.selected_sources.values()):
+                return True
+            if current.scope_type in _SELF_CONTAINED and not _recursive(current):
+                return False
+            current = current.parent
+        return False
+
+    # -- masked columns -------------------------------------------------------------------
+    def masked_in(self, source: exp.Expr | Scope, node: exp.Expr | None = None) -> set[str]:
+        """Lower-cased names of the columns of a FROM item that results masking applies to:
+        the ones the exposed catalog marks (``ExposedTable.masked``) and, through a derived
+        table or CTE, the outputs that carry one as it is."""
+        if not self.masking:
+            return set()
+        if isinstance(source, exp.Table) and id(source) in self.cte_refs:
+            return self.masked_in(self.cte_refs[id(source)], None)
+        if isinstance(source, exp.Table):
+            found = self.real.get(id(source))
+            return {c.lower() for c in masked_columns(found)} if found else set()
+        if isinstance(source, Scope):
+            out = self.masked_out.get(id(source.expression), set())
+            alias = node.args.get("alias") if node is not None else None
+            if out and isinstance(alias, exp.TableAlias) and alias.columns:
+                return {c.name.lower() for c in alias.columns} | out
+            return out
+        return set()
+
+    def check_masked(self, column: exp.Expr) -> None:
+        """Refuse ``column`` (a masked column) anywhere but where the mask holds; a select item
+        of an inner query carries the mask to that query's output."""
+        denial = mask_context_denial(column)
+        if denial:
+            self.issues.append(
+                Issue(
+                    "masked_column",
+                    f"Column {column.sql()!r} is masked in results, and {denial}; select it as "
+                    "it is, count it, group by it or test it IS NULL.",
+                    span(column),
+                    {"column": column.sql()},
+                )
+            )
+            return
+        item = column.parent if isinstance(column.parent, exp.Alias) else column
+        query = item.parent
+        if not isinstance(query, exp.Select) or item.arg_key != "expressions":
+            return
+        out = item.alias_or_name.lower()
+        node: exp.Expr | None = query
+        while isinstance(node, exp.Select | exp.SetOperation):
+            self.masked_out.setdefault(id(node), set()).add(out)
+            node = node.parent
+        if isinstance(node, exp.Subquery) and not isinstance(node.parent, exp.From | exp.Join):
+            self.check_masked(node)  # a scalar subquery: its value stands where it is used
+
+    def check_masked_order(self, select: exp.Select) -> None:
+        """``ORDER BY 1`` or ``ORDER BY alias`` of a select item that carries a masked column
+        orders by the hidden value as surely as ``ORDER BY notes`` (refused likewise)."""
+        masked = self.masked_out.get(id(select))
+        order = select.args.get("order")
+        if not masked or not isinstance(order, exp.Order):
+            return
+        names = [s.alias_or_name.lower() for s in select.selects]
+        for item in order.expressions:
+            key = item.this if isinstance(item, exp.Ordered) else item
+            picked = None
+            if isinstance(key, exp.Literal) and key.is_int and 0 < int(key.name) <= len(names):
+                picked = names[int(key.name) - 1]
+            elif isinstance(key, exp.Column) and not key.table:
+                picked = key.name.lower()
+            if picked is not None and picked in masked:
+                self.issues.append(
+                    Issue(
+                        "masked_column",
+                        f"ORDER BY {key.sql()!r} orders by a column that is masked in results, "
+                        "which reveals the order of the hidden values; order by another column.",
+                        span(key),
+                        {"column": key.sql()},
+                    )
+                )
 
     def _in_from(self, scope: Scope, name: str) -> list[str]:
         """The alias of each FROM item of ``scope`` (or an enclosing one) that has the column."""
@@ -800,24 +941,34 @@ class _Resolver:
         return lowered
 
     def check_joins(self, scope: Scope) -> None:
-        """USING and NATURAL joins compare columns without naming them as Column nodes."""
+        """USING and NATURAL joins compare columns by name without naming them as Column
+        nodes (and MariaDB checks no column privilege for them): refused whenever a table of
+        the scope has hidden columns, or columns the account cannot read whose names the
+        catalog does not know (``ExposedTable.partial``, MySQL column grants), whichever
+        columns they name."""
         query = scope.expression
         if not isinstance(query, exp.Select):
             return
-        hidden: set[str] = set()
-        for _node, src in scope.selected_sources.values():
-            hidden |= self.hidden_in(src)
-        if not hidden:
+        hiding = [
+            found.name
+            for _node, src in scope.selected_sources.values()
+            if isinstance(src, exp.Table)
+            for found in (self.real.get(id(src)),)
+            if found is not None and (found.hidden or getattr(found, "partial", False))
+        ]
+        if not hiding:
             return
         for join in query.args.get("joins") or []:
-            used = {i.name.lower() for i in join.args.get("using") or []}
-            if used & hidden or join.args.get("method") == "NATURAL":
+            if join.args.get("using") or join.args.get("method") == "NATURAL":
+                how = "NATURAL" if join.args.get("method") == "NATURAL" else "USING"
                 self.issues.append(
                     Issue(
                         "sensitive_column",
-                        "This join compares columns hidden for privacy (USING or NATURAL); "
-                        "join ON visible columns instead.",
+                        f"Table {hiding[0]!r} has columns hidden for privacy, and a {how} "
+                        "join compares columns by name where the gate cannot check them; "
+                        "join with ON a.column = b.column on visible columns instead.",
                         span(join),
+                        {"table": hiding[0], "join": how},
                     )
                 )
 
@@ -827,9 +978,15 @@ class _Resolver:
                 continue
             holder = star.parent if isinstance(star.parent, exp.Column) else None
             qualifier = holder.table.lower() if holder is not None else ""
-            for alias, (_node, src) in scope.selected_sources.items():
+            for alias, (node, src) in scope.selected_sources.items():
                 if qualifier and alias.lower() != qualifier:
                     continue
+                masked = self.masked_in(src, node)
+                if masked:  # * carries the masked columns to this query's output
+                    query: exp.Expr | None = scope.expression
+                    while isinstance(query, exp.Select | exp.SetOperation):
+                        self.masked_out.setdefault(id(query), set()).update(masked)
+                        query = query.parent
                 if self.hidden_in(src):
                     table = self.real[id(src)] if isinstance(src, exp.Table) else None
                     shown = table.name if table else alias
@@ -878,13 +1035,35 @@ def _aliases_visible_to(query: exp.Expr, column: exp.Column) -> set[str]:
     }
 
 
+def _clause_columns(scope: Scope) -> list[exp.Column]:
+    """Columns of ``scope`` that sqlglot leaves out of ``scope.columns``: every unqualified one
+    in HAVING and QUALIFY, and those in ORDER BY or DISTINCT ON named like an output column.
+
+    PostgreSQL reads a HAVING name, or a name inside an ORDER BY expression, as an input
+    column, not as the output alias of that name: ``SELECT name AS password ... ORDER BY
+    password || ''`` orders by the hidden column there. They are resolved like any other
+    column, where a hidden column of that name wins over the alias (and is refused).
+    """
+    if not isinstance(scope.expression, exp.Select):
+        return []
+    return list(find_all_in_scope(scope.expression, exp.Column))
+
+
 def _catalog_issues(
-    tree: exp.Expr, dialect: str, catalog: ExposedCatalog, real: list[exp.Table]
+    tree: exp.Expr,
+    dialect: str,
+    catalog: ExposedCatalog,
+    real: list[exp.Table],
+    masking: bool = True,
 ) -> list[Issue]:
     """Every catalog issue of ``tree``; ``real`` receives its references to exposed tables."""
     scopes = traverse_scope(tree)
-    resolver = _Resolver(tree, dialect, catalog)
+    resolver = _Resolver(tree, dialect, catalog, masking)
     resolver.classify_tables(scopes)
+    if resolver.issues:
+        return resolver.issues
+    for scope in scopes:
+        resolver.check_aliases(scope)
     if resolver.issues:
         return resolver.issues
     seen: set[int] = set()
@@ -892,9 +1071,11 @@ def _catalog_issues(
         resolver.check_stars(scope)
         resolver.check_joins(scope)
         resolver.check_positions(scope)
-        for column in list(scope.columns):
+        for column in list(scope.columns) + _clause_columns(scope):
             if id(column) not in seen and not column.is_star:
                 seen.add(id(column))
                 resolver.check_column(scope, column)
+    for select in tree.find_all(exp.Select):
+        resolver.check_masked_order(select)
     real += [t for t in tree.find_all(exp.Table) if resolver.real.get(id(t)) is not None]
     return resolver.issues
