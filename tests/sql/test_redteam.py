@@ -6,7 +6,7 @@ lets through runs through ``tablerag sql`` (text and ``--json``) too. A query fa
 a canary reaches any of those outputs (also after undoing its own encoding: reversed, replaced,
 split), when the twins' outputs differ (a side channel on hidden data), or - for the benign
 analytic queries - when the gate refuses it. Attacks that still leak on main carry
-``xfail(strict=True)`` with the finding of ``/work/notes/redteam.md`` as the reason: they flip
+``xfail(strict=True)`` with the finding (bench/redteam.py --findings) as the reason: they flip
 to failures (XPASS) when the fix lands, and the xfail is then removed.
 """
 
@@ -144,7 +144,7 @@ BENIGN = (
 )
 
 #: Attacks that leak on main 18e285a, on the setups where they leak (each a finding of
-#: /work/notes/redteam.md); on the other setups they must show nothing.
+#: the red team's findings); on the other setups they must show nothing.
 KELVIN = 'WITH "boo\u212aings" AS ({fake}) '
 QUOTED = 'WITH "Bookings" AS ({fake}) '
 LIKE_TAG = "SELECT count(*) FROM bookings WHERE password LIKE '%{tag}%'"
@@ -169,7 +169,7 @@ INDEX_ORDER = (
     "index on a hidden column (ix_phone): the twins' row orders differ"
 )
 MASKING = "[secrets] masking misses '+86 137 xxxx xxxx' and is defeated by reverse()/hex()"
-#: Findings on main 18e285a (/work/notes/redteam.md): (case, setup) -> reason.
+#: Findings on main 18e285a (bench/redteam.py): (case, setup) -> reason.
 LEAKS_ON_MAIN: dict[tuple[str, str], str] = {
     **dict.fromkeys(
         [(c, s) for c in ("no-order-by", "row-cap") for s in ("sqlite-file", *SERVERS[2:])],
@@ -211,6 +211,52 @@ LEAKS_ON_MAIN: dict[tuple[str, str], str] = {
 }
 
 
+FIXED: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("ask-nested", "duckdb-file"),
+        ("ask-refused", "workspace"),
+        ("byte-cap", "mariadb-gate"),
+        ("byte-cap", "mariadb-grants"),
+        ("byte-cap", "postgres-gate"),
+        ("byte-cap", "postgres-grants"),
+        ("cli-error-echo", "duckdb-file"),
+        ("error-echo", "duckdb-file"),
+        ("error-echo", "workspace"),
+        ("having-unqualified", "mariadb-gate"),
+        ("having-unqualified", "postgres-gate"),
+        ("kelvin-cte", "duckdb-file"),
+        ("kelvin-cte", "postgres-gate"),
+        ("nested-json", "duckdb-file"),
+        ("nested-json", "mariadb-gate"),
+        ("nested-json", "mariadb-grants"),
+        ("nested-json", "postgres-gate"),
+        ("nested-json", "postgres-grants"),
+        ("nested-json", "sqlite-file"),
+        ("nested-json", "workspace"),
+        ("no-order-by", "mariadb-gate"),
+        ("no-order-by", "mariadb-grants"),
+        ("no-order-by", "sqlite-file"),
+        ("plus-86", "duckdb-file"),
+        ("plus-86", "mariadb-gate"),
+        ("plus-86", "mariadb-grants"),
+        ("plus-86", "postgres-gate"),
+        ("plus-86", "postgres-grants"),
+        ("plus-86", "sqlite-file"),
+        ("plus-86", "workspace"),
+        ("quoted-cte", "postgres-gate"),
+        ("row-cap", "mariadb-gate"),
+        ("row-cap", "mariadb-grants"),
+        ("row-cap", "sqlite-file"),
+        ("struct", "duckdb-file"),
+        ("using-hidden", "mariadb-grants"),
+        ("view", "duckdb-file"),
+        ("view", "postgres-gate"),
+    }
+)
+"""(attack, setup) pairs of ``LEAKS_ON_MAIN`` that leak nothing since issue 28's fixes: plain
+tests now, which fail if the leak comes back."""
+
+
 def _params(cases: tuple[tuple[Any, ...], ...], setups: tuple[str, ...]) -> list[Any]:
     out = []
     for name in setups:
@@ -220,7 +266,7 @@ def _params(cases: tuple[tuple[Any, ...], ...], setups: tuple[str, ...]) -> list
         elif name.startswith("mariadb"):
             marks.append(pytest.mark.mariadb)
         for case, *rest in cases:
-            reason = LEAKS_ON_MAIN.get((case, name))
+            reason = None if (case, name) in FIXED else LEAKS_ON_MAIN.get((case, name))
             extra = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
             out.append(pytest.param(name, *rest, marks=[*marks, *extra], id=f"{name}-{case}"))
     return out

@@ -234,6 +234,14 @@ def _ingest_one(
         return SourceReport(
             source=target.location, kind=kind, status="skipped", error=target.skipped
         )
+    if target.path is not None and fmt in ("yaml", "yml"):
+        return SourceReport(  # a semantic model (Apache Ossie) is knowledge, not data
+            source=target.location,
+            kind=kind,
+            status="skipped",
+            error=f"Not data: a YAML file such as a semantic model; to use it, run "
+            f"`tablerag knowledge import {target.location}`.",
+        )
     if target.path is not None and f".{fmt}" not in TABLE_SUFFIXES | DOCUMENT_SUFFIXES:
         supported = ", ".join(sorted(TABLE_SUFFIXES | DOCUMENT_SUFFIXES))
         return SourceReport(
