@@ -26,7 +26,6 @@ import contextlib
 import os
 import resource
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -42,6 +41,7 @@ import duckdb
 from tablerag.errors import SourceError, TableragError
 from tablerag.ingest import limits
 from tablerag.ingest.limits import IngestLimits
+from tablerag.sql.engines.worker import spawn
 from tablerag.store.staging import StagedTable
 from tablerag.types import Document
 
@@ -194,16 +194,7 @@ class IngestWorker:
         if self._con is not None and self._proc is not None and self._proc.poll() is None:
             return self._con
         self._kill()
-        ours, theirs = socket.socketpair()
-        try:
-            self._proc = subprocess.Popen(  # a new interpreter: nothing inherited but the socket
-                [sys.executable, "-c", _CHILD, str(theirs.fileno())],
-                pass_fds=(theirs.fileno(),),
-                stdin=subprocess.DEVNULL,
-            )
-        finally:
-            theirs.close()
-        self._con = Connection(ours.detach())
+        self._proc, self._con = spawn(_CHILD)
         if not self._con.poll(START_TIMEOUT_S):
             self._kill()
             raise SourceError(

@@ -137,16 +137,7 @@ class Worker:
         if self._con is not None and self._proc is not None and self._proc.poll() is None:
             return self._con
         self._kill()
-        ours, theirs = socket.socketpair()
-        try:
-            self._proc = subprocess.Popen(  # a new interpreter: nothing inherited but the socket
-                [sys.executable, "-c", _CHILD, str(theirs.fileno())],
-                pass_fds=(theirs.fileno(),),
-                stdin=subprocess.DEVNULL,
-            )
-        finally:
-            theirs.close()
-        self._con = Connection(ours.detach())
+        self._proc, self._con = spawn(_CHILD)
         self._con.send((self._target, self._args, self.memory_limit_mb))
         if not self._con.poll(START_TIMEOUT_S):
             self._kill()
@@ -193,6 +184,21 @@ class Worker:
                 except (OSError, subprocess.TimeoutExpired):
                     pass
             self._kill()
+
+
+def spawn(child: str) -> tuple[subprocess.Popen[bytes], Connection]:
+    """Start ``python -c child FD``: a new interpreter (never a fork of a process holding
+    connections) that inherits nothing but its end of a socket pair; the parent's end."""
+    ours, theirs = socket.socketpair()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", child, str(theirs.fileno())],
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+        )
+    finally:
+        theirs.close()
+    return proc, Connection(ours.detach())
 
 
 def _rebuild(reply: tuple[Any, ...], sql: str | None) -> TableragError:
