@@ -42,14 +42,16 @@ DEEP = {
 
 @pytest.mark.parametrize("sql", DEEP.values(), ids=DEEP.keys())
 @pytest.mark.parametrize("kind", KINDS)
-def test_deep_nesting_is_rejected_within_a_second(
+def test_deep_nesting_is_rejected_before_parsing(
     kind: str, sql: str, engine_for: Callable[[str], SQLEngine]
 ) -> None:
     engine = engine_for(kind)
     start = time.monotonic()
     with pytest.raises(SQLRejected) as info:
         engine.execute(sql, FAST)
-    assert time.monotonic() - start < 1.0
+    # a bound for a hang, not a benchmark: parsing these takes minutes; the refusal is a
+    # depth count before any parse (milliseconds on a quiet machine, see bench/fuzz_gate.py)
+    assert time.monotonic() - start < 10.0
     (issue,) = info.value.issues
     assert issue.code == "too_deep"
     assert issue.message.startswith("The query nests ")
