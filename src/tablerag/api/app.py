@@ -23,16 +23,19 @@ from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse, Response, StreamingResponse
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tablerag import __version__
 from tablerag.answer import Answer
 from tablerag.api import errors
 from tablerag.api.access import Access, Caller
 from tablerag.api.errors import ApiError
+from tablerag.api.mcp import build as build_mcp
 from tablerag.api.schemas import (
     AskIn,
     AskOut,
-    ColumnOut,
     FeedbackIn,
     FeedbackOut,
     Health,
@@ -43,12 +46,12 @@ from tablerag.api.schemas import (
     SqlOut,
     TableOut,
 )
+from tablerag.api.shapes import table_out, tables_named
 from tablerag.errors import ConfigError
 from tablerag.request import Event
 from tablerag.runtime import Runtime
-from tablerag.sql.sensitive import is_hidden_column, rules_from
+from tablerag.sql.sensitive import rules_from
 from tablerag.store import querylog
-from tablerag.types import TableInfo
 
 MAX_BODY_BYTES = 1 << 20
 """Largest request body read (a question is capped far lower, ``serve_max_question_chars``)."""
@@ -86,7 +89,8 @@ def create_app(
             limiter.total_tokens, runtime.admission.slots + runtime.admission.queue_max + 16
         )
         try:
-            yield
+            async with mcp_server.session_manager.run():
+                yield
         finally:
             # here, not after uvicorn.run returns: uvicorn re-raises SIGTERM once it has shut down
             if owns_runtime:
@@ -111,7 +115,51 @@ def create_app(
         )
     app.include_router(service)
     app.include_router(v1)
+    mcp_server = build_mcp(runtime)
+    app.router.routes.append(Route(MCP_PATH, endpoint=_mcp_endpoint(mcp_server, access)))
     return app
+
+
+MCP_PATH = "/mcp"
+"""Where the MCP server's tools answer (streamable HTTP) under ``tablerag serve``."""
+
+
+def _mcp_endpoint(server: Any, access: Access) -> ASGIApp:
+    """The MCP server's streamable-HTTP app behind the same tokens and rates as ``/v1``.
+
+    Stateless (each call stands alone) and answered as JSON. On loopback without tokens the
+    SDK's DNS-rebinding check admits only loopback Host and Origin headers; with tokens the
+    token is the check.
+    """
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=not access.require_token,
+        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+    )
+    inner = server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        stateless_http=True,
+        json_response=True,
+        transport_security=security,
+    )
+    (route,) = [r for r in inner.routes if getattr(r, "path", None) == MCP_PATH]
+    return _Guarded(route.app, access)
+
+
+class _Guarded:
+    """An ASGI app behind :class:`Access` (a class, so Starlette mounts it as ASGI as is)."""
+
+    def __init__(self, app: ASGIApp, access: Access) -> None:
+        self.app, self.access = app, access
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        authorization = dict(scope.get("headers") or ()).get(b"authorization")
+        try:
+            self.access.check(authorization.decode("latin-1") if authorization else None)
+        except Exception as exc:  # noqa: BLE001 - 401/429 in the API's error shape
+            await errors.respond(exc, uuid.uuid4().hex)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
 
 
 async def _framing(
@@ -251,7 +299,7 @@ def search(
 def tables(runtime: RT) -> list[TableOut]:
     """Every table questions are answered from."""
     with runtime.use() as gen:
-        return [_table(label, t, None) for label, t in _tables(gen.qa.sources.sources, None)]
+        return [table_out(label, t) for label, t in tables_named(gen.qa.sources.sources, None)]
 
 
 @v1.get("/tables/{name}", response_model=TableOut, tags=["data"])
@@ -259,14 +307,14 @@ def table(name: str, runtime: RT) -> TableOut:
     """One table with its columns (a hidden column shows no values)."""
     rules = rules_from(runtime.settings)
     with runtime.use() as gen:
-        found = _tables(gen.qa.sources.sources, name)
+        found = tables_named(gen.qa.sources.sources, name)
         if not found:
-            known = [t.name for _, t in _tables(gen.qa.sources.sources, None)]
+            known = [t.name for _, t in tables_named(gen.qa.sources.sources, None)]
             hint = difflib.get_close_matches(name, known, n=1)
             tail = f" Did you mean {hint[0]!r}?" if hint else " GET /v1/tables lists them."
             raise ApiError(404, "not_found", f"No table {name!r}.{tail}")
         label, info = found[0]
-        return _table(label, info, rules)
+        return table_out(label, info, rules, profiles=_profiles(gen))
 
 
 @v1.get("/sources", response_model=list[SourceOut], tags=["data"])
@@ -336,41 +384,9 @@ def _envelope(answer_id: str, answer: Answer) -> dict[str, Any]:
     return {"id": answer_id, **answer.model_dump(mode="json")}
 
 
-def _tables(places: tuple[Any, ...], name: str | None) -> list[tuple[str, TableInfo]]:
-    """(source label, table) pairs, all or those called ``name`` (``label.table`` too)."""
-    out = []
-    low = name.lower() if name is not None else None
-    for place in places:
-        for t in place.tables:
-            if low is None or low in (t.name.lower(), f"{place.label}.{t.name}".lower()):
-                out.append((place.label, t))
-    return out
-
-
-def _table(label: str, info: TableInfo, rules: Any) -> TableOut:
-    columns = None
-    if rules is not None:
-        columns = []
-        for c in info.columns:
-            hidden = is_hidden_column(c, table=info.name, rules=rules)
-            columns.append(
-                ColumnOut(
-                    name=c.name,
-                    type=c.type,
-                    unit=c.unit,
-                    description=c.description,
-                    samples=[] if hidden else list(c.samples),
-                    hidden=hidden,
-                )
-            )
-    return TableOut(
-        name=info.name,
-        source=label,
-        rows=info.row_count,
-        description=info.description,
-        columns=columns,
-        primary_key=list(info.primary_key),
-    )
+def _profiles(gen: Any) -> Any:
+    catalog = gen.qa.catalog
+    return catalog.profiles if catalog is not None else {}
 
 
 def _sse(kind: str, data: Any) -> str:

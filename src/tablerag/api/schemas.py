@@ -72,6 +72,9 @@ class ColumnOut(BaseModel):
     unit: str | None = None
     description: str = ""
     samples: list[str] = Field(default_factory=list)
+    values: list[str] = Field(
+        default_factory=list, description="The values a few-valued column takes (enum)."
+    )
     hidden: bool = False
 
 
@@ -86,6 +89,9 @@ class TableOut(BaseModel):
         default=None, description="Only in GET /v1/tables/{name}."
     )
     primary_key: list[str] = Field(default_factory=list)
+    foreign_keys: list[str] = Field(
+        default_factory=list, description="``(columns) -> table(columns)``; with the columns."
+    )
 
 
 class SourceOut(BaseModel):

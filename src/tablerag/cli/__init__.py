@@ -34,6 +34,7 @@ _COMMAND_MODULES = (
     "eval",
     "demo",
     "serve",
+    "mcp",
     "log",
     "token",
 )

@@ -31,7 +31,8 @@ def serve(
     ] = None,
 ) -> None:
     """Serve the workspace over HTTP: POST /v1/ask, /v1/sql, GET /v1/search, /v1/tables,
-    /v1/sources, /v1/history, POST /v1/feedback, /healthz; the API's reference is at /docs."""
+    /v1/sources, /v1/history, POST /v1/feedback, /healthz, and the MCP tools at /mcp; the API's
+    reference is at /docs."""
     import uvicorn
 
     from tablerag.api.access import Access, is_loopback
@@ -70,7 +71,7 @@ def serve(
         )
         err_console.print(
             f"tablerag serving {shown(runtime.path)} with {shown(runtime.llm.spec)} on "
-            f"http://{host}:{port} (API reference: /docs"
+            f"http://{host}:{port} (API reference: /docs; MCP tools: /mcp"
             f"{'' if local else '; API tokens required'})",
             highlight=False,
         )
