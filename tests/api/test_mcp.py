@@ -219,3 +219,35 @@ def test_the_same_tools_at_slash_mcp_behind_the_tokens(served: tuple[str, Runtim
                 json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
             )
         assert r.status_code == 401 and r.json()["error"]["code"] == "unauthorized"
+
+
+def test_a_question_past_its_time_limit_and_a_database_that_is_down_are_tool_errors(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tablerag.errors import EngineError
+    from tablerag.llm.testing import FunctionLLM
+    from tests.api.conftest import settings
+    from tests.api.test_errors import _sleepy
+
+    rt = Runtime.open(
+        ws, settings=settings(answer_max_seconds=1.0), llm=FunctionLLM(_sleepy), watch=False
+    )
+
+    def down(self: object, sql: str, policy: object = None) -> None:
+        raise EngineError("The database closed the connection; check that it is running.")
+
+    async def work(client: Client) -> tuple[Any, Any, Any]:
+        slow = await client.call_tool("ask", {"question": "How many refunds are there?"})
+        monkeypatch.setattr("tablerag.sql.engines.base.SQLEngine.execute", down)
+        gone = await client.call_tool("run_sql", {"sql": REFUNDS_SQL})
+        tables = await client.call_tool("list_tables", {})
+        return slow, gone, tables
+
+    try:
+        slow, gone, tables = run(build(rt), work)
+    finally:
+        rt.close()
+    assert slow.is_error and "time limit (1 s) ran out" in text(slow)
+    assert slow.structured_content["budget_exhausted"] == "seconds"
+    assert gone.is_error and "check that it is running" in text(gone)
+    assert not tables.is_error  # the server lives on

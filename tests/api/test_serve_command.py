@@ -3,6 +3,7 @@ answering /v1, and gone cleanly (its workspace copies deleted) on SIGTERM."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -13,6 +14,13 @@ from pathlib import Path
 import httpx
 
 from tests.api.test_stream import _free_port
+
+
+async def _mcp_tools(url: str) -> set[str]:
+    from mcp import Client
+
+    async with Client(url) as client:
+        return {t.name for t in (await client.list_tools()).tools}
 
 
 def test_serve_starts_answers_and_stops(ws: Path, tmp_path: Path) -> None:
@@ -39,6 +47,9 @@ def test_serve_starts_answers_and_stops(ws: Path, tmp_path: Path) -> None:
         assert health.json()["model"].startswith("scripted") and health.json()["generation"] == 1
         tables = httpx.get(f"{url}/v1/tables", timeout=10)
         assert tables.status_code == 200 and len(tables.json()) >= 10
+        # the MCP tools of the same process, through the SDK's client
+        tools = asyncio.run(_mcp_tools(f"{url}/mcp"))
+        assert {"ask", "run_sql", "describe_table"} <= tools
         copies = [p for p in Path(tmp_path).glob("tablerag-serve-*")]
         assert len(copies) == 1 and (copies[0] / "gen-1" / "workspace.duckdb").exists()
     finally:

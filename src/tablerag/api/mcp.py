@@ -195,7 +195,19 @@ def _ask(runtime: Runtime, question: str, session: str | None) -> CallToolResult
     rq = runtime.request(question, session=session, origin="mcp")
     answer = _guarded(lambda: runtime.serve(rq))
     envelope = AskOut(id=rq.id, **answer.model_dump())
-    return _result(envelope, answer_text(answer))
+    result = _result(envelope, answer_text(answer))
+    if answer.budget_exhausted == "seconds":  # as the API's 504: what was done comes with it
+        limit = f"{rq.deadline.seconds:g} s" if rq.deadline.seconds else "the time limit"
+        result.content.insert(
+            0,
+            TextContent(
+                type="text",
+                text=f"The question's time limit ({limit}) ran out before an answer was found; "
+                "ask a narrower question or raise answer_max_seconds.",
+            ),
+        )
+        result.is_error = True
+    return result
 
 
 def _run_sql(runtime: Runtime, sql: str) -> CallToolResult:
