@@ -221,9 +221,16 @@ FIXED: frozenset[tuple[str, str]] = frozenset(
         ("byte-cap", "postgres-grants"),
         ("cli-error-echo", "duckdb-file"),
         ("error-echo", "duckdb-file"),
+        ("error-echo", "postgres-gate"),
+        ("error-echo", "postgres-grants"),
         ("error-echo", "workspace"),
         ("having-unqualified", "mariadb-gate"),
         ("having-unqualified", "postgres-gate"),
+        ("hex", "duckdb-file"),
+        ("hex", "mariadb-gate"),
+        ("hex", "mariadb-grants"),
+        ("hex", "sqlite-file"),
+        ("hex", "workspace"),
         ("kelvin-cte", "duckdb-file"),
         ("kelvin-cte", "postgres-gate"),
         ("nested-json", "duckdb-file"),
@@ -244,12 +251,19 @@ FIXED: frozenset[tuple[str, str]] = frozenset(
         ("plus-86", "sqlite-file"),
         ("plus-86", "workspace"),
         ("quoted-cte", "postgres-gate"),
+        ("reverse", "duckdb-file"),
+        ("reverse", "mariadb-gate"),
+        ("reverse", "mariadb-grants"),
+        ("reverse", "postgres-gate"),
+        ("reverse", "postgres-grants"),
+        ("reverse", "workspace"),
         ("row-cap", "mariadb-gate"),
         ("row-cap", "mariadb-grants"),
         ("row-cap", "sqlite-file"),
         ("struct", "duckdb-file"),
         ("using-hidden", "mariadb-grants"),
         ("view", "duckdb-file"),
+        ("view", "mariadb-gate"),
         ("view", "postgres-gate"),
     }
 )
@@ -352,11 +366,6 @@ def test_ask_with_a_hostile_model_shows_nothing(
     assert judge_ask(setup, sql) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="[secrets] the schema prompt's samples show the visible notes column unmasked "
-    "('call 137… after 5pm')",
-)
 def test_the_schema_prompt_shows_no_canary(
     request: pytest.FixtureRequest, setups: dict[str, Any]
 ) -> None:

@@ -15,6 +15,7 @@ import sqlglot
 
 from tablerag.errors import EngineError, Issue, QueryFailed, SQLRejected
 from tablerag.sql.drift import drift_message
+from tablerag.sql.engines.personal import MAX_TABLES, SAMPLE_ROWS, personal_columns, sample_query
 from tablerag.sql.engines.scrub import exposable, scrub_message, scrub_schema
 from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.mask import allowed_names, mask_rows
@@ -56,6 +57,10 @@ class SQLEngine(ABC):
     def __init__(self, policy: ExecutionPolicy | None = None) -> None:
         self.policy = policy or ExecutionPolicy()
         self._catalog: ExposedCatalog | None = None
+        self._personal: ExposedCatalog | None = None
+        """:attr:`catalog` with the columns that hold personal data marked (sampled once)."""
+        self._sample_personal = True
+        """Mark columns by sampling (off with ``hide_sensitive=False``: other people's data)."""
 
     @property
     def catalog(self) -> ExposedCatalog:
@@ -82,8 +87,10 @@ class SQLEngine(ABC):
         schema of that name) or in a system schema is never exposed: it is left out with a
         warning, and the gate refuses SQL that names it as an unknown table.
         """
+        self._sample_personal = bool(options.get("hide_sensitive", True))
         if catalog is None:
             self._catalog = None
+            self._personal = None
         elif isinstance(catalog, ExposedCatalog):
             self._set_catalog(catalog)
         else:
@@ -92,7 +99,56 @@ class SQLEngine(ABC):
 
     def _set_catalog(self, catalog: ExposedCatalog) -> None:
         self._catalog = self._with_lineage(_without_reserved(catalog))
+        self._personal = None
         self._expose(self._catalog)
+
+    def gate_catalog(self, policy: ExecutionPolicy | None = None) -> ExposedCatalog:
+        """The catalog the gate checks generated SQL against under ``policy``: :attr:`catalog`
+        with every readable column that holds personal data marked masked
+        (``ExposedTable.masked``), so that no function can undo the mask; with masking off,
+        none is marked.
+
+        The columns are the ones the catalog's sample values mark plus the ones whose values,
+        sampled through this engine (:mod:`tablerag.sql.engines.personal`) the first time,
+        hold personal data; ``allow_columns`` unmarks a column.
+        """
+        policy = policy or self.policy
+        if not policy.mask_personal_data:
+            return self.catalog.without_masked()
+        if self._personal is None:
+            catalog = self.catalog
+            if self._sample_personal and policy.sensitive.defaults:
+                catalog = catalog.with_masked(self._sampled_personal(catalog, policy))
+            self._personal = catalog
+        return self._personal
+
+    def _sampled_personal(
+        self, catalog: ExposedCatalog, policy: ExecutionPolicy
+    ) -> dict[str, tuple[str, ...]]:
+        """``{table: columns}`` whose first rows, read through the gate and this engine, hold
+        personal data; a table the gate or the engine refuses to sample is left as it is."""
+        found: dict[str, tuple[str, ...]] = {}
+        sampling = replace(policy, max_rows=SAMPLE_ROWS)
+        for table in catalog.tables[:MAX_TABLES]:
+            if not table.columns:
+                continue
+            result = gate(
+                sample_query(table, self.dialect),
+                dialect=self.dialect,
+                catalog=catalog,
+                policy=sampling,
+                exposure=self.exposure,
+            )
+            if result.issues or result.sql is None:
+                log.debug("not sampling %s for personal data: %s", table.qualified, result.issues)
+                continue
+            try:
+                _, rows = self._run(result.executed or result.sql, sampling)
+            except EngineError as exc:
+                log.debug("not sampling %s for personal data: %s", table.qualified, exc)
+                continue
+            found[table.qualified] = personal_columns(table, rows, policy.sensitive)
+        return found
 
     def _with_lineage(self, catalog: ExposedCatalog) -> ExposedCatalog:
         """``catalog`` with every view column derived from a hidden column hidden too (an
@@ -126,7 +182,11 @@ class SQLEngine(ABC):
         """
         policy = policy or self.policy
         result = gate(
-            sql, dialect=self.dialect, catalog=self.catalog, policy=policy, exposure=self.exposure
+            sql,
+            dialect=self.dialect,
+            catalog=self.gate_catalog(policy),
+            policy=policy,
+            exposure=self.exposure,
         )
         if result.issues or result.sql is None:
             raise SQLRejected(sql, [_without_own_schema(i) for i in result.issues])

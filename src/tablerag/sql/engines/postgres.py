@@ -324,7 +324,7 @@ class PostgresEngine(SQLEngine):
                     engine_failure("PostgreSQL", self.driver_message(exc)),
                     engine="postgres",
                     sql=sql,
-                ) from exc
+                ) from None  # the driver's error quotes raw cell values: not chained
         return columns, rows
 
     def close(self) -> None:
