@@ -216,6 +216,10 @@ class SQLEngine(ABC):
         if policy.mask_personal_data:
             allowed = allowed_names(self.catalog, policy.sensitive)  # allow_columns unmasks
             kept, masked = mask_rows(columns, kept, hidden=self._hidden_names(), allowed=allowed)
+            if masked and order in (ADDED, SORT_ROWS):
+                # the order tablerag chose came from the values before masking (the digits the
+                # mask hides); the rows are sorted again as they are shown
+                kept = tuple(sorted(kept, key=sort_key))
         return ResultSet(columns, kept, truncated, round(elapsed, 3), safe, masked)
 
     def _ordered(self, sql: str) -> tuple[str, str]:
