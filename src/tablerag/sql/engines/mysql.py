@@ -825,11 +825,14 @@ class MySQLEngine(SQLEngine):
                         engine="mysql",
                         sql=sql,
                     ) from exc
-                raise QueryFailed(
+                failed = QueryFailed(
                     engine_failure("MySQL", self.driver_message(exc)),
                     engine="mysql",
                     sql=sql,
-                ) from None  # the driver's error quotes raw cell values: not chained
+                )
+        # raised outside the handler: the driver's error, which quotes raw cell values, is
+        # neither its cause nor its context (no traceback or log record carries it)
+        raise failed
 
     def driver_message(self, exc: BaseException) -> str:
         """The server's message (without PyMySQL's error-code tuple), scrubbed."""
