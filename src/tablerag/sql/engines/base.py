@@ -15,7 +15,13 @@ import sqlglot
 
 from tablerag.errors import EngineError, Issue, QueryFailed, SQLRejected
 from tablerag.sql.drift import drift_message
-from tablerag.sql.engines.personal import MAX_TABLES, SAMPLE_ROWS, personal_columns, sample_query
+from tablerag.sql.engines.personal import (
+    MAX_TABLES,
+    SAMPLE_ROWS,
+    SAMPLE_TIME_LIMIT_MS,
+    personal_columns,
+    sample_query,
+)
 from tablerag.sql.engines.scrub import exposable, scrub_message, scrub_schema
 from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.mask import allowed_names, mask_rows
@@ -128,7 +134,11 @@ class SQLEngine(ABC):
         """``{table: columns}`` whose first rows, read through the gate and this engine, hold
         personal data; a table the gate or the engine refuses to sample is left as it is."""
         found: dict[str, tuple[str, ...]] = {}
-        sampling = replace(policy, max_rows=SAMPLE_ROWS)
+        sampling = replace(
+            policy,
+            max_rows=SAMPLE_ROWS,
+            time_limit_ms=min(policy.time_limit_ms, SAMPLE_TIME_LIMIT_MS),
+        )
         for table in catalog.tables[:MAX_TABLES]:
             if not table.columns:
                 continue

@@ -23,6 +23,9 @@ from tablerag.sql.sensitive import SensitiveRules
 SAMPLE_ROWS = 200
 """Rows read from each table to decide which of its columns hold personal data."""
 
+SAMPLE_TIME_LIMIT_MS = 2000
+"""Time one table's sample may take at most (a slow view must not hold up the first query)."""
+
 MAX_TABLES = 500
 """Tables sampled at most (a database with more is judged on its first ones and their samples
 recorded at ingest)."""
