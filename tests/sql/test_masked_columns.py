@@ -140,7 +140,6 @@ def test_the_analytics_over_the_marked_column_run(engine: SQLEngine, sql: str) -
 
 def test_allow_columns_unmarks_and_shows_the_column(engine: SQLEngine) -> None:
     allowed = replace(POLICY, sensitive=SensitiveRules(allow=("notes.comment",)))
-    engine.use_catalog(engine.catalog)
     assert engine.gate_catalog(allowed).table("notes").masked == ()  # type: ignore[union-attr]
     result = engine.execute("SELECT upper(comment) AS x FROM notes ORDER BY id", allowed)
     assert len(result.rows) == 100
@@ -194,9 +193,11 @@ def test_a_postgres_error_chains_no_driver_exception(postgres_dsn: str) -> None:
     with psycopg.connect(url, autocommit=True) as con:
         con.execute("CREATE TABLE people (id integer, label text)")
         con.execute("INSERT INTO people VALUES (1, %s)", [label])
-    with open_engine(url, policy=POLICY, allow_writable_role=True) as engine:
-        with pytest.raises(QueryFailed) as failed:
-            engine.execute("SELECT CAST(label AS INTEGER) AS n FROM people")
+    with (
+        open_engine(url, policy=POLICY, allow_writable_role=True) as engine,
+        pytest.raises(QueryFailed) as failed,
+    ):
+        engine.execute("SELECT CAST(label AS INTEGER) AS n FROM people")
     assert failed.value.__cause__ is None
     assert failed.value.__context__ is None
     assert "<value>" in str(failed.value)

@@ -491,17 +491,17 @@ def test_the_column_holding_phone_numbers_is_marked_and_allow_columns_unmarks_it
     setup = setup_for(request, setups, name)
     engine = setup.a.engine
     marked = {t.name: t.masked for t in engine.gate_catalog(rt.POLICY).tables if t.masked}
-    assert marked == {"customers": ("notes",)}
+    # contact (all e-mails) is hidden by its content where a catalog has samples; where the
+    # engine reads a file or a server without one it is visible, and marked as notes is
+    assert set(marked) == {"customers"} and "notes" in marked["customers"], marked
+    assert set(marked["customers"]) <= {"notes", "contact"}, marked
     allowed = replace(rt.POLICY, sensitive=SensitiveRules(allow=("customers.notes",)))
-    engine.use_catalog(engine.catalog)  # sampled again under the new rules
-    try:
-        assert not any(t.masked for t in engine.gate_catalog(allowed).tables)
-        shown = rt.run_python(engine, "SELECT reverse(notes) AS x FROM customers", allowed)
-        assert shown.kind == "ran", shown.shown
-        masking_off = replace(rt.POLICY, mask_personal_data=False)
-        assert not any(t.masked for t in engine.gate_catalog(masking_off).tables)
-    finally:
-        engine.use_catalog(engine.catalog)
+    assert "notes" not in engine.gate_catalog(allowed).table("customers").masked  # type: ignore[union-attr]
+    shown = rt.run_python(engine, "SELECT upper(notes) AS x FROM customers", allowed)
+    assert shown.kind == "ran", shown.shown
+    masking_off = replace(rt.POLICY, mask_personal_data=False)
+    assert not any(t.masked for t in engine.gate_catalog(masking_off).tables)
+    assert "notes" in engine.gate_catalog(rt.POLICY).table("customers").masked  # type: ignore[union-attr]
 
 
 #: Through ``tablerag sql`` (text and --json) and ``ask``: a rewrite of the masked column.

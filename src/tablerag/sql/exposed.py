@@ -146,11 +146,26 @@ class ExposedCatalog:
             out.append(replace(t, masked=t.masked + added) if added else t)
         return ExposedCatalog(out)
 
-    def without_masked(self) -> ExposedCatalog:
-        """This catalog with no column marked masked (masking is off)."""
+    def without_masked(self, allowed: SensitiveRules | None = None) -> ExposedCatalog:
+        """This catalog with no column marked masked (masking is off), or only the columns
+        ``allowed.allow`` names unmarked (the operator's ``allow_columns``).
+
+        Example:
+            >>> cat = ExposedCatalog.from_mapping({"t": ["a", "b"]}, masked={"t": ["a", "b"]})
+            >>> cat.without_masked(SensitiveRules(allow=("t.a",))).table("t").masked
+            ('b',)
+        """
         if not any(t.masked for t in self._tables.values()):
             return self
-        return ExposedCatalog(replace(t, masked=()) for t in self._tables.values())
+        return ExposedCatalog(
+            replace(
+                t,
+                masked=()
+                if allowed is None
+                else tuple(c for c in t.masked if not allowed.allows(t.qualified, c)),
+            )
+            for t in self._tables.values()
+        )
 
     def table(self, name: str, *, schema: str | None = None) -> ExposedTable | None:
         """The exposed table called ``name`` (in ``schema`` if given), or None.

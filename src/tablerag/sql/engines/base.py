@@ -28,6 +28,7 @@ from tablerag.sql.mask import allowed_names, mask_rows
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.sql.result import ResultSet
 from tablerag.sql.rewrite import ADDED, SORT_ROWS, order_unordered, render, sort_key
+from tablerag.sql.sensitive import DEFAULT_RULES, SensitiveRules
 from tablerag.sql.validate import gate
 from tablerag.types import TableInfo
 
@@ -63,8 +64,10 @@ class SQLEngine(ABC):
     def __init__(self, policy: ExecutionPolicy | None = None) -> None:
         self.policy = policy or ExecutionPolicy()
         self._catalog: ExposedCatalog | None = None
-        self._personal: ExposedCatalog | None = None
-        """:attr:`catalog` with the columns that hold personal data marked (sampled once)."""
+        self._sampled: dict[str, tuple[str, ...]] | None = None
+        """``{table: columns}`` whose sampled rows hold personal data (sampled once)."""
+        self._personal: dict[SensitiveRules, ExposedCatalog] = {}
+        """:attr:`catalog` with those columns marked, per ``allow_columns`` rules."""
         self._sample_personal = True
         """Mark columns by sampling (off with ``hide_sensitive=False``: other people's data)."""
 
@@ -96,7 +99,7 @@ class SQLEngine(ABC):
         self._sample_personal = bool(options.get("hide_sensitive", True))
         if catalog is None:
             self._catalog = None
-            self._personal = None
+            self._sampled, self._personal = None, {}
         elif isinstance(catalog, ExposedCatalog):
             self._set_catalog(catalog)
         else:
@@ -105,7 +108,7 @@ class SQLEngine(ABC):
 
     def _set_catalog(self, catalog: ExposedCatalog) -> None:
         self._catalog = self._with_lineage(_without_reserved(catalog))
-        self._personal = None
+        self._sampled, self._personal = None, {}
         self._expose(self._catalog)
 
     def gate_catalog(self, policy: ExecutionPolicy | None = None) -> ExposedCatalog:
@@ -121,18 +124,23 @@ class SQLEngine(ABC):
         policy = policy or self.policy
         if not policy.mask_personal_data:
             return self.catalog.without_masked()
-        if self._personal is None:
-            catalog = self.catalog
-            if self._sample_personal and policy.sensitive.defaults:
-                catalog = catalog.with_masked(self._sampled_personal(catalog, policy))
-            self._personal = catalog
-        return self._personal
+        rules = policy.sensitive
+        marked = self._personal.get(rules)
+        if marked is None:
+            marked = self.catalog
+            if self._sample_personal and rules.defaults:
+                if self._sampled is None:
+                    self._sampled = self._sampled_personal(marked, policy)
+                marked = marked.with_masked(self._sampled)
+            self._personal[rules] = marked.without_masked(rules)
+        return self._personal[rules]
 
     def _sampled_personal(
         self, catalog: ExposedCatalog, policy: ExecutionPolicy
     ) -> dict[str, tuple[str, ...]]:
         """``{table: columns}`` whose first rows, read through the gate and this engine, hold
-        personal data; a table the gate or the engine refuses to sample is left as it is."""
+        personal data (``allow_columns`` not applied yet); a table the gate or the engine
+        refuses to sample is left as it is."""
         found: dict[str, tuple[str, ...]] = {}
         sampling = replace(
             policy,
@@ -157,7 +165,7 @@ class SQLEngine(ABC):
             except EngineError as exc:
                 log.debug("not sampling %s for personal data: %s", table.qualified, exc)
                 continue
-            found[table.qualified] = personal_columns(table, rows, policy.sensitive)
+            found[table.qualified] = personal_columns(table, rows, DEFAULT_RULES)
         return found
 
     def _with_lineage(self, catalog: ExposedCatalog) -> ExposedCatalog:
