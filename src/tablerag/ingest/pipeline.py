@@ -26,9 +26,10 @@ from tablerag.ingest.limits import IngestLimits, applied
 from tablerag.ingest.sampling import diverse_samples, quote_ident, withhold_samples
 from tablerag.ingest.store import sanitize_table_name, store_table
 from tablerag.ingest.tables import TABLE_SUFFIXES, stage_rows
+from tablerag.ingest.views import derived_hidden
 from tablerag.ingest.worker import IngestWorker, LocalReaders
 from tablerag.settings import Settings, load_settings
-from tablerag.sql.sensitive import is_hidden_column, rules_from
+from tablerag.sql.sensitive import WITHHELD, is_hidden_column, rules_from
 from tablerag.store.annotations import (
     flagged_columns,
     is_descriptions_file,
@@ -463,10 +464,19 @@ def _load_database(
     tables = reflection.tables
     chunks: list[Chunk] = []
     rules = rules_from(settings)
+    derived = derived_hidden(target.url, tables, settings)  # views over hidden columns
     for info in tables:  # no sample of a hidden column is recorded (issue 28)
-        record_table(
-            con, withhold_samples(con, info, rules), source_id, stored=False, rows_read=None
-        )
+        recorded = withhold_samples(con, info, rules)
+        hide = derived.get(info.name, set())
+        if hide:  # the marker keeps them hidden when the catalog is read back
+            recorded = replace(
+                recorded,
+                columns=tuple(
+                    replace(c, samples=(WITHHELD,)) if c.name in hide else c
+                    for c in recorded.columns
+                ),
+            )
+        record_table(con, recorded, source_id, stored=False, rows_read=None)
         chunks.extend(
             _table_chunks(con, info, target.location, settings, start_ordinal=len(chunks))
         )
