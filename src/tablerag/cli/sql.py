@@ -204,9 +204,9 @@ def sql(
 ) -> None:
     """Run one read-only SELECT. Exit 0 rows, 3 rejected by the gate, 4 stopped by a limit.
 
-    SQL beginning with a ``--`` comment works as the argument
-    (``tablerag sql $'-- top\\nSELECT 1'``), after ``--`` (``tablerag sql -w ws -- "..."``) or
-    from standard input (``echo "..." | tablerag sql -``).
+    SQL beginning with a '--' comment works as the argument
+    (tablerag sql $'-- top\\nSELECT 1'), after '--' (tablerag sql -w ws -- "...") or from
+    standard input (echo "..." | tablerag sql -).
     """
     from tablerag.settings import load_settings
     from tablerag.sql.policy import ExecutionPolicy
