@@ -38,4 +38,4 @@ def test_help_shows_no_double_backquotes(path: tuple[str, ...]) -> None:
 def test_sql_help_shows_its_examples_verbatim() -> None:
     res = runner.invoke(app, ["sql", "--help"], terminal_width=200)
     assert "SQL beginning with a '--' comment works as the argument" in res.output
-    assert "(echo \"...\" | tablerag sql -)" in res.output
+    assert '(echo "..." | tablerag sql -)' in res.output
