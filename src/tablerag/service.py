@@ -157,6 +157,7 @@ def _with_password_notes(
                 "password",
                 "the password in the URL is not stored in the workspace",
                 f"to ask questions, {password_hint(backend)}",
+                is_note=True,
             )
             r = replace(r, problems=(*r.problems, note))
         out.append(r)

@@ -37,11 +37,28 @@ class Problem:
     where: str
     what: str
     action: str
+    is_note: bool = False
+    """A fact about how the source was read (its document kind, a file merged), not a defect:
+    reports count and show notes apart from problems."""
 
     def line(self) -> str:
         """Render as one report line."""
         head = f"{self.where}: " if self.where else ""
         return f"{head}{self.what} ({self.action})"
+
+
+def problems_and_notes(
+    items: tuple[Problem, ...] | list[Problem],
+) -> tuple[list[Problem], list[Problem]]:
+    """The real problems of a report, then its notes, each in the order found.
+
+    Example:
+        >>> kind = Problem("", "document kind 'faq'", "chunked by pair", is_note=True)
+        >>> short = Problem("row 3", "2 fields", "padded")
+        >>> problems_and_notes((kind, short)) == ([short], [kind])
+        True
+    """
+    return [p for p in items if not p.is_note], [p for p in items if p.is_note]
 
 
 @dataclass(frozen=True)
@@ -167,6 +184,7 @@ class SourceReport:
     rows_stored: int = 0
     chunks: int = 0
     problems: tuple[Problem, ...] = field(default=())
+    """Problems and notes in the order found (:func:`problems_and_notes` parts them)."""
     error: str | None = None
 
 

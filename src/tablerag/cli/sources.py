@@ -40,6 +40,7 @@ def register(app: typer.Typer) -> None:
 def sources(workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: JsonOpt = False) -> None:
     """List ingested sources with their counts and problems; mark files that are gone."""
     from tablerag.ingest.manage import is_gone
+    from tablerag.types import problems_and_notes
 
     with open_workspace(workspace) as ws:
         records = ws.sources()
@@ -58,7 +59,7 @@ def sources(workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: JsonOpt = Fals
             shown(", ".join(s.tables)),
             str(s.rows_stored),
             str(s.chunks),
-            str(len(s.problems)),
+            str(len(problems_and_notes(s.problems)[0])),
         )
     console.print(table)
     if any(is_gone(s) for s in records):

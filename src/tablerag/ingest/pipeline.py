@@ -435,7 +435,11 @@ def _load_descriptions(
     notes = record_annotations(con, source_id, notes)  # names as the catalog spells them
     record_glossary(con, source_id, terms)
     described = sorted({a.table for a in notes})
-    problems = [Problem("", f"descriptions of {len(described)} tables", "merged into the catalog")]
+    problems = [
+        Problem(
+            "", f"descriptions of {len(described)} tables", "merged into the catalog", is_note=True
+        )
+    ]
     problems += unknown_names(con, notes)  # a misspelt flag must not fail silently (issue 28)
     flagged = {a.table for a in notes if a.sensitive and a.column is not None}
     rebuilt = _rechunk_tables(con, flagged, settings)
