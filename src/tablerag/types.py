@@ -140,6 +140,24 @@ class ColumnInfo:
         return "mdy" if found.group(1) == "MM" else "dmy"
 
 
+ROWS_UNKNOWN = -1
+"""``TableInfo.row_count`` of a database table whose rows could not be counted."""
+ROWS_NO_ACCESS = -2
+"""``TableInfo.row_count`` of a database table the connected role may not read."""
+
+
+def rows_label(row_count: int) -> str:
+    """A table's row count as listings show it.
+
+    Example:
+        >>> rows_label(3757), rows_label(ROWS_UNKNOWN), rows_label(ROWS_NO_ACCESS)
+        ('3,757', 'unknown', 'no access')
+    """
+    if row_count == ROWS_NO_ACCESS:
+        return "no access"
+    return "unknown" if row_count < 0 else f"{row_count:,}"
+
+
 @dataclass(frozen=True)
 class TableInfo:
     """One SQL table of the workspace (or of an external database queried in place)."""
@@ -148,6 +166,8 @@ class TableInfo:
     source: str
     columns: tuple[ColumnInfo, ...]
     row_count: int
+    """Rows in the table; :data:`ROWS_UNKNOWN` or :data:`ROWS_NO_ACCESS` for a database
+    table that could not be counted."""
     origin: str = ""
     page: int | None = None
     description: str = ""

@@ -41,6 +41,7 @@ def test_ingest_then_browse(tmp_path: Path) -> None:
         {
             "name": "t",
             "rows": 2,
+            "readable": True,
             "columns": 2,
             "source": str((tmp_path / "t.csv").resolve()),
             "origin": "t.csv",

@@ -21,6 +21,7 @@ from tablerag.cli._common import (
 )
 from tablerag.cli._common import shown as safe
 from tablerag.lang.untrusted import visible
+from tablerag.types import ROWS_NO_ACCESS, rows_label
 
 if TYPE_CHECKING:
     from tablerag.linking.profile import ColumnProfile
@@ -43,7 +44,8 @@ def tables(workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: JsonOpt = False
             [
                 {
                     "name": t.name,
-                    "rows": t.row_count,
+                    "rows": t.row_count if t.row_count >= 0 else None,
+                    "readable": t.row_count != ROWS_NO_ACCESS,
                     "columns": len(t.columns),
                     "source": t.source,
                     "origin": t.origin,
@@ -61,7 +63,7 @@ def tables(workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: JsonOpt = False
         where = "" if t.stored else " (in place)"
         table.add_row(
             safe(t.name),
-            str(t.row_count),
+            rows_label(t.row_count),
             str(len(t.columns)),
             safe(short(t.source)) + where,
             safe(t.origin),
@@ -94,7 +96,7 @@ def schema(
         return
     where = table_origin(info.source, info.origin)
     console.print(
-        f"[bold]{safe(info.name)}[/]  {info.row_count} rows  from {safe(where)}",
+        f"[bold]{safe(info.name)}[/]  {_rows(info.row_count)}  from {safe(where)}",
         highlight=False,
     )
     if info.description:
@@ -142,6 +144,13 @@ def schema(
     console.print(table)
     for fk in info.foreign_keys:
         console.print(f"FK ({', '.join(fk.columns)}) → {fk.ref_table}({', '.join(fk.ref_columns)})")
+
+
+def _rows(row_count: int) -> str:
+    label = rows_label(row_count)
+    if row_count == ROWS_NO_ACCESS:
+        return "[yellow]no access[/] (the role may not read it)"
+    return f"{label} rows"
 
 
 def _without_hidden_values(
