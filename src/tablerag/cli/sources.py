@@ -48,10 +48,7 @@ def sources(workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: JsonOpt = Fals
     in_place = _in_place_rows(tables)
     if as_json:
         print_json(
-            [
-                {**_record_json(r, gone=is_gone(r)), **in_place.get(r.location, {})}
-                for r in records
-            ]
+            [{**_record_json(r, gone=is_gone(r)), **in_place.get(r.location, {})} for r in records]
         )
         return
     table = Table(title=f"Sources in {workspace}")

@@ -961,7 +961,7 @@ def _is_denied(exc: BaseException) -> bool:
     orig = getattr(exc, "orig", None) or exc
     if getattr(orig, "sqlstate", None) == "42501":  # PostgreSQL insufficient_privilege
         return True
-    args = getattr(orig, "args", ())
+    args: tuple[object, ...] = getattr(orig, "args", ())
     return bool(args) and args[0] in _DENIED_MYSQL
 
 
