@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from tablerag.errors import ConfigError, SourceError, TableragError
+from tablerag.errors import ConfigError, SourceError, TableragError, WorkspaceError
 from tablerag.ingest import chunking, dockind, infer
 from tablerag.ingest.database import is_database_url, redact_url, reflect_database_report
 from tablerag.ingest.documents import DOCUMENT_SUFFIXES
@@ -44,6 +44,7 @@ from tablerag.store.chunks import (
     source_chunks,
     sources_with_chunks_of,
 )
+from tablerag.store.diskfull import disk_full_message, is_disk_full
 from tablerag.store.documents import record_document
 from tablerag.store.glossary import record_glossary
 from tablerag.store.sources import (
@@ -284,6 +285,9 @@ def _ingest_one(
             report = replace(report, problems=(note, *report.problems))
         return replace(report, status=status)
     except (TableragError, duckdb.Error, OSError) as exc:
+        if is_disk_full(exc):  # every later source would fail alike: stop, say what to do
+            kept = f"nothing of {target.location} was stored, the workspace is as it was before"
+            raise WorkspaceError(disk_full_message(ws.path, kept)) from exc
         return _failed(ws, target, kind, exc)
     except Exception as exc:  # noqa: BLE001 - isolation edge: a parser bug must not stop the batch
         log.debug("unexpected failure reading %s", target.location, exc_info=True)

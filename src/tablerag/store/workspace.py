@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import re
@@ -220,7 +221,14 @@ class Workspace:
         except BaseException:
             self.con.execute("ROLLBACK")
             raise
-        self.con.execute("COMMIT")
+        try:
+            self.con.execute("COMMIT")
+        except duckdb.Error:
+            # a failed COMMIT (a full disk) leaves the transaction open and aborted: every
+            # later statement would answer "please ROLLBACK"
+            with contextlib.suppress(duckdb.Error):
+                self.con.execute("ROLLBACK")
+            raise
 
     # -- reading -----------------------------------------------------------------------------
 
