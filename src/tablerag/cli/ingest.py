@@ -192,8 +192,10 @@ def _print(reports: list[SourceReport], summary: dict[str, object]) -> None:
             console.print(
                 f"  [dim]·[/] {shown(short(r.source))} {shown(p.line())}", highlight=False
             )
+    in_place = summary.get("rows_in_place")
+    rows = f"{summary['rows']} rows" + (f" (+ {in_place:,} in place)" if in_place else "")
     console.print(
-        "workspace {workspace}: {sources} sources, {tables} tables, {rows} rows, "
-        "{documents} documents, {chunks} chunks".format(**summary),
+        f"workspace {summary['workspace']}: {summary['sources']} sources, {summary['tables']} "
+        f"tables, {rows}, {summary['documents']} documents, {summary['chunks']} chunks",
         highlight=False,
     )

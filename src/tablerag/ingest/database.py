@@ -811,11 +811,7 @@ def _describe(
                 )
             except (sa_exc.DBAPIError, duckdb.Error) as exc:
                 _raise_if_disconnected(exc)
-                problems.append(
-                    Problem(
-                        f"{name}.{col.name}", _first_line(exc), "no sample values for this column"
-                    )
-                )
+                problems.append(_sample_failed(f"{name}.{col.name}", exc))
         columns.append(
             ColumnInfo(
                 col.name, col.type, original=col.name, samples=samples, description=col.comment
@@ -833,6 +829,14 @@ def _describe(
         stored=False,
         checks=checks,
     )
+
+
+def _sample_failed(where: str, exc: BaseException) -> Problem:
+    """A column whose values could not be sampled; a column the role is not granted (as a
+    hidden column must not be) is a note, not a problem (issue 36)."""
+    if _is_denied(exc):
+        return Problem(where, "the role may not read this column", "no sample values", is_note=True)
+    return Problem(where, _first_line(exc), "no sample values for this column")
 
 
 def _checks(b: _Backend, rel: _Relation, name: str, problems: list[Problem]) -> tuple[str, ...]:

@@ -375,7 +375,8 @@ class Workspace:
                 )
 
     def summary(self) -> dict[str, Any]:
-        """Counts for a quick look: sources, tables, rows, documents, chunks."""
+        """Counts for a quick look: sources, tables, rows (stored), documents, chunks, and the
+        rows of the database tables queried in place."""
         row = self.con.execute(
             """
             SELECT (SELECT count(*) FROM tablerag.sources),
@@ -383,7 +384,9 @@ class Workspace:
                    (SELECT coalesce(sum(row_count), 0) FROM tablerag.tables WHERE stored),
                    (SELECT count(*) FROM tablerag.documents),
                    (SELECT count(*) FROM tablerag.chunks),
-                   (SELECT count(*) FROM tablerag.chunks WHERE table_name IS NOT NULL)
+                   (SELECT count(*) FROM tablerag.chunks WHERE table_name IS NOT NULL),
+                   (SELECT coalesce(sum(row_count), 0) FROM tablerag.tables
+                    WHERE NOT stored AND row_count >= 0)
             """
         ).fetchone()
         assert row is not None
@@ -395,6 +398,7 @@ class Workspace:
             "documents": row[3],
             "chunks": row[4],
             "table_chunks": row[5],
+            "rows_in_place": int(row[6]),
         }
 
 
