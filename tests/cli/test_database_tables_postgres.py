@@ -53,8 +53,13 @@ def shop(
             "i % 500, CASE WHEN i % 4 = 0 THEN NULL ELSE 'call 13812345678' END "
             f"FROM generate_series(1, {ORDERS}) AS i"
         )
-        con.execute("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT, phone TEXT)")
-        con.execute("INSERT INTO customers VALUES (1, 'Ann', '13900001111'), (2, 'Bob', NULL)")
+        con.execute(
+            "CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT, phone TEXT, segment TEXT)"
+        )
+        con.execute(
+            "INSERT INTO customers VALUES (1, 'Ann', '13900001111', 'retail'), (2, 'Bob', NULL, "
+            "'trade')"
+        )
         con.execute("CREATE TABLE staff (id INTEGER PRIMARY KEY, salary INTEGER)")
         con.execute("INSERT INTO staff VALUES (1, 9000)")
         con.execute(f"GRANT SELECT ON orders TO {ROLE}")
@@ -113,6 +118,9 @@ def test_schema_profiles_a_database_table_through_the_engine(shop: Path) -> None
 
 
 def test_schema_never_reads_a_hidden_column(shop: Path) -> None:
+    res = runner.invoke(app, ["schema", "customers", "-w", str(shop)])
+    assert "not profiled: segment (the role may not read it)" in res.stdout
+    assert "│ 2 " in _line(res.stdout, "name") and "retail" not in res.stdout
     res = runner.invoke(app, ["schema", "customers", "-w", str(shop), "--json"])
     assert res.exit_code == 0, res.output
     assert "13900001111" not in res.stdout

@@ -99,8 +99,9 @@ def schema(
         found = _profile_in_place(workspace, info, tables, records, settings, hidden)
         profiles = {p.column: p for p in found.profiles if p.column in profiles}
         unprofiled = found.reason
-        if found.unread:
-            unprofiled = f"the role may not read {', '.join(found.unread)}"
+        if found.unread:  # the others are profiled below
+            them = "it" if len(found.unread) == 1 else "them"
+            unprofiled = f"{', '.join(found.unread)} (the role may not read {them})"
     info, profiles = _without_hidden_values(info, profiles, hidden)
     if as_json:
         shown = [{**to_jsonable(p), "exact": p.exact} for p in profiles.values()]
