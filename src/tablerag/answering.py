@@ -143,6 +143,8 @@ class Work:
             llm, rq.deadline, usage=rq.usage, cancelled=rq.cancelled, on_call=self._called
         )
         self.stages = stage_switches(settings, llm.spec, rq.stages)
+        self.unreachable: SQLSource | None = None
+        """The source this request found down (its engine could not be opened), if any."""
 
     def _called(self, completion: Completion) -> None:
         self.rq.trace.emit(
@@ -195,8 +197,8 @@ class Work:
         """The data path, then the documents when its answer is not ``ok`` and the workspace
         has a text index (:func:`~tablerag.answer.fallback.fall_back`, issue 23)."""
         answer = self.sql(question)
-        if self.index is None:
-            return answer
+        if self.index is None or self.unreachable is not None:
+            return answer  # a source that is down is said at once, before any model call
         return fall_back(answer, lambda: self.docs(question), deadline=self.rq.deadline)
 
     def documents_first(self, question: str) -> Answer:
@@ -346,6 +348,7 @@ class Work:
         try:
             return choice.source, self.sources.engine(choice.source)
         except TableragError as exc:
+            self.unreachable = choice.source
             name = choice.source.shown
             return Answer(
                 question=question,

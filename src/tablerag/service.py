@@ -35,7 +35,7 @@ from tablerag.answering import (
     stage_switches,
 )
 from tablerag.deadline import Deadline
-from tablerag.errors import EngineError, RetrievalError
+from tablerag.errors import EngineError, RetrievalError, WorkspaceError
 from tablerag.ingest.database import is_database_url, redact_url
 from tablerag.ingest.pipeline import Target, ingest_sources
 from tablerag.lang.messages import message
@@ -58,6 +58,7 @@ from tablerag.sql.engines import SQLEngine
 from tablerag.sql.engines.reach import password_hint
 from tablerag.store import lock as workspace_lock
 from tablerag.store import workspace as store
+from tablerag.store.diskfull import disk_full_message, is_disk_full
 from tablerag.store.glossary import read_glossary
 from tablerag.types import Hit, Problem, SourceReport
 
@@ -126,15 +127,21 @@ def ingest(
     reports = _with_password_notes(
         targets, ingest_sources(ws, targets, settings=settings, progress=progress)
     )
-    if any(r.status in ("added", "replaced") for r in reports):
-        try:
-            workspace_samples(ws)
-        except EngineError as exc:  # the data is stored; profiles are rebuilt on the next read
-            log.warning("column profiling failed: %s", exc)
-    if settings.index_on_ingest:
-        # Always: it returns at once when nothing changed, and it repairs a stale index or
-        # applies a changed embedder setting.
-        refresh_index(ws, embedder_spec=settings.embedder, progress=embed_progress)
+    try:
+        if any(r.status in ("added", "replaced") for r in reports):
+            try:
+                workspace_samples(ws)
+            except EngineError as exc:  # the data is stored; profiles are rebuilt on next read
+                log.warning("column profiling failed: %s", exc)
+        if settings.index_on_ingest:
+            # Always: it returns at once when nothing changed, and it repairs a stale index or
+            # applies a changed embedder setting.
+            refresh_index(ws, embedder_spec=settings.embedder, progress=embed_progress)
+    except (OSError, duckdb.Error) as exc:
+        if not is_disk_full(exc):
+            raise
+        kept = "the sources read are stored but the text index is not up to date"
+        raise WorkspaceError(disk_full_message(ws.path, kept)) from exc
     return reports
 
 
@@ -157,6 +164,7 @@ def _with_password_notes(
                 "password",
                 "the password in the URL is not stored in the workspace",
                 f"to ask questions, {password_hint(backend)}",
+                is_note=True,
             )
             r = replace(r, problems=(*r.problems, note))
         out.append(r)

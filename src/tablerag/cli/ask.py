@@ -16,7 +16,7 @@ from tablerag.cli._common import (
     print_json,
     shown,
 )
-from tablerag.cli.export import CsvOpt, XlsxOpt, save_result
+from tablerag.cli.export import CsvOpt, XlsxOpt, save_or_exit
 from tablerag.errors import ConfigError, TableragError
 
 if TYPE_CHECKING:
@@ -76,11 +76,10 @@ def _save(table: ResultTable | None, csv_path: Path | None, xlsx_path: Path | No
     if table is None:
         err_console.print("no result table to save: this answer came from no query")
         raise typer.Exit(EXIT_ERROR)
-    try:
-        written = save_result(table.columns, table.rows, csv_path=csv_path, xlsx_path=xlsx_path)
-    except ConfigError as exc:
-        err_console.print(f"[bold red]error:[/] {shown(exc)}", highlight=False)
-        raise typer.Exit(EXIT_ERROR) from exc
-    cut = " (cut at the row cap)" if table.truncated else ""
-    for path in written:
-        err_console.print(f"saved {len(table.rows):,} rows{cut} to {shown(path)}", highlight=False)
+    save_or_exit(
+        table.columns,
+        table.rows,
+        truncated=table.truncated,
+        csv_path=csv_path,
+        xlsx_path=xlsx_path,
+    )

@@ -81,7 +81,7 @@ def userdata(
     over three pages, a Word policy, MM/DD/YYYY dates, an FAQ; v2: a clinic's workbook and
     rules, a freight company's GBK waybills with 万 and mixed dates, customers, service terms),
     or a shop database with definition documents (shop), ingested into a fresh workspace in the
-    run folder; bilingual questions with independently computed answers asked through ``ask``.
+    run folder; bilingual questions with independently computed answers asked through `ask`.
 
     Metric: every expected figure (0.1 % tolerance) and key fact stated; an unanswerable
     question is right when the answer says so. Category: the question's kind. The report's

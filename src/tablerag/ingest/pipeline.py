@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from tablerag.errors import ConfigError, SourceError, TableragError
+from tablerag.errors import ConfigError, SourceError, TableragError, WorkspaceError
 from tablerag.ingest import chunking, dockind, infer
 from tablerag.ingest.database import is_database_url, redact_url, reflect_database_report
 from tablerag.ingest.documents import DOCUMENT_SUFFIXES
@@ -45,6 +45,7 @@ from tablerag.store.chunks import (
     source_chunks,
     sources_with_chunks_of,
 )
+from tablerag.store.diskfull import disk_full_message, is_disk_full
 from tablerag.store.documents import record_document
 from tablerag.store.glossary import record_glossary
 from tablerag.store.sources import (
@@ -285,6 +286,9 @@ def _ingest_one(
             report = replace(report, problems=(note, *report.problems))
         return replace(report, status=status)
     except (TableragError, duckdb.Error, OSError) as exc:
+        if is_disk_full(exc):  # every later source would fail alike: stop, say what to do
+            kept = f"nothing of {target.location} was stored, the workspace is as it was before"
+            raise WorkspaceError(disk_full_message(ws.path, kept)) from exc
         return _failed(ws, target, kind, exc)
     except Exception as exc:  # noqa: BLE001 - isolation edge: a parser bug must not stop the batch
         log.debug("unexpected failure reading %s", target.location, exc_info=True)
@@ -436,7 +440,11 @@ def _load_descriptions(
     notes = record_annotations(con, source_id, notes)  # names as the catalog spells them
     record_glossary(con, source_id, terms)
     described = sorted({a.table for a in notes})
-    problems = [Problem("", f"descriptions of {len(described)} tables", "merged into the catalog")]
+    problems = [
+        Problem(
+            "", f"descriptions of {len(described)} tables", "merged into the catalog", is_note=True
+        )
+    ]
     problems += unknown_names(con, notes)  # a misspelt flag must not fail silently (issue 28)
     flagged = {a.table for a in notes if a.sensitive and a.column is not None}
     rebuilt = _rechunk_tables(con, flagged, settings)

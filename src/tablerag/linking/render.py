@@ -186,7 +186,7 @@ def render_table(
     wanted = set(columns) if columns is not None else None
     shown = [c for c in info.columns if wanted is None or c.name in wanted]
     head = f"CREATE TABLE {ident(table)} ("
-    notes = [f"{info.row_count} rows"] if info.row_count else []
+    notes = [f"{info.row_count} rows"] if info.row_count > 0 else []  # not unknown
     if info.description:
         notes.insert(0, comment_text(info.description))
     if notes:
