@@ -136,6 +136,7 @@ class Runtime:
     _watcher: threading.Thread | None = field(default=None, repr=False)
     _root: Path | None = field(default=None, repr=False)
     _failed: Fingerprint | None = field(default=None, repr=False)
+    _writer: querylog.Writer | None = field(default=None, repr=False)
     _count: int = 0
 
     @classmethod
@@ -357,9 +358,16 @@ class Runtime:
                 error=error,
                 token_id=token_id,
                 generation=generation,
+                writer=self._log_writer(),
             )
         except WorkspaceError as exc:
             log.warning("query log not written: %s", exc)
+
+    def _log_writer(self) -> querylog.Writer:
+        with self._lock:
+            if self._writer is None:
+                self._writer = querylog.Writer(self.path)
+            return self._writer
 
     def prune_log(self) -> int:
         """Delete log entries older than ``query_log_retention_days``."""
@@ -381,6 +389,8 @@ class Runtime:
             gen, self._current = self._current, None
         if gen is not None:
             gen.close()
+        if self._writer is not None:
+            self._writer.close()
         if self._root is not None:
             shutil.rmtree(self._root, ignore_errors=True)
         if self.owns_llm:
