@@ -168,7 +168,7 @@ async def load(url: str, clients: int, seconds: float, ws: Path, env: dict[str, 
             "stderr": err.decode()[-300:],
             "started_s": round(ingest_started - start, 1),
             "committed_s": round(ingest_done - start, 1),
-            "swapped_in_s": round(seen["2"] - start, 1) if "2" in seen else None,
+            "swapped_in_s": swapped_in(seen, start),
         },
     }
 
@@ -191,6 +191,14 @@ def cpu_s(pid: int) -> float:
                 continue
             total += seconds if parent == pid else 0.0
     return total
+
+
+def swapped_in(seen: dict[str, float], start: float) -> float | None:
+    """Seconds into the run when a generation after the first was answered from (numbers may
+    skip: an attempt while the ingest still held the workspace counts one)."""
+    numbers = sorted(int(g) for g in seen)
+    later = [seen[str(g)] for g in numbers[1:]]
+    return round(min(later) - start, 1) if later else None
 
 
 def pct(values: list[float], p: float) -> float:

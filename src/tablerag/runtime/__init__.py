@@ -138,6 +138,7 @@ class Runtime:
     _failed: Fingerprint | None = field(default=None, repr=False)
     _writer: querylog.Writer | None = field(default=None, repr=False)
     _count: int = 0
+    _attempts: int = 0
 
     @classmethod
     def open(
@@ -207,12 +208,12 @@ class Runtime:
             TableragError, OSError: the copy could not be taken or opened.
         """
         assert self._root is not None
-        self._count += 1
-        folder = self._root / f"gen-{self._count}"
         try:
             held = workspace_lock.acquire(self.path, exclusive=False, wait_s=wait_s)
         except WorkspaceError as exc:
             raise _Busy(str(exc)) from exc
+        self._attempts += 1
+        folder = self._root / f"gen-{self._attempts}"
         try:
             with held:
                 stamp = fingerprint(self.path)
@@ -229,6 +230,7 @@ class Runtime:
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
             raise
+        self._count += 1  # numbered when loaded: a busy or failed attempt takes no number
         log.info("workspace generation %d loaded from %s", self._count, self.path)
         return Generation(self._count, stamp, folder, qa, records)
 
