@@ -100,6 +100,7 @@ def execution_policy(settings: Settings) -> ExecutionPolicy:
         time_limit_ms=settings.sql_time_limit_ms,
         sensitive=rules_from(settings),
         allow_readable_hidden_columns=settings.allow_readable_hidden_columns,
+        workers=settings.sql_workers,
     )
 
 

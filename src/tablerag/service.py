@@ -55,6 +55,7 @@ from tablerag.settings import Settings, load_settings
 from tablerag.sources import FILES, SourceSet, group_sources
 from tablerag.sql.credentials import has_inline_password
 from tablerag.sql.engines import SQLEngine
+from tablerag.sql.engines.once import queries_once
 from tablerag.sql.engines.reach import password_hint
 from tablerag.store import lock as workspace_lock
 from tablerag.store import workspace as store
@@ -328,7 +329,12 @@ class QA:
 
     def answer(self, rq: Request) -> Answer:
         """Answer ``rq``: its deadline bounds every call, its usage counts only its calls, its
-        trace records the route, the searches and the model calls as they happen."""
+        trace records the route, the searches and the model calls as they happen; a query the
+        answer sends twice to the same engine runs once (``rq.queries``)."""
+        with queries_once(rq.queries):
+            return self._answer(rq)
+
+    def _answer(self, rq: Request) -> Answer:
         started = time.perf_counter()
         question = rq.question
         text = question.strip()

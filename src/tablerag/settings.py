@@ -123,6 +123,13 @@ class Settings(BaseModel):
     max_returned_rows: int = Field(
         1000, ge=1, description="Most rows one SQL query may return; more are cut and flagged."
     )
+    sql_workers: int = Field(
+        2,
+        ge=1,
+        le=64,
+        description="Most worker processes of one DuckDB or SQLite source running queries at "
+        "once; more than one start only while queries overlap (a server's requests).",
+    )
     allow_writable_role: bool = Field(
         False,
         description="Run generated SQL through a database account that can write (operator "

@@ -22,7 +22,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
@@ -40,6 +40,7 @@ from tablerag.nl2sql.checks import (
     MIN_CONFIDENCE,
     REPAIRABLE,
     REWRITE_COST,
+    Evidence,
     Finding,
     run_checks,
     unsure_text,
@@ -136,6 +137,7 @@ def answer_with_sql(
         schema=schema.text or "(no tables)",
         question=_noted(question, today, opts.stages),
     )
+    checked = _Checked(schema, engine)
     attempts: list[SQLAttempt] = []
     result: ResultSet | None = None
     kept: ResultSet | None = None  # ran, but computes no rate the question asks for
@@ -155,11 +157,11 @@ def answer_with_sql(
         sql = None if cut else extract_sql(reply.text, dialect=engine.dialect)
         if sql is not None:
             sql = _formats(sql, schema, engine.dialect, opts.stages)
-        tried, result = _run_fixing(question, engine, sql, opts, timings, schema)
+        tried, result = _run_fixing(question, sql, opts, timings, checked)
         attempts += tried
         doubt, rate = None, None
         if result is not None and kept is None and round_ < opts.max_repairs:
-            doubt, rate = _doubt(question, result, schema, engine, opts.stages)
+            doubt, rate = _doubt(question, result, checked, opts.stages)
         if result is not None and doubt is None:
             break
         attempt = tried[-1]
@@ -178,7 +180,6 @@ def answer_with_sql(
             {"role": "assistant", "content": shown},
             *render("nl2sql_repair", error=feedback[:MAX_FEEDBACK_CHARS]),
         ]
-    checked = _Checked(schema, engine)
     if result is None and kept is not None:  # the repair failed: keep what ran
         answer = _explained(question, language, llm, kept, attempts, timings, opts, checked, upto)
         return _caveated(answer, asked) if asked else answer
@@ -206,10 +207,28 @@ def answer_with_sql(
 
 @dataclass(frozen=True)
 class _Checked:
-    """What the answer checks need besides the result: the schema context and the engine."""
+    """What the answer checks need besides the result: the schema context and the engine;
+    and the evidence gathered for each result of this answer so far."""
 
     schema: SchemaContext
     engine: SQLEngine
+    gathered: dict[tuple[int, str], tuple[ResultSet, Evidence]] = field(
+        default_factory=dict, compare=False
+    )
+
+    def evidence(self, question: str, result: ResultSet) -> Evidence:
+        """The evidence of ``result``, gathered once per answer: the definition mend, the
+        recheck and the answer's own checks read the same result (issue 31: three gatherings
+        of the same evidence were a third of a warm answer's CPU)."""
+        kept = self.gathered.get((id(result), question))
+        if kept is not None and kept[0] is result:
+            return kept[1]
+        evidence = gather_evidence(
+            question, result.sql_executed, result.columns, result.rows, self.schema, self.engine
+        )
+        # the result is held with its evidence, so its id names no other result meanwhile
+        self.gathered[(id(result), question)] = (result, evidence)
+        return evidence
 
 
 RATE_WEIGHT = 0.3
@@ -248,7 +267,7 @@ def _rate_problem(
 
 
 def _doubt(
-    question: str, result: ResultSet, schema: SchemaContext, engine: SQLEngine, stages: Switches
+    question: str, result: ResultSet, checked: _Checked, stages: Switches
 ) -> tuple[str | None, RateProblem | None]:
     """Why a query that ran is asked again, and the rate it lacks: a query that found nothing
     (or counted 0) is asked about by the empty-result doubts
@@ -257,29 +276,26 @@ def _doubt(
     the question asks for is not computed or is the same 0 or 1 in every row); (None, None)
     if none of these.
     """
+    engine = checked.engine
     empty = found_nothing(result.rows)
     if empty or all_zero(result.rows):  # COUNT(*) over no rows is 0, not empty
-        ran = _ran(question, result.sql_executed, result.rows, engine, schema)
+        ran = _ran(question, result.sql_executed, result.rows, engine, checked.schema)
         why = next((w for d in stages.enabled(EMPTY_DOUBTS) if (w := d.run(ran))), None)
         if why or empty:
             return (f"it ran and found no rows: {why}" if why else None), None
     rate = _rate_problem(question, result, engine.dialect, stages)
     if rate is not None:
         return rate.doubt, rate
-    return _recheck(question, result, schema, engine, stages), None
+    return _recheck(question, result, checked, stages), None
 
 
-def _recheck(
-    question: str, result: ResultSet, schema: SchemaContext, engine: SQLEngine, stages: Switches
-) -> str | None:
+def _recheck(question: str, result: ResultSet, checked: _Checked, stages: Switches) -> str | None:
     """The answer checks' reasons a query that ran is asked again (the ``recheck`` stage):
     the doubts of :data:`~tablerag.nl2sql.checks.REPAIRABLE`, said as the answer would say
     them, or None."""
-    if not stages.on("recheck") or schema.linked is None:
+    if not stages.on("recheck") or checked.schema.linked is None:
         return None
-    evidence = gather_evidence(
-        question, result.sql_executed, result.columns, result.rows, schema, engine
-    )
+    evidence = checked.evidence(question, result)
     doubts = [f for f in run_checks(evidence) if f.code in REPAIRABLE]
     if not doubts:
         return None
@@ -325,11 +341,10 @@ def dialect_name(dialect: str) -> str:
 
 def _run_fixing(
     question: str,
-    engine: SQLEngine,
     sql: str | None,
     opts: NL2SQLOptions,
     timings: dict[str, float],
-    schema: SchemaContext,
+    checked: _Checked,
 ) -> tuple[list[SQLAttempt], ResultSet | None]:
     """Gate and run one query; when a mend can mend it, run the mended SQL too.
 
@@ -341,6 +356,7 @@ def _run_fixing(
     otherwise, a join no key supports where one table keys both ends); when the mended query
     finds nothing either, what ran first is kept.
     """
+    engine, schema = checked.engine, checked.schema
     mended_reply = _reply_mend(sql, engine.dialect, opts.stages) if sql else None
     attempt, result, refusal = _run(
         engine, mended_reply.sql if mended_reply else sql, opts, timings
@@ -352,7 +368,7 @@ def _run_fixing(
         ran = _ran(question, result.sql_executed, result.rows, engine, schema)
         fixed = next((f for m in opts.stages.enabled(EMPTY_MENDS) if (f := m.run(ran))), None)
     elif fixed is None and result is not None:
-        fixed = _definition_mend(question, result, schema, engine, opts.stages)
+        fixed = _definition_mend(question, result, checked, opts.stages)
     if fixed is None:
         return [attempt], result
     tried, after = [attempt], None
@@ -370,18 +386,17 @@ def _run_fixing(
 
 
 def _definition_mend(
-    question: str, result: ResultSet, schema: SchemaContext, engine: SQLEngine, stages: Switches
+    question: str, result: ResultSet, checked: _Checked, stages: Switches
 ) -> Fixed | None:
     """The query following a metric definition it did not follow where the rewrite is
     mechanical, or None: counting distinct keys where the definition says so (the
     ``distinct`` mend, :mod:`tablerag.nl2sql.distinct`) and dividing by every value its
     denominator admits (the ``denominator`` mend, :mod:`tablerag.nl2sql.denominator`)."""
+    schema, engine = checked.schema, checked.engine
     wanted = [s for s in ("distinct", "denominator") if stages.on(s)]
     if not wanted or schema.linked is None or schema.catalog is None:
         return None
-    evidence = gather_evidence(
-        question, result.sql_executed, result.columns, result.rows, schema, engine
-    )
+    evidence = checked.evidence(question, result)
     sql, notes = result.sql_executed, []
     columns = {
         name.lower(): frozenset(c.name.lower() for c in info.columns)
@@ -533,9 +548,7 @@ def _explained(
     written = max(1, sum(1 for a in attempts[:upto] if a.note is None))
     findings: list[Finding] = []
     if checked is not None:
-        evidence = gather_evidence(
-            question, result.sql_executed, result.columns, result.rows, *_parts(checked)
-        )
+        evidence = checked.evidence(question, result)
         findings = run_checks(evidence)
     judged = verdict(findings, written)
     facts = [Fact(text=text, source="sql")]
@@ -580,10 +593,6 @@ def _reading(sql: str, opts: NL2SQLOptions, checked: _Checked | None) -> Reading
                 units.setdefault(column.name.lower(), column.unit)
     cap = (opts.policy or checked.engine.policy).max_rows
     return read_query(sql, checked.engine.dialect, units=units, row_cap=cap)
-
-
-def _parts(checked: _Checked) -> tuple[SchemaContext, SQLEngine]:
-    return checked.schema, checked.engine
 
 
 def explain(

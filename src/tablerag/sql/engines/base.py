@@ -15,6 +15,7 @@ import sqlglot
 
 from tablerag.errors import EngineError, Issue, QueryFailed, SQLRejected
 from tablerag.sql.drift import drift_message
+from tablerag.sql.engines.once import once
 from tablerag.sql.engines.personal import (
     MAX_TABLES,
     SAMPLE_ROWS,
@@ -23,6 +24,7 @@ from tablerag.sql.engines.personal import (
     sample_query,
 )
 from tablerag.sql.engines.scrub import exposable, scrub_message, scrub_schema
+from tablerag.sql.engines.verdicts import Verdict, Verdicts
 from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.mask import allowed_names, mask_rows
 from tablerag.sql.policy import ExecutionPolicy
@@ -60,6 +62,8 @@ class SQLEngine(ABC):
     exposure: ClassVar[str | None] = None
     """The catalog every table reference of generated SQL is qualified to, when the engine
     builds one that physically lacks hidden columns (DuckDB); None: the database's own."""
+    _verdicts: tuple[ExposedCatalog, Verdicts] | None = None
+    """The gate's verdicts for the catalog they were made for (a new catalog starts anew)."""
 
     def __init__(self, policy: ExecutionPolicy | None = None) -> None:
         self.policy = policy or ExecutionPolicy()
@@ -192,6 +196,9 @@ class SQLEngine(ABC):
     def execute(self, sql: str, policy: ExecutionPolicy | None = None) -> ResultSet:
         """Gate, run and mask one query of generated SQL.
 
+        Within one request (:func:`~tablerag.sql.engines.once.queries_once`) a query this
+        engine already ran with the same policy is answered from that request's memo.
+
         Raises:
             SQLRejected: the gate refused the SQL (feedback for the model).
             QueryTimeout: the time limit stopped it.
@@ -199,6 +206,18 @@ class SQLEngine(ABC):
             QueryFailed: the database refused or failed to run it.
         """
         policy = policy or self.policy
+        return once((id(self), sql, policy), lambda: self._execute(sql, policy))
+
+    def verdict(self, sql: str, policy: ExecutionPolicy) -> Verdict:
+        """The gate's verdict on ``sql`` under ``policy`` and what runs for it; kept per
+        exposed catalog (:mod:`~tablerag.sql.engines.verdicts`)."""
+        catalog = self.catalog
+        verdicts = self._verdicts
+        if verdicts is None or verdicts[0] is not catalog:
+            verdicts = self._verdicts = (catalog, Verdicts())
+        return verdicts[1].get((sql, policy), lambda: self._judge(sql, policy, catalog))
+
+    def _judge(self, sql: str, policy: ExecutionPolicy, catalog: ExposedCatalog) -> Verdict:
         result = gate(
             sql,
             dialect=self.dialect,
@@ -207,18 +226,25 @@ class SQLEngine(ABC):
             exposure=self.exposure,
         )
         if result.issues or result.sql is None:
-            raise SQLRejected(sql, [_without_own_schema(i) for i in result.issues])
-        safe = result.sql
-        executed, order = self._ordered(result.executed or safe)
+            return Verdict(tuple(result.issues))
+        unordered = result.executed or result.sql
+        executed, order = self._ordered(unordered)
+        return Verdict((), result.sql, executed, unordered, order)
+
+    def _execute(self, sql: str, policy: ExecutionPolicy) -> ResultSet:
+        verdict = self.verdict(sql, policy)
+        if verdict.issues or verdict.sql is None:
+            raise SQLRejected(sql, [_without_own_schema(i) for i in verdict.issues])
+        safe, order = verdict.sql, verdict.order
         start = time.perf_counter()
         try:
             try:
-                columns, rows = self._run(executed, policy)
+                columns, rows = self._run(verdict.executed, policy)
             except QueryFailed as exc:
                 if order != ADDED or not _UNORDERABLE.search(str(exc)):
                     raise
                 order = SORT_ROWS  # a column type without an order (PostgreSQL json): sort here
-                columns, rows = self._run(result.executed or safe, policy)
+                columns, rows = self._run(verdict.unordered, policy)
         except EngineError as exc:
             exc.sql = safe  # the SQL as the user reads it, not through the exposure catalog
             drifted = drift_message(str(exc), self.catalog.names())
