@@ -193,9 +193,10 @@ def _line(
 def _frame(title: str) -> dict[str, Any]:
     return {
         "$schema": VEGA_LITE_SCHEMA,
-        "title": {"text": title, "fontSize": 14},
+        "title": {"text": title, "fontSize": 15},
         "width": WIDTH,
         "height": HEIGHT,
+        "config": {"axis": {"labelFontSize": 12, "titleFontSize": 13}, "legend": {"labelFontSize": 12}},
     }
 
 

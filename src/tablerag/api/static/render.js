@@ -159,28 +159,41 @@ function statusLine(env, t) {
   );
 }
 
+export function fileName(path) {
+  const parts = String(path).split(/[\\/]/);
+  return parts[parts.length - 1] || String(path);
+}
+
+// Which facts came from the database and which from which document: a fused (hybrid) answer
+// lists its facts with their source; a one-path answer names its sources in one line.
 function provenance(env, t) {
-  const box = el("div", { className: "provenance" }, el("h3", {}, t("source_of_answer")));
-  const list = el("ul", { className: "facts" });
   const byN = new Map((env.citations || []).map((c) => [c.n, c]));
-  const facts = env.facts || [];
-  if (facts.length) {
-    for (const f of facts) {
+  const box = el("div", { className: "provenance" }, el("h3", {}, t("source_of_answer")));
+  const tag = (source, label) => el("span", { className: `src src-${source}` }, label);
+  if (env.path === "hybrid" && (env.facts || []).length) {
+    const list = el("ul", { className: "facts" });
+    for (const f of env.facts) {
       const c = f.citation ? byN.get(f.citation) : null;
-      const label = f.source === "sql" ? t("from_db") : c ? t("from_doc", { source: c.source }) : t("from_doc_plain");
-      const tail = c ? ` [${c.n}]` : "";
-      list.append(el("li", {}, el("span", { className: `src src-${f.source}` }, label), " ", f.text + tail));
+      const label = f.source === "sql" ? t("from_db") : c ? t("from_doc", { source: fileName(c.source) }) : t("from_doc_plain");
+      const marker = c ? `[${c.n}]` : "";
+      const tail = marker && !f.text.includes(marker) ? ` ${marker}` : "";
+      list.append(el("li", {}, tag(f.source, label), " ", f.text + tail));
     }
-  } else {
-    if (env.sql && env.table) list.append(el("li", {}, el("span", { className: "src src-sql" }, t("from_db")), " ", "SQL"));
-    const files = [...new Set((env.citations || []).map((c) => c.source))];
-    for (const file of files) {
-      const ns = (env.citations || []).filter((c) => c.source === file).map((c) => `[${c.n}]`).join(" ");
-      list.append(el("li", {}, el("span", { className: "src src-document" }, t("from_doc", { source: file })), " ", ns));
-    }
+    box.append(list);
+    return box;
   }
-  if (!list.children.length) return null;
-  box.append(list);
+  const chips = el("p", { className: "chips" });
+  if (env.sql && env.table) chips.append(tag("sql", t("from_db")), " ");
+  const cited = new Set((env.facts || []).map((f) => f.citation).filter((n) => n));
+  const files = new Map();
+  for (const c of env.citations || []) {
+    if (cited.size && !cited.has(c.n)) continue;
+    if (!files.has(c.source)) files.set(c.source, []);
+    files.get(c.source).push(`[${c.n}]`);
+  }
+  for (const [file, ns] of files) chips.append(tag("document", t("from_doc", { source: fileName(file) })), ` ${ns.join(" ")} `);
+  if (!chips.children.length) return null;
+  box.append(chips);
   return box;
 }
 
@@ -293,7 +306,7 @@ function citations(env, ctx, item) {
   }
   const ol = el("ol", { className: "cites" });
   for (const c of list) {
-    const where = [c.source];
+    const where = [fileName(c.source)];
     if (c.page !== null && c.page !== undefined) where.push(`p. ${c.page}`);
     if (c.heading_path && c.heading_path.length) where.push(c.heading_path.join(" › "));
     const facts = el("dl", {}, el("dt", {}, t("file")), el("dd", {}, c.source));
