@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from tablerag.api.charts import ChartStore
 from tablerag.answer import Answer, ResultTable
+from tablerag.api.charts import ChartStore
 from tablerag.runtime import Runtime
 from tests.api.conftest import client_for
 
@@ -33,7 +33,10 @@ def test_an_unknown_chart_is_a_404_in_the_error_shape(client: TestClient) -> Non
     r = client.get("/v1/answers/nope/chart.svg")
     assert r.status_code == 404
     body = r.json()
-    assert body["error"]["code"] == "not_found" and "ask the question again" in body["error"]["message"]
+    assert (
+        body["error"]["code"] == "not_found"
+        and "ask the question again" in body["error"]["message"]
+    )
 
 
 def test_a_chart_is_only_shown_to_the_token_that_asked(runtime: Runtime) -> None:

@@ -79,9 +79,7 @@ def web_ws_master(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (sample / "zebra_protocol.md").write_text(NOTE, encoding="utf-8")
     root = base / "ws"
     with Workspace.open(root) as ws:
-        reports = ws.ingest(
-            [sample], settings=Settings(index_on_ingest=True, embedder="hashing")
-        )
+        reports = ws.ingest([sample], settings=Settings(index_on_ingest=True, embedder="hashing"))
     assert not [r for r in reports if r.status == "failed"]
     return root
 

@@ -23,7 +23,9 @@ LAPTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 REGION = "What were net sales by region?"
 DOCUMENT = "What is the refund policy for damaged goods?"
-MIXED = "Give the total refund amount by category for Q2, then explain how a faulty phone is tested."
+MIXED = (
+    "Give the total refund amount by category for Q2, then explain how a faulty phone is tested."
+)
 
 
 @pytest.fixture
@@ -143,9 +145,7 @@ def test_a_mixed_question_says_which_fact_came_from_where(
     _shot(page, artefacts, "page-mixed-laptop")
 
 
-def test_feedback_lands_in_the_query_log(
-    page: Any, web_server: tuple[str, Runtime]
-) -> None:
+def test_feedback_lands_in_the_query_log(page: Any, web_server: tuple[str, Runtime]) -> None:
     url, rt = web_server
     _open(page, url)
     answer = _ask(page, "How many refunds are there?")

@@ -14,9 +14,9 @@ import asyncio
 import difflib
 import json
 import uuid
-from pathlib import Path
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import anyio

@@ -196,7 +196,10 @@ def _frame(title: str) -> dict[str, Any]:
         "title": {"text": title, "fontSize": 15},
         "width": WIDTH,
         "height": HEIGHT,
-        "config": {"axis": {"labelFontSize": 12, "titleFontSize": 13}, "legend": {"labelFontSize": 12}},
+        "config": {
+            "axis": {"labelFontSize": 12, "titleFontSize": 13},
+            "legend": {"labelFontSize": 12},
+        },
     }
 
 
