@@ -42,7 +42,7 @@ MAX_BARS = 30
 """More categories than this make bars nobody can read: no chart."""
 MAX_SERIES = 8
 """More lines than this (colours) cannot be told apart: no chart."""
-WIDTH, HEIGHT = 560, 260
+WIDTH, HEIGHT = 420, 240
 
 _MONTH = re.compile(r"^\d{4}-\d{2}$")
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")

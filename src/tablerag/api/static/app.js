@@ -33,6 +33,7 @@ const state = {
   items: [],
   earlier: [],
   next: 1,
+  busy: 0,
 };
 store.set("sessionStorage", "tablerag.session", state.session);
 
@@ -50,6 +51,11 @@ const ctx = {
       details.querySelector("summary").focus();
       details.scrollIntoView({ block: "nearest" });
     }
+  },
+  toggleFullText(item) {
+    item.fullText = !item.fullText;
+    redraw(item);
+    item.node.querySelector(".answer-text button.more").focus();
   },
   sortBy(item, col) {
     const sort = item.sort || { col: -1, dir: 1 };
@@ -133,7 +139,7 @@ function remember(question) {
 function drawEarlier() {
   const list = $("earlier-list");
   list.replaceChildren(
-    ...state.earlier.map((q) => el("li", {}, el("button", { type: "button", className: "earlier-q", onclick: () => ask(q) }, q))),
+    ...state.earlier.map((q) => el("li", {}, el("button", { type: "button", className: "earlier-q", title: q.length > 120 ? q : null, onclick: () => ask(q) }, q.length > 120 ? q.slice(0, 119) + "…" : q))),
   );
   $("earlier").hidden = state.earlier.length === 0;
 }
@@ -158,9 +164,8 @@ async function ask(question) {
   state.items.unshift(item);
   redraw(item);
   remember(question);
-  const go = $("go");
-  go.disabled = true;
-  go.textContent = t("asking");
+  state.busy += 1;
+  setBusy();
   try {
     await askStream({ question, session: state.session }, state.token, (kind, data) => {
       if (kind === "answer") item.envelope = data;
@@ -179,9 +184,15 @@ async function ask(question) {
   }
   item.done = true;
   redraw(item);
-  go.disabled = false;
-  go.textContent = t("ask_button");
+  state.busy -= 1;
+  setBusy();
   announce(t("ready", { status: item.envelope ? item.envelope.status : item.error ? item.error.code : t("err_lost") }));
+}
+
+function setBusy() {
+  const go = $("go");
+  go.disabled = state.busy > 0;
+  go.textContent = t(state.busy > 0 ? "asking" : "ask_button");
 }
 
 function applyLanguage() {
@@ -192,6 +203,7 @@ function applyLanguage() {
   button.textContent = t("switch_to");
   button.lang = state.lang === "zh" ? "en" : "zh";
   button.setAttribute("aria-label", t("switch_label"));
+  setBusy();
   for (const item of state.items) if (item.node) redraw(item);
 }
 

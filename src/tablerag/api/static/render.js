@@ -4,6 +4,8 @@
 
 export const ROWS_SHOWN = 100;
 export const CELL_CHARS = 240;
+export const ANSWER_CHARS = 1200;
+export const FACT_CHARS = 300;
 
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -124,7 +126,9 @@ function steps(item, t) {
 // ---- the answer ----------------------------------------------------------------------------
 
 function answerText(env, ctx, item) {
-  const text = env.answer || ctx.t("no_answer_text");
+  const whole = env.answer || ctx.t("no_answer_text");
+  const long = whole.length > ANSWER_CHARS;
+  const text = long && !item.fullText ? clipped(whole, ANSWER_CHARS) : whole;
   const known = new Set((env.citations || []).map((c) => c.n));
   const p = el("div", { className: "answer-text" });
   // "[2]" in the text becomes a button that opens citation 2; everything else stays text
@@ -144,6 +148,11 @@ function answerText(env, ctx, item) {
     } else if (part) {
       p.append(document.createTextNode(part));
     }
+  }
+  if (long) {
+    const label = item.fullText ? ctx.t("show_less") : ctx.t("show_all", { n: whole.length });
+    p.append(" ", el("button", { type: "button", className: "more", "aria-expanded": item.fullText ? "true" : "false",
+      onclick: () => ctx.toggleFullText(item) }, label));
   }
   return p;
 }
@@ -177,7 +186,7 @@ function provenance(env, t) {
       const label = f.source === "sql" ? t("from_db") : c ? t("from_doc", { source: fileName(c.source) }) : t("from_doc_plain");
       const marker = c ? `[${c.n}]` : "";
       const tail = marker && !f.text.includes(marker) ? ` ${marker}` : "";
-      list.append(el("li", {}, tag(f.source, label), " ", f.text + tail));
+      list.append(el("li", {}, tag(f.source, label), " ", clipped(f.text, FACT_CHARS) + tail));
     }
     box.append(list);
     return box;
