@@ -268,3 +268,26 @@ def test_the_page_works_from_the_keyboard(page: Any, web_server: tuple[str, Runt
     answer.locator("button.fb-right").focus()
     page.keyboard.press("Enter")
     answer.locator(".fb-status").filter(has_text="recorded").wait_for()
+
+
+def test_a_stream_cut_short_or_no_server_is_said_in_words(
+    page: Any, web_server: tuple[str, Runtime]
+) -> None:
+    _open(page, web_server[0])
+    cut = 'event: started\ndata: {"at_ms": 1, "generation": 1}\n\n'
+    page.route(
+        "**/v1/ask",
+        lambda route: route.fulfill(status=200, content_type="text/event-stream", body=cut),
+    )
+    lost = _ask(page, "How many refunds are there?")
+    assert lost.locator(".problem").inner_text().startswith("The connection was lost")
+    assert lost.locator(".steps-list li").all_text_contents() == [
+        "Started on workspace generation 1"
+    ]
+    page.unroute("**/v1/ask")
+    page.route("**/v1/ask", lambda route: route.abort())
+    down = _ask(page, "How many refunds are there?")
+    assert down.locator(".problem").inner_text().startswith("The server could not be reached")
+    page.unroute("**/v1/ask")
+    down.locator("button.again").click()  # and it recovers once the server answers
+    assert _newest(page, 3).locator(".status .badge").inner_text() == "ok"
