@@ -39,7 +39,7 @@ def test_an_unknown_chart_is_a_404_in_the_error_shape(client: TestClient) -> Non
     )
 
 
-def test_a_chart_is_only_shown_to_the_token_that_asked(runtime: Runtime) -> None:
+def test_a_chart_is_only_shown_to_the_token_that_asked() -> None:
     store = ChartStore(keep=2)
     answer = Answer(
         question="q", answer="a", language="en", path="nl2sql",
