@@ -14,6 +14,7 @@ import shutil
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -95,8 +96,26 @@ def web_server(
         embedder="hashing", serve_refresh_s=0.05, serve_max_question_chars=MAX_QUESTION_CHARS
     )
     rt = Runtime.open(ws, settings=settings, llm=FunctionLLM(reply), watch=False)
+    try:
+        with serving(rt, require_token=False) as url:
+            yield url, rt
+    finally:
+        rt.close()
+
+
+@pytest.fixture(scope="module")
+def token_server(web_server: tuple[str, Runtime]) -> Iterator[str]:
+    """The same runtime served as on a non-loopback address: every /v1 call needs a token."""
+    with serving(web_server[1], require_token=True) as url:
+        yield url
+
+
+@contextmanager
+def serving(rt: Runtime, *, require_token: bool) -> Iterator[str]:
+    """The app over ``rt`` on a free loopback port, in a thread; yields its URL."""
     port = _free_port()
-    app = create_app(rt, access=Access(rt.path, require_token=False, rate_per_minute=600))
+    access = Access(rt.path, require_token=require_token, rate_per_minute=600)
+    app = create_app(rt, access=access)
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
@@ -104,10 +123,11 @@ def web_server(
     while not srv.started and time.monotonic() < until:
         time.sleep(0.02)
     assert srv.started
-    yield f"http://127.0.0.1:{port}", rt
-    srv.should_exit = True
-    thread.join(10)
-    rt.close()
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        srv.should_exit = True
+        thread.join(10)
 
 
 def chromium_path() -> str | None:

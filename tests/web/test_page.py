@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from tablerag.cli import app as cli
 from tablerag.runtime import Runtime
+from tablerag.store import tokens
 from tests.web.conftest import CANARY_CELL, MAX_QUESTION_CHARS
 
 pytestmark = pytest.mark.browser
@@ -291,3 +292,26 @@ def test_a_stream_cut_short_or_no_server_is_said_in_words(
     page.unroute("**/v1/ask")
     down.locator("button.again").click()  # and it recovers once the server answers
     assert _newest(page, 3).locator(".status .badge").inner_text() == "ok"
+
+
+def test_a_server_that_needs_a_token_asks_for_one(
+    browser: Any, web_server: tuple[str, Runtime], token_server: str
+) -> None:
+    _, secret = tokens.create(web_server[1].path, "page")
+    context = browser.new_context(viewport=LAPTOP, locale="en-US")
+    page = context.new_page()
+    try:
+        _open(page, token_server)
+        refused = _ask(page, "How many refunds are there?")
+        assert "(unauthorized)" in refused.locator(".problem").inner_text()
+        assert page.locator("#token-box").is_visible()
+        page.fill("#token", secret)
+        page.click("#token-save")
+        assert not page.locator("#token-box").is_visible()
+        refused.locator("button.again").click()
+        answer = _newest(page, 2)
+        assert answer.locator(".status .badge").inner_text() == "ok"
+        img = answer.locator("img.chart-img")  # fetched with the token too
+        page.wait_for_function("i => i.complete && i.naturalWidth > 0", arg=img.element_handle())
+    finally:
+        context.close()
