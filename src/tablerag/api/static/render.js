@@ -71,7 +71,7 @@ export function stepLine(kind, data, t) {
       return [t("ev_started", { generation: data.generation })];
     case "route": {
       const line = t(data.loop ? "ev_route_loop" : "ev_route", {
-        intent: data.intent,
+        intent: t(`intent_${data.intent}`),
         confidence: n(data.confidence),
       });
       const reasons = (data.reasons || []).join("; ");
