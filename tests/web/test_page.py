@@ -108,6 +108,9 @@ def test_a_data_question_shows_steps_table_chart_and_sql(
     sql.locator(".copy-status").filter(has_text="Copied").wait_for()
     assert page.evaluate("navigator.clipboard.readText()") == code
     _shot(page, artefacts, "page-data-laptop")
+    page.set_viewport_size(PHONE)  # the same answer on a phone: nothing wider than the screen
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    _shot(page, artefacts, "page-data-phone")
 
 
 def test_a_document_question_shows_its_citations(
