@@ -76,6 +76,9 @@ def test_a_data_question_shows_steps_table_chart_and_sql(
     assert any(s.startswith("Route: data") for s in steps), steps
     assert any(s.startswith("Read the tables of") for s in steps), steps
     assert any(s.startswith("SQL ran") for s in steps), steps
+    # collapsed once answered; opened by the reader, it stays open through redraws (a sort)
+    assert answer.locator("details.steps").get_attribute("open") is None
+    answer.locator("details.steps summary").click()
     assert answer.locator(".status .badge").inner_text() == "ok"
     assert answer.locator(".src-sql").first.inner_text() == "From the database"
     headers = answer.locator("thead th").all_inner_texts()
@@ -88,6 +91,7 @@ def test_a_data_question_shows_steps_table_chart_and_sql(
     answer.locator("th button.sort").nth(1).click()
     assert values() == sorted(values())
     assert answer.locator("th").nth(1).get_attribute("aria-sort") == "ascending"
+    assert answer.locator("details.steps").get_attribute("open") is not None
     # the chart: bars, drawn by the server as SVG, shown as an image
     img = answer.locator("img.chart-img")
     assert img.get_attribute("data-kind") == "bar"

@@ -120,7 +120,12 @@ function steps(item, t) {
   }
   const label = item.done ? t("steps") : t("steps_live");
   const summary = el("summary", {}, label, " ", el("span", { className: "count" }, t("steps_count", { n: item.events.length })));
-  return el("details", { className: "steps", open: !item.done || item.stepsOpen }, summary, list);
+  const details = el("details", { className: "steps", open: item.stepsOpen ?? !item.done }, summary, list);
+  // the reader's choice (a click or Enter on the summary) outlives the redraws while streaming
+  summary.addEventListener("click", () => {
+    item.stepsOpen = !details.open;
+  });
+  return details;
 }
 
 // ---- the answer ----------------------------------------------------------------------------
