@@ -6,6 +6,9 @@ core is synchronous and runs in the thread pool; the event stream of ``POST /v1/
 ``started``, ``route``, ``retrieval``, ``schema``, ``model``, ``sql``, ``step``) and ends with
 ``answer`` (the envelope) or ``error`` (the error shape). A client that goes away cancels its
 request: no further model call is made for it and the log records it as ``cancelled``.
+
+``GET /`` serves the web page (``api/static/``: plain HTML, CSS and JavaScript that call only
+the ``/v1`` endpoints), with a content security policy that runs only its own scripts.
 """
 
 from __future__ import annotations
