@@ -25,12 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from tablerag.answer import Answer, detect_language
+from tablerag.answer.findings import body
 from tablerag.answer.grounding import Number, numbers_in
 from tablerag.errors import ProviderError
 from tablerag.evals.datasets.tatqa import TatContext
 from tablerag.evals.runner import Case, Metered, Outcome
 from tablerag.evals.tatqa_metric import tatqa_score
-from tablerag.lang.messages import leads
 from tablerag.llm.base import LLM
 from tablerag.loop.retrieve import retrieve, tables_of
 from tablerag.loop.textside import answer_from_passages
@@ -87,37 +87,6 @@ def clean_text(text: str) -> str:
         'Revenue grew'
     """
     return " ".join(_CITE.sub(" ", text).split()).rstrip("。. ")
-
-
-CAVEATS = (
-    "checks.unsure",
-    "loop.conflict",
-    "loop.sql_doubted",
-    "loop.sql_failed",
-    "rag.table_figure",
-    "rag.off_subject",
-)
-"""Messages an answer opens with when it is unsure: what it is unsure of, not the answer."""
-
-
-def without_caveats(text: str) -> str:
-    """``text`` without the lines it opens with that say what it is unsure of (the scorer
-    reads the answer, not the figures a caveat quotes from the other side).
-
-    Example:
-        >>> without_caveats("This answer may be wrong: the tables and the documents disagree "
-        ...                 "(the SQL result: 0; the documents: 0.9 [1]).\\n0.9 million [1]")
-        '0.9 million [1]'
-        >>> without_caveats("这个结果可能不对：查询没有读取任何表。\\n1")
-        '1'
-        >>> without_caveats("Revenue was 3.")
-        'Revenue was 3.'
-    """
-    opening = leads(*CAVEATS)
-    lines = text.split("\n")
-    while len(lines) > 1 and lines[0].startswith(opening):
-        lines = lines[1:]
-    return "\n".join(lines)
 
 
 def prediction_of(text: str, question: str) -> str | list[str]:
@@ -283,7 +252,7 @@ class _Method:
         answer: Answer | None,
         error: str = "",
     ) -> Outcome:
-        said = without_caveats(text)
+        said = body(answer) if answer is not None and text else text  # without its caveats
         pred = prediction_of(said, case.question) if said else ""
         scale = predict_scale(case.question, said, [self.units.get(t, "") for t in tables])
         score = tatqa_score(dict(case.gold), pred, scale)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 import string
 from collections.abc import Mapping
 from functools import lru_cache
@@ -98,21 +97,6 @@ def message(key: str, language: Language, **values: object) -> str:
     if missing:
         raise ConfigError(f"Message {key!r} needs a value for {', '.join(missing)}.")
     return template.format(**values)
-
-
-def leads(*keys: str) -> tuple[str, ...]:
-    """What messages ``keys`` open with in both languages, up to their first colon: how a
-    caveat line is told apart from the answer under it.
-
-    Example:
-        >>> leads("checks.unsure")
-        ('这个结果可能不对：', 'This result may be wrong:')
-    """
-    return tuple(
-        re.split(r"(?<=[:：])", templates(key)[language], maxsplit=1)[0]
-        for key in keys
-        for language in LANGUAGES
-    )
 
 
 @lru_cache(maxsize=1)

@@ -30,14 +30,16 @@ from tablerag.answer import (
     BudgetName,
     Citation,
     Fact,
+    Finding,
     Language,
     SQLAttempt,
     Step,
 )
+from tablerag.answer.findings import reasons, says
 from tablerag.answer.grounding import ungrounded_numbers
 from tablerag.deadline import Deadline
 from tablerag.errors import BudgetExceeded, ProviderError, RetrievalError
-from tablerag.lang.messages import leads, message
+from tablerag.lang.messages import message
 from tablerag.lang.untrusted import clip
 from tablerag.llm.base import LLM
 from tablerag.llm.deadline import DeadlineLLM
@@ -48,7 +50,6 @@ from tablerag.loop.retrieve import tables_of
 from tablerag.loop.step import StepResult, StepTools, run_step
 from tablerag.loop.tablesql import table_schemas
 from tablerag.loop.tiers import tier_lines
-from tablerag.nl2sql.ratio import caveats
 from tablerag.nl2sql.stages import Switches
 from tablerag.rag.answer import CITATION_MARK
 from tablerag.types import Hit
@@ -232,8 +233,14 @@ def _finished(
     final = with_text_parts(composed, [r.step for r in results]).strip() or final
     if stages.on("tiers"):
         final = "\n".join([final, *(t for t in row_rules(results, language) if t not in final)])
-    notes = [c for r in results if r.sql for c in caveats(r.sql.answer)]
+    notes = [says(f, r.sql.language) for r in results if r.sql for f in _caveats(r.sql)]
     return "\n".join([final, *(c for c in dict.fromkeys(notes) if c not in final)])
+
+
+def _caveats(answer: Answer) -> list[Finding]:
+    """The caveats of a step's SQL answer (rows that are not the rate asked for), which an
+    answer composed from it must keep."""
+    return [f for f in answer.findings if f.severity == "caveat"]
 
 
 def follow_up(result: StepResult) -> str | None:
@@ -621,13 +628,16 @@ def _figures_doubted(results: Sequence[StepResult]) -> tuple[bool, str]:
     Example:
         >>> from tablerag.loop.crosscheck import Verdict
         >>> from tablerag.answer import Answer
+        >>> doubt = Finding(code="constant_query", severity="doubt", stage="checks",
+        ...                 message="checks.constant_query")
         >>> def step(status: str, decision: str, chosen: str = "document") -> StepResult:
         ...     s = Step(n=1, action="sub-question", decision=decision)
-        ...     a = Answer(question="q", answer="This result may be wrong: it counts lines.\\nx",
-        ...                language="en", path="nl2sql", status=status)
+        ...     a = Answer(question="q", answer="This result may be wrong: ...\\nx",
+        ...                language="en", path="nl2sql", status=status,
+        ...                findings=[doubt] if status == "unsure" else [])
         ...     return StepResult(s, Verdict(decision, chosen, "x"), (), a, {})
         >>> _figures_doubted([step("unsure", "both")])
-        (True, 'it counts lines')
+        (True, 'the query reads no table')
         >>> _figures_doubted([step("unsure", "both"), step("ok", "sql", "sql")])
         (False, '')
         >>> _figures_doubted([step("unsure", "text")])  # the text answered; SQL not used
@@ -671,13 +681,9 @@ def _disagreement(evidence: Sequence[StepResult]) -> tuple[str, str] | None:
 
 
 def _doubt(r: StepResult) -> str:
-    """The checks' reason of a doubted step's SQL, when its answer's first line says it."""
+    """The answer checks' reasons of a doubted step's SQL, from its findings ("" without)."""
     assert r.sql is not None
-    line = r.sql.answer.split("\n", 1)[0]
-    for lead in leads("checks.unsure"):
-        if line.startswith(lead):
-            return line.removeprefix(lead).strip().rstrip("。. ")
-    return ""
+    return reasons(r.sql.findings, r.sql.language).rstrip("。. ")
 
 
 def _envelope(
@@ -718,26 +724,29 @@ def _envelope(
         text = message("loop.not_found", language)
         status = "not_found"
     confidence = min((r.verdict.confidence for r in evidence), default=0.0)
+    found: list[Finding] = []
     failed = _sql_failed_everywhere(results)
     doubted, doubt = (False, "") if failed else _figures_doubted(results)
     if status == "ok" and failed:
         # the figures part is missing: the documents answered alone, which is not ok
         status = "unsure"
         confidence = min(confidence, 0.4)
-        text = message("loop.sql_failed", language, why=failed) + "\n" + (text or "")
+        found.append(_lead("sql_failed", "loop.sql_failed", why=failed))
+        text = says(found[-1], language) + "\n" + (text or "")
     elif status == "ok" and doubted:
         # the figures are there, but the answer checks doubt them: not ok either
         status = "unsure"
         confidence = min(confidence, 0.4)
         if doubt and doubt not in (text or ""):  # (a caveat already in the text stays alone)
-            text = message("loop.sql_doubted", language, why=doubt) + "\n" + (text or "")
+            found.append(_lead("sql_doubted", "loop.sql_doubted", why=doubt))
+            text = says(found[-1], language) + "\n" + (text or "")
     elif status == "ok" and (disagreed := _disagreement(evidence)):
         # the tables and the documents answered the same thing differently: one is wrong
         status = "unsure"
         confidence = min(confidence, CONFLICT_CONFIDENCE)
         sql_said, text_said = disagreed
-        said = message("loop.conflict", language, sql=sql_said, text=text_said)
-        text = said + "\n" + (text or "")
+        found.append(_lead("conflict", "loop.conflict", sql=sql_said, text=text_said))
+        text = says(found[-1], language) + "\n" + (text or "")
     sources: list[object] = [question]
     for r in results:
         sources.append(r.verdict.answer)
@@ -773,11 +782,17 @@ def _envelope(
         facts=facts,
         confidence=round(confidence, 3),
         status=status,
+        findings=found,
         error=error,
         timings_ms=timings,
         steps=[r.step for r in results] + [final_step],
         budget_exhausted=stop,
     )
+
+
+def _lead(code: str, key: str, **values: str) -> Finding:
+    """A finding of the loop stated above its answer (message ``key``)."""
+    return Finding(code=code, severity="doubt", message=key, values=values, stage="loop")
 
 
 def _exceeded(stop: BudgetName | None, budget: Budget) -> BudgetExceeded:

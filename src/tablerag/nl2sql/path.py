@@ -27,6 +27,7 @@ from decimal import Decimal
 from typing import Any
 
 from tablerag.answer import Answer, Citation, Fact, Language, Reading, ResultTable, SQLAttempt
+from tablerag.answer.findings import unsure_line
 from tablerag.answer.grounding import ungrounded_numbers
 from tablerag.answer.reading import read_query
 from tablerag.deadline import Deadline
@@ -42,7 +43,6 @@ from tablerag.nl2sql.checks import (
     REWRITE_COST,
     Finding,
     run_checks,
-    unsure_text,
     verdict,
 )
 from tablerag.nl2sql.denominator import widen
@@ -554,13 +554,15 @@ def _explained(
         )
         facts.append(Fact(text=said, source="document", citation=n))
         text = f"{text}\n{said}"
+    found = [f.data() for f in (*judged.doubts, *judged.cited)]
     if judged.doubts:
-        text = unsure_text(judged.doubts, language) + "\n" + text
+        text = unsure_line(found, language) + "\n" + text
     return Answer(
         answer=text,
         status=judged.status,
         confidence=judged.confidence,
         checks=[f.code for f in (*judged.doubts, *judged.cited)],
+        findings=found,
         facts=facts,
         citations=citations,
         **common,

@@ -15,7 +15,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablerag.answer import Answer, AnswerStatus, Citation, Fact, Language
+from tablerag.answer import (
+    Answer,
+    AnswerStatus,
+    Citation,
+    Fact,
+    Finding,
+    FindingPlacement,
+    Language,
+)
+from tablerag.answer.findings import says
 from tablerag.answer.grounding import strip_enumerators, ungrounded_numbers
 from tablerag.errors import ProviderError, RetrievalError
 from tablerag.lang.asks import asks_one_figure, asks_over_rows
@@ -150,18 +159,22 @@ def answer_from_documents(
     confidence = CITED_CONFIDENCE if any(f.citation for f in facts) else UNCITED_CONFIDENCE
     loose = ungrounded_numbers(text, [h.text for h in hits] + [question])
     status: AnswerStatus = "ok"
+    found: list[Finding] = []  # in the order the text states them
     if loose:  # a number from nowhere: not an answer that passed (issue 23)
-        text += " " + message("rag.ungrounded", language, numbers=", ".join(loose))
+        found.append(_doubt("ungrounded", numbers=", ".join(loose), placement="inline"))
+        text += " " + says(found[-1], language)
         confidence, status = min(confidence, UNGROUNDED_CONFIDENCE), "unsure"
     cited = [hits[f.citation - 1] for f in facts if f.citation is not None]
     excerpt = read_off_table(question, text, hits, opts.table_rows)
     if excerpt:  # numbers come from SQL, not from the model reading a few rows (issue 23)
-        text = message("rag.table_figure", language, table=excerpt) + "\n" + text
+        found.insert(0, _doubt("table_figure", table=excerpt))
+        text = says(found[0], language) + "\n" + text
         confidence, status = min(confidence, TABLE_FIGURE_CONFIDENCE), "unsure"
     missing = off_subject(question, [_searchable(h) for h in cited])
     if missing:  # the passages it cites are about something else (issue 23)
         words = "、".join(missing) if language == "zh" else ", ".join(missing)
-        text = message("rag.off_subject", language, words=words) + "\n" + text
+        found.insert(0, _doubt("off_subject", words=words))
+        text = says(found[0], language) + "\n" + text
         confidence, status = min(confidence, OFF_SUBJECT_CONFIDENCE), "unsure"
     return _answer(
         question,
@@ -172,6 +185,7 @@ def answer_from_documents(
         facts=facts,
         confidence=confidence,
         status=status,
+        findings=found,
     )
 
 
@@ -346,6 +360,18 @@ def _degraded(
         error=why,
         citations=citations,
         confidence=0.3,
+    )
+
+
+def _doubt(code: str, placement: FindingPlacement = "lead", **values: str) -> Finding:
+    """A finding of the document answer's checks (message ``rag.<code>``)."""
+    return Finding(
+        code=code,
+        severity="doubt",
+        message=f"rag.{code}",
+        values=values,
+        stage="rag",
+        placement=placement,
     )
 
 
