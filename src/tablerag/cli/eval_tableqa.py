@@ -80,7 +80,9 @@ def tableqa(
     today = EVAL_TODAY if dataset == "wikitq" else None
     settings = load_settings(None, llm_timeout_s=llm_timeout, stages=stages)
     options = nl2sql_options(settings, model.spec, explain=False, today=today)
-    built = build_methods(names, model, folder, workspace=workspace, options=options)
+    built = build_methods(
+        names, model, folder, workspace=workspace, options=options, settings=settings
+    )
     meta = {
         "task": "tableqa",
         "dataset": dataset,

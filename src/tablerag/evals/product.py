@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 from pathlib import Path
+from typing import Literal
 
 from tablerag.answer import Answer
 from tablerag.linking.catalog import SchemaCatalog
@@ -64,6 +65,7 @@ class ProductPath:
         engine: SQLEngine,
         catalog: SchemaCatalog,
         label: str,
+        kind: Literal["files", "database"] = "database",
         today: dt.date | None = None,
     ) -> Answer:
         """``question`` answered as ``tablerag ask`` answers it, over ``engine``'s tables.
@@ -74,12 +76,13 @@ class ProductPath:
             engine: the read-only engine of the case's database.
             catalog: the linking catalog of that database.
             label: the database's name (its source label).
+            kind: ``files`` for a workspace's own tables, ``database`` for one queried in place.
             today: the date relative words refer to.
         """
         source = SQLSource(
             label=label.lower(),
             location=label,
-            kind="database",
+            kind=kind,
             dialect=engine.dialect,
             tables=tuple(catalog.tables.values()),
         )
