@@ -4,7 +4,11 @@ Methods, all on the same model and the same workspace (:mod:`tablerag.evals.tatq
 
 * ``direct``: the model answers from what it knows (no retrieval);
 * ``rag``: retrieval-only RAG, tables read as their Markdown chunks;
-* ``tablerag``: the TableRAG loop (:mod:`tablerag.loop`);
+* ``tablerag``: the product's own entry point, as ``tablerag ask`` runs it (:meth:`QA.ask`: the
+  router, then the TableRAG loop for a multi-step question, the data or the documents path with
+  their fallback, or both fused);
+* ``tablerag-loop``: the ablation that calls the TableRAG loop (:mod:`tablerag.loop`) directly,
+  whatever the router would choose;
 * ``tablerag-nodecomp`` / ``-nosql`` / ``-nodocs``: the loop without schema-aware decomposition,
   without SQL (tables as Markdown text), without document retrieval;
 * ``tablerag-decompfirst``: the loop in the paper's order (plan before the first step).
@@ -42,6 +46,7 @@ METHODS: tuple[str, ...] = (
     "direct",
     "rag",
     "tablerag",
+    "tablerag-loop",
     "tablerag-nodecomp",
     "tablerag-nosql",
     "tablerag-nodocs",
@@ -172,9 +177,10 @@ def unit_tables(answer: Answer, known: Iterable[str]) -> list[str]:
         >>> unit_tables(a, ["t_a", "t_b"])
         ['t_b']
     """
-    read = {
-        w for st in answer.steps if st.chosen == "sql" and st.sql for w in _WORDS.findall(st.sql)
-    }
+    queries = [st.sql for st in answer.steps if st.chosen == "sql" and st.sql]
+    if not answer.steps and answer.sql:  # the data path's answer (no loop)
+        queries = [answer.sql]
+    read = {w for sql in queries for w in _WORDS.findall(sql)}
     from_sql = [t for t in known if t in read]
     return from_sql or [t for st in answer.steps for t in st.tables]
 
@@ -230,6 +236,11 @@ class _Method:
                 timeout_s=s.llm_timeout_s,
             )
             return (got.answer if got.status == "ok" else ""), tables_of(hits), None
+        if self.name == "tablerag":
+            answer = asked(self.qa, question, llm)
+            tables = unit_tables(answer, self.units)
+            ok = answer.status in ("ok", "unsure", "degraded")
+            return (answer.answer if ok else ""), tables, answer
         answer = self.qa.loop(
             question,
             schema_aware=self.name != "tablerag-nodecomp",
@@ -263,6 +274,8 @@ class _Method:
         detail: dict[str, Any] = {"scale": scale, "answer_text": text[:300], "error": error}
         if answer is not None:
             subs = [st for st in answer.steps if st.action == "sub-question"]
+            if answer.route is not None:  # the product's path: where the router sent it
+                detail.update(route=answer.route.intent, path=answer.path)
             detail.update(
                 steps=len(subs),
                 finished=answer.budget_exhausted is None and answer.status != "degraded",
@@ -287,6 +300,23 @@ class _Method:
             completion_tokens=int(snap["completion_tokens"]),
             detail={**detail, "cached_calls": int(snap["cached_calls"])},
         )
+
+
+def asked(qa: QA, question: str, llm: LLM) -> Answer:
+    """``question`` answered by :meth:`QA.ask` over ``qa``'s workspace, every model call made
+    through ``llm`` (a per-question meter): what ``tablerag ask`` answers."""
+    session = QA(
+        path=qa.path,
+        settings=qa.settings,
+        llm=llm,
+        sources=qa.sources,
+        catalog=qa.catalog,
+        router=qa.router,
+        index=qa.index,
+        index_problem=qa.index_problem,
+    )
+    session.semantic = qa.semantic  # (not closed: the parts are qa's)
+    return session.ask(question)
 
 
 def build_methods(
