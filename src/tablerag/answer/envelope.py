@@ -11,7 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Language = Literal["zh", "en"]
+from tablerag.lang.messages import Language as Language
+
 AnswerPath = Literal["rag", "nl2sql", "hybrid", "loop", "chitchat", "clarify", "none"]
 AnswerStatus = Literal["ok", "unsure", "no_data", "not_found", "clarify", "error", "degraded"]
 """``ok``: an answer that passed its checks; ``unsure``: an answer some check doubts (the text

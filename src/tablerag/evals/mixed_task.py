@@ -35,6 +35,7 @@ from tablerag.errors import ProviderError
 from tablerag.evals.datasets.tatqa import TatContext
 from tablerag.evals.runner import Case, Metered, Outcome
 from tablerag.evals.tatqa_metric import tatqa_score
+from tablerag.lang.messages import LANGUAGE_NAMES
 from tablerag.llm.base import LLM
 from tablerag.loop.retrieve import retrieve, tables_of
 from tablerag.loop.textside import answer_from_passages
@@ -219,7 +220,7 @@ class _Method:
         if self.name == "direct":
             chat = render(
                 "loop_direct",
-                language="English" if language == "en" else "Chinese",
+                language=LANGUAGE_NAMES[language],
                 question=question,
             )
             reply = llm.complete(chat, temperature=0.0, max_tokens=DIRECT_MAX_TOKENS)

@@ -22,6 +22,8 @@ from tablerag.errors import ConfigError
 Language = Literal["zh", "en"]
 #: The languages every message is written in.
 LANGUAGES: tuple[Language, ...] = ("zh", "en")
+LANGUAGE_NAMES: Mapping[Language, str] = MappingProxyType({"zh": "Chinese", "en": "English"})
+"""Each language as a prompt names it ("Answer in {language}")."""
 
 
 def _read(name: str) -> Any:

@@ -32,34 +32,32 @@ from tablerag.answer.grounding import ungrounded_numbers
 from tablerag.answer.reading import read_query
 from tablerag.deadline import Deadline
 from tablerag.errors import EngineError, ProviderError, QueryTimeout, SQLRejected
-from tablerag.lang.messages import message
+from tablerag.lang.messages import LANGUAGE_NAMES, message
 from tablerag.llm.base import LLM, Message
+from tablerag.nl2sql.attempt import QueryAttempt
 from tablerag.nl2sql.autofix import Fixed, pin_today
-from tablerag.nl2sql.canonical import canonicalize_formats
 from tablerag.nl2sql.checks import (
     FIRST_CONFIDENCE,
     MIN_CONFIDENCE,
-    REPAIRABLE,
     REWRITE_COST,
     Finding,
-    run_checks,
     verdict,
 )
-from tablerag.nl2sql.denominator import widen
-from tablerag.nl2sql.distinct import count_distinct, distinct_key
-from tablerag.nl2sql.evidence import gather_evidence
 from tablerag.nl2sql.literals import all_zero, found_nothing
-from tablerag.nl2sql.ratio import RateProblem, definition_hint, rate_problem, with_caveat
+from tablerag.nl2sql.ratio import RateProblem, definition_hint, with_caveat
 from tablerag.nl2sql.schema_context import SchemaContext
 from tablerag.nl2sql.sqltext import extract_sql
 from tablerag.nl2sql.stages import (
     ALL_ON,
     EMPTY_DOUBTS,
     EMPTY_MENDS,
+    FOUND_DOUBTS,
+    FOUND_MENDS,
+    QUERY_MENDS,
     QUESTION_NOTES,
+    RATE,
     REFUSAL_MENDS,
     REPLY_MENDS,
-    Ran,
     RefusalMend,
     Switches,
 )
@@ -67,6 +65,7 @@ from tablerag.prompts import render
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.sql.result import ResultSet
+from tablerag.sqltypes import type_family
 
 SQL_MAX_TOKENS = 320
 EXPLAIN_MAX_TOKENS = 120
@@ -75,7 +74,6 @@ EXPLAIN_ROWS = 10
 MAX_FEEDBACK_CHARS = 300
 MAX_MENDS = 3
 """Mends in a row of one query the gate refused (each mended query goes through the gate)."""
-LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
 
 
 @dataclass(frozen=True)
@@ -184,7 +182,9 @@ def answer_with_sql(
         return _caveated(answer, asked) if asked else answer
     if result is not None and asked:  # the repair ran: is its rate right now?
         answer = _explained(question, language, llm, result, attempts, timings, opts, checked)
-        still = _rate_problem(question, result, engine.dialect, opts.stages)
+        still = (
+            _attempt(question, result, engine, schema).rate if opts.stages.on(RATE.name) else None
+        )
         return _caveated(answer, still) if still else answer
     if result is None:
         text = message("nl2sql.no_sql", language, n=len(attempts))
@@ -233,18 +233,11 @@ def _noted(question: str, today: dt.date, stages: Switches) -> str:
 
 
 def _formats(sql: str, schema: SchemaContext, dialect: str, stages: Switches) -> str:
-    """``sql`` reading mixed-format columns in one format (the ``formats`` mend)."""
-    if not stages.on("formats"):
-        return sql
-    return canonicalize_formats(sql, schema.canonical, dialect=dialect)
-
-
-def _rate_problem(
-    question: str, result: ResultSet, dialect: str, stages: Switches
-) -> RateProblem | None:
-    if not stages.on("rate"):
-        return None
-    return rate_problem(question, result.sql_executed, result.columns, result.rows, dialect=dialect)
+    """``sql`` through the mends every query goes through (:data:`QUERY_MENDS`: mixed-format
+    columns read in one format)."""
+    for mend in stages.enabled(QUERY_MENDS):
+        sql = mend.run(sql, schema.canonical, dialect)
+    return sql
 
 
 def _doubt(
@@ -253,47 +246,30 @@ def _doubt(
     """Why a query that ran is asked again, and the rate it lacks: a query that found nothing
     (or counted 0) is asked about by the empty-result doubts
     (:data:`~tablerag.nl2sql.stages.EMPTY_DOUBTS`), the first that has a reason wins; one that
-    found rows by the ``rate`` doubt (:func:`~tablerag.nl2sql.ratio.rate_problem`: the rate
-    the question asks for is not computed or is the same 0 or 1 in every row); (None, None)
-    if none of these.
+    found rows by the found-result doubts (:data:`~tablerag.nl2sql.stages.FOUND_DOUBTS`: the
+    ``rate`` doubt, whose rate problem comes back too, then the answer checks' ``recheck``);
+    (None, None) if none of these.
     """
+    attempt = _attempt(question, result, engine, schema)
     empty = found_nothing(result.rows)
     if empty or all_zero(result.rows):  # COUNT(*) over no rows is 0, not empty
-        ran = _ran(question, result.sql_executed, result.rows, engine, schema)
-        why = next((w for d in stages.enabled(EMPTY_DOUBTS) if (w := d.run(ran))), None)
+        why = next((w for d in stages.enabled(EMPTY_DOUBTS) if (w := d.run(attempt))), None)
         if why or empty:
             return (f"it ran and found no rows: {why}" if why else None), None
-    rate = _rate_problem(question, result, engine.dialect, stages)
-    if rate is not None:
-        return rate.doubt, rate
-    return _recheck(question, result, schema, engine, stages), None
+    for doubt in stages.enabled(FOUND_DOUBTS):
+        why = doubt.run(attempt)
+        if why:
+            return why, (attempt.rate if doubt is RATE else None)
+    return None, None
 
 
-def _recheck(
-    question: str, result: ResultSet, schema: SchemaContext, engine: SQLEngine, stages: Switches
-) -> str | None:
-    """The answer checks' reasons a query that ran is asked again (the ``recheck`` stage):
-    the doubts of :data:`~tablerag.nl2sql.checks.REPAIRABLE`, said as the answer would say
-    them, or None."""
-    if not stages.on("recheck") or schema.linked is None:
-        return None
-    evidence = gather_evidence(
-        question, result.sql_executed, result.columns, result.rows, schema, engine
+def _attempt(
+    question: str, result: ResultSet, engine: SQLEngine, schema: SchemaContext
+) -> QueryAttempt:
+    """The context of the stages after ``result``'s run (built once per query)."""
+    return QueryAttempt(
+        question, result.sql_executed, tuple(result.columns), result.rows, engine, schema
     )
-    doubts = [f for f in run_checks(evidence) if f.code in REPAIRABLE]
-    if not doubts:
-        return None
-    return "it ran, but " + "; ".join(f.says("en") for f in doubts)
-
-
-def _ran(
-    question: str,
-    sql: str,
-    rows: Sequence[Sequence[object]],
-    engine: SQLEngine,
-    schema: SchemaContext,
-) -> Ran:
-    return Ran(question, sql, rows, engine, schema.edges, schema.tables)
 
 
 __all__ = [
@@ -349,10 +325,10 @@ def _run_fixing(
         attempt = attempt.model_copy(update={"note": mended_reply.note})
     fixed = _mend(refusal, engine.dialect, opts.stages) if refusal is not None else None
     if fixed is None and result is not None and found_nothing(result.rows):
-        ran = _ran(question, result.sql_executed, result.rows, engine, schema)
+        ran = _attempt(question, result, engine, schema)
         fixed = next((f for m in opts.stages.enabled(EMPTY_MENDS) if (f := m.run(ran))), None)
     elif fixed is None and result is not None:
-        fixed = _definition_mend(question, result, schema, engine, opts.stages)
+        fixed = _found_mend(_attempt(question, result, engine, schema), opts.stages)
     if fixed is None:
         return [attempt], result
     tried, after = [attempt], None
@@ -369,48 +345,17 @@ def _run_fixing(
     return tried, after
 
 
-def _definition_mend(
-    question: str, result: ResultSet, schema: SchemaContext, engine: SQLEngine, stages: Switches
-) -> Fixed | None:
-    """The query following a metric definition it did not follow where the rewrite is
-    mechanical, or None: counting distinct keys where the definition says so (the
-    ``distinct`` mend, :mod:`tablerag.nl2sql.distinct`) and dividing by every value its
-    denominator admits (the ``denominator`` mend, :mod:`tablerag.nl2sql.denominator`)."""
-    wanted = [s for s in ("distinct", "denominator") if stages.on(s)]
-    if not wanted or schema.linked is None or schema.catalog is None:
-        return None
-    evidence = gather_evidence(
-        question, result.sql_executed, result.columns, result.rows, schema, engine
-    )
-    sql, notes = result.sql_executed, []
-    columns = {
-        name.lower(): frozenset(c.name.lower() for c in info.columns)
-        for name, info in schema.catalog.tables.items()
-    }
-    if "distinct" in wanted:
-        for finding in run_checks(evidence):
-            values = dict(finding.values)
-            if finding.code != "definition_ignored" or "DISTINCT" not in values.get("missing", ""):
-                continue
-            key = distinct_key(values["definition"])
-            counted = count_distinct(sql, key, columns, dialect=engine.dialect) if key else None
-            if counted is not None:
-                sql = counted
-                notes.append(
-                    f"tablerag counted distinct {key}, as {values['document']} defines "
-                    f"{values['term']}"
-                )
-                break
-    if "denominator" in wanted:
-        for d in evidence.definitions:
-            if d.denominator is not None and (
-                wider := widen(sql, d.denominator, columns, dialect=engine.dialect)
-            ):
-                sql = wider
-                notes.append(
-                    f"tablerag divided by {d.denominator.said()}, as {d.document} defines {d.term}"
-                )
-                break
+def _found_mend(attempt: QueryAttempt, stages: Switches) -> Fixed | None:
+    """The query through the mends of a query that found rows
+    (:data:`~tablerag.nl2sql.stages.FOUND_MENDS`: counting distinct keys where a definition
+    says so, dividing by every value its denominator admits), each on what the one before
+    left; their notes joined; None when none applied."""
+    sql, notes = attempt.sql, []
+    for mend in stages.enabled(FOUND_MENDS):
+        fixed = mend.run(attempt.with_sql(sql))
+        if fixed is not None:
+            sql = fixed.sql
+            notes.append(fixed.note)
     return Fixed(sql, "; ".join(notes)) if notes else None
 
 
@@ -531,12 +476,9 @@ def _explained(
         text = template_explanation(result.columns, rows, language, truncated=result.truncated)
     # the model's attempts: a mended rerun is not one (a prefix read in place counts as written)
     written = max(1, sum(1 for a in attempts[:upto] if a.note is None))
-    findings: list[Finding] = []
+    findings: Sequence[Finding] = []
     if checked is not None:
-        evidence = gather_evidence(
-            question, result.sql_executed, result.columns, result.rows, *_parts(checked)
-        )
-        findings = run_checks(evidence)
+        findings = _attempt(question, result, checked.engine, checked.schema).findings
     judged = verdict(findings, written)
     facts = [Fact(text=text, source="sql")]
     citations: list[Citation] = []
@@ -578,14 +520,10 @@ def _reading(sql: str, opts: NL2SQLOptions, checked: _Checked | None) -> Reading
     for name in checked.schema.tables if catalog is not None else ():
         info = catalog.tables.get(name) if catalog is not None else None
         for column in info.columns if info is not None else ():
-            if column.unit and not column.type.upper().startswith(("DATE", "TIMESTAMP")):
+            if column.unit and type_family(column.type) != "time":
                 units.setdefault(column.name.lower(), column.unit)
     cap = (opts.policy or checked.engine.policy).max_rows
     return read_query(sql, checked.engine.dialect, units=units, row_cap=cap)
-
-
-def _parts(checked: _Checked) -> tuple[SchemaContext, SQLEngine]:
-    return checked.schema, checked.engine
 
 
 def explain(

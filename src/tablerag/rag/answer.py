@@ -28,7 +28,7 @@ from tablerag.answer.findings import says
 from tablerag.answer.grounding import strip_enumerators, ungrounded_numbers
 from tablerag.errors import ProviderError, RetrievalError
 from tablerag.lang.asks import asks_one_figure, asks_over_rows
-from tablerag.lang.messages import message
+from tablerag.lang.messages import LANGUAGE_NAMES, message
 from tablerag.lang.tokenize import tokenize
 from tablerag.llm.base import LLM
 from tablerag.prompts import render
@@ -42,7 +42,6 @@ NOT_FOUND_MARK = "NOT_FOUND"
 SNIPPET_CHARS = 200
 #: Share of a sentence's words a passage must hold for an unmarked sentence to cite it.
 MIN_OVERLAP = 0.5
-LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
 CITATION_MARK = re.compile(r"\[(\d+)\]")
 """A citation mark ``[n]``; the group is the number."""
 _SENTENCE_END = re.compile(r"(?<=[。！？!?])\s*|(?<=[.;；])\s+|\n+")
