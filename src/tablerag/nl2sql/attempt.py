@@ -26,12 +26,12 @@ if TYPE_CHECKING:
 class QueryAttempt:
     """A query that ran over ``schema`` on ``engine``, with its rows.
 
-    Example:
-        >>> from tablerag.sql.engines.duckdb import DuckDBEngine
-        >>> a = QueryAttempt("How many?", "SELECT 1", ("n",), ((1,),), DuckDBEngine(),
+    Example (no query runs here, so no engine is needed):
+        >>> a = QueryAttempt("How many?", "SELECT 1", ("n",), ((1,),), None,
         ...                  SchemaContext("", (), 0))
-        >>> a.linked, a.with_sql("SELECT 2").sql, a.with_sql("SELECT 2").question
-        (False, 'SELECT 2', 'How many?')
+        >>> mended = a.with_sql("SELECT 2")
+        >>> a.linked, mended.sql, mended.question, mended._derived is a._derived
+        (False, 'SELECT 2', 'How many?', True)
     """
 
     question: str
