@@ -207,9 +207,9 @@ class KnowledgeUse(_Model):
 FindingSeverity = Literal["doubt", "caveat", "cite"]
 """``doubt``: the answer may be wrong (its status is not ``ok``); ``caveat``: what its rows are
 not (they stand, with the warning); ``cite``: a definition the answer followed."""
-FindingPlacement = Literal["lead", "tail", "inline"]
-"""Where the answer's text states it: a line above the answer, a line under it, or at the end
-of its last line."""
+FindingPlacement = Literal["lead", "tail", "inline", "whole"]
+"""Where the answer's text states it: a line above the answer, a line under it, at the end of
+its last line, or as the whole text (an answer that is only why nothing was answered)."""
 
 
 class Finding(_Model):

@@ -85,6 +85,23 @@ def lines(
     return out
 
 
+LLM_FAILED = "llm_failed"
+"""The code of a path's finding that the model failed (the answer says only that)."""
+
+
+def has(answer: Answer, code: str) -> bool:
+    """Whether ``answer`` carries a finding with ``code``.
+
+    Example:
+        >>> f = Finding(code="llm_failed", severity="doubt", message="nl2sql.llm_failed",
+        ...             stage="llm", placement="whole")
+        >>> a = Answer(question="q", answer="x", language="en", path="nl2sql", findings=[f])
+        >>> has(a, LLM_FAILED), has(a, "constant_query")
+        (True, False)
+    """
+    return any(f.code == code for f in answer.findings)
+
+
 def body(answer: Answer) -> str:
     """The answer's text without the lines its lead findings put above it (what a scorer
     reads): the lines are rendered from the findings and removed where they stand, never

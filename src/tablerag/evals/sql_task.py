@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from tablerag.answer import Answer, detect_language
+from tablerag.answer.findings import LLM_FAILED, has
 from tablerag.errors import ConfigError, EngineError, ProviderError
 from tablerag.evals.datasets.bird import load_bird
 from tablerag.evals.datasets.spider import (
@@ -48,7 +49,6 @@ from tablerag.evals.datasets.spider import (
 from tablerag.evals.product import ProductPath
 from tablerag.evals.runner import EVAL_TODAY, Case, Metered, Outcome
 from tablerag.evals.sqlexec import Execution, Executor, Metric
-from tablerag.lang.messages import templates
 from tablerag.linking import (
     LinkOptions,
     SchemaCatalog,
@@ -557,7 +557,7 @@ def answer_error(answer: Answer) -> str:
         >>> answer_error(a)
         'invalid_sql'
     """
-    if answer.answer in templates("nl2sql.llm_failed").values() or not answer.sql_attempts:
+    if has(answer, LLM_FAILED) or not answer.sql_attempts:
         return "llm_error"
     last = answer.sql_attempts[-1].error or ""
     for prefix, kind in _ATTEMPT_ERRORS:
@@ -641,12 +641,7 @@ class TableragMethod:
         detail = {
             "schema_tokens": schema.tokens,
             "tables": list(schema.tables),
-            "attempts": len(answer.sql_attempts),
-            "attempt_errors": [a.error for a in answer.sql_attempts if a.error],
-            "attempt_sql": [a.sql for a in answer.sql_attempts],
-            "status": answer.status,  # the calibration figures of the report read these two
-            "confidence": answer.confidence,
-            "checks": answer.checks,
+            **_answer_detail(answer),
         }
         if answer.status == "error":
             return _outcome(
@@ -683,12 +678,7 @@ class TableragMethod:
             "path": answer.path,
             "route": answer.route.intent if answer.route is not None else None,
             "fallback": answer.fallback.outcome if answer.fallback is not None else None,
-            "attempts": len(answer.sql_attempts),
-            "attempt_errors": [a.error for a in answer.sql_attempts if a.error],
-            "attempt_sql": [a.sql for a in answer.sql_attempts],
-            "status": answer.status,  # the calibration figures of the report read these two
-            "confidence": answer.confidence,
-            "checks": answer.checks,
+            **_answer_detail(answer),
         }
         if answer.status == "error" or answer.sql is None:
             error = answer_error(answer) if answer.status == "error" else "no_sql"
@@ -702,3 +692,15 @@ class TableragMethod:
             self.name, case, llm, started, prediction=answer.sql, execution=execution, error="",
             latency=latency, detail=detail,
         )  # fmt: skip
+
+
+def _answer_detail(answer: Answer) -> dict[str, Any]:
+    """What an outcome records of a tablerag answer: its attempts, status and checks."""
+    return {
+        "attempts": len(answer.sql_attempts),
+        "attempt_errors": [a.error for a in answer.sql_attempts if a.error],
+        "attempt_sql": [a.sql for a in answer.sql_attempts],
+        "status": answer.status,  # the calibration figures of the report read these two
+        "confidence": answer.confidence,
+        "checks": answer.checks,
+    }

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from tablerag.answer import Answer, detect_language
+from tablerag.answer.findings import LLM_FAILED, has
 from tablerag.errors import (
     ConfigError,
     ProviderError,
@@ -44,7 +45,6 @@ from tablerag.evals.datasets.wikitq import read_table
 from tablerag.evals.product import ProductPath
 from tablerag.evals.runner import Case, Metered, Method, Outcome
 from tablerag.evals.wikitq_metric import denotation_match
-from tablerag.lang.messages import templates
 from tablerag.layout import DB_FILE
 from tablerag.linking.cache import workspace_catalog
 from tablerag.linking.catalog import SchemaCatalog
@@ -189,7 +189,7 @@ def nl2sql_error(answer: Answer) -> str:
         return ""
     if answer.status == "no_data":
         return "wrong_result"
-    if not answer.sql_attempts or answer.answer in templates("nl2sql.llm_failed").values():
+    if not answer.sql_attempts or has(answer, LLM_FAILED):
         return "llm_error"
     last = answer.sql_attempts[-1].error or ""
     if last.startswith("no SQL"):
@@ -443,16 +443,7 @@ class TableragMethod:
         if prepare_ms:
             detail["prepare_ms"] = round(prepare_ms, 1)
         stages = {**answer.timings_ms, "schema": round(schema_ms, 3)}
-        error = nl2sql_error(answer)
-        if error:
-            detail["error"] = answer.error or answer.answer
-            return _outcome(
-                case, self.name, error, started=started, llm=llm, detail=detail, stages=stages
-            )
-        assert answer.table is not None
-        items = answer_items(answer.table.columns, answer.table.rows)
-        detail["columns"] = answer.table.columns
-        return _scored(case, self.name, items, started, llm, detail, stages)
+        return _judged(case, self.name, answer, started, llm, detail, stages)
 
     def _asked(
         self,
@@ -487,16 +478,7 @@ class TableragMethod:
             detail["prepare_ms"] = round(prepare_ms, 1)
         stages = dict(answer.timings_ms)
         stages.pop("total", None)
-        error = nl2sql_error(answer) or ("" if answer.table is not None else "no_sql")
-        if error:
-            detail["error"] = answer.error or answer.answer
-            return _outcome(
-                case, self.name, error, started=started, llm=llm, detail=detail, stages=stages
-            )
-        assert answer.table is not None
-        items = answer_items(answer.table.columns, answer.table.rows)
-        detail["columns"] = answer.table.columns
-        return _scored(case, self.name, items, started, llm, detail, stages)
+        return _judged(case, self.name, answer, started, llm, detail, stages)
 
     def _session(self, case: Case) -> tuple[_Session, float]:
         table_file = case.context.get("table")
@@ -508,6 +490,27 @@ class TableragMethod:
                 "a workspace."
             )
         return self.fixed(), 0.0
+
+
+def _judged(
+    case: Case,
+    method: str,
+    answer: Answer,
+    started: float,
+    llm: LLM,
+    detail: dict[str, Any],
+    stages: Mapping[str, float],
+) -> Outcome:
+    """The outcome of a tablerag answer: its error kind (``no_sql`` when it has no rows, as
+    an answer the router sent elsewhere), else its rows scored."""
+    error = nl2sql_error(answer) or ("" if answer.table is not None else "no_sql")
+    if error:
+        detail["error"] = answer.error or answer.answer
+        return _outcome(case, method, error, started=started, llm=llm, detail=detail, stages=stages)
+    assert answer.table is not None
+    items = answer_items(answer.table.columns, answer.table.rows)
+    detail["columns"] = answer.table.columns
+    return _scored(case, method, items, started, llm, detail, stages)
 
 
 def _scored(

@@ -26,8 +26,17 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
-from tablerag.answer import Answer, Citation, Fact, Language, Reading, ResultTable, SQLAttempt
-from tablerag.answer.findings import unsure_line
+from tablerag.answer import (
+    Answer,
+    Citation,
+    Fact,
+    Language,
+    Reading,
+    ResultTable,
+    SQLAttempt,
+)
+from tablerag.answer import Finding as AnswerFinding
+from tablerag.answer.findings import LLM_FAILED, unsure_line
 from tablerag.answer.grounding import ungrounded_numbers
 from tablerag.answer.reading import read_query
 from tablerag.deadline import Deadline
@@ -648,6 +657,15 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+_LLM_FAILED = AnswerFinding(
+    code=LLM_FAILED,
+    severity="doubt",
+    message="nl2sql.llm_failed",
+    stage="llm",
+    placement="whole",
+)
+
+
 def _failed(
     question: str,
     language: Language,
@@ -657,6 +675,7 @@ def _failed(
     error: ProviderError | str,
 ) -> Answer:
     message = str(error)
+    failed = isinstance(error, ProviderError)  # the text is then only that the model failed
     return Answer(
         question=question,
         answer=text,
@@ -667,6 +686,7 @@ def _failed(
         sql=next((a.sql for a in reversed(attempts) if a.sql), None),
         sql_attempts=attempts,
         timings_ms=timings,
+        findings=[_LLM_FAILED] if failed else [],
     )
 
 
