@@ -117,10 +117,10 @@ def tableqa(
 def _cases(dataset: str, path: Path, workspace: Path | None) -> tuple[list[Case], tuple[str, ...]]:
     from tablerag.evals.datasets.custom import custom_cases, load_custom
     from tablerag.evals.datasets.wikitq import load_wikitq
-    from tablerag.evals.tableqa_task import METHODS
+    from tablerag.evals.tableqa_task import DEFAULT_METHODS
 
     if dataset == "wikitq":
-        return load_wikitq(path), METHODS
+        return load_wikitq(path), DEFAULT_METHODS
     if dataset == "custom":
         if workspace is None:
             raise ConfigError("--dataset custom needs --workspace: the tables to answer from.")

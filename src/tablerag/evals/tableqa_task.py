@@ -59,6 +59,8 @@ from tablerag.sql.engines import SQLEngine, open_engine
 from tablerag.store.workspace import Workspace
 
 METHODS: tuple[str, ...] = ("markdown", "tablerag", "tablerag-direct")
+DEFAULT_METHODS: tuple[str, ...] = ("markdown", "tablerag")
+"""The methods a run compares unless ``--methods`` names others (the ablation on request)."""
 EVAL_TODAY = dt.date(2026, 1, 1)
 """The date the NL2SQL prompt states for public datasets (their questions never depend on it):
 a fixed date keeps the prompt, and so the response-cache key, the same from day to day."""
