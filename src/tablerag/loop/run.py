@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from tablerag.answer import (
@@ -50,7 +50,7 @@ from tablerag.loop.retrieve import tables_of
 from tablerag.loop.step import StepResult, StepTools, run_step
 from tablerag.loop.tablesql import table_schemas
 from tablerag.loop.tiers import tier_lines
-from tablerag.nl2sql.stages import Switches
+from tablerag.nl2sql.stages import CAVEATS, COMPOSE, TIERS, Stage, Switches, bound
 from tablerag.rag.answer import CITATION_MARK
 from tablerag.types import Hit
 
@@ -217,6 +217,48 @@ def _follow(
     )
 
 
+@dataclass(frozen=True)
+class Finishing:
+    """What the stages of the loop's final answer read: the question, the steps, the language."""
+
+    question: str
+    results: Sequence[StepResult]
+    language: Language
+
+
+Finish = Callable[[str, Finishing], str]
+"""``(final answer, what the loop found) -> final answer``."""
+
+
+def _compose(final: str, f: Finishing) -> str:
+    """The final answer without the trace's echoes, with the parts a small model's composition
+    left out put back (:func:`unechoed`, :func:`with_figure_parts`, :func:`with_text_parts`)."""
+    asked = [f.question, *(r.step.input for r in f.results)]
+    composed = with_figure_parts(unechoed(final, asked), f.results)
+    # a final answer that was only such echoes is the steps' parts, if they have any
+    return with_text_parts(composed, [r.step for r in f.results]).strip() or final
+
+
+def _tiers(final: str, f: Finishing) -> str:
+    """The final answer with the rule of each row of a ``both`` step (:func:`row_rules`)."""
+    return "\n".join([final, *(t for t in row_rules(f.results, f.language) if t not in final)])
+
+
+def _kept_caveats(final: str, f: Finishing) -> str:
+    """The final answer with the caveats of the steps' SQL answers (rows that are not the rate
+    asked for), rendered from their findings."""
+    notes = [says(c, r.sql.language) for r in f.results if r.sql for c in _caveats(r.sql)]
+    return "\n".join([final, *(c for c in dict.fromkeys(notes) if c not in final)])
+
+
+FINISH: tuple[Stage[Finish], ...] = (
+    bound(COMPOSE, _compose),
+    bound(TIERS, _tiers),
+    bound(CAVEATS, _kept_caveats),
+)
+"""The stages of the loop's final answer, in order (registered in :mod:`tablerag.nl2sql.stages`)."""
+
+
 def _finished(
     final: str,
     question: str,
@@ -224,17 +266,11 @@ def _finished(
     language: Language,
     stages: Switches,
 ) -> str:
-    """The final answer with the parts a small model's composition left out put back, the
-    rule of each row of a ``both`` step (the ``tiers`` stage), and the caveats of the steps'
-    SQL answers (rows that are not the rate asked for) kept."""
-    asked = [question, *(r.step.input for r in results)]
-    composed = with_figure_parts(unechoed(final, asked), results)
-    # a final answer that was only such echoes is the steps' parts, if they have any
-    final = with_text_parts(composed, [r.step for r in results]).strip() or final
-    if stages.on("tiers"):
-        final = "\n".join([final, *(t for t in row_rules(results, language) if t not in final)])
-    notes = [says(f, r.sql.language) for r in results if r.sql for f in _caveats(r.sql)]
-    return "\n".join([final, *(c for c in dict.fromkeys(notes) if c not in final)])
+    """The final answer through the stages of :data:`FINISH` that are on."""
+    finishing = Finishing(question, results, language)
+    for stage in stages.enabled(FINISH):
+        final = stage.run(final, finishing)
+    return final
 
 
 def _caveats(answer: Answer) -> list[Finding]:

@@ -455,13 +455,35 @@ LABEL_ROUND = Stage(
     None,
 )
 """Run by the loop (:func:`tablerag.loop.tablesql.answer_over_tables`)."""
+COMPOSE = Stage(
+    "compose",
+    "mend",
+    "the loop's final answer echoed the trace's 'question -> answer' lines or left out a part a "
+    "step answered: the echoes dropped, the parts put back",
+    None,
+)
 TIERS = Stage(
     "tiers",
     "note",
     "the loop's answer left matching each SQL row's rate to the policy's thresholds to the reader",
     None,
 )
-"""Run by the loop on its final answer (:func:`tablerag.loop.run.row_rules`)."""
+CAVEATS = Stage(
+    "caveats",
+    "note",
+    "a step's SQL answer warned that its rows are not the rate asked for, and the loop's "
+    "composed answer dropped the warning: kept",
+    None,
+)
+"""``compose``, ``tiers`` and ``caveats`` run, in this order, on the loop's final answer: the
+loop binds them to its functions (:data:`tablerag.loop.run.FINISH`, through :func:`bound`)."""
+
+
+def bound(stage: Stage[Any], run: F) -> Stage[F]:
+    """``stage``, registered here, with the function a pipeline above this package runs it by
+    (the loop's stages: this package cannot import the loop)."""
+    return Stage(stage.name, stage.family, stage.reason, run)
+
 
 STAGES: tuple[Stage[Any], ...] = (
     *QUESTION_NOTES,
@@ -475,7 +497,9 @@ STAGES: tuple[Stage[Any], ...] = (
     *EMPTY_DOUBTS,
     *FOUND_DOUBTS,
     LABEL_ROUND,
+    COMPOSE,
     TIERS,
+    CAVEATS,
 )
 NAMES: tuple[str, ...] = tuple(s.name for s in STAGES)
 
@@ -553,6 +577,8 @@ def describe() -> list[tuple[str, str, str]]:
 
 __all__ = [
     "ALL_ON",
+    "CAVEATS",
+    "COMPOSE",
     "EMPTY_DOUBTS",
     "EMPTY_MENDS",
     "FAMILIES",
@@ -566,6 +592,7 @@ __all__ = [
     "REPLY_MENDS",
     "STAGES",
     "TABLE_NOTES",
+    "TIERS",
     "VALUE_NOTES",
     "Attempt",
     "NoteInput",
@@ -573,6 +600,7 @@ __all__ = [
     "Stage",
     "Switches",
     "TableNoteInput",
+    "bound",
     "describe",
     "switches",
 ]
