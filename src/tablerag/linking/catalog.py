@@ -21,6 +21,7 @@ from tablerag.linking.profile import ColumnProfile, column_checks, profile_colum
 from tablerag.linking.rows import SAMPLE_ROWS, RowSource
 from tablerag.linking.values import MAX_VALUES_PER_COLUMN, ValueIndex
 from tablerag.sql.sensitive import DEFAULT_RULES, SensitiveRules, redact_table
+from tablerag.sqltypes import type_family
 from tablerag.types import ColumnInfo, TableInfo
 
 LOOKUP_MAX_ROWS = 50
@@ -342,5 +343,4 @@ def bare_profiles(table: TableInfo) -> list[ColumnProfile]:
 
 def is_text_column(column: ColumnInfo) -> bool:
     """Whether the column holds text (or its type is unknown)."""
-    t = column.type.upper()
-    return t.startswith(("VARCHAR", "TEXT", "CHAR", "STRING", "NVARCHAR")) or t == ""
+    return type_family(column.type) == "text"

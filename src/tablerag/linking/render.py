@@ -20,6 +20,7 @@ from tablerag.linking.linker import LinkedSchema
 from tablerag.linking.profile import ColumnProfile
 from tablerag.linking.tiers import CompactTable
 from tablerag.sql.sensitive import sanitize_sample
+from tablerag.sqltypes import is_number_type
 from tablerag.tokens import count_tokens
 
 _PLAIN = re.compile(r"^[A-Za-z_\u3400-\u4dbf\u4e00-\u9fff][\w\u3400-\u4dbf\u4e00-\u9fff]*$")
@@ -158,9 +159,7 @@ def unit_note(unit: str) -> str:
 
 
 def _numeric(sql_type: str) -> bool:
-    return sql_type.upper().startswith(
-        ("INT", "BIGINT", "SMALLINT", "DOUBLE", "FLOAT", "DECIMAL", "REAL", "NUMBER", "NUMERIC")
-    )
+    return is_number_type(sql_type)
 
 
 def render_table(

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from tablerag.answer import (
@@ -30,14 +30,16 @@ from tablerag.answer import (
     BudgetName,
     Citation,
     Fact,
+    Finding,
     Language,
     SQLAttempt,
     Step,
 )
+from tablerag.answer.findings import reasons, says
 from tablerag.answer.grounding import ungrounded_numbers
 from tablerag.deadline import Deadline
 from tablerag.errors import BudgetExceeded, ProviderError, RetrievalError
-from tablerag.lang.messages import leads, message
+from tablerag.lang.messages import message
 from tablerag.lang.untrusted import clip
 from tablerag.llm.base import LLM
 from tablerag.llm.deadline import DeadlineLLM
@@ -48,8 +50,7 @@ from tablerag.loop.retrieve import tables_of
 from tablerag.loop.step import StepResult, StepTools, run_step
 from tablerag.loop.tablesql import table_schemas
 from tablerag.loop.tiers import tier_lines
-from tablerag.nl2sql.ratio import caveats
-from tablerag.nl2sql.stages import Switches
+from tablerag.nl2sql.stages import CAVEATS, COMPOSE, TIERS, Stage, Switches, bound
 from tablerag.rag.answer import CITATION_MARK
 from tablerag.types import Hit
 
@@ -216,6 +217,48 @@ def _follow(
     )
 
 
+@dataclass(frozen=True)
+class Finishing:
+    """What the stages of the loop's final answer read: the question, the steps, the language."""
+
+    question: str
+    results: Sequence[StepResult]
+    language: Language
+
+
+Finish = Callable[[str, Finishing], str]
+"""``(final answer, what the loop found) -> final answer``."""
+
+
+def _compose(final: str, f: Finishing) -> str:
+    """The final answer without the trace's echoes, with the parts a small model's composition
+    left out put back (:func:`unechoed`, :func:`with_figure_parts`, :func:`with_text_parts`)."""
+    asked = [f.question, *(r.step.input for r in f.results)]
+    composed = with_figure_parts(unechoed(final, asked), f.results)
+    # a final answer that was only such echoes is the steps' parts, if they have any
+    return with_text_parts(composed, [r.step for r in f.results]).strip() or final
+
+
+def _tiers(final: str, f: Finishing) -> str:
+    """The final answer with the rule of each row of a ``both`` step (:func:`row_rules`)."""
+    return "\n".join([final, *(t for t in row_rules(f.results, f.language) if t not in final)])
+
+
+def _kept_caveats(final: str, f: Finishing) -> str:
+    """The final answer with the caveats of the steps' SQL answers (rows that are not the rate
+    asked for), rendered from their findings."""
+    notes = [says(c, r.sql.language) for r in f.results if r.sql for c in _caveats(r.sql)]
+    return "\n".join([final, *(c for c in dict.fromkeys(notes) if c not in final)])
+
+
+FINISH: tuple[Stage[Finish], ...] = (
+    bound(COMPOSE, _compose),
+    bound(TIERS, _tiers),
+    bound(CAVEATS, _kept_caveats),
+)
+"""The stages of the loop's final answer, in order (registered in :mod:`tablerag.nl2sql.stages`)."""
+
+
 def _finished(
     final: str,
     question: str,
@@ -223,17 +266,17 @@ def _finished(
     language: Language,
     stages: Switches,
 ) -> str:
-    """The final answer with the parts a small model's composition left out put back, the
-    rule of each row of a ``both`` step (the ``tiers`` stage), and the caveats of the steps'
-    SQL answers (rows that are not the rate asked for) kept."""
-    asked = [question, *(r.step.input for r in results)]
-    composed = with_figure_parts(unechoed(final, asked), results)
-    # a final answer that was only such echoes is the steps' parts, if they have any
-    final = with_text_parts(composed, [r.step for r in results]).strip() or final
-    if stages.on("tiers"):
-        final = "\n".join([final, *(t for t in row_rules(results, language) if t not in final)])
-    notes = [c for r in results if r.sql for c in caveats(r.sql.answer)]
-    return "\n".join([final, *(c for c in dict.fromkeys(notes) if c not in final)])
+    """The final answer through the stages of :data:`FINISH` that are on."""
+    finishing = Finishing(question, results, language)
+    for stage in stages.enabled(FINISH):
+        final = stage.run(final, finishing)
+    return final
+
+
+def _caveats(answer: Answer) -> list[Finding]:
+    """The caveats of a step's SQL answer (rows that are not the rate asked for), which an
+    answer composed from it must keep."""
+    return [f for f in answer.findings if f.severity == "caveat"]
 
 
 def follow_up(result: StepResult) -> str | None:
@@ -621,13 +664,16 @@ def _figures_doubted(results: Sequence[StepResult]) -> tuple[bool, str]:
     Example:
         >>> from tablerag.loop.crosscheck import Verdict
         >>> from tablerag.answer import Answer
+        >>> doubt = Finding(code="constant_query", severity="doubt", stage="checks",
+        ...                 message="checks.constant_query")
         >>> def step(status: str, decision: str, chosen: str = "document") -> StepResult:
         ...     s = Step(n=1, action="sub-question", decision=decision)
-        ...     a = Answer(question="q", answer="This result may be wrong: it counts lines.\\nx",
-        ...                language="en", path="nl2sql", status=status)
+        ...     a = Answer(question="q", answer="This result may be wrong: ...\\nx",
+        ...                language="en", path="nl2sql", status=status,
+        ...                findings=[doubt] if status == "unsure" else [])
         ...     return StepResult(s, Verdict(decision, chosen, "x"), (), a, {})
         >>> _figures_doubted([step("unsure", "both")])
-        (True, 'it counts lines')
+        (True, 'the query reads no table')
         >>> _figures_doubted([step("unsure", "both"), step("ok", "sql", "sql")])
         (False, '')
         >>> _figures_doubted([step("unsure", "text")])  # the text answered; SQL not used
@@ -671,13 +717,9 @@ def _disagreement(evidence: Sequence[StepResult]) -> tuple[str, str] | None:
 
 
 def _doubt(r: StepResult) -> str:
-    """The checks' reason of a doubted step's SQL, when its answer's first line says it."""
+    """The answer checks' reasons of a doubted step's SQL, from its findings ("" without)."""
     assert r.sql is not None
-    line = r.sql.answer.split("\n", 1)[0]
-    for lead in leads("checks.unsure"):
-        if line.startswith(lead):
-            return line.removeprefix(lead).strip().rstrip("。. ")
-    return ""
+    return reasons(r.sql.findings, r.sql.language).rstrip("。. ")
 
 
 def _envelope(
@@ -718,26 +760,29 @@ def _envelope(
         text = message("loop.not_found", language)
         status = "not_found"
     confidence = min((r.verdict.confidence for r in evidence), default=0.0)
+    found: list[Finding] = []
     failed = _sql_failed_everywhere(results)
     doubted, doubt = (False, "") if failed else _figures_doubted(results)
     if status == "ok" and failed:
         # the figures part is missing: the documents answered alone, which is not ok
         status = "unsure"
         confidence = min(confidence, 0.4)
-        text = message("loop.sql_failed", language, why=failed) + "\n" + (text or "")
+        found.append(_lead("sql_failed", "loop.sql_failed", why=failed))
+        text = says(found[-1], language) + "\n" + (text or "")
     elif status == "ok" and doubted:
         # the figures are there, but the answer checks doubt them: not ok either
         status = "unsure"
         confidence = min(confidence, 0.4)
         if doubt and doubt not in (text or ""):  # (a caveat already in the text stays alone)
-            text = message("loop.sql_doubted", language, why=doubt) + "\n" + (text or "")
+            found.append(_lead("sql_doubted", "loop.sql_doubted", why=doubt))
+            text = says(found[-1], language) + "\n" + (text or "")
     elif status == "ok" and (disagreed := _disagreement(evidence)):
         # the tables and the documents answered the same thing differently: one is wrong
         status = "unsure"
         confidence = min(confidence, CONFLICT_CONFIDENCE)
         sql_said, text_said = disagreed
-        said = message("loop.conflict", language, sql=sql_said, text=text_said)
-        text = said + "\n" + (text or "")
+        found.append(_lead("conflict", "loop.conflict", sql=sql_said, text=text_said))
+        text = says(found[-1], language) + "\n" + (text or "")
     sources: list[object] = [question]
     for r in results:
         sources.append(r.verdict.answer)
@@ -773,11 +818,17 @@ def _envelope(
         facts=facts,
         confidence=round(confidence, 3),
         status=status,
+        findings=found,
         error=error,
         timings_ms=timings,
         steps=[r.step for r in results] + [final_step],
         budget_exhausted=stop,
     )
+
+
+def _lead(code: str, key: str, **values: str) -> Finding:
+    """A finding of the loop stated above its answer (message ``key``)."""
+    return Finding(code=code, severity="doubt", message=key, values=values, stage="loop")
 
 
 def _exceeded(stop: BudgetName | None, budget: Budget) -> BudgetExceeded:

@@ -36,6 +36,8 @@ from typing import Literal
 
 from sqlglot import exp
 
+from tablerag.answer import Finding as AnswerFinding
+from tablerag.answer.findings import CHECKS as CHECKS_STAGE
 from tablerag.lang.asks import (
     asked,
     asks_one_figure,
@@ -174,6 +176,23 @@ class Finding:
     def says(self, language: Language) -> str:
         """The finding as a sentence (clause) in ``language``."""
         return message(f"checks.{self.code}", language, **dict(self.values))
+
+    def data(self) -> AnswerFinding:
+        """The finding as the answer carries it: a doubt leads the text, a citation follows.
+
+        Example:
+            >>> f = Finding("constant_query").data()
+            >>> f.severity, f.message, f.placement
+            ('doubt', 'checks.constant_query', 'lead')
+        """
+        return AnswerFinding(
+            code=self.code,
+            severity="doubt" if self.doubts else "cite",
+            message=f"checks.{self.code}",
+            values=dict(self.values),
+            stage=CHECKS_STAGE,
+            placement="lead" if self.doubts else "tail",
+        )
 
 
 @dataclass(frozen=True)
@@ -777,17 +796,6 @@ def verdict(findings: Sequence[Finding], written: int = 1) -> Verdict:
     if doubts:
         return Verdict("unsure", round(max(UNSURE_FLOOR, score), 3), doubts, cited)
     return Verdict("ok", round(max(MIN_CONFIDENCE, score), 3), doubts, cited)
-
-
-def unsure_text(doubts: Sequence[Finding], language: Language) -> str:
-    """The sentence saying what the answer is unsure of.
-
-    Example:
-        >>> unsure_text([Finding("constant_query")], "en")
-        'This result may be wrong: the query reads no table.'
-    """
-    sep = "；" if language == "zh" else "; "
-    return message("checks.unsure", language, reasons=sep.join(f.says(language) for f in doubts))
 
 
 def _projections(tree: exp.Expr | None) -> list[exp.Expr]:

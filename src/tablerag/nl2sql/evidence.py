@@ -31,6 +31,7 @@ from tablerag.nl2sql.prose_definitions import defining_passages
 from tablerag.nl2sql.schema_context import SchemaContext
 from tablerag.nl2sql.slashdates import date_readings
 from tablerag.sql.engines.base import SQLEngine
+from tablerag.sqltypes import type_family
 from tablerag.types import Hit
 
 MAX_VALUE_ROWS = 3
@@ -174,7 +175,7 @@ def gather_evidence(
             c.name.lower()
             for t in read
             for c in catalog.tables[t].columns
-            if c.type.upper().startswith(("DATE", "TIMESTAMP"))
+            if type_family(c.type) == "time"
         ),
     )
 

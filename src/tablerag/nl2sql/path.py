@@ -26,41 +26,47 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
-from tablerag.answer import Answer, Citation, Fact, Language, Reading, ResultTable, SQLAttempt
+from tablerag.answer import (
+    Answer,
+    Citation,
+    Fact,
+    Language,
+    Reading,
+    ResultTable,
+    SQLAttempt,
+)
+from tablerag.answer import Finding as AnswerFinding
+from tablerag.answer.findings import LLM_FAILED, unsure_line
 from tablerag.answer.grounding import ungrounded_numbers
 from tablerag.answer.reading import read_query
 from tablerag.deadline import Deadline
 from tablerag.errors import EngineError, ProviderError, QueryTimeout, SQLRejected
-from tablerag.lang.messages import message
+from tablerag.lang.messages import LANGUAGE_NAMES, message
 from tablerag.llm.base import LLM, Message
+from tablerag.nl2sql.attempt import QueryAttempt
 from tablerag.nl2sql.autofix import Fixed, pin_today
-from tablerag.nl2sql.canonical import canonicalize_formats
 from tablerag.nl2sql.checks import (
     FIRST_CONFIDENCE,
     MIN_CONFIDENCE,
-    REPAIRABLE,
     REWRITE_COST,
-    Evidence,
     Finding,
-    run_checks,
-    unsure_text,
     verdict,
 )
-from tablerag.nl2sql.denominator import widen
-from tablerag.nl2sql.distinct import count_distinct, distinct_key
-from tablerag.nl2sql.evidence import gather_evidence
 from tablerag.nl2sql.literals import all_zero, found_nothing
-from tablerag.nl2sql.ratio import RateProblem, definition_hint, rate_problem, with_caveat
+from tablerag.nl2sql.ratio import RateProblem, definition_hint, with_caveat
 from tablerag.nl2sql.schema_context import SchemaContext
 from tablerag.nl2sql.sqltext import extract_sql
 from tablerag.nl2sql.stages import (
     ALL_ON,
     EMPTY_DOUBTS,
     EMPTY_MENDS,
+    FOUND_DOUBTS,
+    FOUND_MENDS,
+    QUERY_MENDS,
     QUESTION_NOTES,
+    RATE,
     REFUSAL_MENDS,
     REPLY_MENDS,
-    Ran,
     RefusalMend,
     Switches,
 )
@@ -68,6 +74,7 @@ from tablerag.prompts import render
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.sql.result import ResultSet
+from tablerag.sqltypes import type_family
 
 SQL_MAX_TOKENS = 320
 EXPLAIN_MAX_TOKENS = 120
@@ -76,7 +83,6 @@ EXPLAIN_ROWS = 10
 MAX_FEEDBACK_CHARS = 300
 MAX_MENDS = 3
 """Mends in a row of one query the gate refused (each mended query goes through the gate)."""
-LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
 
 
 @dataclass(frozen=True)
@@ -185,7 +191,7 @@ def answer_with_sql(
         return _caveated(answer, asked) if asked else answer
     if result is not None and asked:  # the repair ran: is its rate right now?
         answer = _explained(question, language, llm, result, attempts, timings, opts, checked)
-        still = _rate_problem(question, result, engine.dialect, opts.stages)
+        still = checked.attempt(question, result).rate if opts.stages.on(RATE.name) else None
         return _caveated(answer, still) if still else answer
     if result is None:
         text = message("nl2sql.no_sql", language, n=len(attempts))
@@ -207,28 +213,29 @@ def answer_with_sql(
 
 @dataclass(frozen=True)
 class _Checked:
-    """What the answer checks need besides the result: the schema context and the engine;
-    and the evidence gathered for each result of this answer so far."""
+    """What the stages after a run need besides the result: the schema context and the
+    engine; and the :class:`QueryAttempt` of each result of this answer so far, so that the
+    mends, the doubts and the answer's own checks share one gathering of its evidence (three
+    gatherings of the same evidence were a third of a warm answer's CPU)."""
 
     schema: SchemaContext
     engine: SQLEngine
-    gathered: dict[tuple[int, str], tuple[ResultSet, Evidence]] = field(
-        default_factory=dict, compare=False
+    attempts: dict[tuple[int, str], tuple[ResultSet, QueryAttempt]] = field(
+        default_factory=dict, compare=False, repr=False
     )
 
-    def evidence(self, question: str, result: ResultSet) -> Evidence:
-        """The evidence of ``result``, gathered once per answer: the definition mend, the
-        recheck and the answer's own checks read the same result (issue 31: three gatherings
-        of the same evidence were a third of a warm answer's CPU)."""
-        kept = self.gathered.get((id(result), question))
+    def attempt(self, question: str, result: ResultSet) -> QueryAttempt:
+        """The context of the stages after ``result``'s run, built once per result."""
+        kept = self.attempts.get((id(result), question))
         if kept is not None and kept[0] is result:
             return kept[1]
-        evidence = gather_evidence(
-            question, result.sql_executed, result.columns, result.rows, self.schema, self.engine
-        )
-        # the result is held with its evidence, so its id names no other result meanwhile
-        self.gathered[(id(result), question)] = (result, evidence)
-        return evidence
+        attempt = QueryAttempt(
+            question, result.sql_executed, tuple(result.columns), result.rows, self.engine,
+            self.schema,
+        )  # fmt: skip
+        # the result is held with its attempt, so its id names no other result meanwhile
+        self.attempts[(id(result), question)] = (result, attempt)
+        return attempt
 
 
 RATE_WEIGHT = 0.3
@@ -252,18 +259,11 @@ def _noted(question: str, today: dt.date, stages: Switches) -> str:
 
 
 def _formats(sql: str, schema: SchemaContext, dialect: str, stages: Switches) -> str:
-    """``sql`` reading mixed-format columns in one format (the ``formats`` mend)."""
-    if not stages.on("formats"):
-        return sql
-    return canonicalize_formats(sql, schema.canonical, dialect=dialect)
-
-
-def _rate_problem(
-    question: str, result: ResultSet, dialect: str, stages: Switches
-) -> RateProblem | None:
-    if not stages.on("rate"):
-        return None
-    return rate_problem(question, result.sql_executed, result.columns, result.rows, dialect=dialect)
+    """``sql`` through the mends every query goes through (:data:`QUERY_MENDS`: mixed-format
+    columns read in one format)."""
+    for mend in stages.enabled(QUERY_MENDS):
+        sql = mend.run(sql, schema.canonical, dialect)
+    return sql
 
 
 def _doubt(
@@ -272,44 +272,21 @@ def _doubt(
     """Why a query that ran is asked again, and the rate it lacks: a query that found nothing
     (or counted 0) is asked about by the empty-result doubts
     (:data:`~tablerag.nl2sql.stages.EMPTY_DOUBTS`), the first that has a reason wins; one that
-    found rows by the ``rate`` doubt (:func:`~tablerag.nl2sql.ratio.rate_problem`: the rate
-    the question asks for is not computed or is the same 0 or 1 in every row); (None, None)
-    if none of these.
+    found rows by the found-result doubts (:data:`~tablerag.nl2sql.stages.FOUND_DOUBTS`: the
+    ``rate`` doubt, whose rate problem comes back too, then the answer checks' ``recheck``);
+    (None, None) if none of these.
     """
-    engine = checked.engine
+    attempt = checked.attempt(question, result)
     empty = found_nothing(result.rows)
     if empty or all_zero(result.rows):  # COUNT(*) over no rows is 0, not empty
-        ran = _ran(question, result.sql_executed, result.rows, engine, checked.schema)
-        why = next((w for d in stages.enabled(EMPTY_DOUBTS) if (w := d.run(ran))), None)
+        why = next((w for d in stages.enabled(EMPTY_DOUBTS) if (w := d.run(attempt))), None)
         if why or empty:
             return (f"it ran and found no rows: {why}" if why else None), None
-    rate = _rate_problem(question, result, engine.dialect, stages)
-    if rate is not None:
-        return rate.doubt, rate
-    return _recheck(question, result, checked, stages), None
-
-
-def _recheck(question: str, result: ResultSet, checked: _Checked, stages: Switches) -> str | None:
-    """The answer checks' reasons a query that ran is asked again (the ``recheck`` stage):
-    the doubts of :data:`~tablerag.nl2sql.checks.REPAIRABLE`, said as the answer would say
-    them, or None."""
-    if not stages.on("recheck") or checked.schema.linked is None:
-        return None
-    evidence = checked.evidence(question, result)
-    doubts = [f for f in run_checks(evidence) if f.code in REPAIRABLE]
-    if not doubts:
-        return None
-    return "it ran, but " + "; ".join(f.says("en") for f in doubts)
-
-
-def _ran(
-    question: str,
-    sql: str,
-    rows: Sequence[Sequence[object]],
-    engine: SQLEngine,
-    schema: SchemaContext,
-) -> Ran:
-    return Ran(question, sql, rows, engine, schema.edges, schema.tables)
+    for doubt in stages.enabled(FOUND_DOUBTS):
+        why = doubt.run(attempt)
+        if why:
+            return why, (attempt.rate if doubt is RATE else None)
+    return None, None
 
 
 __all__ = [
@@ -365,10 +342,10 @@ def _run_fixing(
         attempt = attempt.model_copy(update={"note": mended_reply.note})
     fixed = _mend(refusal, engine.dialect, opts.stages) if refusal is not None else None
     if fixed is None and result is not None and found_nothing(result.rows):
-        ran = _ran(question, result.sql_executed, result.rows, engine, schema)
+        ran = checked.attempt(question, result)
         fixed = next((f for m in opts.stages.enabled(EMPTY_MENDS) if (f := m.run(ran))), None)
     elif fixed is None and result is not None:
-        fixed = _definition_mend(question, result, checked, opts.stages)
+        fixed = _found_mend(checked.attempt(question, result), opts.stages)
     if fixed is None:
         return [attempt], result
     tried, after = [attempt], None
@@ -385,47 +362,17 @@ def _run_fixing(
     return tried, after
 
 
-def _definition_mend(
-    question: str, result: ResultSet, checked: _Checked, stages: Switches
-) -> Fixed | None:
-    """The query following a metric definition it did not follow where the rewrite is
-    mechanical, or None: counting distinct keys where the definition says so (the
-    ``distinct`` mend, :mod:`tablerag.nl2sql.distinct`) and dividing by every value its
-    denominator admits (the ``denominator`` mend, :mod:`tablerag.nl2sql.denominator`)."""
-    schema, engine = checked.schema, checked.engine
-    wanted = [s for s in ("distinct", "denominator") if stages.on(s)]
-    if not wanted or schema.linked is None or schema.catalog is None:
-        return None
-    evidence = checked.evidence(question, result)
-    sql, notes = result.sql_executed, []
-    columns = {
-        name.lower(): frozenset(c.name.lower() for c in info.columns)
-        for name, info in schema.catalog.tables.items()
-    }
-    if "distinct" in wanted:
-        for finding in run_checks(evidence):
-            values = dict(finding.values)
-            if finding.code != "definition_ignored" or "DISTINCT" not in values.get("missing", ""):
-                continue
-            key = distinct_key(values["definition"])
-            counted = count_distinct(sql, key, columns, dialect=engine.dialect) if key else None
-            if counted is not None:
-                sql = counted
-                notes.append(
-                    f"tablerag counted distinct {key}, as {values['document']} defines "
-                    f"{values['term']}"
-                )
-                break
-    if "denominator" in wanted:
-        for d in evidence.definitions:
-            if d.denominator is not None and (
-                wider := widen(sql, d.denominator, columns, dialect=engine.dialect)
-            ):
-                sql = wider
-                notes.append(
-                    f"tablerag divided by {d.denominator.said()}, as {d.document} defines {d.term}"
-                )
-                break
+def _found_mend(attempt: QueryAttempt, stages: Switches) -> Fixed | None:
+    """The query through the mends of a query that found rows
+    (:data:`~tablerag.nl2sql.stages.FOUND_MENDS`: counting distinct keys where a definition
+    says so, dividing by every value its denominator admits), each on what the one before
+    left; their notes joined; None when none applied."""
+    sql, notes = attempt.sql, []
+    for mend in stages.enabled(FOUND_MENDS):
+        fixed = mend.run(attempt.with_sql(sql))
+        if fixed is not None:
+            sql = fixed.sql
+            notes.append(fixed.note)
     return Fixed(sql, "; ".join(notes)) if notes else None
 
 
@@ -546,10 +493,9 @@ def _explained(
         text = template_explanation(result.columns, rows, language, truncated=result.truncated)
     # the model's attempts: a mended rerun is not one (a prefix read in place counts as written)
     written = max(1, sum(1 for a in attempts[:upto] if a.note is None))
-    findings: list[Finding] = []
+    findings: Sequence[Finding] = []
     if checked is not None:
-        evidence = checked.evidence(question, result)
-        findings = run_checks(evidence)
+        findings = checked.attempt(question, result).findings
     judged = verdict(findings, written)
     facts = [Fact(text=text, source="sql")]
     citations: list[Citation] = []
@@ -567,13 +513,15 @@ def _explained(
         )
         facts.append(Fact(text=said, source="document", citation=n))
         text = f"{text}\n{said}"
+    found = [f.data() for f in (*judged.doubts, *judged.cited)]
     if judged.doubts:
-        text = unsure_text(judged.doubts, language) + "\n" + text
+        text = unsure_line(found, language) + "\n" + text
     return Answer(
         answer=text,
         status=judged.status,
         confidence=judged.confidence,
         checks=[f.code for f in (*judged.doubts, *judged.cited)],
+        findings=found,
         facts=facts,
         citations=citations,
         **common,
@@ -589,7 +537,7 @@ def _reading(sql: str, opts: NL2SQLOptions, checked: _Checked | None) -> Reading
     for name in checked.schema.tables if catalog is not None else ():
         info = catalog.tables.get(name) if catalog is not None else None
         for column in info.columns if info is not None else ():
-            if column.unit and not column.type.upper().startswith(("DATE", "TIMESTAMP")):
+            if column.unit and type_family(column.type) != "time":
                 units.setdefault(column.name.lower(), column.unit)
     cap = (opts.policy or checked.engine.policy).max_rows
     return read_query(sql, checked.engine.dialect, units=units, row_cap=cap)
@@ -717,6 +665,15 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+_LLM_FAILED = AnswerFinding(
+    code=LLM_FAILED,
+    severity="doubt",
+    message="nl2sql.llm_failed",
+    stage="llm",
+    placement="whole",
+)
+
+
 def _failed(
     question: str,
     language: Language,
@@ -726,6 +683,7 @@ def _failed(
     error: ProviderError | str,
 ) -> Answer:
     message = str(error)
+    failed = isinstance(error, ProviderError)  # the text is then only that the model failed
     return Answer(
         question=question,
         answer=text,
@@ -736,6 +694,7 @@ def _failed(
         sql=next((a.sql for a in reversed(attempts) if a.sql), None),
         sql_attempts=attempts,
         timings_ms=timings,
+        findings=[_LLM_FAILED] if failed else [],
     )
 
 
