@@ -18,6 +18,7 @@ from sqlglot.errors import SqlglotError
 
 from tablerag.answer.envelope import Language, Reading
 from tablerag.lang.messages import message
+from tablerag.sql.units import MAJOR_UNITS, MINOR_UNITS, MIXED, unit_of
 
 _DATE_TEXT = re.compile(r"^\d{4}([-/.]?\d{1,2}([-/.]?\d{1,2})?)?([ T].*)?$")
 _TIME_WORDS = re.compile(
@@ -51,6 +52,9 @@ def read_query(
         >>> r.measures, r.filters, r.period, r.groups, r.units, r.limit
         (['total = SUM(amount)'], ["status = 'PAID'"], ["paid_on >= '2026-11-01'", \
 "paid_on < '2026-12-01'"], ['region'], ['total: 元'], None)
+        >>> read_query("SELECT SUM(pay) / 100.0 AS paid FROM orders", "duckdb",
+        ...            units={"pay": "分"}).units
+        ['paid: 元']
     """
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
@@ -184,8 +188,16 @@ def _units(
         aggs = list(projection.find_all(exp.AggFunc))
         if not aggs or any(isinstance(a, exp.Count) for a in aggs):
             continue
+        money = unit_of(projection, lambda c: _money(units.get(c.name.lower())))
+        if money is not None:  # SUM(fen) / 100.0 is in 元; an amount over a count keeps its
+            yield name, None if money == MIXED else money
+            continue
         found = {units.get(c.name.lower()) for a in aggs for c in a.find_all(exp.Column)}
         yield name, found.pop() if len(found) == 1 else None
+
+
+def _money(unit: str | None) -> str | None:
+    return unit if unit in MINOR_UNITS or unit in MAJOR_UNITS.values() else None
 
 
 def _groups(tree: exp.Expr, outer: exp.Select) -> list[exp.Expr]:

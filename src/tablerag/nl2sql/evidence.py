@@ -30,6 +30,7 @@ from tablerag.nl2sql.lookup import literal, quote, rows, specific_matches
 from tablerag.nl2sql.prose_definitions import defining_passages
 from tablerag.nl2sql.schema_context import SchemaContext
 from tablerag.nl2sql.slashdates import date_readings
+from tablerag.nl2sql.units import catalog_units
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.types import Hit
 
@@ -176,6 +177,7 @@ def gather_evidence(
             for c in catalog.tables[t].columns
             if c.type.upper().startswith(("DATE", "TIMESTAMP"))
         ),
+        money_units=catalog_units(catalog),
     )
 
 

@@ -333,6 +333,14 @@ RECHECK = Stage(
 )
 """Run by the path itself on a query that found rows (:data:`tablerag.nl2sql.checks.REPAIRABLE`);
 the repaired query's answer is checked again."""
+UNITS = Stage(
+    "units",
+    "mend",
+    "an amount summed from a column stored in 分 read as 元, or '超过100元' compared with it as "
+    "100: the amounts in the unit the question asks for, from the catalog's units",
+    None,
+)
+"""Run by the path on every query before it runs (:mod:`tablerag.nl2sql.units`)."""
 FORMATS = Stage(
     "formats",
     "mend",
@@ -360,6 +368,7 @@ STAGES: tuple[Stage[Any], ...] = (
     *VALUE_NOTES,
     *TABLE_NOTES,
     FORMATS,
+    UNITS,
     *REPLY_MENDS,
     *REFUSAL_MENDS,
     *EMPTY_MENDS,
