@@ -188,16 +188,19 @@ def _units(
         aggs = list(projection.find_all(exp.AggFunc))
         if not aggs or any(isinstance(a, exp.Count) for a in aggs):
             continue
-        money = unit_of(projection, lambda c: _money(units.get(c.name.lower())))
-        if money is not None:  # SUM(fen) / 100.0 is in 元; an amount over a count keeps its
-            yield name, None if money == MIXED else money
-            continue
         found = {units.get(c.name.lower()) for a in aggs for c in a.find_all(exp.Column)}
-        yield name, found.pop() if len(found) == 1 else None
+        one = found.pop() if len(found) == 1 else None
+        money = unit_of(projection, lambda c: _money(units.get(c.name.lower())))
+        if money is None or (one is not None and _money(one) == money):
+            yield name, one  # as the catalog writes it ("元 (CNY)")
+        else:  # SUM(fen) / 100.0 is in 元; 元 − 分 in none
+            yield name, None if money == MIXED else money
 
 
 def _money(unit: str | None) -> str | None:
-    return unit if unit in MINOR_UNITS or unit in MAJOR_UNITS.values() else None
+    """The money unit a catalog's unit names ("元 (CNY)" → 元, "分 (fen)" → 分), else None."""
+    word = (unit or "").split()[0].lower() if (unit or "").split() else ""
+    return word if word in MINOR_UNITS else MAJOR_UNITS.get(word)
 
 
 def _groups(tree: exp.Expr, outer: exp.Select) -> list[exp.Expr]:

@@ -601,7 +601,7 @@ def _reading(sql: str, opts: NL2SQLOptions, checked: _Checked | None) -> Reading
     for name in checked.schema.tables if catalog is not None else ():
         info = catalog.tables.get(name) if catalog is not None else None
         for column in info.columns if info is not None else ():
-            unit = column_unit(column) or column.unit  # 分 from a column's comment too
+            unit = column.unit or column_unit(column)  # 分 from a column's comment too
             if unit and not column.type.upper().startswith(("DATE", "TIMESTAMP")):
                 units.setdefault(column.name.lower(), unit)
     cap = (opts.policy or checked.engine.policy).max_rows
