@@ -173,7 +173,8 @@ def answer_with_sql(
             ": " + "; ".join(attempt.issues) if attempt.issues else ""
         )
         if rate is not None:
-            feedback += definition_hint(rate.word, schema.notes)
+            terms = schema.catalog.terms if schema.catalog is not None else ()
+            feedback += definition_hint(rate.word, schema.notes, terms)
         shown = f"```sql\n{attempt.sql}\n```" if attempt.note else reply.text
         chat = [
             *chat,
