@@ -48,7 +48,7 @@ from tablerag.rag.retrieve import search
 from tablerag.request import Request
 from tablerag.router.router import PROBE_K, RouterContext, route
 from tablerag.semantic.edges import with_relationships  # issue 30
-from tablerag.semantic.knowledge import Knowledge  # issue 30
+from tablerag.semantic.knowledge import Knowledge, metric_terms  # issue 30
 from tablerag.semantic.library import stored_document  # issue 30
 from tablerag.semantic.ossie import OssieDocument  # issue 30
 from tablerag.settings import Settings, load_settings
@@ -543,6 +543,7 @@ def _read_workspace(
             group_sources(path, tables, ws.sources()),
             samples=workspace_samples(ws) if tables else {},
             glossary=read_glossary(ws.con),
+            terms=metric_terms(semantic) if semantic is not None else (),  # issue 30
             policy=execution_policy(settings),
             allow_writable_role=settings.allow_writable_role,
         )

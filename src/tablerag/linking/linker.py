@@ -280,7 +280,7 @@ def _score(
 ) -> tuple[_Scores, list[ValueMatch], list[str], tuple[str, ...]]:
     f = _features(catalog)
     glossary = catalog.glossary
-    translated = translate(question)
+    translated = translate(question, catalog.terms)
     expanded, terms = expand(translated, glossary)
     q = QueryText.of(expanded)
     grains = time_grains(question)

@@ -70,10 +70,12 @@ from tablerag.nl2sql.stages import (
     RefusalMend,
     Switches,
 )
+from tablerag.nl2sql.units import catalog_units, in_major_units
 from tablerag.prompts import render
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.sql.result import ResultSet
+from tablerag.sql.units import column_unit
 from tablerag.sqltypes import type_family
 
 SQL_MAX_TOKENS = 320
@@ -179,7 +181,8 @@ def answer_with_sql(
             ": " + "; ".join(attempt.issues) if attempt.issues else ""
         )
         if rate is not None:
-            feedback += definition_hint(rate.word, schema.notes)
+            terms = schema.catalog.terms if schema.catalog is not None else ()
+            feedback += definition_hint(rate.word, schema.notes, terms)
         shown = f"```sql\n{attempt.sql}\n```" if attempt.note else reply.text
         chat = [
             *chat,
@@ -335,6 +338,7 @@ def _run_fixing(
     """
     engine, schema = checked.engine, checked.schema
     mended_reply = _reply_mend(sql, engine.dialect, opts.stages) if sql else None
+    mended_reply = _in_units(question, sql, mended_reply, schema, engine.dialect, opts.stages)
     attempt, result, refusal = _run(
         engine, mended_reply.sql if mended_reply else sql, opts, timings
     )
@@ -352,6 +356,8 @@ def _run_fixing(
     for _ in range(MAX_MENDS):
         # a mended query is read like the model's: mixed-format columns in one format
         mended_sql = _formats(fixed.sql, schema, engine.dialect, opts.stages)
+        if units := _in_units(question, mended_sql, None, schema, engine.dialect, opts.stages):
+            mended_sql, fixed = units.sql, Fixed(units.sql, f"{fixed.note}; {units.note}")
         again, after, refused = _run(engine, mended_sql, opts, timings)
         tried.append(again.model_copy(update={"note": fixed.note}))
         fixed = _mend(refused, engine.dialect, opts.stages) if refused is not None else None
@@ -374,6 +380,26 @@ def _found_mend(attempt: QueryAttempt, stages: Switches) -> Fixed | None:
             sql = fixed.sql
             notes.append(fixed.note)
     return Fixed(sql, "; ".join(notes)) if notes else None
+
+
+def _in_units(
+    question: str,
+    sql: str | None,
+    mended: Fixed | None,
+    schema: SchemaContext,
+    dialect: str,
+    stages: Switches,
+) -> Fixed | None:
+    """``mended`` (or ``sql``) with its amounts in the unit the question asks for (the
+    ``units`` mend, :mod:`tablerag.nl2sql.units`); ``mended`` when nothing changes."""
+    if not sql or not stages.on("units"):
+        return mended
+    units = in_major_units(
+        question, mended.sql if mended else sql, catalog_units(schema.catalog), dialect=dialect
+    )
+    if units is None:
+        return mended
+    return Fixed(units.sql, f"{mended.note}; {units.note}" if mended else units.note)
 
 
 def _reply_mend(sql: str, dialect: str, stages: Switches) -> Fixed | None:
@@ -537,8 +563,9 @@ def _reading(sql: str, opts: NL2SQLOptions, checked: _Checked | None) -> Reading
     for name in checked.schema.tables if catalog is not None else ():
         info = catalog.tables.get(name) if catalog is not None else None
         for column in info.columns if info is not None else ():
-            if column.unit and type_family(column.type) != "time":
-                units.setdefault(column.name.lower(), column.unit)
+            unit = column.unit or column_unit(column)  # 分 from a column's comment too
+            if unit and type_family(column.type) != "time":
+                units.setdefault(column.name.lower(), unit)
     cap = (opts.policy or checked.engine.policy).max_rows
     return read_query(sql, checked.engine.dialect, units=units, row_cap=cap)
 

@@ -165,8 +165,8 @@ def with_caveat(answer: Answer, problem: RateProblem) -> Answer:
     )
 
 
-def definition_hint(word: str, notes: Sequence[str]) -> str:
+def definition_hint(word: str, notes: Sequence[str], pairs: Sequence[tuple[str, str]] = ()) -> str:
     """The schema note defining ``word`` (a metric glossary row), as a repair hint."""
-    names = equivalents(word)
+    names = equivalents(word, pairs)
     note = next((n for n in notes if any(w in n for w in names)), None)
     return f" As defined: {note.removeprefix('-- ')}" if note else ""

@@ -403,6 +403,14 @@ EMPTY_DOUBTS: tuple[Stage[Doubt], ...] = (
         lambda r: label_elsewhere(r.sql, r.engine, r.tables),
     ),
 )
+UNITS = Stage(
+    "units",
+    "mend",
+    "an amount summed from a column stored in 分 read as 元, or '超过100元' compared with it as "
+    "100: the amounts in the unit the question asks for, from the catalog's units",
+    None,
+)
+"""Run by the path on every query before it runs (:mod:`tablerag.nl2sql.units`)."""
 FORMATS = Stage(
     "formats",
     "mend",
@@ -490,6 +498,7 @@ STAGES: tuple[Stage[Any], ...] = (
     *VALUE_NOTES,
     *TABLE_NOTES,
     *QUERY_MENDS,
+    UNITS,
     *REPLY_MENDS,
     *REFUSAL_MENDS,
     *EMPTY_MENDS,
