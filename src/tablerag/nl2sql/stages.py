@@ -484,7 +484,7 @@ CAVEATS = Stage(
     None,
 )
 """``compose``, ``tiers`` and ``caveats`` run, in this order, on the loop's final answer: the
-loop binds them to its functions (:data:`tablerag.loop.run.FINISH`, through :func:`bound`)."""
+loop binds them to its functions (:data:`tablerag.loop.finish.FINISH`, through :func:`bound`)."""
 
 
 def bound(stage: Stage[Any], run: F) -> Stage[F]:
