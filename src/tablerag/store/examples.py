@@ -60,9 +60,7 @@ def now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
-_COLUMNS = (
-    "example_id, question, sql, tables, source, verified_by, verified_at, origin, case_id"
-)
+_COLUMNS = "example_id, question, sql, tables, source, verified_by, verified_at, origin, case_id"
 
 
 def add_examples(con: duckdb.DuckDBPyConnection, examples: Sequence[Example]) -> None:
