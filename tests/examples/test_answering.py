@@ -85,3 +85,18 @@ def test_the_setting_turns_verified_queries_off(ws: Path) -> None:
         answer = qa.ask("How many refunds are there in total?")
     assert answer.llm.calls >= 1 and not answer.knowledge
     assert "Verified examples" not in llm.history[0].messages[-1]["content"]
+
+
+def test_a_pair_that_passes_the_gate_but_no_longer_runs_is_dropped(ws: Path) -> None:
+    fails = Example(  # reason codes are 'R01'...: the cast fails when it runs
+        "How many refunds are there per reason number?",
+        "SELECT CAST(reason_code AS INTEGER) AS n FROM fact_refund",
+        "files",
+    )
+    _store(ws, fails, REFUNDS)
+    llm = _sql_model("SELECT DISTINCT reason_code FROM fact_refund")
+    with QA.open(ws, llm=llm, settings=SETTINGS) as qa:
+        answer = qa.ask("How many refunds are there per reason number?")
+    assert not answer.knowledge and answer.llm.calls >= 1
+    prompt = llm.history[0].messages[-1]["content"]
+    assert "CAST(reason_code" not in prompt and "-- Q: How many refunds" in prompt

@@ -9,6 +9,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import duckdb
+
 from tablerag.answer import Answer, Language
 from tablerag.errors import EngineError, SQLRejected, TableragError
 from tablerag.examples.check import gate_problem, run_problem, tables_of
@@ -51,6 +53,12 @@ class Verified:
             self._usable[source] = tuple(kept)
         return self._usable[source]
 
+    def forget(self, source: str, example_id: str) -> None:
+        """Stop using one pair of ``source`` for the rest of the session (its SQL passed the
+        gate but did not run)."""
+        if source in self._usable:
+            self._usable[source] = tuple(e for e in self._usable[source] if e.id != example_id)
+
     def without(self, example_id: str) -> Verified:
         """The same pairs but one (an evaluation that holds a question's own pair out)."""
         return Verified([e for e in self.examples if e.id != example_id])
@@ -79,6 +87,9 @@ def consult(
         )
         if answer is not None:
             return answer
+        log.info("verified query %s not used: it no longer runs", match.example.id)
+        verified.forget(source, match.example.id)
+        usable = verified.usable(source, engine)
     chosen = choose(
         question,
         usable,
@@ -178,8 +189,10 @@ def store(
             nothing is stored.
     """
     problems = [f"{c.example.question!r}: {c.problem}" for c in checked if c.problem]
-    with Workspace.open(workspace, create=False) as ws:
-        stored = [] if replace_all else read_examples(ws.con)
+    with Workspace.open(workspace, create=False) as ws, ws.transaction() as con:
+        if replace_all:
+            con.execute("DELETE FROM tablerag.examples")
+        stored = read_examples(con)  # inside the transaction: a second reviewer waits
         seen = {_key(e.question): e for e in stored}
         cases = {e.case_id: e for e in stored if e.case_id}
         for c in checked:
@@ -202,10 +215,10 @@ def store(
         if problems:
             raise ExamplesInvalid(problems)
         examples = [c.example for c in checked]
-        with ws.transaction() as con:
-            if replace_all:
-                con.execute("DELETE FROM tablerag.examples")
+        try:
             add_examples(con, examples)
+        except duckdb.ConstraintException as exc:  # an id written by hand twice in a file
+            raise ExamplesInvalid([f"two pairs share an id or a case ({exc})"]) from exc
     return examples
 
 
