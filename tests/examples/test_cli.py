@@ -33,7 +33,10 @@ def test_add_shows_the_rows_and_list_export_import_round_trip(ws: Path, tmp_path
     assert code == 0, out
     code, out = _run("list", "--json", "-w", str(ws))
     listed = json.loads(runner.invoke(app, ["examples", "list", "--json", "-w", str(ws)]).stdout)
-    assert [e["question"] for e in listed] == ["How many refunds are there?", "退款按原因各有多少笔？"]
+    assert [e["question"] for e in listed] == [
+        "How many refunds are there?",
+        "退款按原因各有多少笔？",
+    ]
     assert listed[0]["tables"] == ["fact_refund"] and listed[0]["source"] == "files"
     assert listed[1]["verified_by"] == "li" and listed[1]["origin"] == "manual"
     first = tmp_path / "first.jsonl"

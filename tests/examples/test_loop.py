@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -46,7 +47,7 @@ def _cli(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def _ask(ws: Path) -> tuple[dict[str, object], str]:
+def _ask(ws: Path) -> tuple[dict[str, Any], str]:
     code, out = _cli("ask", QUESTION, "-w", str(ws), "--json")
     assert code == 0, out
     data = json.loads(out[out.index("{") :])
@@ -55,7 +56,7 @@ def _ask(ws: Path) -> tuple[dict[str, object], str]:
 
 def test_a_wrong_answer_becomes_a_verified_query(ws: Path, model: Model) -> None:
     first, answer_id = _ask(ws)
-    assert first["table"]["rows"] != [[152]]  # type: ignore[index]
+    assert first["table"]["rows"] != [[152]]
     calls = len(model.llm.history)
     assert calls >= 1
     code, out = _cli("ask", QUESTION, "-w", str(ws))  # the text form prints the id too
@@ -75,9 +76,11 @@ def test_a_wrong_answer_becomes_a_verified_query(ws: Path, model: Model) -> None
     case = cases[0]
     assert case["question"] == QUESTION and "'R01'" in case["sql"]
     assert case["comment"] == "all refunds, not R01" and case["rating"] == "wrong"
-    assert case["rows"] == first["table"]["rows"]  # type: ignore[index]
+    assert case["rows"] == first["table"]["rows"]
 
-    code, out = _cli("review", "promote", answer_id, "--sql", "DELETE FROM fact_refund", "-w", str(ws))
+    code, out = _cli(
+        "review", "promote", answer_id, "--sql", "DELETE FROM fact_refund", "-w", str(ws)
+    )
     assert code == 2 and "nothing was stored" in " ".join(out.split())
     code, out = _cli("review", "promote", answer_id, "--sql", RIGHT, "--by", "li", "-w", str(ws))
     assert code == 0 and "152" in out and "Promoted case" in out, out
@@ -88,9 +91,9 @@ def test_a_wrong_answer_becomes_a_verified_query(ws: Path, model: Model) -> None
     assert code == 0 and "No open cases" in out
 
     again, _ = _ask(ws)
-    assert again["table"]["rows"] == [[152]]  # type: ignore[index]
-    assert again["llm"]["calls"] == 0 and len(model.llm.history) == calls + 1  # type: ignore[index]
-    assert again["knowledge"][0]["kind"] == "example"  # type: ignore[index]
+    assert again["table"]["rows"] == [[152]]
+    assert again["llm"]["calls"] == 0 and len(model.llm.history) == calls + 1
+    assert again["knowledge"][0]["kind"] == "example"
     listed = json.loads(_cli("examples", "list", "--json", "-w", str(ws))[1])
     assert listed[0]["origin"] == "feedback" and listed[0]["case_id"] == answer_id
 

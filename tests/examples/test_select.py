@@ -3,12 +3,12 @@ examples most similar first, diverse in shape, within the budget."""
 
 from __future__ import annotations
 
+import pytest
+
 from tablerag.examples.files import ExamplesInvalid, dumps, loads
 from tablerag.examples.select import HEADER, choose, closest, prompt_block
 from tablerag.examples.skeleton import sql_skeleton
 from tablerag.store.examples import Example
-
-import pytest
 
 REFUNDS = Example("How many refunds are there in total?", "SELECT count(*) FROM fact_refund", "f")
 BY_REASON = Example(
@@ -28,10 +28,12 @@ def test_reuse_needs_the_same_words_and_the_same_literals() -> None:
     pairs = [REFUNDS, BY_REASON, SALES_2025]
     hit = closest("how many refunds are there in total", pairs, 0.9)
     assert hit is not None and hit.example is REFUNDS and hit.score > 0.99
-    assert closest("How many refunds per reason are there?", pairs, 0.9).example is BY_REASON  # type: ignore[union-attr]
+    hit = closest("How many refunds per reason are there?", pairs, 0.9)
+    assert hit is not None and hit.example is BY_REASON
     # the same words but another year: never reused (the SQL holds 2025)
     assert closest("What were the net sales in 2026?", pairs, 0.9) is None
-    assert closest("What were the net sales in 2025?", pairs, 0.9).example is SALES_2025  # type: ignore[union-attr]
+    hit = closest("What were the net sales in 2025?", pairs, 0.9)
+    assert hit is not None and hit.example is SALES_2025
     # a different question about refunds: below the threshold
     assert closest("Which refunds took longest?", pairs, 0.9) is None
 
@@ -78,7 +80,13 @@ def test_a_draft_query_pulls_pairs_of_its_shape_forward() -> None:
 def test_the_file_round_trips_and_bad_lines_are_all_named() -> None:
     pairs = [
         REFUNDS,
-        Example("退款有多少笔？", "SELECT count(*) FROM fact_refund", "f", origin="feedback", case_id="a1"),
+        Example(
+            "退款有多少笔？",
+            "SELECT count(*) FROM fact_refund",
+            "f",
+            origin="feedback",
+            case_id="a1",
+        ),
     ]
     text = dumps(pairs)
     assert dumps(loads(text, default_source="files")) == text
