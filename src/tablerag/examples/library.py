@@ -207,7 +207,8 @@ def store(
                 was = cases[e.case_id]
                 problems.append(
                     f"case {e.case_id} was already promoted to verified query {was.id} on "
-                    f"{was.verified_at} by {was.verified_by or 'someone'}; edit that one instead."
+                    f"{was.verified_at} by {was.verified_by or 'someone'}; to replace it, "
+                    f"`tablerag examples remove {was.id}` first."
                 )
             seen[_key(e.question)] = e
             if e.case_id:
