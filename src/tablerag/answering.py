@@ -252,6 +252,8 @@ class Work:
             language=language,
         )
         if isinstance(shown, Answer):
+            for attempt in shown.sql_attempts:
+                self.rq.trace.emit("sql", **attempt.model_dump(mode="json"))
             return shown
         # -- end of the verified-query hook
         # -- semantic-model hook (issue 30): a question the model can express is answered from

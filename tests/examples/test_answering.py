@@ -10,6 +10,7 @@ from pathlib import Path
 from tablerag.examples.reuse import CHECK
 from tablerag.llm.base import Message
 from tablerag.llm.testing import FunctionLLM
+from tablerag.request import Request
 from tablerag.service import QA
 from tablerag.settings import Settings
 from tablerag.store.examples import Example, add_examples
@@ -52,7 +53,10 @@ def test_a_matching_question_reuses_the_verified_sql_without_a_model_call(ws: Pa
     _store(ws, REFUNDS, BY_REASON)
     llm = _sql_model("SELECT 1")
     with QA.open(ws, llm=llm, settings=SETTINGS) as qa:
-        answer = qa.ask("how many refunds are there in total")
+        rq = Request.make("how many refunds are there in total", max_seconds=60)
+        answer = qa.answer(rq)
+    sql_events = [e.data["note"] for e in rq.trace.events if e.kind == "sql"]
+    assert sql_events == [f"verified query {REFUNDS.id}"]  # the event stream shows it
     assert answer.status == "ok" and answer.llm.calls == 0 and not llm.history
     assert answer.table is not None and answer.table.rows == [[152]]
     assert [(k.kind, k.name) for k in answer.knowledge] == [("example", REFUNDS.id)]
