@@ -23,7 +23,13 @@ from tablerag.sources import FILES, SourceSet, group_sources
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.sql.result import ResultSet
-from tablerag.store.examples import Example, add_examples, read_examples, remove_example
+from tablerag.store.examples import (
+    Example,
+    add_examples,
+    forget_examples,
+    read_examples,
+    remove_example,
+)
 from tablerag.store.workspace import Workspace
 from tablerag.tokens import count_tokens
 
@@ -191,7 +197,7 @@ def store(
     problems = [f"{c.example.question!r}: {c.problem}" for c in checked if c.problem]
     with Workspace.open(workspace, create=False) as ws, ws.transaction() as con:
         if replace_all:
-            con.execute("DELETE FROM tablerag.examples")
+            forget_examples(con)
         stored = read_examples(con)  # inside the transaction: a second reviewer waits
         seen = {_key(e.question): e for e in stored}
         cases = {e.case_id: e for e in stored if e.case_id}

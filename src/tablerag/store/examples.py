@@ -111,3 +111,10 @@ def remove_example(con: duckdb.DuckDBPyConnection, example: str) -> bool:
     ).fetchone()
     con.execute("DELETE FROM tablerag.examples WHERE example_id = ?", [example])
     return found is not None
+
+
+def forget_examples(con: duckdb.DuckDBPyConnection) -> int:
+    """Delete every verified query (inside the caller's transaction); returns how many."""
+    row = con.execute("SELECT count(*) FROM tablerag.examples").fetchone()
+    con.execute("DELETE FROM tablerag.examples")
+    return int(row[0]) if row else 0
