@@ -16,7 +16,7 @@ from tablerag.errors import EngineError, SQLRejected, TableragError
 from tablerag.examples.check import gate_problem, run_problem, tables_of
 from tablerag.examples.files import ExamplesInvalid
 from tablerag.examples.reuse import answer_from_example
-from tablerag.examples.select import choose, closest, prompt_block
+from tablerag.examples.selection import choose, closest, prompt_block
 from tablerag.nl2sql.schema_context import SchemaContext
 from tablerag.settings import Settings
 from tablerag.sources import FILES, SourceSet, group_sources
@@ -103,7 +103,7 @@ def consult(
         max_tokens=settings.examples_max_tokens,
         dialect=engine.dialect,
     )
-    return prompt_block(chosen)
+    return prompt_block(chosen, engine.dialect)
 
 
 def with_examples(schema: SchemaContext, block: str) -> SchemaContext:

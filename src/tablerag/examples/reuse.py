@@ -11,7 +11,7 @@ import time
 
 from tablerag.answer import Answer, Fact, KnowledgeUse, Language, ResultTable, SQLAttempt
 from tablerag.errors import EngineError, SQLRejected
-from tablerag.examples.select import Scored
+from tablerag.examples.selection import Scored
 from tablerag.lang.messages import message
 from tablerag.nl2sql.literals import found_nothing
 from tablerag.nl2sql.path import jsonable, template_explanation

@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import sqlglot
+from sqlglot.errors import SqlglotError
+
 from tablerag.examples.skeleton import (
     cosine,
     jaccard,
@@ -19,6 +22,7 @@ from tablerag.examples.skeleton import (
     question_tokens,
     sql_skeleton,
 )
+from tablerag.lang.untrusted import clean_inline
 from tablerag.store.examples import Example
 from tablerag.tokens import count_tokens
 
@@ -28,6 +32,8 @@ SKELETON_WEIGHT = 0.5
 """Weight of the skeleton similarity beside the question's when a draft query exists."""
 SAME_SHAPE_PENALTY = 0.15
 """Taken off a candidate whose skeleton a chosen example already shows."""
+QUESTION_CHARS = 200
+"""Longest question shown in a prompt's example."""
 HEADER = "-- Verified examples (question → SQL people checked on these tables):"
 
 
@@ -89,7 +95,7 @@ def choose(
             )
         )
         best = ranked.pop(0)
-        cost = count_tokens(_pair(best.example))
+        cost = count_tokens(_pair(best.example, dialect))
         if used + cost > max_tokens:
             continue
         chosen.append(best.example)
@@ -98,17 +104,38 @@ def choose(
     return chosen
 
 
-def prompt_block(examples: Sequence[Example]) -> str:
+def prompt_block(examples: Sequence[Example], dialect: str | None = None) -> str:
     """The examples as SQL comments and statements, for the end of the prompt's schema text."""
     if not examples:
         return ""
-    return "\n".join([HEADER, *(_pair(e) for e in examples)])
+    return "\n".join([HEADER, *(_pair(e, dialect) for e in examples)])
 
 
-def _pair(example: Example) -> str:
-    question = " ".join(example.question.split())
-    sql = " ".join(example.sql.split())
-    return f"-- Q: {question}\n{sql};"
+def _pair(example: Example, dialect: str | None = None) -> str:
+    """One pair as the prompt shows it, on two lines: the question (from a user's feedback
+    perhaps) cannot leave its comment nor hide characters."""
+    question = clean_inline(example.question, limit=QUESTION_CHARS)
+    return f"-- Q: {question}\n{_one_line(example.sql, dialect)};"
+
+
+def _one_line(sql: str, dialect: str | None) -> str:
+    """The SQL on one line, its comments dropped (a ``--`` comment would swallow the rest).
+
+    Example:
+        >>> _one_line("SELECT a -- the key\\nFROM t", "duckdb")
+        'SELECT a FROM t'
+        >>> _one_line("SELECT a\\nFROM t", None)
+        'SELECT a FROM t'
+    """
+    if "--" not in sql and "/*" not in sql and "#" not in sql:
+        return clean_inline(sql)  # as the reviewer wrote it
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect or None)
+    except SqlglotError:
+        tree = None
+    if tree is None:
+        return clean_inline(sql)
+    return clean_inline(tree.sql(dialect=dialect or None, comments=False))
 
 
 def _shape(example: Example, dialect: str | None) -> tuple[str, ...]:
