@@ -21,6 +21,7 @@ from tablerag.answer import Answer, Clarification, Language, detect_language
 from tablerag.answer.envelope import AnswerPath
 from tablerag.answer.fallback import as_written, fall_back, wants_fallback
 from tablerag.errors import ProviderError, RetrievalError, TableragError
+from tablerag.examples.library import Verified, consult, with_examples
 from tablerag.lang.messages import message
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.llm import LLM
@@ -119,6 +120,7 @@ class Work:
         semantic: the workspace's semantic model, None without one (issue 30).
         knowledge: what of the semantic model each source can use, by source label (the
             session's cache, shared by its requests).
+        verified: the workspace's verified queries, None without any (issue 33).
     """
 
     def __init__(
@@ -134,8 +136,10 @@ class Work:
         language: Language,
         semantic: OssieDocument | None = None,
         knowledge: dict[str, Knowledge] | None = None,
+        verified: Verified | None = None,
     ) -> None:
         self.settings, self.sources, self.router, self.index = settings, sources, router, index
+        self.verified = verified
         self.semantic = semantic
         self.knowledge = knowledge if knowledge is not None else {}
         self.rq, self.language, self._search = rq, language, search
@@ -240,6 +244,21 @@ class Work:
         if isinstance(place, Answer):
             return place
         source, engine = place
+        # -- verified-query hook (issue 33): a question matching a verified one reuses its SQL
+        # (no model call); else `shown` is the closest pairs, added below the schema text.
+        shown = consult(
+            question,
+            self.verified,
+            source=source.label,
+            engine=engine,
+            settings=self.settings,
+            language=language,
+        )
+        if isinstance(shown, Answer):
+            for attempt in shown.sql_attempts:
+                self.rq.trace.emit("sql", **attempt.model_dump(mode="json"))
+            return shown
+        # -- end of the verified-query hook
         # -- semantic-model hook (issue 30): a question the model can express is answered from
         # its definitions; otherwise the free-SQL answer below says none was followed.
         declined: Declined | None = None
@@ -278,7 +297,7 @@ class Work:
             question,
             llm=self.llm,
             engine=engine,
-            schema=schema,
+            schema=with_examples(schema, shown),  # verified-query hook (issue 33)
             language=language,
             options=self.nl2sql(),
         )

@@ -36,6 +36,7 @@ from tablerag.answering import (
 )
 from tablerag.deadline import Deadline
 from tablerag.errors import EngineError, RetrievalError, WorkspaceError
+from tablerag.examples.library import Verified  # issue 33
 from tablerag.ingest.database import is_database_url, redact_url
 from tablerag.ingest.pipeline import Target, ingest_sources
 from tablerag.lang.messages import message
@@ -60,6 +61,7 @@ from tablerag.sql.engines.reach import password_hint
 from tablerag.store import lock as workspace_lock
 from tablerag.store import workspace as store
 from tablerag.store.diskfull import disk_full_message, is_disk_full
+from tablerag.store.examples import Example, read_examples  # issue 33
 from tablerag.store.glossary import read_glossary
 from tablerag.types import Hit, Problem, SourceReport
 
@@ -233,6 +235,7 @@ class QA:
         self._lease: workspace_lock.WorkspaceLock | None = None
         self.semantic: OssieDocument | None = None
         self._knowledge: dict[str, Knowledge] = {}  # issue 30
+        self.verified: Verified | None = None  # the verified queries (issue 33)
 
     @classmethod
     def open(
@@ -263,7 +266,7 @@ class QA:
         # read and the engine's own read-only connection (issue 22).
         lease = workspace_lock.acquire(path, exclusive=False, wait_s=workspace_lock.READ_WAIT_S)
         try:
-            sources, router, index, problem, semantic = _read_workspace(path, settings)
+            sources, router, index, problem, semantic, verified = _read_workspace(path, settings)
             model = load_llm(llm if llm is not None else settings.llm)
         except BaseException:
             lease.release()
@@ -290,6 +293,7 @@ class QA:
         )
         qa._lease = lease
         qa.semantic = semantic  # the workspace's semantic model, None without one (issue 30)
+        qa.verified = Verified(verified) if verified else None  # issue 33
         if index is not None:
             qa.router = replace(router, probe=qa._probe)
         return qa
@@ -450,6 +454,7 @@ class QA:
             language=lang,  # type: ignore[arg-type]
             semantic=self.semantic,
             knowledge=self._knowledge,
+            verified=self.verified,
         )
 
     def _probe(self, question: str) -> Sequence[Hit]:
@@ -527,7 +532,7 @@ class QA:
 
 def _read_workspace(
     path: Path, settings: Settings
-) -> tuple[SourceSet, RouterContext, LoadedIndex | None, str, OssieDocument | None]:
+) -> tuple[SourceSet, RouterContext, LoadedIndex | None, str, OssieDocument | None, list[Example]]:
     """Everything ``ask`` needs from the workspace, read with one connection that is closed.
 
     Read-only, always: DuckDB lets many processes read a file or one write it, so a reader that
@@ -537,6 +542,7 @@ def _read_workspace(
     with _open_for_reading(path) as ws:
         tables = ws.tables()
         semantic = stored_document(ws.con)  # issue 30
+        verified = read_examples(ws.con)  # issue 33
         if semantic is not None:  # the model's relationships join for the linker too (issue 30)
             tables = with_relationships(tables, semantic)
         sources = SourceSet(
@@ -553,7 +559,7 @@ def _read_workspace(
             problem = ""
         except RetrievalError as exc:
             index, problem = None, str(exc)
-    return sources, router, index, problem, semantic
+    return sources, router, index, problem, semantic, verified
 
 
 def _open_for_reading(path: Path) -> Workspace:

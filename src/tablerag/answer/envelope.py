@@ -194,9 +194,10 @@ class Fallback(_Model):
 
 
 class KnowledgeUse(_Model):
-    """One entry of the workspace's semantic model an answer followed (issue 30)."""
+    """One entry of the workspace's knowledge an answer followed: the semantic model's
+    (issue 30), or a verified query it reused (kind ``example``, ``name`` its id; issue 33)."""
 
-    kind: Literal["metric", "field", "dataset", "relationship"]
+    kind: Literal["metric", "field", "dataset", "relationship", "example"]
     name: str
     caliber: str | None = None
     """The metric's caliber (its default one unless the question asked for another)."""

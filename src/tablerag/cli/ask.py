@@ -57,15 +57,22 @@ def ask(
     except TableragError as exc:
         err_console.print(f"[bold red]error:[/] {shown(exc)}", highlight=False)
         raise typer.Exit(EXIT_CONFIG if isinstance(exc, ConfigError) else EXIT_ERROR) from exc
+    logged = False
     if settings.query_log:
         try:
             record_answer(workspace, rq, answer)
+            logged = True
         except WorkspaceError as exc:  # the answer stands; say once why it is not logged
             err_console.print(f"[yellow]not logged:[/] {shown(exc)}", highlight=False)
-    if as_json:
-        print_json(answer.model_dump(mode="json"))
+    if as_json:  # the envelope with the log's id, as POST /v1/ask returns it
+        print_json({"id": rq.id, **answer.model_dump(mode="json")})
     else:
         render_answer(answer, console)
+    if logged and not as_json:  # the id feedback names (issue 33)
+        err_console.print(
+            f"answer id: {rq.id}  (tablerag feedback {rq.id} right|wrong|not_in_data)",
+            highlight=False,
+        )
     if csv_path is not None or xlsx_path is not None:
         _save(answer.table, csv_path, xlsx_path)
     raise typer.Exit(EXIT_ERROR if answer.status == "error" else EXIT_OK)

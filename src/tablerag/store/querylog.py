@@ -319,6 +319,23 @@ def get(workspace: Path, answer_id: str) -> Entry | None:
     return found[0] if found else None
 
 
+def flagged(workspace: Path, *, limit: int = 100) -> list[Entry]:
+    """The review queue: answers whose latest feedback says ``wrong`` or ``not_in_data``,
+    most recently flagged first (issue 33)."""
+    with connect(workspace) as con:
+        ids = [
+            row[0]
+            for row in con.execute(
+                "SELECT f.answer_id FROM feedback f JOIN (SELECT answer_id, max(rowid) AS last "
+                "FROM feedback GROUP BY answer_id) l ON f.rowid = l.last "
+                "WHERE f.rating IN ('wrong', 'not_in_data') ORDER BY f.given_at DESC, f.rowid DESC "
+                "LIMIT ?",
+                (limit,),
+            )
+        ]
+    return [e for e in (get(workspace, i) for i in ids) if e is not None]
+
+
 def prune(workspace: Path, retention_days: int) -> int:
     """Delete entries (and their feedback) older than ``retention_days``; 0 keeps all.
     Returns how many entries went."""
