@@ -79,6 +79,7 @@ class Request:
         trace: what was done, in order.
         cancelled: set when nobody waits for the answer any more; no new model call starts.
         origin: who asked (``cli``, ``api``), for the log.
+        context: what the SQL model reads before the question (a follow-up's previous SQL).
     """
 
     question: str
@@ -92,6 +93,7 @@ class Request:
     trace: Trace = field(default_factory=Trace)
     cancelled: threading.Event = field(default_factory=threading.Event)
     origin: str = "library"
+    context: str = ""
 
     @classmethod
     def make(
