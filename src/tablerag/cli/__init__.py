@@ -37,6 +37,8 @@ _COMMAND_MODULES = (
     "mcp",
     "log",
     "token",
+    "sessions",
+    "chat",
 )
 
 
