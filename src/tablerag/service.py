@@ -369,7 +369,7 @@ class QA:
         )
         rq.trace.emit(
             "followup",
-            kind=res.kind,
+            resolution=res.kind,
             cues=list(res.cues),
             standalone=res.standalone,
             modifies=res.base is not None,

@@ -10,8 +10,12 @@ from tablerag.llm.base import Message
 
 REFUNDS_SQL = "SELECT count(*) AS refunds FROM fact_refund"
 R02_SQL = "SELECT count(*) AS refunds FROM fact_refund WHERE reason_code = 'R02'"
-EAST_SQL = "SELECT count(*) AS orders FROM fact_sales WHERE region_code = 'EAST'"
-SOUTH_SQL = "SELECT count(*) AS orders FROM fact_sales WHERE region_code = 'SOUTH'"
+REGION_SQL = (
+    "SELECT count(*) AS orders FROM fact_sales s JOIN dim_region r "
+    "ON s.region_code = r.region_code WHERE r.region_code IN ({codes})"
+)
+EAST_SQL = REGION_SQL.format(codes="'EAST', 'JS', 'SH', 'ZJ'")
+SOUTH_SQL = REGION_SQL.format(codes="'SOUTH', 'FJ', 'GD'")
 RESOLVER = "You rewrite the last question"
 
 RESOLVED: dict[str, dict[str, object]] = {
