@@ -60,9 +60,7 @@ def test_ask_with_a_session_continues_it_and_sessions_show_it(
     assert second.exit_code == 0, second.output
     data = json.loads(second.stdout)
     assert data["standalone_question"] == STANDALONE and "R02" in data["sql"]
-    shown = runner.invoke(
-        app, ["ask", "and for reason R02?", "-w", str(ws), "--session", "cli-1"]
-    )
+    shown = runner.invoke(app, ["ask", "and for reason R02?", "-w", str(ws), "--session", "cli-1"])
     assert f"Understood as: {STANDALONE}" in shown.stdout
     listed = runner.invoke(app, ["sessions", "-w", str(ws), "--json"])
     assert listed.exit_code == 0, listed.output
@@ -90,7 +88,10 @@ def test_chat_answers_follows_up_and_runs_its_commands(ws: Path, tmp_path: Path)
         "/quit",
         "never read",
     ]
-    with create_pipe_input() as pipe, QA.open(ws, settings=Settings(embedder="hashing"), llm=llm) as qa:
+    with (
+        create_pipe_input() as pipe,
+        QA.open(ws, settings=Settings(embedder="hashing"), llm=llm) as qa,
+    ):
         pipe.send_text("".join(f"{line}\r" for line in lines))
         talk = Chat(qa, ws, Console(file=out, width=120), session="unit-chat")
         talk.run(PromptSession(input=pipe, output=DummyOutput()))

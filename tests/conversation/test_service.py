@@ -89,9 +89,13 @@ def test_a_first_turn_with_nothing_to_follow_is_asked_back(
     with QA.open(ws, settings=Settings(embedder="hashing"), llm=llm, home=tmp_path) as qa:
         rq = Request.make("那个呢", max_seconds=60, session="new-one")
         answer = qa.answer(rq)
-    assert answer.status == "clarify" and "那个呢" in answer.answer and "第一个问题" in answer.answer
+    assert (
+        answer.status == "clarify" and "那个呢" in answer.answer and "第一个问题" in answer.answer
+    )
     assert llm.history == []  # no model call, no SQL
-    assert rq.trace.events[0].kind == "followup" and rq.trace.events[0].data["resolution"] == "orphan"
+    assert (
+        rq.trace.events[0].kind == "followup" and rq.trace.events[0].data["resolution"] == "orphan"
+    )
 
 
 def test_without_a_session_nothing_is_resolved_or_kept(

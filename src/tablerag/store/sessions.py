@@ -143,7 +143,14 @@ def _read(con: sqlite3.Connection, session_id: str, last: int) -> Session | None
         (session_id, limit),
     ).fetchall()
     turns = tuple(_turn(r) for r in reversed(rows))
-    return Session(*head, turns=turns, turn_count=int(count[0]))
+    return Session(
+        session_id=head[0],
+        created_at=head[1],
+        updated_at=head[2],
+        origin=head[3],
+        turns=turns,
+        turn_count=int(count[0]),
+    )
 
 
 def get(workspace: Path, session_id: str, *, last: int = 0) -> Session | None:
