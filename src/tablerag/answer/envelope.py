@@ -210,11 +210,6 @@ class Answer(_Model):
     answer: str
     language: Language
     path: AnswerPath
-    standalone_question: str | None = Field(
-        default=None,
-        description="The follow-up as it was understood in its conversation, when it was "
-        "rewritten to stand alone (issue 34); None for a question answered as asked.",
-    )
     route: RouteInfo | None = None
     table: ResultTable | None = None
     sql: str | None = Field(default=None, description="The SQL executed, or the last one tried.")
@@ -246,6 +241,11 @@ class Answer(_Model):
         default_factory=list,
         description="Entries of the semantic model the answer followed (metrics with their "
         "caliber, fields); empty when it followed none (issue 30).",
+    )
+    standalone_question: str | None = Field(
+        default=None,
+        description="The follow-up as it was understood in its conversation, when it was "
+        "rewritten to stand alone (issue 34); None for a question answered as asked.",
     )
 
     @model_validator(mode="after")
