@@ -34,7 +34,13 @@ from tablerag.answering import (
     rag_options,
     stage_switches,
 )
-from tablerag.conversation import nothing_to_follow, resolve, sql_context, turn_of
+from tablerag.conversation import (
+    no_such_choice,
+    nothing_to_follow,
+    resolve,
+    sql_context,
+    turn_of,
+)
 from tablerag.deadline import Deadline
 from tablerag.errors import EngineError, RetrievalError, WorkspaceError
 from tablerag.ingest.database import is_database_url, redact_url
@@ -377,10 +383,12 @@ class QA:
         )
         if res.kind == "orphan":
             answer = nothing_to_follow(rq.question, language)
+        elif res.kind == "no_choice":
+            answer = no_such_choice(rq.question, res.choices, language)
         else:
             context = sql_context(res.base, language) if res.base is not None else ""
             answer = self._answer(replace(rq, question=res.standalone, context=context))
-        standalone = res.standalone if res.kind == "resolved" else None
+        standalone = res.standalone if res.kind in ("resolved", "picked") else None
         answer = answer.model_copy(
             update={"question": rq.question, "standalone_question": standalone}
         )

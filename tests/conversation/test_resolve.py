@@ -130,3 +130,40 @@ def test_filter_values_come_from_where_and_having_only() -> None:
         "region_code IN ('EAST', 'SOUTH') GROUP BY 1 HAVING count(*) > 10 LIMIT 5"
     )
     assert filter_values(sql) == ("PAID", "EAST", "SOUTH", "10")
+
+
+OFFERED = (
+    ("按净额", "2026年10月华东的净额销售额是多少？"),
+    ("按含税额", "2026年10月华东的含税销售额是多少？"),
+)
+ASKED_BACK = Turn("华东上月卖了多少？", "华东上月卖了多少？", "a0", path="clarify", choices=OFFERED)
+
+
+@pytest.mark.parametrize(
+    ("reply", "picked"),
+    [
+        pytest.param("2", 1, id="number"),
+        pytest.param("选1", 0, id="zh-pick-number"),
+        pytest.param("第二个", 1, id="zh-ordinal"),
+        pytest.param("the first one", 0, id="en-ordinal"),
+        pytest.param("按含税额", 1, id="label"),
+        pytest.param("2026年10月华东的净额销售额是多少", 0, id="question-text"),
+        pytest.param("净额", 0, id="part-of-one-label"),
+    ],
+)
+def test_a_reply_picks_a_choice_without_a_model_call(reply: str, picked: int) -> None:
+    llm = ScriptedLLM()
+    res = resolve(reply, [ASKED_BACK], llm=llm, language="zh", timeout_s=5)
+    assert res.kind == "picked" and res.standalone == OFFERED[picked][1]
+    assert llm.history == []
+
+
+def test_a_number_no_choice_has_is_asked_back_with_the_choices() -> None:
+    res = resolve("5", [ASKED_BACK], llm=ScriptedLLM(), language="zh", timeout_s=5)
+    assert res.kind == "no_choice" and res.choices == OFFERED
+
+
+def test_a_new_question_after_choices_is_not_taken_for_a_pick() -> None:
+    llm = ScriptedLLM()
+    res = resolve("上月华北的毛利是多少？", [ASKED_BACK], llm=llm, language="zh", timeout_s=5)
+    assert res.kind == "alone" and res.standalone == "上月华北的毛利是多少？"

@@ -106,3 +106,21 @@ def test_without_a_session_nothing_is_resolved_or_kept(
     assert answer.standalone_question is None
     assert not any(RESOLVER in c.messages[0]["content"] for c in llm.history)
     assert sessions.listed(tmp_path) == []
+
+
+def test_a_pick_continues_a_question_that_was_asked_back(
+    ws: Path, tmp_path: Path, llm: FunctionLLM
+) -> None:
+    with QA.open(ws, settings=Settings(embedder="hashing"), llm=llm, home=tmp_path) as qa:
+        vague = qa.answer(Request.make("帮我看看", max_seconds=60, session="pick"))
+        wrong = qa.answer(Request.make("5", max_seconds=60, session="pick"))
+        picked = qa.answer(Request.make("2", max_seconds=60, session="pick"))
+    assert vague.status == "clarify" and len(vague.clarifications) == 2
+    assert wrong.status == "clarify" and "1–2" in wrong.answer
+    assert wrong.clarifications == vague.clarifications  # offered again: a later pick works
+    assert picked.standalone_question == vague.clarifications[1].question
+    assert picked.question == "2" and picked.path == "rag" and picked.citations
+    turns = sessions.get(tmp_path, "pick")
+    assert (
+        turns is not None and [t.standalone for t in turns.turns][-1] == picked.standalone_question
+    )

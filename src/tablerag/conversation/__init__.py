@@ -9,12 +9,21 @@ session; the turns live in :mod:`tablerag.store.sessions`.
 
 from __future__ import annotations
 
-from tablerag.conversation.resolve import Resolution, nothing_to_follow, resolve, sql_context
+from tablerag.conversation.resolve import (
+    Resolution,
+    chosen,
+    no_such_choice,
+    nothing_to_follow,
+    resolve,
+    sql_context,
+)
 from tablerag.conversation.turns import filter_values, turn_of
 
 __all__ = [
     "Resolution",
+    "chosen",
     "filter_values",
+    "no_such_choice",
     "nothing_to_follow",
     "resolve",
     "sql_context",

@@ -6,6 +6,8 @@ constrained call (JSON schema, :meth:`LLM.complete_structured`) that rewrites it
 the question changes the previous query, that query's SQL becomes the SQL model's starting
 point (:func:`sql_context`), as CHASE's best systems edit the previous SQL. A question with
 cues, too short to stand alone and nothing before it ("那个呢" as the first turn) is asked back.
+A reply to an answer that offered choices picks one by its number ("2", "第二个", "option 2")
+or its text, and continues with that choice's question, with no model call.
 """
 
 from __future__ import annotations
@@ -19,18 +21,19 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from tablerag.answer import Answer, Language
+from tablerag.answer import Answer, Clarification, Language
 from tablerag.errors import ProviderError
-from tablerag.lang.followups import dependency_cues
+from tablerag.lang.followups import dependency_cues, picked_number
 from tablerag.lang.messages import message
 from tablerag.llm import LLM
 from tablerag.prompts import render
 from tablerag.store.sessions import Turn
 
-ResolutionKind = Literal["alone", "resolved", "orphan", "unresolved"]
+ResolutionKind = Literal["alone", "resolved", "picked", "no_choice", "orphan", "unresolved"]
 """``alone``: the question stands alone (no cue, or the model said so); ``resolved``: it was
-rewritten; ``orphan``: it leans on turns there are none of; ``unresolved``: the model call
-failed and the question is answered as asked."""
+rewritten; ``picked``: it picks one of the choices the previous answer offered; ``no_choice``:
+it names a choice by a number no choice has; ``orphan``: it leans on turns there are none of;
+``unresolved``: the model call failed and the question is answered as asked."""
 MAX_TOKENS = 200
 MAX_SQL_CHARS = 2000
 
@@ -53,6 +56,8 @@ class Resolution:
     """The earlier turn whose SQL is the starting point (a follow-up that changes it)."""
     dropped: int = 0
     """Earlier turns left out of the resolver's prompt (``session_context_turns``)."""
+    choices: tuple[tuple[str, str], ...] = ()
+    """The choices offered before, for a reply that picked none of them (``no_choice``)."""
 
 
 def resolve(
@@ -80,6 +85,13 @@ def resolve(
     """
     text = question.strip()
     cues = dependency_cues(text)
+    offered = tuple(turns[-1].choices) if turns else ()
+    if offered:
+        choice = chosen(text, offered)
+        if choice is not None:
+            return Resolution(question, choice[1], "picked", cues, dropped=dropped)
+        if picked_number(text) is not None:
+            return Resolution(question, text, "no_choice", cues, dropped=dropped, choices=offered)
     if not cues:
         return Resolution(question, text, "alone", cues, dropped=dropped)
     if not turns:
@@ -104,6 +116,30 @@ def resolve(
     if reply.modifies_previous_query:
         base = next((t for t in reversed(turns) if t.sql and t.path != "rag"), None)
     return Resolution(question, standalone, "resolved", cues, base, dropped)
+
+
+def chosen(reply: str, choices: Sequence[tuple[str, str]]) -> tuple[str, str] | None:
+    """The choice ``reply`` picks: by its number, or by the whole text of its label or its
+    question, or by a part of exactly one label; None when it picks none.
+
+    Example:
+        >>> offered = [("按净额", "2026年10月华东的净额销售额"), ("按含税额", "2026年10月华东的含税销售额")]
+        >>> chosen("2", offered)[0], chosen("按净额", offered)[0], chosen("含税", offered)[0]
+        ('按含税额', '按净额', '按含税额')
+        >>> chosen("3", offered) is None, chosen("销售额", offered) is None
+        (True, True)
+    """
+    n = picked_number(reply)
+    if n is not None:
+        return tuple(choices[n - 1]) if 1 <= n <= len(choices) else None  # type: ignore[return-value]
+    text = reply.strip().rstrip("?？。.!！ ").casefold()
+    if not text:
+        return None
+    whole = [c for c in choices if text in (c[0].casefold(), c[1].rstrip("?？。. ").casefold())]
+    if len(whole) == 1:
+        return whole[0]
+    part = [c for c in choices if len(text) >= 2 and text in c[0].casefold()]
+    return part[0] if len(part) == 1 else None
 
 
 def conversation_text(turns: Sequence[Turn], dropped: int = 0) -> str:
@@ -167,4 +203,18 @@ def nothing_to_follow(question: str, language: Language) -> Answer:
         language=language,
         path="clarify",
         status="clarify",
+    )
+
+
+def no_such_choice(question: str, choices: Sequence[tuple[str, str]], language: Language) -> Answer:
+    """The reply to a pick that matches no choice: the choices again, with how to pick."""
+    return Answer(
+        question=question,
+        answer=message(
+            "conversation.no_such_choice", language, question=question.strip(), count=len(choices)
+        ),
+        language=language,
+        path="clarify",
+        status="clarify",
+        clarifications=[Clarification(label=label, question=q) for label, q in choices],
     )

@@ -50,4 +50,5 @@ def turn_of(question: str, standalone: str, answer: Answer, answer_id: str) -> T
         filter_values=filter_values(answer.sql) if answer.sql else (),
         chunk_ids=tuple(c.chunk_id for c in answer.citations),
         answer=answer.answer[:MAX_ANSWER_CHARS],
+        choices=tuple((c.label, c.question) for c in answer.clarifications),
     )

@@ -29,6 +29,8 @@ class Cues:
     modify: re.Pattern[str]
     short_han: int
     short_words: int
+    pick: re.Pattern[str]
+    ordinals: dict[str, int]
 
 
 def _alternation(zh: list[str], en: list[str], *, anchor: str = "") -> re.Pattern[str]:
@@ -54,7 +56,19 @@ def cues() -> Cues:
         modify=_alternation(data["modify"]["zh"], data["modify"]["en"]),
         short_han=int(data["short_han"]),
         short_words=int(data["short_words"]),
+        pick=_pick_pattern(data["picks"]),
+        ordinals={k.lower(): int(v) for k, v in data["picks"]["ordinals"].items()},
     )
+
+
+def _pick_pattern(picks: dict[str, list[str] | dict[str, int]]) -> re.Pattern[str]:
+    """A whole reply that names a choice by its number: ``2``, ``选2``, ``第二个``, ``option
+    2``, ``the second one``."""
+    words = [re.escape(str(w)) for w in sorted(picks["ordinals"], key=len, reverse=True)]
+    before = "|".join(re.escape(str(w)) for w in picks["before"])
+    after = "|".join(re.escape(str(w)) for w in picks["after"])
+    number = rf"(\d{{1,2}}|{'|'.join(words)})"
+    return re.compile(rf"\A(?:(?:{before})\s*)*{number}(?:\s*(?:{after}))*\Z", re.I)
 
 
 def dependency_cues(question: str) -> tuple[str, ...]:
@@ -95,3 +109,20 @@ def modifies_query(question: str) -> bool:
         (True, False)
     """
     return cues().modify.search(question) is not None
+
+
+def picked_number(reply: str) -> int | None:
+    """The choice a reply names by its number (1-based), or None when it names none that way.
+
+    Example:
+        >>> [picked_number(t) for t in ("2", "选2", "第二个", "option 3", "the first one")]
+        [2, 2, 2, 3, 1]
+        >>> picked_number("华南的毛利") is None
+        True
+    """
+    c = cues()
+    found = c.pick.match(_TRAILING.sub("", reply.strip()))
+    if found is None:
+        return None
+    token = found.group(1).lower()
+    return int(token) if token.isdigit() else c.ordinals.get(token)

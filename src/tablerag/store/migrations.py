@@ -195,6 +195,7 @@ SERVICE_MIGRATIONS: tuple[str, ...] = (
         filter_values     TEXT NOT NULL DEFAULT '[]',
         chunk_ids         TEXT NOT NULL DEFAULT '[]',
         answer            TEXT NOT NULL DEFAULT '',
+        choices           TEXT NOT NULL DEFAULT '[]', -- [[label, question], ...] it offered
         PRIMARY KEY (session_id, n)
     );
     """,

@@ -41,6 +41,8 @@ class Turn:
     filter_values: Sequence[str] = ()
     chunk_ids: Sequence[str] = ()
     answer: str = ""
+    choices: Sequence[tuple[str, str]] = ()
+    """The choices the answer offered, ``(label, question)`` each (a ``clarify`` answer)."""
     n: int = 0
     """Its number in the session (1, 2, ...); 0 until it is stored."""
     asked_at: str = ""
@@ -76,7 +78,7 @@ def check_id(session_id: str) -> str:
     return session_id
 
 
-_LISTS = ("columns", "filter_values", "chunk_ids")
+_LISTS = ("columns", "filter_values", "chunk_ids", "choices")
 _TURN_COLUMNS = (
     "n",
     "asked_at",
@@ -91,6 +93,7 @@ _TURN_COLUMNS = (
     "filter_values",
     "chunk_ids",
     "answer",
+    "choices",
 )
 
 
@@ -98,6 +101,7 @@ def _turn(row: Sequence[object]) -> Turn:
     values = dict(zip(_TURN_COLUMNS, row, strict=True))
     for name in _LISTS:
         values[name] = tuple(json.loads(str(values[name])))
+    values["choices"] = tuple((str(c[0]), str(c[1])) for c in values["choices"])  # type: ignore[attr-defined]
     return Turn(**values)  # type: ignore[arg-type]
 
 
