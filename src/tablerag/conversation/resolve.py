@@ -123,7 +123,7 @@ def chosen(reply: str, choices: Sequence[tuple[str, str]]) -> tuple[str, str] | 
     question, or by a part of exactly one label; None when it picks none.
 
     Example:
-        >>> offered = [("按净额", "2026年10月华东的净额销售额"), ("按含税额", "2026年10月华东的含税销售额")]
+        >>> offered = [("按净额", "华东的净额销售额"), ("按含税额", "华东的含税销售额")]
         >>> chosen("2", offered)[0], chosen("按净额", offered)[0], chosen("含税", offered)[0]
         ('按含税额', '按净额', '按含税额')
         >>> chosen("3", offered) is None, chosen("销售额", offered) is None
