@@ -352,7 +352,9 @@ class QA:
         return self._turn(rq, rq.session)
 
     def _turn(self, rq: Request, session: str) -> Answer:
-        """Answer ``rq`` as the next turn of ``session`` (see :meth:`answer`)."""
+        """Answer ``rq`` as the next turn of ``session`` (see :meth:`answer`); the time spent
+        resolving the follow-up counts into ``routing`` (deciding what to answer) and ``total``."""
+        started = time.perf_counter()
         language: Language = rq.language or detect_language(rq.question)  # type: ignore[assignment]
         s = self.settings
         try:
@@ -381,6 +383,7 @@ class QA:
             modifies=res.base is not None,
             dropped=res.dropped,
         )
+        resolving_ms = (time.perf_counter() - started) * 1000
         if res.kind == "orphan":
             answer = nothing_to_follow(rq.question, language)
         elif res.kind == "no_choice":
@@ -389,8 +392,15 @@ class QA:
             context = sql_context(res.base, language) if res.base is not None else ""
             answer = self._answer(replace(rq, question=res.standalone, context=context))
         standalone = res.standalone if res.kind in ("resolved", "picked") else None
+        timings = dict(answer.timings_ms)
+        timings["routing"] = round(timings.get("routing", 0.0) + resolving_ms, 3)
+        timings["total"] = round((time.perf_counter() - started) * 1000, 3)
         answer = answer.model_copy(
-            update={"question": rq.question, "standalone_question": standalone}
+            update={
+                "question": rq.question,
+                "standalone_question": standalone,
+                "timings_ms": timings,
+            }
         )
         try:
             session_store.add_turn(

@@ -44,6 +44,7 @@ def test_a_follow_up_starts_from_the_previous_sql_and_is_kept(
     assert second.question == "and for reason R02?"
     assert second.standalone_question == "How many refunds are there for reason R02?"
     assert second.sql is not None and "reason_code = 'R02'" in second.sql
+    assert second.timings_ms["total"] >= second.timings_ms["routing"] > 0
     resolver = [c for c in llm.history if RESOLVER in c.messages[0]["content"]]
     assert len(resolver) == 1  # the first question had no cue: no call
     sql_prompt = next(
