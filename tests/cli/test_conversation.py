@@ -71,6 +71,8 @@ def test_ask_with_a_session_continues_it_and_sessions_show_it(
     assert f"understood as: {STANDALONE}" in one.stdout and "filtered on R02" in one.stdout
     missing = runner.invoke(app, ["sessions", "show", "nope", "-w", str(ws)])
     assert missing.exit_code == 1 and "no session 'nope'" in missing.output
+    bad = runner.invoke(app, ["ask", "q", "-w", str(ws), "--session", "two words"])
+    assert bad.exit_code == 2 and "letters, digits" in bad.output
 
 
 def test_chat_answers_follows_up_and_runs_its_commands(ws: Path, tmp_path: Path) -> None:
