@@ -184,3 +184,27 @@ def test_chat_in_a_real_terminal(ws: Path) -> None:
     entry = querylog.get(ws, found.turns[-1].answer_id)
     assert entry is not None and [f["rating"] for f in entry.feedback] == ["right"]
     assert (ws / "chat_history").read_text("utf-8").count("and for reason R02?") == 1
+
+
+def test_ctrl_c_while_answering_stops_that_question_only(ws: Path) -> None:
+    calls = []
+
+    def interrupted_once(messages: object) -> str:
+        calls.append(messages)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        return reply(messages)  # type: ignore[arg-type]
+
+    out = StringIO()
+    llm = FunctionLLM(interrupted_once)
+    question = "How many refunds are there in total?"
+    with (
+        create_pipe_input() as pipe,
+        QA.open(ws, settings=Settings(embedder="hashing"), llm=llm) as qa,
+    ):
+        pipe.send_text(f"{question}\r{question}\r/quit\r")
+        Chat(qa, ws, Console(file=out, width=120), session="ctrl-c").run(
+            PromptSession(input=pipe, output=DummyOutput())
+        )
+    text = out.getvalue()
+    assert "stopped" in text and "152" in text.split("stopped", 1)[1]

@@ -22,6 +22,7 @@ from tablerag.errors import ConfigError, TableragError, WorkspaceError
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
+    from prompt_toolkit.history import History
 
     from tablerag.answer import Answer
     from tablerag.request import Request
@@ -99,6 +100,10 @@ class Chat:
             answer = self.qa.answer(rq)
         except TableragError as exc:
             err_console.print(f"[bold red]error:[/] {shown(exc)}", highlight=False)
+            return
+        except KeyboardInterrupt:  # Ctrl-C while answering stops this question, not the chat
+            rq.cancelled.set()
+            self.out.print("stopped", highlight=False)
             return
         if settings.query_log:
             try:
@@ -184,6 +189,18 @@ class Chat:
                 break
 
 
+def _history(workspace: Path) -> History:
+    """The chat's line history in the workspace, or in memory when the folder is read-only."""
+    from prompt_toolkit.history import FileHistory, InMemoryHistory
+
+    path = workspace / HISTORY_FILE
+    try:
+        path.touch(exist_ok=True)
+    except OSError:
+        return InMemoryHistory()
+    return FileHistory(str(path))
+
+
 def chat(
     workspace: WorkspaceOpt = DEFAULT_WORKSPACE,
     llm: Annotated[
@@ -197,7 +214,6 @@ def chat(
 ) -> None:
     """Converse with the workspace: follow-ups are understood from the earlier questions."""
     from prompt_toolkit import PromptSession
-    from prompt_toolkit.history import FileHistory
 
     from tablerag.service import QA
     from tablerag.settings import load_settings
@@ -208,7 +224,7 @@ def chat(
             talk = Chat(qa, Path(workspace), console)
             if session:
                 talk.session = session
-            talk.run(PromptSession(history=FileHistory(str(Path(workspace) / HISTORY_FILE))))
+            talk.run(PromptSession(history=_history(Path(workspace))))
     except TableragError as exc:
         err_console.print(f"[bold red]error:[/] {shown(exc)}", highlight=False)
         raise typer.Exit(2 if isinstance(exc, ConfigError) else 1) from exc
