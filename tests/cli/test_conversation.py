@@ -99,6 +99,7 @@ def test_chat_answers_follows_up_and_runs_its_commands(ws: Path, tmp_path: Path)
         talk.run(PromptSession(input=pipe, output=DummyOutput()))
     text = out.getvalue()
     assert "Damaged goods are refunded" in text
+    assert "· route: data" in text and "· SQL ran" in text and "· searched:" in text  # as it works
     assert f"Understood as: {STANDALONE}" in text
     assert "reason_code = 'R02'" in text  # /sql
     assert "route: data" in text and "tables: fact_refund" in text  # /why

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.history import History
 
     from tablerag.answer import Answer
-    from tablerag.request import Request
+    from tablerag.request import Event, Request
     from tablerag.service import QA
 
 HISTORY_FILE = "chat_history"
@@ -94,7 +94,11 @@ class Chat:
 
         settings = self.qa.settings
         rq = Request.make(
-            question, max_seconds=settings.answer_max_seconds, origin="cli", session=self.session
+            question,
+            max_seconds=settings.answer_max_seconds,
+            origin="cli",
+            session=self.session,
+            listener=self.progress,
         )
         try:
             answer = self.qa.answer(rq)
@@ -112,6 +116,23 @@ class Chat:
                 err_console.print(f"[yellow]not logged:[/] {shown(exc)}", highlight=False)
         self.last, self.last_rq = answer, rq
         render_answer(answer, self.out, show_sql=False)
+
+    def progress(self, event: Event) -> None:
+        """One line per step of the work as it happens (the route, searches, SQL, loop steps),
+        so a slow answer shows what it is doing."""
+        data = event.data
+        if event.kind == "route":
+            line = f"route: {data.get('intent')} ({float(data.get('confidence', 0)):.2f})"
+        elif event.kind == "retrieval":
+            line = f"searched: {len(data.get('chunks', []))} passages"
+        elif event.kind == "sql":
+            error = data.get("error")
+            line = "SQL ran" if error is None else f"SQL refused: {str(error)[:100]}"
+        elif event.kind == "step":
+            line = f"step {data.get('n')}: {str(data.get('input', ''))[:80]}"
+        else:
+            return
+        self.out.print(f"[dim]· {shown(line)}[/]", highlight=False)
 
     def show_sql(self) -> None:
         """Print the last answer's SQL (and the attempts before it)."""
