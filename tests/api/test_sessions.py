@@ -73,3 +73,16 @@ def test_the_mcp_ask_tool_takes_the_same_session(runtime: Runtime, ws: Path) -> 
         one.structured_content["id"],
         two.structured_content["id"],
     ]
+
+
+def test_an_unusable_session_id_is_an_mcp_tool_error_and_the_next_call_is_answered(
+    runtime: Runtime,
+) -> None:
+    async def work(client: Client) -> tuple[Any, Any]:
+        bad = await client.call_tool("ask", {"question": FIRST, "session": "two words"})
+        good = await client.call_tool("ask", {"question": FIRST, "session": "mcp-ok"})
+        return bad, good
+
+    bad, good = run(build(runtime), work)
+    assert bad.is_error and "letters, digits" in bad.content[0].text
+    assert not good.is_error
