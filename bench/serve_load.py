@@ -14,6 +14,7 @@ the answering core (the answer's own ``timings_ms.total`` minus the model's time
 (wall time minus ``timings_ms.total``: HTTP, JSON, the thread pool, waiting for a slot).
 
     python bench/serve_load.py --clients 50 --seconds 60 --latency-ms 200
+    python bench/serve_load.py --baseline-src /tmp/base/src    # before and after, one run
 """
 
 from __future__ import annotations
@@ -167,9 +168,37 @@ async def load(url: str, clients: int, seconds: float, ws: Path, env: dict[str, 
             "stderr": err.decode()[-300:],
             "started_s": round(ingest_started - start, 1),
             "committed_s": round(ingest_done - start, 1),
-            "swapped_in_s": round(seen["2"] - start, 1) if "2" in seen else None,
+            "swapped_in_s": swapped_in(seen, start),
         },
     }
+
+
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) of process ``pid`` and its living children (the SQL
+    workers of a server)."""
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def own(p: str) -> tuple[int, float]:
+        fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[1]), (int(fields[11]) + int(fields[12])) / tick
+
+    total = own(str(pid))[1]
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and entry.name != str(pid):
+            try:
+                parent, seconds = own(entry.name)
+            except (OSError, IndexError, ValueError):
+                continue
+            total += seconds if parent == pid else 0.0
+    return total
+
+
+def swapped_in(seen: dict[str, float], start: float) -> float | None:
+    """Seconds into the run when a generation after the first was answered from (numbers may
+    skip: an attempt while the ingest still held the workspace counts one)."""
+    numbers = sorted(int(g) for g in seen)
+    later = [seen[str(g)] for g in numbers[1:]]
+    return round(min(later) - start, 1) if later else None
 
 
 def pct(values: list[float], p: float) -> float:
@@ -182,11 +211,33 @@ def main() -> None:
     ap.add_argument("--clients", type=int, default=50)
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--latency-ms", type=float, default=200)
+    ap.add_argument(
+        "--baseline-src",
+        help="also run the same load against a server started from this `src` folder (an "
+        "older tablerag, e.g. `git archive REV src | tar -x -C DIR`), first, and report both "
+        "with the ratios: the machine's load drifts less within one run than between two",
+    )
     ap.add_argument("--fake-llm-port", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.fake_llm_port:
         fake_llm(args.fake_llm_port, args.latency_ms)
         return
+    if not args.baseline_src:
+        print(json.dumps(run(args, None), indent=2, ensure_ascii=False))
+        return
+    baseline = run(args, str(Path(args.baseline_src).resolve()))
+    current = run(args, None)
+    ratios = {
+        k: round(baseline[k] / current[k], 2)
+        for k in baseline
+        if k.endswith(("_p50", "_p95", "_rps")) and baseline[k] and current[k]
+    }
+    out = {"baseline": baseline, "current": current, "baseline_over_current": ratios}
+    print(json.dumps(out, indent=2, ensure_ascii=False))
+
+
+def run(args: argparse.Namespace, src: str | None) -> dict[str, Any]:
+    """One load run; the server (and the mid-run ingest) from ``src`` when given."""
     root = Path(tempfile.mkdtemp(prefix="serve-load-"))
     llm_port, api_port = free_port(), free_port()
     env = {
@@ -199,6 +250,8 @@ def main() -> None:
         "TABLERAG_SERVE_QUEUE_MAX": str(args.clients * 2),
         "TABLERAG_SERVE_RATE_LIMIT_PER_MINUTE": "100000",
     }
+    if src is not None:
+        env["PYTHONPATH"] = src
     procs: list[subprocess.Popen[bytes]] = []
     try:
         ws = build_workspace(root, env)
@@ -209,14 +262,24 @@ def main() -> None:
         url = f"http://127.0.0.1:{api_port}"
         wait_http(f"http://127.0.0.1:{llm_port}/docs")
         wait_http(f"{url}/healthz")
-        httpx.post(f"{url}/v1/ask", json={"question": QUESTIONS[0]}, timeout=60)  # warm-up
+        for question in QUESTIONS:  # warm-up
+            httpx.post(f"{url}/v1/ask", json={"question": question}, timeout=60)
+        before = [cpu_s(p.pid) for p in procs] + [time.process_time()]
         run = asyncio.run(load(url, args.clients, args.seconds, ws, env))
+        after = [cpu_s(p.pid) for p in procs] + [time.process_time()]
+        used = [round(b - a, 1) for a, b in zip(before, after, strict=True)]
+        run["cpu_s"] = dict(zip(("model", "server", "clients"), used, strict=True))
     finally:
         for p in procs:
             p.terminate()
         for p in procs:
             p.wait(10)
         shutil.rmtree(root, ignore_errors=True)
+    return summary(args, run, src)
+
+
+def summary(args: argparse.Namespace, run: dict[str, Any], src: str | None) -> dict[str, Any]:
+    """The figures of one run."""
     out = run["out"]
     ok = [r for r in out if r["http"] == 200]
     errors = [r for r in out if r["http"] != 200]
@@ -225,7 +288,8 @@ def main() -> None:
     core = [r["server_ms"] - r["calls"] * args.latency_ms for r in ok]
     serving = [r["ms"] - r["server_ms"] for r in ok]
     walls = [r["ms"] for r in ok]
-    report = {
+    return {
+        "src": src or "this tree",
         "clients": args.clients,
         "seconds": args.seconds,
         "model_latency_ms": args.latency_ms,
@@ -243,6 +307,10 @@ def main() -> None:
         "core_ms_p95": round(pct(core, 95), 1) if ok else None,
         "serving_ms_p50": round(pct(serving, 50), 1) if ok else None,
         "serving_ms_p95": round(pct(serving, 95), 1) if ok else None,
+        "cpu_s": run["cpu_s"],
+        "server_cpu_ms_per_answer": round(run["cpu_s"]["server"] * 1000 / len(ok), 1)
+        if ok
+        else None,
         "ingest": run["ingest"],
         "errors_during_ingest": sum(
             1
@@ -252,7 +320,6 @@ def main() -> None:
             <= (run["ingest"]["swapped_in_s"] or 1e9) + 5
         ),  # fmt: skip
     }
-    print(json.dumps(report, indent=2, ensure_ascii=False))
 
 
 if __name__ == "__main__":

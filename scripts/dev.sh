@@ -61,7 +61,7 @@ case "$task" in
     test|check)
         ensure_venv
         if [ "${CI:-}" = "true" ]; then
-            export TABLERAG_REQUIRE_POSTGRES=1 TABLERAG_REQUIRE_MARIADB=1
+            export TABLERAG_REQUIRE_POSTGRES=1 TABLERAG_REQUIRE_MARIADB=1 TABLERAG_REQUIRE_BROWSER=1
         fi
         echo "== ruff format --check" && ruff format --check src tests bench
         echo "== ruff check" && ruff check src tests bench

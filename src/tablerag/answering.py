@@ -21,6 +21,7 @@ from tablerag.answer import Answer, Clarification, Language, detect_language
 from tablerag.answer.envelope import AnswerPath
 from tablerag.answer.fallback import as_written, fall_back, wants_fallback
 from tablerag.errors import ProviderError, RetrievalError, TableragError
+from tablerag.examples.library import Verified, consult, with_examples
 from tablerag.lang.messages import message
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.llm import LLM
@@ -100,6 +101,7 @@ def execution_policy(settings: Settings) -> ExecutionPolicy:
         time_limit_ms=settings.sql_time_limit_ms,
         sensitive=rules_from(settings),
         allow_readable_hidden_columns=settings.allow_readable_hidden_columns,
+        workers=settings.sql_workers,
     )
 
 
@@ -118,6 +120,7 @@ class Work:
         semantic: the workspace's semantic model, None without one (issue 30).
         knowledge: what of the semantic model each source can use, by source label (the
             session's cache, shared by its requests).
+        verified: the workspace's verified queries, None without any (issue 33).
     """
 
     def __init__(
@@ -133,8 +136,10 @@ class Work:
         language: Language,
         semantic: OssieDocument | None = None,
         knowledge: dict[str, Knowledge] | None = None,
+        verified: Verified | None = None,
     ) -> None:
         self.settings, self.sources, self.router, self.index = settings, sources, router, index
+        self.verified = verified
         self.semantic = semantic
         self.knowledge = knowledge if knowledge is not None else {}
         self.rq, self.language, self._search = rq, language, search
@@ -143,6 +148,8 @@ class Work:
             llm, rq.deadline, usage=rq.usage, cancelled=rq.cancelled, on_call=self._called
         )
         self.stages = stage_switches(settings, llm.spec, rq.stages)
+        self.unreachable: SQLSource | None = None
+        """The source this request found down (its engine could not be opened), if any."""
 
     def _called(self, completion: Completion) -> None:
         self.rq.trace.emit(
@@ -195,8 +202,8 @@ class Work:
         """The data path, then the documents when its answer is not ``ok`` and the workspace
         has a text index (:func:`~tablerag.answer.fallback.fall_back`, issue 23)."""
         answer = self.sql(question)
-        if self.index is None:
-            return answer
+        if self.index is None or self.unreachable is not None:
+            return answer  # a source that is down is said at once, before any model call
         return fall_back(answer, lambda: self.docs(question), deadline=self.rq.deadline)
 
     def documents_first(self, question: str) -> Answer:
@@ -237,6 +244,21 @@ class Work:
         if isinstance(place, Answer):
             return place
         source, engine = place
+        # -- verified-query hook (issue 33): a question matching a verified one reuses its SQL
+        # (no model call); else `shown` is the closest pairs, added below the schema text.
+        shown = consult(
+            question,
+            self.verified,
+            source=source.label,
+            engine=engine,
+            settings=self.settings,
+            language=language,
+        )
+        if isinstance(shown, Answer):
+            for attempt in shown.sql_attempts:
+                self.rq.trace.emit("sql", **attempt.model_dump(mode="json"))
+            return shown
+        # -- end of the verified-query hook
         # -- semantic-model hook (issue 30): a question the model can express is answered from
         # its definitions; otherwise the free-SQL answer below says none was followed.
         declined: Declined | None = None
@@ -275,7 +297,7 @@ class Work:
             question,
             llm=self.llm,
             engine=engine,
-            schema=schema,
+            schema=with_examples(schema, shown),  # verified-query hook (issue 33)
             language=language,
             options=self.nl2sql(),
         )
@@ -346,6 +368,7 @@ class Work:
         try:
             return choice.source, self.sources.engine(choice.source)
         except TableragError as exc:
+            self.unreachable = choice.source
             name = choice.source.shown
             return Answer(
                 question=question,

@@ -21,7 +21,7 @@ import datetime as dt
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,6 +79,8 @@ class Request:
         trace: what was done, in order.
         cancelled: set when nobody waits for the answer any more; no new model call starts.
         origin: who asked (``cli``, ``api``), for the log.
+        queries: what each query sent to an engine returned, for this question only (an
+            answer's lookups repeat; :mod:`tablerag.sql.engines.once`).
         context: what the SQL model reads before the question (a follow-up's previous SQL).
     """
 
@@ -93,6 +95,7 @@ class Request:
     trace: Trace = field(default_factory=Trace)
     cancelled: threading.Event = field(default_factory=threading.Event)
     origin: str = "library"
+    queries: dict[Hashable, Any] = field(default_factory=dict, repr=False)
     context: str = ""
 
     @classmethod

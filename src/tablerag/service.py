@@ -43,6 +43,7 @@ from tablerag.conversation import (
 )
 from tablerag.deadline import Deadline
 from tablerag.errors import EngineError, RetrievalError, WorkspaceError
+from tablerag.examples.library import Verified  # issue 33
 from tablerag.ingest.database import is_database_url, redact_url
 from tablerag.ingest.pipeline import Target, ingest_sources
 from tablerag.lang.messages import message
@@ -55,17 +56,20 @@ from tablerag.rag.retrieve import search
 from tablerag.request import Request
 from tablerag.router.router import PROBE_K, RouterContext, route
 from tablerag.semantic.edges import with_relationships  # issue 30
-from tablerag.semantic.knowledge import Knowledge  # issue 30
+from tablerag.semantic.knowledge import Knowledge, metric_terms  # issue 30
 from tablerag.semantic.library import stored_document  # issue 30
 from tablerag.semantic.ossie import OssieDocument  # issue 30
 from tablerag.settings import Settings, load_settings
 from tablerag.sources import FILES, SourceSet, group_sources
 from tablerag.sql.credentials import has_inline_password
 from tablerag.sql.engines import SQLEngine
+from tablerag.sql.engines.once import queries_once
 from tablerag.sql.engines.reach import password_hint
 from tablerag.store import lock as workspace_lock
 from tablerag.store import sessions as session_store
 from tablerag.store import workspace as store
+from tablerag.store.diskfull import disk_full_message, is_disk_full
+from tablerag.store.examples import Example, read_examples  # issue 33
 from tablerag.store.glossary import read_glossary
 from tablerag.types import Hit, Problem, SourceReport
 
@@ -134,15 +138,21 @@ def ingest(
     reports = _with_password_notes(
         targets, ingest_sources(ws, targets, settings=settings, progress=progress)
     )
-    if any(r.status in ("added", "replaced") for r in reports):
-        try:
-            workspace_samples(ws)
-        except EngineError as exc:  # the data is stored; profiles are rebuilt on the next read
-            log.warning("column profiling failed: %s", exc)
-    if settings.index_on_ingest:
-        # Always: it returns at once when nothing changed, and it repairs a stale index or
-        # applies a changed embedder setting.
-        refresh_index(ws, embedder_spec=settings.embedder, progress=embed_progress)
+    try:
+        if any(r.status in ("added", "replaced") for r in reports):
+            try:
+                workspace_samples(ws)
+            except EngineError as exc:  # the data is stored; profiles are rebuilt on next read
+                log.warning("column profiling failed: %s", exc)
+        if settings.index_on_ingest:
+            # Always: it returns at once when nothing changed, and it repairs a stale index or
+            # applies a changed embedder setting.
+            refresh_index(ws, embedder_spec=settings.embedder, progress=embed_progress)
+    except (OSError, duckdb.Error) as exc:
+        if not is_disk_full(exc):
+            raise
+        kept = "the sources read are stored but the text index is not up to date"
+        raise WorkspaceError(disk_full_message(ws.path, kept)) from exc
     return reports
 
 
@@ -165,6 +175,7 @@ def _with_password_notes(
                 "password",
                 "the password in the URL is not stored in the workspace",
                 f"to ask questions, {password_hint(backend)}",
+                is_note=True,
             )
             r = replace(r, problems=(*r.problems, note))
         out.append(r)
@@ -237,6 +248,7 @@ class QA:
         self._lease: workspace_lock.WorkspaceLock | None = None
         self.semantic: OssieDocument | None = None
         self._knowledge: dict[str, Knowledge] = {}  # issue 30
+        self.verified: Verified | None = None  # the verified queries (issue 33)
 
     @classmethod
     def open(
@@ -269,7 +281,7 @@ class QA:
         # read and the engine's own read-only connection (issue 22).
         lease = workspace_lock.acquire(path, exclusive=False, wait_s=workspace_lock.READ_WAIT_S)
         try:
-            sources, router, index, problem, semantic = _read_workspace(path, settings)
+            sources, router, index, problem, semantic, verified = _read_workspace(path, settings)
             model = load_llm(llm if llm is not None else settings.llm)
         except BaseException:
             lease.release()
@@ -297,6 +309,7 @@ class QA:
         )
         qa._lease = lease
         qa.semantic = semantic  # the workspace's semantic model, None without one (issue 30)
+        qa.verified = Verified(verified) if verified else None  # issue 33
         if index is not None:
             qa.router = replace(router, probe=qa._probe)
         return qa
@@ -347,9 +360,10 @@ class QA:
         Raises:
             ConfigError: the model is not available, or the session id is not usable.
         """
-        if rq.session is None:
-            return self._answer(rq)
-        return self._turn(rq, rq.session)
+        with queries_once(rq.queries):  # a query sent twice to one engine runs once
+            if rq.session is None:
+                return self._answer(rq)
+            return self._turn(rq, rq.session)
 
     def _turn(self, rq: Request, session: str) -> Answer:
         """Answer ``rq`` as the next turn of ``session`` (see :meth:`answer`); the time spent
@@ -532,6 +546,7 @@ class QA:
             language=lang,  # type: ignore[arg-type]
             semantic=self.semantic,
             knowledge=self._knowledge,
+            verified=self.verified,
         )
 
     def _probe(self, question: str) -> Sequence[Hit]:
@@ -609,7 +624,7 @@ class QA:
 
 def _read_workspace(
     path: Path, settings: Settings
-) -> tuple[SourceSet, RouterContext, LoadedIndex | None, str, OssieDocument | None]:
+) -> tuple[SourceSet, RouterContext, LoadedIndex | None, str, OssieDocument | None, list[Example]]:
     """Everything ``ask`` needs from the workspace, read with one connection that is closed.
 
     Read-only, always: DuckDB lets many processes read a file or one write it, so a reader that
@@ -619,12 +634,14 @@ def _read_workspace(
     with _open_for_reading(path) as ws:
         tables = ws.tables()
         semantic = stored_document(ws.con)  # issue 30
+        verified = read_examples(ws.con)  # issue 33
         if semantic is not None:  # the model's relationships join for the linker too (issue 30)
             tables = with_relationships(tables, semantic)
         sources = SourceSet(
             group_sources(path, tables, ws.sources()),
             samples=workspace_samples(ws) if tables else {},
             glossary=read_glossary(ws.con),
+            terms=metric_terms(semantic) if semantic is not None else (),  # issue 30
             policy=execution_policy(settings),
             allow_writable_role=settings.allow_writable_role,
         )
@@ -634,7 +651,7 @@ def _read_workspace(
             problem = ""
         except RetrievalError as exc:
             index, problem = None, str(exc)
-    return sources, router, index, problem, semantic
+    return sources, router, index, problem, semantic, verified
 
 
 def _open_for_reading(path: Path) -> Workspace:

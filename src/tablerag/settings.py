@@ -123,6 +123,13 @@ class Settings(BaseModel):
     max_returned_rows: int = Field(
         1000, ge=1, description="Most rows one SQL query may return; more are cut and flagged."
     )
+    sql_workers: int = Field(
+        2,
+        ge=1,
+        le=64,
+        description="Most worker processes of one DuckDB or SQLite source running queries at "
+        "once; more than one start only while queries overlap (a server's requests).",
+    )
     allow_writable_role: bool = Field(
         False,
         description="Run generated SQL through a database account that can write (operator "
@@ -162,6 +169,26 @@ class Settings(BaseModel):
         True,
         description="Answer a question that names a metric of the workspace's semantic model "
         "from its definition (tablerag compiles the SQL); off: always free SQL.",
+    )
+    examples: bool = Field(
+        True,
+        description="Use the workspace's verified queries: reuse the one a question matches, "
+        "show the closest to the SQL model (tablerag examples); off: never.",
+    )
+    examples_max: int = Field(
+        3, ge=0, le=3, description="Verified queries shown in an NL2SQL prompt (0: none)."
+    )
+    examples_max_tokens: int = Field(
+        300,
+        ge=0,
+        description="Budget of the verified queries in an NL2SQL prompt, in approximate tokens.",
+    )
+    examples_reuse_min_similarity: float = Field(
+        0.9,
+        ge=0.0,
+        le=1.0,
+        description="How alike a question and a verified one must be (cosine of their words, "
+        "0–1) for the verified SQL to be reused without a model call; 1.0: the same words.",
     )
     schema_max_tokens: int = Field(
         700,

@@ -197,6 +197,7 @@ class SourceSet:
         sources: the places (:func:`group_sources`).
         samples: column samples of the stored tables (the workspace's profile cache).
         glossary: the workspace's business terms.
+        terms: (English, Chinese) names of one metric, from the workspace's semantic model.
         policy: default limits of every engine.
         allow_writable_role: let a database role that can write run queries (operator override).
     """
@@ -207,12 +208,14 @@ class SourceSet:
         *,
         samples: Mapping[str, TableSample] | None = None,
         glossary: Mapping[str, tuple[str, ...]] | None = None,
+        terms: Sequence[tuple[str, str]] = (),
         policy: ExecutionPolicy | None = None,
         allow_writable_role: bool = False,
     ) -> None:
         self.sources = tuple(sources)
         self._samples = dict(samples or {})
         self._glossary = dict(glossary or {})
+        self._terms = tuple(terms)
         self.policy = policy or ExecutionPolicy()
         self._allow_writable_role = allow_writable_role
         self._engines: dict[str, SQLEngine] = {}
@@ -267,7 +270,11 @@ class SourceSet:
 
         samples = self._samples if stored else {}
         return build_catalog(
-            tables, samples=samples, glossary=self._glossary, rules=self.policy.sensitive
+            tables,
+            samples=samples,
+            glossary=self._glossary,
+            terms=self._terms,
+            rules=self.policy.sensitive,
         )
 
     def source_of(self, name: str) -> tuple[SQLSource, str] | None:

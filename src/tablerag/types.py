@@ -37,11 +37,28 @@ class Problem:
     where: str
     what: str
     action: str
+    is_note: bool = False
+    """A fact about how the source was read (its document kind, a file merged), not a defect:
+    reports count and show notes apart from problems."""
 
     def line(self) -> str:
         """Render as one report line."""
         head = f"{self.where}: " if self.where else ""
         return f"{head}{self.what} ({self.action})"
+
+
+def problems_and_notes(
+    items: tuple[Problem, ...] | list[Problem],
+) -> tuple[list[Problem], list[Problem]]:
+    """The real problems of a report, then its notes, each in the order found.
+
+    Example:
+        >>> kind = Problem("", "document kind 'faq'", "chunked by pair", is_note=True)
+        >>> short = Problem("row 3", "2 fields", "padded")
+        >>> problems_and_notes((kind, short)) == ([short], [kind])
+        True
+    """
+    return [p for p in items if not p.is_note], [p for p in items if p.is_note]
 
 
 @dataclass(frozen=True)
@@ -123,6 +140,24 @@ class ColumnInfo:
         return "mdy" if found.group(1) == "MM" else "dmy"
 
 
+ROWS_UNKNOWN = -1
+"""``TableInfo.row_count`` of a database table whose rows could not be counted."""
+ROWS_NO_ACCESS = -2
+"""``TableInfo.row_count`` of a database table the connected role may not read."""
+
+
+def rows_label(row_count: int) -> str:
+    """A table's row count as listings show it.
+
+    Example:
+        >>> rows_label(3757), rows_label(ROWS_UNKNOWN), rows_label(ROWS_NO_ACCESS)
+        ('3,757', 'unknown', 'no access')
+    """
+    if row_count == ROWS_NO_ACCESS:
+        return "no access"
+    return "unknown" if row_count < 0 else f"{row_count:,}"
+
+
 @dataclass(frozen=True)
 class TableInfo:
     """One SQL table of the workspace (or of an external database queried in place)."""
@@ -131,6 +166,8 @@ class TableInfo:
     source: str
     columns: tuple[ColumnInfo, ...]
     row_count: int
+    """Rows in the table; :data:`ROWS_UNKNOWN` or :data:`ROWS_NO_ACCESS` for a database
+    table that could not be counted."""
     origin: str = ""
     page: int | None = None
     description: str = ""
@@ -167,6 +204,7 @@ class SourceReport:
     rows_stored: int = 0
     chunks: int = 0
     problems: tuple[Problem, ...] = field(default=())
+    """Problems and notes in the order found (:func:`problems_and_notes` parts them)."""
     error: str | None = None
 
 

@@ -46,6 +46,7 @@ TOP_LEVEL_KEYS = [
     "budget_exhausted",
     "fallback",
     "knowledge",
+    "findings",
     "standalone_question",
 ]
 

@@ -9,6 +9,7 @@ import pytest
 from tablerag.answer import Answer, Citation, Fact, ResultTable, SQLAttempt
 from tablerag.answer.fallback import REASON_CHARS, as_written, fall_back, reason, wants_fallback
 from tablerag.deadline import Deadline
+from tablerag.nl2sql.checks import Finding
 
 NEVER = Deadline.never()
 
@@ -27,6 +28,9 @@ def _sql(status: str = "unsure", **changes: Any) -> Answer:
         "facts": [Fact(text="1200", source="sql")],
         "confidence": 0.3,
         "timings_ms": {"llm": 10.0, "execution": 1.0},
+        "findings": [Finding("unrelated_table", (("tables", "sales"), ("linked", "travel"))).data()]
+        if status == "unsure"
+        else [],
     }
     return Answer(**{**base, **changes})
 
@@ -155,9 +159,9 @@ def test_with_too_little_time_left_the_other_path_is_not_started() -> None:
     assert fb is not None and fb.outcome == "no_time" and fb.to_status is None
 
 
-def test_reason_reads_the_first_line_without_the_checks_lead_in() -> None:
+def test_reason_reads_the_checks_findings_else_the_first_line() -> None:
     assert reason(_sql()) == "查询读取的 sales 不是问题所关联的表（travel）"
-    long = _sql(answer="x" * 500)
+    long = _sql(answer="x" * 500, findings=[])
     assert len(reason(long)) == REASON_CHARS and reason(long).endswith("…")
 
 

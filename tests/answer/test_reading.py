@@ -93,8 +93,8 @@ def test_long_lists_are_cut_and_counted_in_both_languages() -> None:
 
 
 def test_a_column_read_in_one_format_reads_as_the_column_and_mixed_units_say_none() -> None:
-    """The demo's canonical month CASE filled two lines; net_amt (元) less cost_amt (分) has
-    no one unit."""
+    """The demo's canonical month CASE filled two lines; net_amt (元) less cost_amt (分) ÷ 100
+    is in 元, without the division it has no one unit."""
     r = read_query(
         "SELECT SUM(net_amt) - SUM(cost_amt) / 100 AS gross_profit FROM fact_sales WHERE "
         "CASE WHEN LENGTH(stat_month) = 6 THEN SUBSTRING(stat_month, 1, 4) || '-' || "
@@ -104,4 +104,10 @@ def test_a_column_read_in_one_format_reads_as_the_column_and_mixed_units_say_non
     )
     assert r is not None
     assert r.period == ["stat_month = '2026-10'"] and r.filters == ["status = 'PAID'"]
-    assert r.units == []
+    assert r.units == ["gross_profit: 元"]
+    mixed = read_query(
+        "SELECT SUM(net_amt) - SUM(cost_amt) AS gp FROM fact_sales",
+        "duckdb",
+        units={"net_amt": "元", "cost_amt": "分"},
+    )
+    assert mixed is not None and mixed.units == []

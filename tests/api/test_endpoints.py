@@ -31,7 +31,8 @@ def test_ask_returns_the_cli_envelope_with_an_id(client: TestClient) -> None:
     assert body["status"] == "ok" and body["path"] == "nl2sql"
     assert body["table"]["rows"] == [[152]]
     assert len(body["id"]) == 32 and body["llm"]["calls"] == 1
-    assert set(body) == set(Answer.model_fields) | {"id"}  # the CLI's --json envelope, plus id
+    # the CLI's --json envelope, plus its id and the chart of its rows
+    assert set(body) == set(Answer.model_fields) | {"id", "chart"}
     assert r.headers["x-request-id"]
 
 
@@ -124,6 +125,7 @@ def test_openapi_documents_every_endpoint(client: TestClient) -> None:
         "/v1/sources",
         "/v1/feedback",
         "/v1/history",
+        "/v1/answers/{answer_id}/chart.svg",
     }
 
 

@@ -251,3 +251,9 @@ def test_a_question_past_its_time_limit_and_a_database_that_is_down_are_tool_err
     assert slow.structured_content["budget_exhausted"] == "seconds"
     assert gone.is_error and "check that it is running" in text(gone)
     assert not tables.is_error  # the server lives on
+
+
+def test_tool_descriptions_read_as_written(runtime: Runtime) -> None:
+    tools = run(build(runtime), lambda c: c.list_tools()).tools
+    for tool in tools:
+        assert "\n    " not in tool.description, tool.description  # no docstring indentation

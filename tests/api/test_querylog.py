@@ -97,3 +97,21 @@ def test_the_log_can_be_switched_off(ws: Path, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("TABLERAG_QUERY_LOG", "false")
     assert runner.invoke(app, ["ask", "How many refunds are there?", "-w", str(ws)]).exit_code == 0
     assert not querylog.service_db(ws).exists()
+
+
+def test_a_servers_kept_connection_logs_what_others_read_at_once(ws: Path) -> None:
+    """The server's writer (issue 31) keeps one connection: each entry is committed for the
+    CLI and other processes to read as soon as it is written, and a CLI entry in between
+    does not disturb it."""
+    writer = querylog.Writer(ws)
+    try:
+        for n in range(3):
+            record_answer(ws, Request.make(f"q{n}", max_seconds=5), None, status="failed",
+                          error="x", writer=writer)  # fmt: skip
+            assert [e.question for e in querylog.entries(ws)][0] == f"q{n}"
+        record_answer(ws, Request.make("from the CLI", max_seconds=5), None, status="failed")
+        record_answer(ws, Request.make("q3", max_seconds=5), None, status="failed", writer=writer)
+    finally:
+        writer.close()
+    with sqlite3.connect(querylog.service_db(ws)) as con:
+        assert con.execute("SELECT count(*) FROM answers").fetchone() == (5,)

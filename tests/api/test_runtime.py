@@ -80,6 +80,7 @@ def test_while_an_ingest_writes_the_previous_state_answers(runtime: Runtime) -> 
     finally:
         writer.communicate("\n", timeout=10)
     assert runtime.refresh() is True  # the writer is done: swapped in at the next check
+    assert runtime.generation == 2  # the attempt while it wrote took no number
 
 
 def test_a_request_finishes_on_the_generation_it_began_with(

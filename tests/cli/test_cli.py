@@ -41,6 +41,7 @@ def test_ingest_then_browse(tmp_path: Path) -> None:
         {
             "name": "t",
             "rows": 2,
+            "readable": True,
             "columns": 2,
             "source": str((tmp_path / "t.csv").resolve()),
             "origin": "t.csv",
@@ -62,6 +63,41 @@ def test_ingest_then_browse(tmp_path: Path) -> None:
 
     res = runner.invoke(app, ["tables", "-w", str(ws)])
     assert "t" in res.stdout and res.exit_code == 0
+
+
+def test_ingest_report_counts_a_document_kind_as_a_note_not_a_problem(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tablerag.cli._common import console
+
+    monkeypatch.setattr(console, "width", 200)
+    ws = tmp_path / "ws"
+    (tmp_path / "short.csv").write_text("name,qty\napple,3\npear\n", encoding="utf-8")
+    (tmp_path / "doc.md").write_text("# Title\n\nSome text about apples.\n", encoding="utf-8")
+    files = [str(tmp_path / "short.csv"), str(tmp_path / "doc.md")]
+    res = runner.invoke(app, ["ingest", *files, "-w", str(ws)], env=_env())
+    assert res.exit_code == 0, res.output
+    doc, csv = _row(res.stdout, "doc.md"), _row(res.stdout, "short.csv")
+    assert (doc[-2], doc[-1]) == ("0", "1")  # problems, notes
+    assert (csv[-2], csv[-1]) == ("2", "0")  # a short row: not in the header, padded
+    head, _, notes = res.stdout.partition("notes:")
+    assert "! " in head and "short.csv" in head.split("Ingest report")[-1]
+    assert "document kind 'prose'" in notes and "document kind" not in head
+    res = runner.invoke(app, ["sources", "-w", str(ws), "--json"])
+    by_name = {Path(s["location"]).name: s["problems"] for s in json.loads(res.stdout)}
+    assert [p["is_note"] for p in by_name["doc.md"]] == [True]
+    assert [p["is_note"] for p in by_name["short.csv"]] == [False, False]
+    res = runner.invoke(app, ["sources", "-w", str(ws)])
+    assert _row(res.stdout, "doc.md")[-1] == "0" and _row(res.stdout, "short.csv")[-1] == "2"
+
+
+def _row(printed: str, name: str) -> list[str]:
+    """The cells of the table row printed for the source named ``name``."""
+    for line in printed.splitlines():
+        cells = [cell.strip() for cell in line.split("│")[1:-1]]
+        if cells and cells[0].endswith(name):
+            return cells
+    raise AssertionError(f"no row for {name!r} in:\n{printed}")
 
 
 def test_ingest_failure_exits_1(tmp_path: Path) -> None:

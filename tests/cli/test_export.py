@@ -85,3 +85,37 @@ def test_a_failed_write_keeps_the_old_file_whole(tmp_path: Path) -> None:
         save_result(["a"], [[1]] * 1_048_576, xlsx_path=target)
     assert target.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["r.xlsx"]
+
+
+def test_sql_writes_the_masked_rows_it_shows(ws: Path, tmp_path: Path) -> None:
+    out_csv, out_xlsx = tmp_path / "s.csv", tmp_path / "s.xlsx"
+    query = (
+        "SELECT channel_code, 'ann@example.com' AS contact, '=1+1' AS trap, COUNT(*) AS n "
+        "FROM fact_sales GROUP BY channel_code ORDER BY channel_code"
+    )
+    res = runner.invoke(
+        app, ["sql", query, "-w", str(ws), "--json", "--csv", str(out_csv), "--xlsx", str(out_xlsx)]
+    )
+    assert res.exit_code == 0, res.output
+    shown = json.loads(res.stdout)
+    assert shown["masked_columns"] == ["contact"] and shown["rows"]
+    with out_csv.open(encoding="utf-8", newline="") as f:
+        read = list(csv.reader(f))
+    assert read[0] == ["channel_code", "contact", "trap", "n"]
+    assert [r[:2] for r in read[1:]] == [r[:2] for r in shown["rows"]]
+    assert "ann@example.com" not in out_csv.read_text(encoding="utf-8")
+    assert {r[2] for r in read[1:]} == {"'=1+1"}
+    sheet = load_workbook(out_xlsx).active
+    assert sheet is not None
+    cells = [[c.value for c in row] for row in sheet.iter_rows()]
+    assert cells[1:] == [list(r) for r in shown["rows"]]
+    assert f"saved {len(shown['rows'])} rows to" in res.stderr
+
+
+def test_sql_cut_at_the_row_cap_says_so_and_keeps_exit_4(ws: Path, tmp_path: Path) -> None:
+    out = tmp_path / "cut.csv"
+    query = "SELECT channel_code FROM fact_sales"
+    res = runner.invoke(app, ["sql", query, "-w", str(ws), "--max-rows", "2", "--csv", str(out)])
+    assert res.exit_code == 4, res.output
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 3  # header and the 2 rows shown
+    assert "saved 2 rows (cut at the row cap) to" in res.stderr

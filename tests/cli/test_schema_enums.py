@@ -92,3 +92,33 @@ def test_schema_says_how_the_file_wrote_its_dates(tmp_path: Path) -> None:
     res = runner.invoke(app, ["schema", "payments", "-w", str(ws), "--json"])
     (paid_on,) = [c for c in json.loads(res.stdout)["columns"] if c["name"] == "paid_on"]
     assert paid_on["unit"] == "MM/DD/YYYY"
+
+
+def test_schema_of_a_database_table_is_profiled_through_its_engine(tmp_path: Path) -> None:
+    """Issue 36: "from a sample of 0 of 3,757 rows" with empty distinct and null columns."""
+    db = tmp_path / "crm.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute(
+            "CREATE TABLE clients (id INTEGER PRIMARY KEY, tier VARCHAR, phone VARCHAR, "
+            "memo VARCHAR)"
+        )
+        con.execute(
+            "INSERT INTO clients SELECT i, CASE WHEN i % 3 = 0 THEN NULL ELSE 'T' || (i % 2) END,"
+            " '1390000' || lpad(i::VARCHAR, 4, '0'), 'call 13812345678' FROM range(1, 301) t(i)"
+        )
+        con.execute("COMMENT ON COLUMN clients.tier IS 'Service tier agreed in the contract'")
+    ws = tmp_path / "ws"
+    res = runner.invoke(app, ["ingest", f"duckdb:///{db}", "-w", str(ws)], env=_env())
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["schema", "clients", "-w", str(ws)], env=_env())
+    assert res.exit_code == 0, res.output
+    assert "sample of" not in res.stdout  # all 300 rows read: exact figures
+    lines = {ln.split()[1]: ln for ln in res.stdout.splitlines() if ln.startswith("│ ")}
+    assert "│ 300 " in lines["id"] and "│ 2 " in lines["tier"] and "33%" in lines["tier"]
+    assert "Service tier agreed in the contract" in lines["tier"]
+    assert "(hidden)" in lines["phone"] and "13900000" not in res.stdout
+    assert "13812345678" not in res.stdout and "138****5678" in lines["memo"]
+    res = runner.invoke(app, ["schema", "clients", "-w", str(ws), "--json"])
+    profiles = {p["column"]: p for p in json.loads(res.stdout)["profiles"]}
+    assert profiles["id"]["sampled_rows"] == 300
+    assert (profiles["phone"]["sampled_rows"], profiles["phone"]["samples"]) == (0, [])

@@ -33,7 +33,9 @@ def _reply(messages: Sequence[Message]) -> str:
     text = "\n".join(m["content"] for m in messages)
     question = re.search(r"Question: (.*)", text)
     table = re.search(r"CREATE TABLE (\w+)", text)
-    assert question is not None and table is not None
+    if table is None:  # the product explains the rows it found
+        return "The answer is in the rows."
+    assert question is not None
     sql = SQL[question.group(1).strip()].format(t=table.group(1))
     return f"```sql\n{sql}\n```" if sql.startswith("SELECT") else sql
 

@@ -86,7 +86,7 @@ def test_methods_answer_and_score_with_the_official_metric(tmp_path: Path) -> No
     llm = FunctionLLM(reply)
     settings = Settings(embedder="hashing", rag_min_score=0.0)
     built = build_methods(
-        ["direct", "rag", "tablerag", "tablerag-nosql"],
+        ["direct", "rag", "tablerag", "tablerag-loop", "tablerag-nosql"],
         llm,
         ws_path,
         corpus_units(tmp_path / "corpus"),
@@ -98,16 +98,22 @@ def test_methods_answer_and_score_with_the_official_metric(tmp_path: Path) -> No
     finally:
         built.close()
     by = {(o.method, o.case_id): o for o in outcomes}
-    span = by[("tablerag", "aaaa1111-0-q1")]
+    span = by[("tablerag-loop", "aaaa1111-0-q1")]
     assert span.prediction == ["11.5", "million"] and span.correct, span.detail
-    change = by[("tablerag", "aaaa1111-0-q2")]
+    change = by[("tablerag-loop", "aaaa1111-0-q2")]
     assert change.correct and change.detail["steps"] == 1 and change.detail["finished"]
     assert change.llm_calls >= 2 and change.prompt_tokens > 0
     assert not by[("direct", "aaaa1111-0-q2")].correct
     assert by[("rag", "aaaa1111-0-q1")].error == "not_found"
     assert by[("tablerag-nosql", "aaaa1111-0-q1")].detail["sql"] == []
     figures = loop_figures(outcomes)["loop"]
-    assert figures["tablerag"] == {"finished_within_budget": 1.0, "mean_steps": 1.0, "n": 2}
+    assert figures["tablerag-loop"] == {"finished_within_budget": 1.0, "mean_steps": 1.0, "n": 2}
+    # the default method answers as `tablerag ask` does: the router chose its path
+    for case in cases:
+        product = by[("tablerag", case.case_id)]
+        assert product.detail["route"] in ("data", "knowledge", "hybrid", "ambiguous")
+        assert product.detail["path"] and product.llm_calls >= 1
+    assert by[("tablerag", "aaaa1111-0-q2")].correct  # the data path computed the change
 
 
 def test_prediction_and_scale_reading() -> None:

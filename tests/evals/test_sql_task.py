@@ -300,13 +300,39 @@ class TestTablerag:
         assert (outcome.correct, outcome.error, outcome.llm_calls) == (False, "invalid_sql", 1)
         assert llm.pending == 1
 
-    def test_no_explanation_call_on_success(self, spider: Path) -> None:
+    def test_the_direct_ablation_makes_no_explanation_call(self, spider: Path) -> None:
         data = load_sql_dataset("spider", spider)
-        case = data.cases[2]  # several rows: the product would explain them when asked to
+        case = data.cases[2]  # several rows: the product explains them
         llm = ScriptedLLM(replies=[sql_reply(case.gold)])
-        (method,) = SQLTask(data, llm).methods(["tablerag"])
+        (method,) = SQLTask(data, llm).methods(["tablerag-direct"])
         outcome = method(case)
         assert outcome.correct and outcome.llm_calls == 1
+        assert "route" not in outcome.detail
+
+    def test_the_default_method_runs_what_ask_runs(self, spider: Path) -> None:
+        data = load_sql_dataset("spider", spider)
+        case = data.cases[2]  # several rows: the product explains them
+        explained = "French singers gave Home Visits and Week 1."
+        llm = ScriptedLLM(replies=[sql_reply(case.gold), explained])
+        (method,) = SQLTask(data, llm).methods(["tablerag"])
+        outcome = method(case)
+        assert outcome.correct and outcome.llm_calls == 2 and llm.pending == 0
+        assert (outcome.detail["route"], outcome.detail["path"]) == ("data", "nl2sql")
+        assert "Home Visits" in llm.history[1].messages[-1]["content"]  # the rows, explained
+        assert outcome.latency_ms["routing"] >= 0 and outcome.latency_ms["schema"] >= 0
+
+    def test_the_product_path_does_not_write_sql_for_a_greeting(self, spider: Path) -> None:
+        data = load_sql_dataset("spider", spider)
+        case = Case("hi", "Hello!", "SELECT 1", "concerts", {"db": "concerts"})
+        llm = ScriptedLLM(replies=[sql_reply("SELECT 1")])
+        product, direct = SQLTask(data, llm).methods(["tablerag", "tablerag-direct"])
+        outcome = product(case)
+        assert (outcome.error, outcome.llm_calls, outcome.detail["route"]) == (
+            "no_sql",
+            0,
+            "chitchat",
+        )
+        assert direct(case).llm_calls == 1  # the direct call asks the model whatever it is
 
     def test_llm_failure_and_no_sql(self, spider: Path) -> None:
         data = load_sql_dataset("spider", spider)

@@ -46,6 +46,9 @@ def _question(messages: Sequence[Message]) -> str:
 
 def _reply(messages: Sequence[Message]) -> str:
     text = messages[-1]["content"]
+    whole = "\n".join(m["content"] for m in messages)
+    if "CREATE TABLE" not in whole and not text.rstrip().endswith("Answer:"):
+        return "The answer is in the rows."  # the product explains the rows it found
     question = _question(messages)
     if text.rstrip().endswith("Answer:"):
         return MARKDOWN[question]
@@ -62,7 +65,7 @@ def cases(tmp_path: Path) -> list[Case]:
 
 def _run(cases: list[Case], run_dir: Path, reply: Callable[[Sequence[Message]], str]) -> tuple:
     llm = FunctionLLM(reply)
-    built = build_methods(["markdown", "tablerag"], llm, run_dir)
+    built = build_methods(["markdown", "tablerag-direct"], llm, run_dir)
     try:
         outcomes = run(cases, built.methods, ResultLog(run_dir))
     finally:
@@ -84,15 +87,18 @@ def test_both_methods_scored_by_denotation(cases: list[Case], tmp_path: Path) ->
     assert got[("markdown", "nu-3")].error == "wrong_result"
     assert got[("markdown", "nu-4")].error == "refusal"
     # tablerag: the result cells are the answer (one column -> its values)
-    assert got[("tablerag", "nu-0")].prediction == ["Tigers"]
-    assert got[("tablerag", "nu-1")].prediction == ["3"] and got[("tablerag", "nu-1")].correct
-    assert got[("tablerag", "nu-2")].correct  # two rows of one column = a two-item answer
-    assert got[("tablerag", "nu-3")].prediction == ["City 7", "7000"]  # one row: its cells
-    assert got[("tablerag", "nu-3")].error == "wrong_result"
-    assert got[("tablerag", "nu-4")].error == "no_sql"
+    assert got[("tablerag-direct", "nu-0")].prediction == ["Tigers"]
+    assert (
+        got[("tablerag-direct", "nu-1")].prediction == ["3"]
+        and got[("tablerag-direct", "nu-1")].correct
+    )
+    assert got[("tablerag-direct", "nu-2")].correct  # two rows of one column = a two-item answer
+    assert got[("tablerag-direct", "nu-3")].prediction == ["City 7", "7000"]  # one row: its cells
+    assert got[("tablerag-direct", "nu-3")].error == "wrong_result"
+    assert got[("tablerag-direct", "nu-4")].error == "no_sql"
     summary = summarise(outcomes)
-    assert summary["markdown"].accuracy == 0.6 and summary["tablerag"].accuracy == 0.6
-    assert set(summary["tablerag"].by_category) == {"rows<=20", "rows<=100"}
+    assert summary["markdown"].accuracy == 0.6 and summary["tablerag-direct"].accuracy == 0.6
+    assert set(summary["tablerag-direct"].by_category) == {"rows<=20", "rows<=100"}
 
 
 def test_tokens_latency_and_sql_are_recorded(cases: list[Case], tmp_path: Path) -> None:
@@ -100,7 +106,7 @@ def test_tokens_latency_and_sql_are_recorded(cases: list[Case], tmp_path: Path) 
     for o in outcomes:
         assert o.llm_calls == 1 and o.prompt_tokens > 0 and o.completion_tokens > 0
         assert o.latency_ms["total"] >= 0
-    tablerag = next(o for o in outcomes if o.method == "tablerag")
+    tablerag = next(o for o in outcomes if o.method == "tablerag-direct")
     assert "WHERE year = 1991" in tablerag.detail["sql"]
     assert "llm" in tablerag.latency_ms and "schema" in tablerag.latency_ms
     markdown = next(o for o in outcomes if o.method == "markdown")
@@ -112,7 +118,7 @@ def test_each_table_is_ingested_once_and_reused_on_resume(
 ) -> None:
     run_dir = tmp_path / "run"
     outcomes, llm = _run(cases, run_dir, _reply)
-    tablerag = [o for o in outcomes if o.method == "tablerag"]
+    tablerag = [o for o in outcomes if o.method == "tablerag-direct"]
     assert sum("prepare_ms" in o.detail for o in tablerag) == 2  # two tables
     assert len(list((run_dir / WORKSPACES_DIR).iterdir())) == 2
     calls = len(llm.history)
@@ -132,16 +138,16 @@ def test_gate_and_model_failures_have_their_error_kind(cases: list[Case], tmp_pa
 
     outcomes, _ = _run(cases[:3], tmp_path / "run", bad)
     errors = {(o.method, o.case_id): o.error for o in outcomes}
-    assert errors[("tablerag", "nu-0")] == "invalid_sql"
-    assert errors[("tablerag", "nu-1")] == "llm_error"
+    assert errors[("tablerag-direct", "nu-0")] == "invalid_sql"
+    assert errors[("tablerag-direct", "nu-1")] == "llm_error"
     assert errors[("markdown", "nu-1")] == "llm_error"
-    assert errors[("tablerag", "nu-2")] in ("invalid_sql", "execution_error")
+    assert errors[("tablerag-direct", "nu-2")] in ("invalid_sql", "execution_error")
 
 
 def test_unknown_method_and_case_without_table(cases: list[Case], tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="Unknown table-QA method"):
         build_methods(["oracle"], FunctionLLM(_reply), tmp_path)
-    built = build_methods(["tablerag"], FunctionLLM(_reply), tmp_path)
+    built = build_methods(["tablerag-direct"], FunctionLLM(_reply), tmp_path)
     outcome = built.methods[0](Case("x", "how many?", ("1",)))
     assert outcome.error == "execution_error" and "--workspace" in outcome.detail["error"]
 
@@ -158,3 +164,22 @@ def test_answer_parsing_and_result_cells() -> None:
     assert parse_answer("\n\nTigers\nexplanation") == ["Tigers"]
     assert answer_items(["a"], [[1.0], [2.5]]) == ["1", "2.5"]
     assert answer_items(["a", "b"], []) == []
+
+
+def test_the_tablerag_method_answers_as_ask_does(cases: list[Case], tmp_path: Path) -> None:
+    llm = FunctionLLM(_reply)
+    built = build_methods(["tablerag", "tablerag-direct"], llm, tmp_path / "run")
+    try:
+        outcomes = run(cases[:4], built.methods, ResultLog(tmp_path / "run"))
+    finally:
+        built.close()
+    got = {(o.method, o.case_id): o for o in outcomes}
+    for case_id in ("nu-0", "nu-1", "nu-2"):
+        product, direct = got[("tablerag", case_id)], got[("tablerag-direct", case_id)]
+        assert (product.correct, product.prediction) == (direct.correct, direct.prediction)
+        assert product.detail["route"] == "data" and product.detail["path"] == "nl2sql"
+        assert "route" not in direct.detail
+    # several rows: the product asks the model to explain them, the direct ablation does not
+    assert (
+        got[("tablerag", "nu-2")].llm_calls == 2 and got[("tablerag-direct", "nu-2")].llm_calls == 1
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
@@ -270,3 +271,15 @@ def test_big_referenced_table_is_not_a_lookup() -> None:
 def test_label_column_must_not_be_an_identifier() -> None:
     catalog = build_catalog(_lookup_case(3, label="parent_id"), rows=_rows(3))
     assert catalog.profiles[("orders", "status_code")].enum_labels == ()
+
+
+@pytest.mark.parametrize("rows", [-1, -2], ids=["unknown", "no-access"])
+def test_a_table_without_a_row_count_tells_the_model_none(rows: int) -> None:
+    """Issue 36: the model's schema said "-1 rows" for a table whose rows were not counted."""
+    info = TableInfo(
+        "staff", "postgresql://h/db", (ColumnInfo("id", "INTEGER"),), rows, stored=False
+    )
+    text = render_table(build_catalog([info]), "staff")
+    assert "rows" not in text and str(rows) not in text
+    counted = render_table(build_catalog([replace(info, row_count=12)]), "staff")
+    assert "12 rows" in counted

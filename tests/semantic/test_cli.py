@@ -134,3 +134,32 @@ def test_an_import_over_a_draft_takes_precedence_and_the_draft_gives_way(
     assert _run("check", "-w", str(ws))[0] == 0
     code, out = _run("draft", "-w", str(ws))  # drafting again never shadows the import
     assert code == 0 and _run("check", "-w", str(ws))[0] == 0
+
+
+def test_a_filter_value_the_data_does_not_hold_is_refused_by_import_and_named_by_check(
+    ws: Path, tmp_path: Path
+) -> None:
+    from tablerag.semantic.library import import_document
+    from tablerag.semantic.ossie import loads
+    from tablerag.store.workspace import Workspace
+
+    good = read_text("semantic_model.yaml")
+    bad = good.replace("expression: status = 'PAID'", "expression: status = 'PAYED'").replace(
+        "fact_sales.status\n        IN (''PAID'', ''REFUND'')",
+        "fact_sales.status\n        IN (''PAID'', ''REFUNDED'')",
+    )
+    assert bad.count("PAYED") == 1 and bad.count("REFUNDED") == 1
+    (tmp_path / "bad.yaml").write_text(bad, encoding="utf-8")
+    code, out = _run("import", str(tmp_path / "bad.yaml"), "-w", str(ws))
+    flat = " ".join(out.split())
+    assert code == 2 and "nothing was imported" in flat, out
+    assert "field 'fact_sales.is_paid': filter value 'PAYED' not in fact_sales.status" in flat
+    assert "'PAID'" in flat.partition("'PAYED'")[2]  # what the data holds
+    assert (
+        "metric 'gross_profit (含退款订单：已支付与已退款订单行)': filter value 'REFUNDED'" in flat
+    )
+    assert _run("list", "-w", str(ws))[0] == 2  # nothing stored
+    with Workspace.open(ws) as opened:  # stored past the CLI, as an older version could
+        import_document(opened.con, loads(bad), opened.tables(), origin="old")
+    code, out = _run("check", "-w", str(ws))
+    assert code == 1 and "filter value 'PAYED'" in " ".join(out.split())

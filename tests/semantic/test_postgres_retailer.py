@@ -118,3 +118,32 @@ def test_the_curated_model_answers_in_yuan_on_postgres(
     assert [r[:-1] for r in rows] == [t[:-1] for t in truth]
     assert [float(r[-1]) for r in rows] == pytest.approx([float(t[-1]) for t in truth])
     assert "单位：元" in answer.answer.splitlines()[0] or "单位" not in answer.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "sql", "truth"),
+    [
+        (  # the issue's first wrong answer: 分 labelled 元
+            "2026年10月已支付订单的实付总额是多少元？",
+            "SELECT SUM(pay_amt) AS paid FROM orders WHERE status = 'PAID' "
+            "AND paid_on >= '2026-10-01' AND paid_on < '2026-11-01'",
+            (1000 + 701) / 100,
+        ),
+        (  # a figure in 元 compared with a column in 分
+            "实付超过5元的订单有几笔？",
+            "SELECT COUNT(*) AS n FROM orders WHERE pay_amt > 5",
+            2,
+        ),
+    ],
+)
+def test_free_sql_over_columns_commented_in_fen_answers_in_yuan(
+    ws: Path, question: str, sql: str, truth: float
+) -> None:
+    """No semantic model: the units come from the columns' comments alone."""
+    off = SETTINGS.model_copy(update={"semantic_model": False})
+    llm = ScriptedLLM(replies=[f"```sql\n{sql}\n```"])
+    with QA.open(ws, llm=llm, settings=off) as qa:
+        answer = qa.ask(question)
+    assert answer.status == "ok" and answer.table is not None, answer.answer
+    assert float(answer.table.rows[0][0]) == pytest.approx(truth)
+    assert "tablerag converted" in (answer.sql_attempts[0].note or "")

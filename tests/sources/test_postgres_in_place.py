@@ -18,7 +18,7 @@ from tablerag.llm.testing import FunctionLLM
 from tablerag.service import QA
 from tablerag.types import SourceReport
 from tests.plugins.postgres import PASSWORD_USER, PostgresServer
-from tests.sources.conftest import SALES_CSV, SETTINGS, Model, ingest
+from tests.sources.conftest import POLICY_MD, SALES_CSV, SETTINGS, Model, ingest
 
 pytestmark = pytest.mark.postgres
 runner = CliRunner()
@@ -205,3 +205,28 @@ def test_a_server_that_is_down_fails_only_its_questions(pg: dict[str, str], tmp_
     assert down.status == "error" and "connection was refused" in (down.error or "")
     code, out = cli("sql", "SELECT count(*) FROM staff", "-w", str(ws))
     assert code == 1 and "Cannot connect to PostgreSQL at 127.0.0.1:1" in out.replace("\n", " ")
+
+
+def test_a_server_that_is_down_is_said_before_any_model_call(
+    pg: dict[str, str], tmp_path: Path
+) -> None:
+    """Issue 36: the data path found the source down in a second, then the documents
+    fallback spent a model call (77 s on the local model) before the answer said so."""
+    (tmp_path / "sales.csv").write_text(SALES_CSV, encoding="utf-8")
+    (tmp_path / "policy.md").write_text(POLICY_MD, encoding="utf-8")
+    ws = tmp_path / "ws"
+    ingest(ws, [pg["reader"], tmp_path / "sales.csv", tmp_path / "policy.md"])
+    con = duckdb.connect(str(ws / DB_FILE))
+    con.execute(
+        "UPDATE tablerag.sources SET location = replace(location, ?, '127.0.0.1:1') "
+        "WHERE kind = 'database'",
+        [pg["host"]],
+    )
+    con.close()
+    model = Model({"ops": OPS_SQL})
+    with QA.open(ws, llm=FunctionLLM(model), settings=SETTINGS) as qa:
+        down = qa.ask("How many staff work in the ops department?")
+    assert (down.status, down.path, down.fallback) == ("error", "nl2sql", None)
+    assert down.answer.startswith(f"The source {DBNAME} (")
+    assert "cannot be queried now" in down.answer and "connection was refused" in down.answer
+    assert model.calls == 0 and down.llm.calls == 0

@@ -13,6 +13,7 @@ import os
 import shutil
 import signal
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ import pytest
 from tablerag.errors import QueryTimeout, ResourceLimitExceeded
 from tablerag.sql.engines import SQLEngine
 from tablerag.sql.engines.duckdb import DuckDBEngine
+from tablerag.sql.engines.pool import WorkerPool
 from tablerag.sql.engines.sqlite import SQLiteEngine
 from tablerag.sql.engines.worker import Worker
 from tablerag.sql.policy import ExecutionPolicy
@@ -57,9 +59,10 @@ def _wait_dead(pid: int, seconds: float = 5.0) -> None:
 
 
 def _worker(engine: SQLEngine) -> Worker:
-    worker = getattr(engine, "_worker", None)
-    assert isinstance(worker, Worker)
-    return worker
+    """The engine's one worker (these tests ask one query at a time)."""
+    pool = getattr(engine, "_pool", None)
+    assert isinstance(pool, WorkerPool) and len(pool.workers) == 1
+    return pool.workers[0]
 
 
 def _copy(shop_files: dict[str, Path], base: Path) -> dict[str, Path]:
@@ -147,7 +150,7 @@ def test_isolation_off_runs_in_process(own_files: dict[str, Path], kind: str) ->
     with open_shop(kind, own_files, policy=policy) as engine:
         assert isinstance(engine, DuckDBEngine | SQLiteEngine)
         assert engine.execute("SELECT count(*) AS n FROM orders").rows == ((2000,),)
-        assert engine._worker is None
+        assert engine._pool is None
 
 
 def test_an_engine_dropped_unclosed_stops_its_worker(own_files: dict[str, Path]) -> None:
@@ -157,3 +160,29 @@ def test_an_engine_dropped_unclosed_stops_its_worker(own_files: dict[str, Path])
     del engine
     gc.collect()
     assert not Path(f"/proc/{pid}").exists()
+
+
+@pytest.mark.parametrize("kind", ["duckdb", "sqlite"])
+def test_overlapping_queries_start_a_second_worker_one_at_a_time_never(
+    own_files: dict[str, Path], kind: str
+) -> None:
+    """Queries asked one after another keep to the first worker; queries that overlap (a
+    server's requests) get a second process, up to ``workers`` (issue 31)."""
+    policy = ExecutionPolicy(workers=2, time_limit_ms=20_000)
+    slow = "SELECT count(*) AS n FROM orders a, orders b WHERE a.id + b.id < 1000"
+    with open_shop(kind, own_files, policy=policy) as engine:
+        for _ in range(3):
+            assert engine.execute("SELECT count(*) AS n FROM orders").rows == ((2000,),)
+        pool = getattr(engine, "_pool", None)
+        assert isinstance(pool, WorkerPool) and len(pool.workers) == 1
+        with ThreadPoolExecutor(4) as threads:
+            results = list(threads.map(lambda _: engine.execute(slow).rows, range(8)))
+        assert len(set(results)) == 1
+        until = time.monotonic() + 60  # the second starts off the asking threads
+        while len(pool.workers) < 2 and time.monotonic() < until:
+            time.sleep(0.05)
+        pids = {w.pid for w in pool.workers}
+        assert len(pool.workers) == 2 and None not in pids and len(pids) == 2
+    for pid in pids:
+        assert pid is not None
+        _wait_dead(pid)

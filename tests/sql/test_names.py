@@ -220,7 +220,7 @@ def test_masking_defeating_uses_of_a_masked_column_are_refused(
     assert "masked_column" in codes, [i.message for i in issues]
     assert codes <= {"masked_column", "star_over_sensitive"}, [i.message for i in issues]
     masked = next(i for i in issues if i.code == "masked_column")
-    fixes = ("select it as it is, count it, group by it or test it IS NULL", "order by another")
+    fixes = ("count it, group by it, take its length() or test it IS NULL", "order by another")
     assert any(fix in masked.message for fix in fixes), masked.message
 
 

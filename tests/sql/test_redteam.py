@@ -221,9 +221,16 @@ FIXED: frozenset[tuple[str, str]] = frozenset(
         ("byte-cap", "postgres-grants"),
         ("cli-error-echo", "duckdb-file"),
         ("error-echo", "duckdb-file"),
+        ("error-echo", "postgres-gate"),
+        ("error-echo", "postgres-grants"),
         ("error-echo", "workspace"),
         ("having-unqualified", "mariadb-gate"),
         ("having-unqualified", "postgres-gate"),
+        ("hex", "duckdb-file"),
+        ("hex", "mariadb-gate"),
+        ("hex", "mariadb-grants"),
+        ("hex", "sqlite-file"),
+        ("hex", "workspace"),
         ("kelvin-cte", "duckdb-file"),
         ("kelvin-cte", "postgres-gate"),
         ("nested-json", "duckdb-file"),
@@ -244,12 +251,19 @@ FIXED: frozenset[tuple[str, str]] = frozenset(
         ("plus-86", "sqlite-file"),
         ("plus-86", "workspace"),
         ("quoted-cte", "postgres-gate"),
+        ("reverse", "duckdb-file"),
+        ("reverse", "mariadb-gate"),
+        ("reverse", "mariadb-grants"),
+        ("reverse", "postgres-gate"),
+        ("reverse", "postgres-grants"),
+        ("reverse", "workspace"),
         ("row-cap", "mariadb-gate"),
         ("row-cap", "mariadb-grants"),
         ("row-cap", "sqlite-file"),
         ("struct", "duckdb-file"),
         ("using-hidden", "mariadb-grants"),
         ("view", "duckdb-file"),
+        ("view", "mariadb-gate"),
         ("view", "postgres-gate"),
     }
 )
@@ -352,11 +366,6 @@ def test_ask_with_a_hostile_model_shows_nothing(
     assert judge_ask(setup, sql) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="[secrets] the schema prompt's samples show the visible notes column unmasked "
-    "('call 137… after 5pm')",
-)
 def test_the_schema_prompt_shows_no_canary(
     request: pytest.FixtureRequest, setups: dict[str, Any]
 ) -> None:
@@ -399,3 +408,124 @@ def test_no_write_changes_anything(
     outcomes = [rt.run_python(setup.a.engine, sql, rt.POLICY) for sql in WRITES]
     assert [o.kind for o in outcomes] == ["refused"] * len(WRITES), [o.shown for o in outcomes]
     assert setup.a.fingerprint() == before
+
+
+#: Functions that rewrite a masked column's text (the visible ``notes`` holds phone numbers):
+#: each is refused on every setup, or shows nothing even after undoing its own encoding.
+MASK_DEFEATS = (
+    ("replace", "SELECT replace(notes, '3', '#') AS x FROM customers", (("#", "3"),)),
+    ("strip-separators", "SELECT replace(replace(notes, '-', ''), ' ', '') FROM customers", ()),
+    (
+        "substr-pieces",
+        "SELECT substr(notes, 1, 9) AS a, substr(notes, 10, 30) AS b FROM customers",
+        (("<cells>", ""),),
+    ),  # fmt: skip
+    ("upper", "SELECT upper(notes) AS x FROM customers", ()),
+    ("lpad", "SELECT lpad(notes, 60, '0') AS x FROM customers", ()),
+    ("cast", "SELECT CAST(notes AS CHAR(60)) AS x FROM customers", ()),
+    ("case", "SELECT CASE WHEN notes LIKE '%137%' THEN 1 ELSE 0 END AS x FROM customers", ()),
+    ("like", "SELECT count(*) AS n FROM customers WHERE notes LIKE '%137%'", ()),
+    ("order", "SELECT name FROM customers ORDER BY notes", ()),
+    ("min", "SELECT min(notes) AS x FROM customers", ()),
+    ("coalesce", "SELECT coalesce(notes, '') AS x FROM customers", ()),
+    (
+        "derived",
+        "SELECT reverse(n) AS x FROM (SELECT notes AS n FROM customers) AS t",
+        (("<rev>", ""),),
+    ),  # fmt: skip
+    (
+        "cte",
+        "WITH c AS (SELECT * FROM customers) SELECT reverse(notes) AS x FROM c",
+        (("<rev>", ""),),
+    ),  # fmt: skip
+)
+
+#: What an analyst does with a free-text column that holds personal data: each runs.
+MASK_BENIGN = (
+    ("as-is", "SELECT name, notes FROM customers ORDER BY id"),
+    ("count", "SELECT count(notes) AS n, count(DISTINCT notes) AS d FROM customers"),
+    ("group", "SELECT notes, count(*) AS n FROM customers GROUP BY notes"),
+    ("is-null", "SELECT count(*) AS n FROM customers WHERE notes IS NOT NULL"),
+    ("length", "SELECT avg(length(notes)) AS l FROM customers"),
+)
+
+
+@pytest.mark.parametrize(("name", "sql", "decode"), _params(MASK_DEFEATS, ALL))
+def test_a_masked_column_cannot_be_rewritten(
+    request: pytest.FixtureRequest, setups: dict[str, Any], name: str, sql: str, decode: Any
+) -> None:
+    setup = setup_for(request, setups, name)
+    if setup.dialect == "mysql":
+        sql = sql.replace("CHAR(60)", "CHAR")
+    outcome = rt.run_python(setup.a.engine, sql, rt.POLICY)
+    assert outcome.kind == "refused", outcome.shown
+    assert "masked" in outcome.shown
+    assert judge(setup, sql, decode=decode) == []
+
+
+@pytest.mark.parametrize(("name", "sql"), _params(MASK_BENIGN, ALL))
+def test_a_masked_column_can_be_counted_grouped_and_measured(
+    request: pytest.FixtureRequest, setups: dict[str, Any], name: str, sql: str
+) -> None:
+    setup = setup_for(request, setups, name)
+    outcome = rt.run_python(setup.a.engine, sql, rt.POLICY)
+    assert outcome.kind == "ran", outcome.shown
+    assert judge(setup, sql, benign=True) == []
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        *LOCAL,
+        *(pytest.param(n, marks=pytest.mark.postgres) for n in PG),
+        *(pytest.param(n, marks=pytest.mark.mariadb) for n in MARIA),
+    ],
+)
+def test_the_column_holding_phone_numbers_is_marked_and_allow_columns_unmarks_it(
+    request: pytest.FixtureRequest, setups: dict[str, Any], name: str
+) -> None:
+    from dataclasses import replace
+
+    from tablerag.sql.sensitive import SensitiveRules
+
+    setup = setup_for(request, setups, name)
+    engine = setup.a.engine
+    marked = {t.name: t.masked for t in engine.gate_catalog(rt.POLICY).tables if t.masked}
+    # contact (all e-mails) is hidden by its content where a catalog has samples; where the
+    # engine reads a file or a server without one it is visible, and marked as notes is
+    assert set(marked) == {"customers"} and "notes" in marked["customers"], marked
+    assert set(marked["customers"]) <= {"notes", "contact"}, marked
+    allowed = replace(rt.POLICY, sensitive=SensitiveRules(allow=("customers.notes",)))
+    assert "notes" not in engine.gate_catalog(allowed).table("customers").masked  # type: ignore[union-attr]
+    shown = rt.run_python(engine, "SELECT upper(notes) AS x FROM customers", allowed)
+    assert shown.kind == "ran", shown.shown
+    masking_off = replace(rt.POLICY, mask_personal_data=False)
+    assert not any(t.masked for t in engine.gate_catalog(masking_off).tables)
+    assert "notes" in engine.gate_catalog(rt.POLICY).table("customers").masked  # type: ignore[union-attr]
+
+
+#: Through ``tablerag sql`` (text and --json) and ``ask``: a rewrite of the masked column.
+MASK_CHANNELS = (("cli-reverse", "SELECT reverse(notes) AS x FROM customers"),)
+
+
+@pytest.mark.parametrize(("name", "sql"), _params(MASK_CHANNELS, ALL))
+def test_a_masked_column_rewrite_shows_nothing_in_the_cli(
+    request: pytest.FixtureRequest, setups: dict[str, Any], name: str, sql: str
+) -> None:
+    setup = setup_for(request, setups, name)
+    assert judge(setup, sql, cli=True, decode=(("<rev>", ""),)) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "sql"),
+    [
+        *_params(MASK_CHANNELS, ("workspace",)),
+        *_params(MASK_CHANNELS, ("postgres-grants",)),
+        *_params(MASK_CHANNELS, ("mariadb-gate",)),
+    ],
+)
+def test_a_masked_column_rewrite_shows_nothing_through_ask(
+    request: pytest.FixtureRequest, setups: dict[str, Any], name: str, sql: str
+) -> None:
+    setup = setup_for(request, setups, name)
+    assert judge_ask(setup, sql) == []

@@ -14,11 +14,11 @@ from tablerag.store.workspace import SCHEMA_VERSION, Workspace
 
 
 def _older(root: Path) -> None:
-    """The workspace as tablerag wrote it before its last migration (6: no knowledge table)."""
+    """The workspace as tablerag wrote it before its last migration (7: no examples table)."""
     with Workspace.open(root) as ws:
         ws.con.execute("CREATE TABLE data.t AS SELECT 1 AS x")
     con = duckdb.connect(str(root / DB_FILE))
-    con.execute("DROP TABLE tablerag.knowledge")
+    con.execute("DROP TABLE tablerag.examples")
     con.execute(
         "UPDATE tablerag.meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION - 1)]
     )
@@ -30,7 +30,7 @@ def test_a_reader_upgrades_an_older_workspace(tmp_path: Path) -> None:
     with Workspace.open(tmp_path / "ws", read_only=True) as ws:
         assert ws.read_only and ws.schema_version() == SCHEMA_VERSION
         assert ws.con.execute("SELECT x FROM data.t").fetchone() == (1,)
-        assert ws.con.execute("SELECT count(*) FROM tablerag.knowledge").fetchone() == (0,)
+        assert ws.con.execute("SELECT count(*) FROM tablerag.examples").fetchone() == (0,)
 
 
 def test_a_reader_that_cannot_write_says_how_to_upgrade(tmp_path: Path) -> None:

@@ -11,7 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Language = Literal["zh", "en"]
+from tablerag.lang.messages import Language as Language
+
 AnswerPath = Literal["rag", "nl2sql", "hybrid", "loop", "chitchat", "clarify", "none"]
 AnswerStatus = Literal["ok", "unsure", "no_data", "not_found", "clarify", "error", "degraded"]
 """``ok``: an answer that passed its checks; ``unsure``: an answer some check doubts (the text
@@ -193,14 +194,36 @@ class Fallback(_Model):
 
 
 class KnowledgeUse(_Model):
-    """One entry of the workspace's semantic model an answer followed (issue 30)."""
+    """One entry of the workspace's knowledge an answer followed: the semantic model's
+    (issue 30), or a verified query it reused (kind ``example``, ``name`` its id; issue 33)."""
 
-    kind: Literal["metric", "field", "dataset", "relationship"]
+    kind: Literal["metric", "field", "dataset", "relationship", "example"]
     name: str
     caliber: str | None = None
     """The metric's caliber (its default one unless the question asked for another)."""
     status: Literal["draft", "confirmed"]
     """``draft`` until a person confirmed the entry; the answer text says so too."""
+
+
+FindingSeverity = Literal["doubt", "caveat", "cite"]
+"""``doubt``: the answer may be wrong (its status is not ``ok``); ``caveat``: what its rows are
+not (they stand, with the warning); ``cite``: a definition the answer followed."""
+FindingPlacement = Literal["lead", "tail", "inline", "whole"]
+"""Where the answer's text states it: a line above the answer, a line under it, at the end of
+its last line, or as the whole text (an answer that is only why nothing was answered)."""
+
+
+class Finding(_Model):
+    """One thing a check or a step found about the answer, as data: its code, how much it
+    weighs, the values of its sentence (``message`` in ``lang/messages.json``) and where the
+    text states it. The words are rendered at the edge (:mod:`tablerag.answer.findings`)."""
+
+    code: str = Field(description="What was found ('constant_query', 'rate_missing', ...).")
+    severity: FindingSeverity
+    message: str = Field(description="The id of its sentence in lang/messages.json.")
+    values: dict[str, str] = Field(default_factory=dict, description="The sentence's values.")
+    stage: str = Field(description="The check or step that found it ('checks', 'rate', ...).")
+    placement: FindingPlacement = "lead"
 
 
 class Answer(_Model):
@@ -241,6 +264,11 @@ class Answer(_Model):
         default_factory=list,
         description="Entries of the semantic model the answer followed (metrics with their "
         "caliber, fields); empty when it followed none (issue 30).",
+    )
+    findings: list[Finding] = Field(
+        default_factory=list,
+        description="What the checks and steps found about the answer, as data (code, "
+        "severity, values), in the order the text states them; empty when nothing was found.",
     )
     standalone_question: str | None = Field(
         default=None,

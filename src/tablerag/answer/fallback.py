@@ -21,10 +21,17 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 
-from tablerag.answer.envelope import Answer, AnswerPath, AnswerStatus, Fallback, FallbackOutcome
+from tablerag.answer.envelope import (
+    Answer,
+    AnswerPath,
+    AnswerStatus,
+    Fallback,
+    FallbackOutcome,
+)
+from tablerag.answer.findings import reasons
 from tablerag.answer.hybrid import merge_timings
 from tablerag.deadline import Deadline
-from tablerag.lang.messages import message, templates
+from tablerag.lang.messages import message
 from tablerag.lang.untrusted import clip
 
 TRIGGERS: Mapping[AnswerPath, tuple[AnswerStatus, ...]] = MappingProxyType(
@@ -56,23 +63,26 @@ def wants_fallback(answer: Answer) -> bool:
 
 
 def reason(answer: Answer) -> str:
-    """Why ``answer`` is not reliable, in its own words: its first line, without the answer
-    checks' lead-in and the end punctuation, cut to :data:`REASON_CHARS`.
+    """Why ``answer`` is not reliable, in its own words: the answer checks' doubts (its
+    findings), else its first line without the end punctuation, cut to :data:`REASON_CHARS`.
 
     Example:
+        >>> from tablerag.answer import Finding
+        >>> doubt = Finding(code="constant_query", severity="doubt", stage="checks",
+        ...                 message="checks.constant_query")
         >>> a = Answer(question="q", language="en", path="nl2sql", status="unsure",
-        ...            answer="This result may be wrong: the query reads no table.\\nResult: 1")
+        ...            answer="This result may be wrong: the query reads no table.\\nResult: 1",
+        ...            findings=[doubt])
         >>> reason(a)
         'the query reads no table'
-        >>> reason(a.model_copy(update={"answer": "没有找到匹配的数据。", "language": "zh"}))
+        >>> b = a.model_copy(update={"findings": [], "status": "no_data"})
+        >>> reason(b.model_copy(update={"answer": "没有找到匹配的数据。", "language": "zh"}))
         '没有找到匹配的数据'
-        >>> reason(a.model_copy(update={"answer": "", "status": "no_data"}))
+        >>> reason(b.model_copy(update={"answer": ""}))
         'no_data'
     """
-    line = answer.answer.strip().split("\n", 1)[0].strip()
-    lead = templates("checks.unsure")[answer.language].split("{reasons}", 1)[0]
-    if lead and line.startswith(lead):
-        line = line[len(lead) :]
+    line = reasons(answer.findings, answer.language)
+    line = line or answer.answer.strip().split("\n", 1)[0].strip()
     line = line.rstrip("。.；;：: ")
     return clip(line or answer.error or answer.status, REASON_CHARS)
 

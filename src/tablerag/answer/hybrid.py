@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 
 from tablerag.answer.envelope import ANSWERED, Answer, AnswerStatus, Language
 from tablerag.lang.messages import message
@@ -30,8 +31,9 @@ def run_both(
     Exceptions of either path propagate (the paths turn their expected failures into answers).
     """
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="tablerag-hybrid") as pool:
-        sql_future = pool.submit(sql_path)
-        doc_future = pool.submit(doc_path)
+        # each in a copy of this thread's context: the request's query memo goes along
+        sql_future = pool.submit(copy_context().run, sql_path)
+        doc_future = pool.submit(copy_context().run, doc_path)
         return sql_future.result(), doc_future.result()
 
 

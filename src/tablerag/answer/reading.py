@@ -18,6 +18,7 @@ from sqlglot.errors import SqlglotError
 
 from tablerag.answer.envelope import Language, Reading
 from tablerag.lang.messages import message
+from tablerag.sql.units import MAJOR_UNITS, MINOR_UNITS, MIXED, unit_of
 
 _DATE_TEXT = re.compile(r"^\d{4}([-/.]?\d{1,2}([-/.]?\d{1,2})?)?([ T].*)?$")
 _TIME_WORDS = re.compile(
@@ -51,6 +52,9 @@ def read_query(
         >>> r.measures, r.filters, r.period, r.groups, r.units, r.limit
         (['total = SUM(amount)'], ["status = 'PAID'"], ["paid_on >= '2026-11-01'", \
 "paid_on < '2026-12-01'"], ['region'], ['total: 元'], None)
+        >>> read_query("SELECT SUM(pay) / 100.0 AS paid FROM orders", "duckdb",
+        ...            units={"pay": "分"}).units
+        ['paid: 元']
     """
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
@@ -185,7 +189,18 @@ def _units(
         if not aggs or any(isinstance(a, exp.Count) for a in aggs):
             continue
         found = {units.get(c.name.lower()) for a in aggs for c in a.find_all(exp.Column)}
-        yield name, found.pop() if len(found) == 1 else None
+        one = found.pop() if len(found) == 1 else None
+        money = unit_of(projection, lambda c: _money(units.get(c.name.lower())))
+        if money is None or (one is not None and _money(one) == money):
+            yield name, one  # as the catalog writes it ("元 (CNY)")
+        else:  # SUM(fen) / 100.0 is in 元; 元 − 分 in none
+            yield name, None if money == MIXED else money
+
+
+def _money(unit: str | None) -> str | None:
+    """The money unit a catalog's unit names ("元 (CNY)" → 元, "分 (fen)" → 分), else None."""
+    word = (unit or "").split()[0].lower() if (unit or "").split() else ""
+    return word if word in MINOR_UNITS else MAJOR_UNITS.get(word)
 
 
 def _groups(tree: exp.Expr, outer: exp.Select) -> list[exp.Expr]:

@@ -6,6 +6,9 @@ core is synchronous and runs in the thread pool; the event stream of ``POST /v1/
 ``started``, ``route``, ``retrieval``, ``schema``, ``model``, ``sql``, ``step``) and ends with
 ``answer`` (the envelope) or ``error`` (the error shape). A client that goes away cancels its
 request: no further model call is made for it and the log records it as ``cancelled``.
+
+``GET /`` serves the web page (``api/static/``: plain HTML, CSS and JavaScript that call only
+the ``/v1`` endpoints), with a content security policy that runs only its own scripts.
 """
 
 from __future__ import annotations
@@ -16,13 +19,15 @@ import json
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import anyio
 from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from fastapi.staticfiles import StaticFiles
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -31,6 +36,7 @@ from tablerag import __version__
 from tablerag.answer import Answer
 from tablerag.api import errors
 from tablerag.api.access import Access, Caller
+from tablerag.api.charts import ChartStore
 from tablerag.api.errors import ApiError
 from tablerag.api.mcp import build as build_mcp
 from tablerag.api.schemas import (
@@ -53,6 +59,20 @@ from tablerag.runtime import Runtime
 from tablerag.sql.sensitive import rules_from
 from tablerag.store import querylog
 
+STATIC = Path(__file__).resolve().parent / "static"
+"""The web page's files (HTML, CSS, JavaScript), served as they are: no build step."""
+PAGE_HEADERS = {
+    # the page loads nothing from elsewhere and runs only its own scripts (issue 32)
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' blob:; object-src 'none'; "
+    "base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+SVG_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "private, max-age=3600",
+}
 MAX_BODY_BYTES = 1 << 20
 """Largest request body read (a question is capped far lower, ``serve_max_question_chars``)."""
 
@@ -104,6 +124,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.runtime, app.state.access = runtime, access
+    app.state.charts = ChartStore()
     errors.install(app)
     app.middleware("http")(_framing)
     if cors_origins:
@@ -117,6 +138,8 @@ def create_app(
     app.include_router(v1)
     mcp_server = build_mcp(runtime)
     app.router.routes.append(Route(MCP_PATH, endpoint=_mcp_endpoint(mcp_server, access)))
+    app.include_router(page)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
 
 
@@ -179,6 +202,8 @@ async def _framing(
         return errors.respond(err, request.state.request_id)
     response = await call_next(request)
     response.headers["X-Request-Id"] = request.state.request_id
+    if request.url.path == "/" or request.url.path.startswith("/static/"):
+        response.headers.update(PAGE_HEADERS)
     return response
 
 
@@ -192,9 +217,16 @@ def _caller(request: Request, authorization: Annotated[str | None, Header()] = N
     return access.check(authorization)
 
 
+def _charts(request: Request) -> ChartStore:
+    charts: ChartStore = request.app.state.charts
+    return charts
+
+
 RT = Annotated[Runtime, Depends(_runtime)]
 Who = Annotated[Caller, Depends(_caller)]
+Charts = Annotated[ChartStore, Depends(_charts)]
 service = APIRouter()
+page = APIRouter(include_in_schema=False)
 v1 = APIRouter(prefix="/v1", dependencies=[Depends(_caller)])
 
 
@@ -212,7 +244,7 @@ def healthz(runtime: RT) -> Health:
 
 
 @v1.post("/ask", response_model=AskOut, tags=["answers"])
-async def ask(body: AskIn, request: Request, who: Who, runtime: RT) -> Response:
+async def ask(body: AskIn, request: Request, who: Who, runtime: RT, charts: Charts) -> Response:
     """Answer a question: the answer envelope plus its id, or with ``Accept:
     text/event-stream`` the events of the work and the envelope at the end."""
     settings = runtime.settings
@@ -231,7 +263,7 @@ async def ask(body: AskIn, request: Request, who: Who, runtime: RT) -> Response:
     if "text/event-stream" in request.headers.get("accept", ""):
         if not runtime.admission.has_room():
             raise runtime.admission.busy()
-        return _stream(runtime, rq, who)
+        return _stream(runtime, rq, who, charts)
     answer = await run_in_threadpool(runtime.serve, rq, token_id=who.token_id)
     if answer.budget_exhausted == "seconds":
         raise ApiError(
@@ -240,9 +272,30 @@ async def ask(body: AskIn, request: Request, who: Who, runtime: RT) -> Response:
             f"The question's time limit ({rq.deadline.seconds:g} s) ran out before an answer "
             "was found; raise answer_max_seconds or ask a narrower question (what was done is "
             "in detail.answer).",
-            {"answer": _envelope(rq.id, answer)},
+            {"answer": _envelope(rq.id, answer, charts, who)},
         )
-    return JSONResponse(_envelope(rq.id, answer))
+    return JSONResponse(_envelope(rq.id, answer, charts, who))
+
+
+@v1.get(
+    "/answers/{answer_id}/chart.svg",
+    tags=["answers"],
+    response_class=Response,
+    responses={200: {"content": {"image/svg+xml": {}}, "description": "The chart as SVG."}},
+)
+async def chart_svg(answer_id: str, who: Who, charts: Charts) -> Response:
+    """The chart of a recent answer (the envelope's ``chart.svg`` names it), drawn on the
+    server as SVG from the Vega-Lite spec in ``chart.spec``."""
+    svg = await run_in_threadpool(charts.svg, answer_id, who.token_id)
+    if svg is None:
+        raise ApiError(
+            404,
+            "not_found",
+            f"No chart for answer {answer_id!r}: its result called for none, or the server "
+            "no longer holds it (it keeps the last answers' charts until it restarts); ask "
+            "the question again.",
+        )
+    return Response(svg, media_type="image/svg+xml", headers=SVG_HEADERS)
 
 
 @v1.post("/sql", response_model=SqlOut, tags=["data"])
@@ -380,8 +433,15 @@ def history(
 _NO_TABLES = "The workspace has no tables; ingest some with `tablerag ingest`."
 
 
-def _envelope(answer_id: str, answer: Answer) -> dict[str, Any]:
-    return {"id": answer_id, **answer.model_dump(mode="json")}
+@page.get("/")
+def index() -> FileResponse:
+    """The web page: ask, watch the work, check the answer, give feedback (issue 32)."""
+    return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
+
+
+def _envelope(answer_id: str, answer: Answer, charts: ChartStore, who: Caller) -> dict[str, Any]:
+    chart = charts.chart(answer_id, answer, who.token_id)
+    return {"id": answer_id, **answer.model_dump(mode="json"), "chart": chart}
 
 
 def _profiles(gen: Any) -> Any:
@@ -393,7 +453,7 @@ def _sse(kind: str, data: Any) -> str:
     return f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
 
 
-def _stream(runtime: Runtime, rq: Any, who: Caller) -> StreamingResponse:
+def _stream(runtime: Runtime, rq: Any, who: Caller, charts: ChartStore) -> StreamingResponse:
     """The events of ``rq`` as server-sent events; a client that leaves cancels it."""
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
@@ -420,7 +480,7 @@ def _stream(runtime: Runtime, rq: Any, who: Caller) -> StreamingResponse:
                 if kind == "event":
                     yield _sse(item.kind, {"at_ms": item.at_ms, **item.data})
                 elif kind == "answer":
-                    yield _sse("answer", _envelope(rq.id, item))
+                    yield _sse("answer", _envelope(rq.id, item, charts, who))
                     return
                 else:
                     yield _sse("error", errors.body(errors.problem(item), rq.id))

@@ -12,6 +12,7 @@ the next call is answered. ``tablerag mcp`` serves it over stdio; ``tablerag ser
 
 from __future__ import annotations
 
+import inspect
 from typing import Annotated, Any
 
 from mcp.server import MCPServer
@@ -88,7 +89,11 @@ def build(runtime: Runtime) -> MCPServer:
     )
     rules = rules_from(runtime.settings)
 
-    @server.tool(annotations=READ_ONLY)
+    def tool(fn: Any) -> Any:
+        """Register ``fn`` read-only, described by its docstring without its indentation."""
+        return server.tool(annotations=READ_ONLY, description=inspect.getdoc(fn))(fn)
+
+    @tool
     def ask(question: str, session: str | None = None) -> Annotated[CallToolResult, AskOut]:
         """Answer a question in words (Chinese or English) from the tables and documents.
 
@@ -98,7 +103,7 @@ def build(runtime: Runtime) -> MCPServer:
         """
         return _ask(runtime, question, session)
 
-    @server.tool(annotations=READ_ONLY)
+    @tool
     def run_sql(sql: str) -> Annotated[CallToolResult, SqlOut]:
         """Run one read-only SELECT over the workspace's tables (see `list_tables`).
 
@@ -108,7 +113,7 @@ def build(runtime: Runtime) -> MCPServer:
         """
         return _run_sql(runtime, sql)
 
-    @server.tool(annotations=READ_ONLY)
+    @tool
     def search_documents(query: str, k: int = 5) -> Annotated[CallToolResult, Hits]:
         """Find the document passages most relevant to `query` (hybrid BM25 + embeddings).
 
@@ -116,7 +121,7 @@ def build(runtime: Runtime) -> MCPServer:
         """
         return _search(runtime, query, k)
 
-    @server.tool(annotations=READ_ONLY)
+    @tool
     def list_tables() -> Annotated[CallToolResult, Tables]:
         """List the tables questions are answered from: name, source and row count."""
 
@@ -129,14 +134,14 @@ def build(runtime: Runtime) -> MCPServer:
         text = "\n".join(f"{t.name}  ({t.rows} rows, {t.source})" for t in out.tables)
         return _result(out, text or _NO_TABLES)
 
-    @server.tool(annotations=READ_ONLY)
+    @tool
     def describe_table(table: str) -> Annotated[CallToolResult, TableSchema]:
         """Describe one table: its columns with types, units, enum values and samples, its
         primary and foreign keys. Columns hidden by the operator are not listed."""
         out = _guarded(lambda: _describe(runtime, table, rules))
         return _result(out, out.text)
 
-    @server.tool(annotations=READ_ONLY)
+    @tool
     def list_sources() -> Annotated[CallToolResult, Sources]:
         """List the ingested sources: files and databases, their tables and passages."""
 

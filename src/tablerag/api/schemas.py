@@ -32,10 +32,25 @@ class AskIn(_In):
     )
 
 
+class ChartOut(BaseModel):
+    """The chart chosen from the result's shape (tablerag.chart), or why there is none."""
+
+    kind: Literal["line", "bar", "number"] | None = Field(description="None: no chart.")
+    reason: str = Field(
+        description="Why this chart (time_series, category_measure, single_number) or why none "
+        "(empty, partial_rows, no_measure, too_few_points, repeated_values, "
+        "too_many_categories, too_many_series, no_shape)."
+    )
+    spec: dict[str, Any] | None = Field(description="The Vega-Lite v5 spec, data inline.")
+    svg: str | None = Field(description="Where the server draws it as SVG.")
+
+
 class AskOut(Answer):
-    """The answer envelope ``tablerag ask --json`` prints, plus its id (for feedback)."""
+    """The answer envelope ``tablerag ask --json`` prints, plus its id (for feedback) and the
+    chart of its rows."""
 
     id: str = Field(description="The answer's id in the query log; POST /v1/feedback names it.")
+    chart: ChartOut | None = None
 
 
 class SqlIn(_In):

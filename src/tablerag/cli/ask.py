@@ -16,7 +16,7 @@ from tablerag.cli._common import (
     print_json,
     shown,
 )
-from tablerag.cli.export import CsvOpt, XlsxOpt, save_result
+from tablerag.cli.export import CsvOpt, XlsxOpt, save_or_exit
 from tablerag.errors import ConfigError, TableragError
 
 if TYPE_CHECKING:
@@ -67,15 +67,22 @@ def ask(
     except TableragError as exc:
         err_console.print(f"[bold red]error:[/] {shown(exc)}", highlight=False)
         raise typer.Exit(EXIT_CONFIG if isinstance(exc, ConfigError) else EXIT_ERROR) from exc
+    logged = False
     if settings.query_log:
         try:
             record_answer(workspace, rq, answer)
+            logged = True
         except WorkspaceError as exc:  # the answer stands; say once why it is not logged
             err_console.print(f"[yellow]not logged:[/] {shown(exc)}", highlight=False)
-    if as_json:
-        print_json(answer.model_dump(mode="json"))
+    if as_json:  # the envelope with the log's id, as POST /v1/ask returns it
+        print_json({"id": rq.id, **answer.model_dump(mode="json")})
     else:
         render_answer(answer, console)
+    if logged and not as_json:  # the id feedback names (issue 33)
+        err_console.print(
+            f"answer id: {rq.id}  (tablerag feedback {rq.id} right|wrong|not_in_data)",
+            highlight=False,
+        )
     if csv_path is not None or xlsx_path is not None:
         _save(answer.table, csv_path, xlsx_path)
     raise typer.Exit(EXIT_ERROR if answer.status == "error" else EXIT_OK)
@@ -86,11 +93,10 @@ def _save(table: ResultTable | None, csv_path: Path | None, xlsx_path: Path | No
     if table is None:
         err_console.print("no result table to save: this answer came from no query")
         raise typer.Exit(EXIT_ERROR)
-    try:
-        written = save_result(table.columns, table.rows, csv_path=csv_path, xlsx_path=xlsx_path)
-    except ConfigError as exc:
-        err_console.print(f"[bold red]error:[/] {shown(exc)}", highlight=False)
-        raise typer.Exit(EXIT_ERROR) from exc
-    cut = " (cut at the row cap)" if table.truncated else ""
-    for path in written:
-        err_console.print(f"saved {len(table.rows):,} rows{cut} to {shown(path)}", highlight=False)
+    save_or_exit(
+        table.columns,
+        table.rows,
+        truncated=table.truncated,
+        csv_path=csv_path,
+        xlsx_path=xlsx_path,
+    )

@@ -24,6 +24,7 @@ EVAL_TASK_MODULES: tuple[str, ...] = (
     "eval_routing",
     "eval_userdata",
     "eval_report",
+    "eval_verified",
 )
 """Modules under ``tablerag.cli`` that add sibling ``eval`` commands, when present."""
 

@@ -80,7 +80,9 @@ def tableqa(
     today = EVAL_TODAY if dataset == "wikitq" else None
     settings = load_settings(None, llm_timeout_s=llm_timeout, stages=stages)
     options = nl2sql_options(settings, model.spec, explain=False, today=today)
-    built = build_methods(names, model, folder, workspace=workspace, options=options)
+    built = build_methods(
+        names, model, folder, workspace=workspace, options=options, settings=settings
+    )
     meta = {
         "task": "tableqa",
         "dataset": dataset,
@@ -115,10 +117,10 @@ def tableqa(
 def _cases(dataset: str, path: Path, workspace: Path | None) -> tuple[list[Case], tuple[str, ...]]:
     from tablerag.evals.datasets.custom import custom_cases, load_custom
     from tablerag.evals.datasets.wikitq import load_wikitq
-    from tablerag.evals.tableqa_task import METHODS
+    from tablerag.evals.tableqa_task import DEFAULT_METHODS
 
     if dataset == "wikitq":
-        return load_wikitq(path), METHODS
+        return load_wikitq(path), DEFAULT_METHODS
     if dataset == "custom":
         if workspace is None:
             raise ConfigError("--dataset custom needs --workspace: the tables to answer from.")

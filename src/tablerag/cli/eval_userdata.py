@@ -75,13 +75,21 @@ def userdata(
         str | None, typer.Option(help="Embedder of the workspace's index (default: the setting).")
     ] = None,
     stages: StagesOpt = None,
+    knowledge: Annotated[
+        str,
+        typer.Option(
+            help="The workspace's semantic model: none (free SQL), draft (what `tablerag "
+            "knowledge draft` proposes) or curated (the set's model, written from its "
+            "documents; shop only). Each gets its own run folder."
+        ),
+    ] = "none",
     as_json: EvalJsonOpt = False,
 ) -> None:
     """Generated messy files (v1: GBK CSV, Excel with merged header and 合计 row, a PDF table
     over three pages, a Word policy, MM/DD/YYYY dates, an FAQ; v2: a clinic's workbook and
     rules, a freight company's GBK waybills with 万 and mixed dates, customers, service terms),
     or a shop database with definition documents (shop), ingested into a fresh workspace in the
-    run folder; bilingual questions with independently computed answers asked through ``ask``.
+    run folder; bilingual questions with independently computed answers asked through `ask`.
 
     Metric: every expected figure (0.1 % tolerance) and key fact stated; an unanswerable
     question is right when the answer says so. Category: the question's kind. The report's
@@ -92,6 +100,7 @@ def userdata(
     from tablerag.evals.userdata.split import select_part
     from tablerag.evals.userdata.task import (
         METHODS,
+        apply_knowledge,
         build_methods,
         build_workspace,
         kind_figures,
@@ -105,12 +114,13 @@ def userdata(
     questions = select_part(chosen.questions, part)
     names = parse_methods(methods, METHODS, ("tablerag",))
     picked = only_cases(sample_cases(userdata_cases(questions), limit, sample_seed), only)
-    dataset = chosen.folder_name(part, db)
+    dataset = chosen.folder_name(part, db) + ("" if knowledge == "none" else f"-{knowledge}")
     folder = run_folder("userdata", dataset, limit, sample_seed, out)
     settings = load_settings(
         None, embedder=embedder, llm_timeout_s=llm_timeout, today=chosen.today, stages=stages
     )
     workspace, notes = build_workspace(folder, settings, lambda f: chosen.prepare(f, db))
+    notes += apply_knowledge(workspace, knowledge, chosen.model)
     model = open_llm(llm, folder, cache=not no_cache, threads=llm_threads)
     built = build_methods(names, model, workspace, settings, chosen.questions)
     meta = {
@@ -126,6 +136,7 @@ def userdata(
         "workspace": str(workspace),
         "embedder": settings.embedder,
         "ingest": notes,
+        "knowledge": knowledge,
         "today": chosen.today.isoformat(),
         "metric": "every expected figure (0.1% tolerance) and key fact stated; unanswerable "
         "questions right when the answer says the files cannot answer",

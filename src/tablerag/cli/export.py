@@ -19,6 +19,7 @@ from typing import Annotated, Any
 
 import typer
 
+from tablerag.cli._common import err_console, shown
 from tablerag.errors import ConfigError
 
 CsvOpt = Annotated[
@@ -56,6 +57,29 @@ def save_result(
             _atomically(path, write, columns, rows)
             written.append(path)
     return written
+
+
+def save_or_exit(
+    columns: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    *,
+    truncated: bool,
+    csv_path: Path | None,
+    xlsx_path: Path | None,
+) -> None:
+    """Write the rows to the files asked for and say so on standard error.
+
+    Raises:
+        typer.Exit: code 1 when a file could not be written (the reason printed).
+    """
+    try:
+        written = save_result(columns, rows, csv_path=csv_path, xlsx_path=xlsx_path)
+    except ConfigError as exc:
+        err_console.print(f"[bold red]error:[/] {shown(exc)}", highlight=False)
+        raise typer.Exit(1) from exc
+    cut = " (cut at the row cap)" if truncated else ""
+    for path in written:
+        err_console.print(f"saved {len(rows):,} rows{cut} to {shown(path)}", highlight=False)
 
 
 def as_text(value: Any) -> Any:

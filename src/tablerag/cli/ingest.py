@@ -156,10 +156,14 @@ def ingest(
 
 
 def _print(reports: list[SourceReport], summary: dict[str, object]) -> None:
+    from tablerag.types import problems_and_notes
+
     table = Table(title="Ingest report", show_lines=False)
-    for col in ("source", "status", "tables", "rows read", "rows stored", "chunks", "problems"):
+    columns = ("source", "status", "tables", "rows read", "rows stored", "chunks")
+    for col in (*columns, "problems", "notes"):
         table.add_column(col, justify="right" if col.startswith(("rows", "chunks")) else "left")
-    for r in reports:
+    parted = [problems_and_notes(r.problems) for r in reports]
+    for r, (problems, notes) in zip(reports, parted, strict=True):
         table.add_row(
             shown(short(r.source)),
             f"[{_STYLE[r.status]}]{r.status}[/]",
@@ -167,21 +171,31 @@ def _print(reports: list[SourceReport], summary: dict[str, object]) -> None:
             str(r.rows_read),
             str(r.rows_stored),
             str(r.chunks),
-            str(len(r.problems)),
+            f"[yellow]{len(problems)}[/]" if problems else "0",
+            str(len(notes)),
         )
     console.print(table)
-    for r in reports:
+    for r, (problems, _) in zip(reports, parted, strict=True):
         if r.error:
             console.print(
                 f"[{_STYLE[r.status]}]{r.status}[/] {shown(short(r.source))}: {shown(r.error)}",
                 highlight=False,
             )
-        for p in r.problems:
+        for p in problems:
             console.print(
                 f"  [yellow]![/] {shown(short(r.source))} {shown(p.line())}", highlight=False
             )
+    if any(notes for _, notes in parted):
+        console.print("notes:", highlight=False)
+    for r, (_, notes) in zip(reports, parted, strict=True):
+        for p in notes:
+            console.print(
+                f"  [dim]·[/] {shown(short(r.source))} {shown(p.line())}", highlight=False
+            )
+    in_place = summary.get("rows_in_place")
+    rows = f"{summary['rows']} rows" + (f" (+ {in_place:,} in place)" if in_place else "")
     console.print(
-        "workspace {workspace}: {sources} sources, {tables} tables, {rows} rows, "
-        "{documents} documents, {chunks} chunks".format(**summary),
+        f"workspace {summary['workspace']}: {summary['sources']} sources, {summary['tables']} "
+        f"tables, {rows}, {summary['documents']} documents, {summary['chunks']} chunks",
         highlight=False,
     )

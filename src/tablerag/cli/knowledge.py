@@ -22,7 +22,9 @@ from tablerag.cli._common import (
 from tablerag.cli._common import shown as safe
 
 if TYPE_CHECKING:
+    from tablerag.semantic.check import Finding
     from tablerag.semantic.ossie import OssieDocument
+    from tablerag.sql.engines.base import SQLEngine
 
 knowledge_app = typer.Typer(
     help="The semantic model: metrics, dimensions and definitions people agreed on (Ossie).",
@@ -50,6 +52,9 @@ def import_(
 
     try:
         document = read_file(file)
+        absent = _absent_values(workspace, document)  # the data, read before the write
+        if absent:
+            raise KnowledgeInvalid([str(f) for f in absent], what=f"The semantic model from {file}")
         with open_workspace(workspace, read_only=False) as ws:
             import_document(ws.con, document, ws.tables(), origin=str(file), replace_all=replace)
     except KnowledgeInvalid as exc:
@@ -125,6 +130,7 @@ def check(workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: JsonOpt = False)
     if document is None:
         _no_model(workspace)
     findings = check_model(document, tables)
+    findings += _absent_values(workspace, document)
     if as_json:
         print_json([{"kind": f.kind, "name": f.name, "problem": f.message} for f in findings])
     elif findings:
@@ -175,6 +181,33 @@ def draft(
         )
         return
     console.print(f"Stored {added} drafted entr{'y' if added == 1 else 'ies'} (status: draft).")
+
+
+def _absent_values(workspace: Path, document: OssieDocument) -> list[Finding]:
+    """The model's filter values the workspace's data does not hold (each source's data read
+    through its read-only engine; a source that cannot be reached is named on stderr)."""
+    from tablerag.errors import ConfigError
+    from tablerag.semantic.knowledge import Knowledge
+    from tablerag.semantic.values import absent_values
+    from tablerag.sources import SourceSet, group_sources
+
+    with open_workspace(workspace) as ws:
+        tables = ws.tables()
+        places = SourceSet(group_sources(workspace, tables, ws.sources()))
+    by_name = {t.name.rpartition(".")[2].lower(): t.name for t in tables}
+
+    def engine_for(table: str) -> SQLEngine | None:
+        located = places.source_of(by_name.get(table.lower(), table))
+        try:
+            return places.engine(located[0]) if located is not None else None
+        except ConfigError as exc:
+            err_console.print(f"filter values of {safe(table)} not checked: {safe(exc)}")
+            return None
+
+    try:
+        return absent_values(Knowledge(document), engine_for)
+    finally:
+        places.close()
 
 
 def _document(workspace: Path) -> OssieDocument:

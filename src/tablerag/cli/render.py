@@ -97,7 +97,7 @@ def _answer_panel(answer: Answer) -> Panel:
     if said:  # what the numbers cover, from the SQL, before the numbers
         body.append(Text(visible(said), style="cyan"))
     body.append(Text(visible(answer.answer or "(no answer)")))
-    if answer.error:
+    if answer.error and answer.error.strip() != answer.answer.strip():  # not said twice
         body.append(Text(visible(f"error: {answer.error}"), style="red"))
     # Facts label each part of a fused answer by its source; a one-path answer is its own fact.
     for fact in answer.facts if answer.path == "hybrid" else ():

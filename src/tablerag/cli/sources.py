@@ -19,6 +19,7 @@ from tablerag.cli._common import (
     to_jsonable,
 )
 from tablerag.cli.ingest import WaitOpt
+from tablerag.types import ROWS_NO_ACCESS
 
 if TYPE_CHECKING:
     from tablerag.ingest.manage import TableChange
@@ -40,11 +41,15 @@ def register(app: typer.Typer) -> None:
 def sources(workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: JsonOpt = False) -> None:
     """List ingested sources with their counts and problems; mark files that are gone."""
     from tablerag.ingest.manage import is_gone
+    from tablerag.types import problems_and_notes
 
     with open_workspace(workspace) as ws:
-        records = ws.sources()
+        records, tables = ws.sources(), ws.tables()
+    in_place = _in_place_rows(tables)
     if as_json:
-        print_json([_record_json(r, gone=is_gone(r)) for r in records])
+        print_json(
+            [{**_record_json(r, gone=is_gone(r)), **in_place.get(r.location, {})} for r in records]
+        )
         return
     table = Table(title=f"Sources in {workspace}")
     for col in ("source", "format", "ingested", "tables", "rows", "chunks", "problems"):
@@ -56,9 +61,9 @@ def sources(workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: JsonOpt = Fals
             s.format,
             s.ingested_at,
             shown(", ".join(s.tables)),
-            str(s.rows_stored),
+            _rows_shown(s, in_place.get(s.location)),
             str(s.chunks),
-            str(len(s.problems)),
+            str(len(problems_and_notes(s.problems)[0])),
         )
     console.print(table)
     if any(is_gone(s) for s in records):
@@ -135,6 +140,31 @@ def remove(
             "[yellow]![/] the text index was not up to date; `tablerag refresh` rebuilds it.",
             highlight=False,
         )
+
+
+def _in_place_rows(tables: list[TableInfo]) -> dict[str, dict[str, int]]:
+    """Per database source: the rows of its tables queried in place, and how many of its
+    tables the role may not read (a database's rows are not stored, so ``rows_stored`` is 0)."""
+    out: dict[str, dict[str, int]] = {}
+    for t in tables:
+        if t.stored:
+            continue
+        entry = out.setdefault(t.source, {"rows_in_place": 0, "tables_no_access": 0})
+        if t.row_count >= 0:
+            entry["rows_in_place"] += t.row_count
+        elif t.row_count == ROWS_NO_ACCESS:
+            entry["tables_no_access"] += 1
+    return out
+
+
+def _rows_shown(record: SourceRecord, in_place: dict[str, int] | None) -> str:
+    if in_place is None:
+        return f"{record.rows_stored:,}"
+    shown_rows = f"{in_place['rows_in_place']:,} (in place)"
+    denied = in_place["tables_no_access"]
+    if denied:
+        shown_rows += f", {denied} {'table' if denied == 1 else 'tables'} no access"
+    return shown_rows
 
 
 def _of(tables: list[TableInfo], location: str) -> list[TableInfo]:

@@ -20,6 +20,7 @@ from tablerag.cli._common import (
     print_json,
     shown,
 )
+from tablerag.cli.export import CsvOpt, XlsxOpt, save_or_exit
 from tablerag.errors import (
     EngineError,
     QueryTimeout,
@@ -201,12 +202,14 @@ def sql(
     as_json: JsonOpt = False,
     max_rows: Annotated[int, typer.Option("--max-rows", min=1, help="Row cap.")] = 1000,
     timeout_ms: Annotated[int, typer.Option("--timeout-ms", min=1, help="Time limit.")] = 10_000,
+    csv_path: CsvOpt = None,
+    xlsx_path: XlsxOpt = None,
 ) -> None:
     """Run one read-only SELECT. Exit 0 rows, 3 rejected by the gate, 4 stopped by a limit.
 
-    SQL beginning with a ``--`` comment works as the argument
-    (``tablerag sql $'-- top\\nSELECT 1'``), after ``--`` (``tablerag sql -w ws -- "..."``) or
-    from standard input (``echo "..." | tablerag sql -``).
+    SQL beginning with a '--' comment works as the argument
+    (tablerag sql $'-- top\\nSELECT 1'), after '--' (tablerag sql -w ws -- "...") or from
+    standard input (echo "..." | tablerag sql -).
     """
     from tablerag.settings import load_settings
     from tablerag.sql.policy import ExecutionPolicy
@@ -238,6 +241,14 @@ def sql(
     except TableragError as exc:
         raise typer.Exit(_fail(exc, as_json, secrets)) from exc
     _show(result, as_json, max_rows)
+    if csv_path is not None or xlsx_path is not None:
+        save_or_exit(
+            result.columns,
+            result.rows,
+            truncated=result.truncated,
+            csv_path=csv_path,
+            xlsx_path=xlsx_path,
+        )
     raise typer.Exit(EXIT_LIMIT if result.truncated else EXIT_OK)
 
 

@@ -4,7 +4,11 @@ Methods, all on the same model and the same workspace (:mod:`tablerag.evals.tatq
 
 * ``direct``: the model answers from what it knows (no retrieval);
 * ``rag``: retrieval-only RAG, tables read as their Markdown chunks;
-* ``tablerag``: the TableRAG loop (:mod:`tablerag.loop`);
+* ``tablerag``: the product's own entry point, as ``tablerag ask`` runs it (:meth:`QA.ask`: the
+  router, then the TableRAG loop for a multi-step question, the data or the documents path with
+  their fallback, or both fused);
+* ``tablerag-loop``: the ablation that calls the TableRAG loop (:mod:`tablerag.loop`) directly,
+  whatever the router would choose;
 * ``tablerag-nodecomp`` / ``-nosql`` / ``-nodocs``: the loop without schema-aware decomposition,
   without SQL (tables as Markdown text), without document retrieval;
 * ``tablerag-decompfirst``: the loop in the paper's order (plan before the first step).
@@ -25,12 +29,13 @@ from pathlib import Path
 from typing import Any
 
 from tablerag.answer import Answer, detect_language
+from tablerag.answer.findings import body
 from tablerag.answer.grounding import Number, numbers_in
 from tablerag.errors import ProviderError
 from tablerag.evals.datasets.tatqa import TatContext
 from tablerag.evals.runner import Case, Metered, Outcome
 from tablerag.evals.tatqa_metric import tatqa_score
-from tablerag.lang.messages import leads
+from tablerag.lang.messages import LANGUAGE_NAMES
 from tablerag.llm.base import LLM
 from tablerag.loop.retrieve import retrieve, tables_of
 from tablerag.loop.textside import answer_from_passages
@@ -42,6 +47,7 @@ METHODS: tuple[str, ...] = (
     "direct",
     "rag",
     "tablerag",
+    "tablerag-loop",
     "tablerag-nodecomp",
     "tablerag-nosql",
     "tablerag-nodocs",
@@ -87,37 +93,6 @@ def clean_text(text: str) -> str:
         'Revenue grew'
     """
     return " ".join(_CITE.sub(" ", text).split()).rstrip("。. ")
-
-
-CAVEATS = (
-    "checks.unsure",
-    "loop.conflict",
-    "loop.sql_doubted",
-    "loop.sql_failed",
-    "rag.table_figure",
-    "rag.off_subject",
-)
-"""Messages an answer opens with when it is unsure: what it is unsure of, not the answer."""
-
-
-def without_caveats(text: str) -> str:
-    """``text`` without the lines it opens with that say what it is unsure of (the scorer
-    reads the answer, not the figures a caveat quotes from the other side).
-
-    Example:
-        >>> without_caveats("This answer may be wrong: the tables and the documents disagree "
-        ...                 "(the SQL result: 0; the documents: 0.9 [1]).\\n0.9 million [1]")
-        '0.9 million [1]'
-        >>> without_caveats("这个结果可能不对：查询没有读取任何表。\\n1")
-        '1'
-        >>> without_caveats("Revenue was 3.")
-        'Revenue was 3.'
-    """
-    opening = leads(*CAVEATS)
-    lines = text.split("\n")
-    while len(lines) > 1 and lines[0].startswith(opening):
-        lines = lines[1:]
-    return "\n".join(lines)
 
 
 def prediction_of(text: str, question: str) -> str | list[str]:
@@ -203,9 +178,10 @@ def unit_tables(answer: Answer, known: Iterable[str]) -> list[str]:
         >>> unit_tables(a, ["t_a", "t_b"])
         ['t_b']
     """
-    read = {
-        w for st in answer.steps if st.chosen == "sql" and st.sql for w in _WORDS.findall(st.sql)
-    }
+    queries = [st.sql for st in answer.steps if st.chosen == "sql" and st.sql]
+    if not answer.steps and answer.sql:  # the data path's answer (no loop)
+        queries = [answer.sql]
+    read = {w for sql in queries for w in _WORDS.findall(sql)}
     from_sql = [t for t in known if t in read]
     return from_sql or [t for st in answer.steps for t in st.tables]
 
@@ -244,7 +220,7 @@ class _Method:
         if self.name == "direct":
             chat = render(
                 "loop_direct",
-                language="English" if language == "en" else "Chinese",
+                language=LANGUAGE_NAMES[language],
                 question=question,
             )
             reply = llm.complete(chat, temperature=0.0, max_tokens=DIRECT_MAX_TOKENS)
@@ -261,6 +237,11 @@ class _Method:
                 timeout_s=s.llm_timeout_s,
             )
             return (got.answer if got.status == "ok" else ""), tables_of(hits), None
+        if self.name == "tablerag":
+            answer = asked(self.qa, question, llm)
+            tables = unit_tables(answer, self.units)
+            ok = answer.status in ("ok", "unsure", "degraded")
+            return (answer.answer if ok else ""), tables, answer
         answer = self.qa.loop(
             question,
             schema_aware=self.name != "tablerag-nodecomp",
@@ -283,7 +264,7 @@ class _Method:
         answer: Answer | None,
         error: str = "",
     ) -> Outcome:
-        said = without_caveats(text)
+        said = body(answer) if answer is not None and text else text  # without its caveats
         pred = prediction_of(said, case.question) if said else ""
         scale = predict_scale(case.question, said, [self.units.get(t, "") for t in tables])
         score = tatqa_score(dict(case.gold), pred, scale)
@@ -294,6 +275,8 @@ class _Method:
         detail: dict[str, Any] = {"scale": scale, "answer_text": text[:300], "error": error}
         if answer is not None:
             subs = [st for st in answer.steps if st.action == "sub-question"]
+            if answer.route is not None:  # the product's path: where the router sent it
+                detail.update(route=answer.route.intent, path=answer.path)
             detail.update(
                 steps=len(subs),
                 finished=answer.budget_exhausted is None and answer.status != "degraded",
@@ -318,6 +301,23 @@ class _Method:
             completion_tokens=int(snap["completion_tokens"]),
             detail={**detail, "cached_calls": int(snap["cached_calls"])},
         )
+
+
+def asked(qa: QA, question: str, llm: LLM) -> Answer:
+    """``question`` answered by :meth:`QA.ask` over ``qa``'s workspace, every model call made
+    through ``llm`` (a per-question meter): what ``tablerag ask`` answers."""
+    session = QA(
+        path=qa.path,
+        settings=qa.settings,
+        llm=llm,
+        sources=qa.sources,
+        catalog=qa.catalog,
+        router=qa.router,
+        index=qa.index,
+        index_problem=qa.index_problem,
+    )
+    session.semantic = qa.semantic  # (not closed: the parts are qa's)
+    return session.ask(question)
 
 
 def build_methods(

@@ -8,14 +8,20 @@ Methods, all on the same model:
 
 * ``naive``: the whole schema as CREATE TABLE statements, one call, the SQL extracted and run
   (no linking, no repair).
-* ``tablerag``: the product's NL2SQL path: the graph linker's schema context (values read from
-  the SQLite file) → :func:`tablerag.nl2sql.path.answer_with_sql` (product prompt, canonical
-  formats, the SQL gate, up to 2 repairs; no explanation call).
-* ``tablerag-nolink``: the whole schema (product rendering), product prompt and repairs.
-* ``tablerag-novalues``: the linker without the value index.
+* ``tablerag``: the product's own entry point, as ``tablerag ask`` runs it
+  (:class:`tablerag.evals.product.ProductPath`): the router, the data path (the graph linker's
+  schema context with values read from the SQLite file, the notes, the SQL gate, the mends,
+  doubts and repairs, the explanation and the answer checks) and whatever the router chooses
+  instead (documents, hybrid, clarification: the database has no documents, so these find
+  nothing and fall back to the data where the product does).
+* ``tablerag-direct``: the ablation that calls :func:`tablerag.nl2sql.path.answer_with_sql`
+  directly (no router, no fallback, no explanation call): the figures of runs before the
+  product path was measured.
+* ``tablerag-novalues``: ``tablerag`` with a catalog without the value index.
 * ``tablerag-norepair``: ``tablerag`` without repairs.
-* ``tablerag-tiers``: ``tablerag`` with the opt-in compact tier (key neighbours and runner-up
-  tables as one line each, :class:`tablerag.linking.TierOptions`).
+* ``tablerag-nolink``: ``tablerag-direct`` with the whole schema (product rendering).
+* ``tablerag-tiers``: ``tablerag-direct`` with the opt-in compact tier (key neighbours and
+  runner-up tables as one line each, :class:`tablerag.linking.TierOptions`).
 
 Every predicted query is scored by running it through the SQL gate (see
 :mod:`tablerag.evals.sqlexec`).
@@ -31,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from tablerag.answer import Answer, detect_language
+from tablerag.answer.findings import LLM_FAILED, has
 from tablerag.errors import ConfigError, EngineError, ProviderError
 from tablerag.evals.datasets.bird import load_bird
 from tablerag.evals.datasets.spider import (
@@ -39,9 +46,9 @@ from tablerag.evals.datasets.spider import (
     read_tables_json,
     without_missing_tables,
 )
+from tablerag.evals.product import ProductPath
 from tablerag.evals.runner import EVAL_TODAY, Case, Metered, Outcome
 from tablerag.evals.sqlexec import Execution, Executor, Metric
-from tablerag.lang.messages import templates
 from tablerag.linking import (
     LinkOptions,
     SchemaCatalog,
@@ -63,6 +70,7 @@ DATASETS = ("spider", "chase", "bird")
 METHODS = (
     "naive",
     "tablerag",
+    "tablerag-direct",
     "tablerag-nolink",
     "tablerag-novalues",
     "tablerag-norepair",
@@ -353,6 +361,8 @@ class SQLTask:
         self.stages = stage_switches(self.settings, llm.spec)
         """The notes, mends and doubts the ``tablerag`` methods run."""
         self.executor = Executor(dataset.databases, metric=dataset.metric)
+        self.product = ProductPath(self.settings)
+        """The product's entry point over the run's databases (the ``tablerag`` methods)."""
         self._catalogs: dict[tuple[str, bool], SchemaCatalog] = {}
         self._lock = threading.Lock()
 
@@ -393,12 +403,13 @@ class SQLTask:
         repairs = self.settings.nl2sql_max_repairs
         built: dict[str, NaiveMethod | TableragMethod] = {
             "naive": NaiveMethod(self),
-            "tablerag": TableragMethod(self, "tablerag", repairs=repairs),
+            "tablerag": TableragMethod(self, "tablerag", repairs=repairs, product=True),
+            "tablerag-direct": TableragMethod(self, "tablerag-direct", repairs=repairs),
             "tablerag-nolink": TableragMethod(self, "tablerag-nolink", link=False, repairs=repairs),
             "tablerag-novalues": TableragMethod(
-                self, "tablerag-novalues", values=False, repairs=repairs
+                self, "tablerag-novalues", values=False, repairs=repairs, product=True
             ),
-            "tablerag-norepair": TableragMethod(self, "tablerag-norepair", repairs=0),
+            "tablerag-norepair": TableragMethod(self, "tablerag-norepair", repairs=0, product=True),
             "tablerag-tiers": TableragMethod(
                 self, "tablerag-tiers", repairs=repairs, options=COMPACT_TIER
             ),
@@ -546,7 +557,7 @@ def answer_error(answer: Answer) -> str:
         >>> answer_error(a)
         'invalid_sql'
     """
-    if answer.answer in templates("nl2sql.llm_failed").values() or not answer.sql_attempts:
+    if has(answer, LLM_FAILED) or not answer.sql_attempts:
         return "llm_error"
     last = answer.sql_attempts[-1].error or ""
     for prefix, kind in _ATTEMPT_ERRORS:
@@ -556,15 +567,17 @@ def answer_error(answer: Answer) -> str:
 
 
 class TableragMethod:
-    """tablerag's NL2SQL path as the product runs it, or one of its ablations.
+    """tablerag as a user's ``ask`` runs it (``product``), or its NL2SQL path called directly.
 
     Args:
         task: the shared resources.
         name: the method id.
-        link: link the schema (False: the whole schema, product rendering).
+        link: link the schema (False: the whole schema, product rendering; direct only).
         values: use the value index in linking.
         repairs: repair attempts after a failing query.
-        options: linker options (None: the product's defaults).
+        options: linker options (None: the product's defaults; direct only).
+        product: answer through the product's entry point (router, fallback, explanation);
+            False: call :func:`~tablerag.nl2sql.path.answer_with_sql` directly.
     """
 
     def __init__(
@@ -576,10 +589,12 @@ class TableragMethod:
         values: bool = True,
         repairs: int = 2,
         options: LinkOptions | None = None,
+        product: bool = False,
     ) -> None:
+        assert not product or (link and options is None), "the product links with its defaults"
         self.task, self.name = task, name
         self.link, self.values, self.repairs = link, values, repairs
-        self.options = options
+        self.options, self.product = options, product
 
     def schema(self, case: Case, question: str) -> SchemaContext:
         """The schema context the model sees for ``case``."""
@@ -598,6 +613,8 @@ class TableragMethod:
 
     def __call__(self, case: Case) -> Outcome:
         """Answer one case (never raises for model or SQL failures)."""
+        if self.product:
+            return self._asked(case)
         started = time.perf_counter()
         llm = Metered(self.task.llm)
         question = question_text(case)
@@ -624,12 +641,7 @@ class TableragMethod:
         detail = {
             "schema_tokens": schema.tokens,
             "tables": list(schema.tables),
-            "attempts": len(answer.sql_attempts),
-            "attempt_errors": [a.error for a in answer.sql_attempts if a.error],
-            "attempt_sql": [a.sql for a in answer.sql_attempts],
-            "status": answer.status,  # the calibration figures of the report read these two
-            "confidence": answer.confidence,
-            "checks": answer.checks,
+            **_answer_detail(answer),
         }
         if answer.status == "error":
             return _outcome(
@@ -643,3 +655,52 @@ class TableragMethod:
             self.name, case, llm, started, prediction=answer.sql, execution=execution, error="",
             latency=latency, detail=detail,
         )  # fmt: skip
+
+    def _asked(self, case: Case) -> Outcome:
+        """Answer one case through the product's entry point (:class:`ProductPath`)."""
+        started = time.perf_counter()
+        llm = Metered(self.task.llm)
+        db = str(case.context["db"])
+        settings = self.task.settings
+        if self.repairs != settings.nl2sql_max_repairs:
+            settings = settings.model_copy(update={"nl2sql_max_repairs": self.repairs})
+        product = self.task.product if settings is self.task.settings else ProductPath(settings)
+        answer = product.ask(
+            question_text(case),
+            llm=llm,
+            engine=self.task.executor.engine(db),
+            catalog=self.task.catalog(db, values=self.values),
+            label=db,
+            today=EVAL_TODAY,
+        )
+        latency = dict(answer.timings_ms)
+        detail = {
+            "path": answer.path,
+            "route": answer.route.intent if answer.route is not None else None,
+            "fallback": answer.fallback.outcome if answer.fallback is not None else None,
+            **_answer_detail(answer),
+        }
+        if answer.status == "error" or answer.sql is None:
+            error = answer_error(answer) if answer.status == "error" else "no_sql"
+            return _outcome(
+                self.name, case, llm, started, prediction=answer.sql, execution=None,
+                error=error, latency=latency, detail={**detail, "message": answer.error or ""},
+            )  # fmt: skip
+        execution, ms = _score(self.task, case, answer.sql)
+        latency["scoring"] = ms
+        return _outcome(
+            self.name, case, llm, started, prediction=answer.sql, execution=execution, error="",
+            latency=latency, detail=detail,
+        )  # fmt: skip
+
+
+def _answer_detail(answer: Answer) -> dict[str, Any]:
+    """What an outcome records of a tablerag answer: its attempts, status and checks."""
+    return {
+        "attempts": len(answer.sql_attempts),
+        "attempt_errors": [a.error for a in answer.sql_attempts if a.error],
+        "attempt_sql": [a.sql for a in answer.sql_attempts],
+        "status": answer.status,  # the calibration figures of the report read these two
+        "confidence": answer.confidence,
+        "checks": answer.checks,
+    }

@@ -7,9 +7,12 @@ Methods (each scores its prediction with :func:`tablerag.evals.wikitq_metric.den
   fits a 4,096-token window (the outcome's ``detail`` says how many rows the model saw).
 * ``tablerag`` — the product's way: the table file is ingested (tablerag's readers, type
   inference and store) into a DuckDB workspace, one per table file, cached under the run folder
-  so a table is ingested once per run; the question then goes through the NL2SQL path (schema
-  linking, one SQL call, the gate, repairs) with ``explain=False``. The answer is the result's
-  cells: one column → its values; one row → its cells; otherwise the first column.
+  so a table is ingested once per run; the question is then answered as ``tablerag ask``
+  answers it (:class:`tablerag.evals.product.ProductPath`: the router, the NL2SQL path with its
+  explanation, the fallback). The answer is the result's cells: one column → its values; one
+  row → its cells; otherwise the first column.
+* ``tablerag-direct`` — the ablation that calls the NL2SQL path directly (schema linking, one
+  SQL call, the gate, repairs) with ``explain=False``: no router, no fallback.
 
 A case's context names its table file (``table``) or, for a user's own questions, nothing: then
 ``tablerag`` answers over the workspace given to :func:`build_methods`.
@@ -30,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from tablerag.answer import Answer, detect_language
+from tablerag.answer.findings import LLM_FAILED, has
 from tablerag.errors import (
     ConfigError,
     ProviderError,
@@ -38,9 +42,9 @@ from tablerag.errors import (
     TableragError,
 )
 from tablerag.evals.datasets.wikitq import read_table
+from tablerag.evals.product import ProductPath
 from tablerag.evals.runner import Case, Metered, Method, Outcome
 from tablerag.evals.wikitq_metric import denotation_match
-from tablerag.lang.messages import templates
 from tablerag.layout import DB_FILE
 from tablerag.linking.cache import workspace_catalog
 from tablerag.linking.catalog import SchemaCatalog
@@ -49,11 +53,14 @@ from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql, jsonable
 from tablerag.nl2sql.schema_context import schema_context
 from tablerag.prompts import SEPARATOR, fill
 from tablerag.service import ingest
-from tablerag.settings import Settings
+from tablerag.settings import Settings, load_settings
+from tablerag.sources import FILES
 from tablerag.sql.engines import SQLEngine, open_engine
 from tablerag.store.workspace import Workspace
 
-METHODS: tuple[str, ...] = ("markdown", "tablerag")
+METHODS: tuple[str, ...] = ("markdown", "tablerag", "tablerag-direct")
+DEFAULT_METHODS: tuple[str, ...] = ("markdown", "tablerag")
+"""The methods a run compares unless ``--methods`` names others (the ablation on request)."""
 EVAL_TODAY = dt.date(2026, 1, 1)
 """The date the NL2SQL prompt states for public datasets (their questions never depend on it):
 a fixed date keeps the prompt, and so the response-cache key, the same from day to day."""
@@ -184,7 +191,7 @@ def nl2sql_error(answer: Answer) -> str:
         return ""
     if answer.status == "no_data":
         return "wrong_result"
-    if not answer.sql_attempts or answer.answer in templates("nl2sql.llm_failed").values():
+    if not answer.sql_attempts or has(answer, LLM_FAILED):
         return "llm_error"
     last = answer.sql_attempts[-1].error or ""
     if last.startswith("no SQL"):
@@ -394,7 +401,9 @@ class TableragMethod:
     fixed: Callable[[], _Session] | None = None
     options: NL2SQLOptions = field(default_factory=NL2SQLOptions)
     schema_max_tokens: int = 700
-    name: str = "tablerag"
+    name: str = "tablerag-direct"
+    product: ProductPath | None = None
+    """Answer through the product's entry point (the ``tablerag`` method); None: directly."""
 
     def __call__(self, case: Case) -> Outcome:
         """Answer one case with SQL over its table (or the given workspace)."""
@@ -405,6 +414,8 @@ class TableragMethod:
             return _outcome(case, self.name, "execution_error", detail={"error": str(exc)})
         started += prepare_ms / 1000  # a one-off cost per table: reported apart
         llm = Metered(self.llm)
+        if self.product is not None:
+            return self._asked(case, session, prepare_ms, started, llm, self.product)
         opts = replace(self.options, explain=False)
         with session.lock:
             schema_started = time.perf_counter()
@@ -434,16 +445,42 @@ class TableragMethod:
         if prepare_ms:
             detail["prepare_ms"] = round(prepare_ms, 1)
         stages = {**answer.timings_ms, "schema": round(schema_ms, 3)}
-        error = nl2sql_error(answer)
-        if error:
-            detail["error"] = answer.error or answer.answer
-            return _outcome(
-                case, self.name, error, started=started, llm=llm, detail=detail, stages=stages
+        return _judged(case, self.name, answer, started, llm, detail, stages)
+
+    def _asked(
+        self,
+        case: Case,
+        session: _Session,
+        prepare_ms: float,
+        started: float,
+        llm: Metered,
+        product: ProductPath,
+    ) -> Outcome:
+        """Answer one case as ``tablerag ask`` answers it over the case's workspace."""
+        with session.lock:
+            answer = product.ask(
+                case.question,
+                llm=llm,
+                engine=session.engine,
+                catalog=session.catalog,
+                label=FILES,
+                kind="files",
+                today=self.options.today,
             )
-        assert answer.table is not None
-        items = answer_items(answer.table.columns, answer.table.rows)
-        detail["columns"] = answer.table.columns
-        return _scored(case, self.name, items, started, llm, detail, stages)
+        detail: dict[str, Any] = {
+            "sql": answer.sql,
+            "path": answer.path,
+            "route": answer.route.intent if answer.route is not None else None,
+            "attempts": len(answer.sql_attempts),
+            "status": answer.status,  # the calibration figures of the report read these two
+            "confidence": answer.confidence,
+            "checks": answer.checks,
+        }
+        if prepare_ms:
+            detail["prepare_ms"] = round(prepare_ms, 1)
+        stages = dict(answer.timings_ms)
+        stages.pop("total", None)
+        return _judged(case, self.name, answer, started, llm, detail, stages)
 
     def _session(self, case: Case) -> tuple[_Session, float]:
         table_file = case.context.get("table")
@@ -455,6 +492,27 @@ class TableragMethod:
                 "a workspace."
             )
         return self.fixed(), 0.0
+
+
+def _judged(
+    case: Case,
+    method: str,
+    answer: Answer,
+    started: float,
+    llm: LLM,
+    detail: dict[str, Any],
+    stages: Mapping[str, float],
+) -> Outcome:
+    """The outcome of a tablerag answer: its error kind (``no_sql`` when it has no rows, as
+    an answer the router sent elsewhere), else its rows scored."""
+    error = nl2sql_error(answer) or ("" if answer.table is not None else "no_sql")
+    if error:
+        detail["error"] = answer.error or answer.answer
+        return _outcome(case, method, error, started=started, llm=llm, detail=detail, stages=stages)
+    assert answer.table is not None
+    items = answer_items(answer.table.columns, answer.table.rows)
+    detail["columns"] = answer.table.columns
+    return _scored(case, method, items, started, llm, detail, stages)
 
 
 def _scored(
@@ -546,6 +604,7 @@ def build_methods(
     *,
     workspace: str | Path | None = None,
     options: NL2SQLOptions | None = None,
+    settings: Settings | None = None,
 ) -> TableQAMethods:
     """The table-QA methods ``names`` sharing ``llm``.
 
@@ -554,7 +613,9 @@ def build_methods(
         llm: the run's LLM.
         run_dir: the run folder (per-table workspaces go to ``<run_dir>/tables``).
         workspace: the workspace ``tablerag`` answers over for cases without a table file.
-        options: NL2SQL options (repairs, time limits).
+        options: NL2SQL options (repairs, time limits) of ``tablerag-direct``; its
+            ``today`` is the product's too.
+        settings: the settings ``tablerag`` answers with (default: :func:`load_settings`).
 
     Raises:
         ConfigError: an unknown method name.
@@ -565,16 +626,18 @@ def build_methods(
             f"Unknown table-QA method(s) {unknown}; choose from {', '.join(METHODS)}."
         )
     built: list[Method] = []
-    closers: list[Callable[[], None]] = []
+    # one engine per workspace file, shared by the methods (DuckDB attaches a file once)
+    tables = TableWorkspaces(Path(run_dir) / WORKSPACES_DIR)
+    fixed = _FixedWorkspace(Path(workspace)) if workspace is not None else None
+    closers: list[Callable[[], None]] = [tables.close]
+    if fixed is not None:
+        closers.append(fixed.close)
     for name in names:
         if name == "markdown":
             timeout = (options or NL2SQLOptions()).timeout_s
             built.append(MarkdownMethod(llm, timeout_s=timeout))
             continue
-        tables = TableWorkspaces(Path(run_dir) / WORKSPACES_DIR)
-        fixed = _FixedWorkspace(Path(workspace)) if workspace is not None else None
-        closers.append(tables.close)
-        if fixed is not None:
-            closers.append(fixed.close)
-        built.append(TableragMethod(llm, tables, fixed, options=options or NL2SQLOptions()))
+        product = ProductPath(settings or load_settings()) if name == "tablerag" else None
+        opts = options or NL2SQLOptions()
+        built.append(TableragMethod(llm, tables, fixed, opts, name=name, product=product))
     return TableQAMethods(built, closers)

@@ -46,7 +46,14 @@ from tablerag.ingest.sampling import quote_ident as quote_ident
 from tablerag.ingest.sampling import truncate
 from tablerag.layout import INTERNAL_SCHEMA
 from tablerag.sql.credentials import connect_url
-from tablerag.types import ColumnInfo, ForeignKey, Problem, TableInfo
+from tablerag.types import (
+    ROWS_NO_ACCESS,
+    ROWS_UNKNOWN,
+    ColumnInfo,
+    ForeignKey,
+    Problem,
+    TableInfo,
+)
 
 log = logging.getLogger(__name__)
 
@@ -787,7 +794,7 @@ def _describe(
     checks = () if rel.kind == "view" else _checks(b, rel, name, problems)
     row_count = _row_count(b, rel, name, timeout_s, problems)
     columns: list[ColumnInfo] = []
-    sampling = k > 0
+    sampling = k > 0 and row_count != ROWS_NO_ACCESS
     for col in b.columns(rel):
         samples: tuple[str, ...] = ()
         if sampling and col.family != "binary":
@@ -804,11 +811,7 @@ def _describe(
                 )
             except (sa_exc.DBAPIError, duckdb.Error) as exc:
                 _raise_if_disconnected(exc)
-                problems.append(
-                    Problem(
-                        f"{name}.{col.name}", _first_line(exc), "no sample values for this column"
-                    )
-                )
+                problems.append(_sample_failed(f"{name}.{col.name}", exc))
         columns.append(
             ColumnInfo(
                 col.name, col.type, original=col.name, samples=samples, description=col.comment
@@ -826,6 +829,14 @@ def _describe(
         stored=False,
         checks=checks,
     )
+
+
+def _sample_failed(where: str, exc: BaseException) -> Problem:
+    """A column whose values could not be sampled; a column the role is not granted (as a
+    hidden column must not be) is a note, not a problem (issue 36)."""
+    if _is_denied(exc):
+        return Problem(where, "the role may not read this column", "no sample values", is_note=True)
+    return Problem(where, _first_line(exc), "no sample values for this column")
 
 
 def _checks(b: _Backend, rel: _Relation, name: str, problems: list[Problem]) -> tuple[str, ...]:
@@ -870,10 +881,19 @@ def _row_count(
     except (sa_exc.DBAPIError, duckdb.Error) as exc:
         # e.g. a view over a dropped table, or one whose functions try to write
         _raise_if_disconnected(exc)
+        if _is_denied(exc):  # listed as "no access": the role may not read it (issue 36)
+            problems.append(
+                Problem(
+                    name,
+                    "the role may not read this table",
+                    "listed as no access; GRANT SELECT on it to query it",
+                )
+            )
+            return ROWS_NO_ACCESS
         problems.append(
             Problem(name, f"counting rows failed: {_first_line(exc)}", "row count unknown (-1)")
         )
-        return -1
+        return ROWS_UNKNOWN
     except _TimedOut:
         estimate = b.estimate_rows(rel)
         if estimate is None:
@@ -934,6 +954,19 @@ def _raise_if_disconnected(exc: Exception) -> None:
     """A lost connection ends the reflection; a failing query on one relation does not."""
     if isinstance(exc, sa_exc.DBAPIError) and exc.connection_invalidated:
         raise exc
+
+
+_DENIED_MYSQL = (1142, 1143)
+"""MySQL's "SELECT command denied" for a table and for a column."""
+
+
+def _is_denied(exc: BaseException) -> bool:
+    """Whether the database refused the read for want of a privilege (not a broken view)."""
+    orig = getattr(exc, "orig", None) or exc
+    if getattr(orig, "sqlstate", None) == "42501":  # PostgreSQL insufficient_privilege
+        return True
+    args: tuple[object, ...] = getattr(orig, "args", ())
+    return bool(args) and args[0] in _DENIED_MYSQL
 
 
 def _first_line(exc: BaseException) -> str:

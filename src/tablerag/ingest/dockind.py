@@ -72,14 +72,14 @@ class KindChoice:
     """What decided: the evidence counted, or the setting entry that matched."""
 
     def problem(self) -> Problem:
-        """The ingest report's line for it.
+        """The ingest report's note for it.
 
         Example:
             >>> KindChoice("faq", "detected: 4 pairs").problem().line()
             "document kind 'faq' (detected: 4 pairs) (chunked by question-answer pair)"
         """
         what = f"document kind {self.kind!r} ({self.reason})"
-        return Problem("", what, f"chunked {HOW[self.kind]}")
+        return Problem("", what, f"chunked {HOW[self.kind]}", is_note=True)
 
 
 def clause_rank(text: str) -> int | None:

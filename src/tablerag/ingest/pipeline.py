@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from tablerag.errors import ConfigError, SourceError, TableragError
+from tablerag.errors import ConfigError, SourceError, TableragError, WorkspaceError
 from tablerag.ingest import chunking, dockind, infer
 from tablerag.ingest.database import is_database_url, redact_url, reflect_database_report
 from tablerag.ingest.documents import DOCUMENT_SUFFIXES
@@ -26,9 +26,10 @@ from tablerag.ingest.limits import IngestLimits, applied
 from tablerag.ingest.sampling import diverse_samples, quote_ident, withhold_samples
 from tablerag.ingest.store import sanitize_table_name, store_table
 from tablerag.ingest.tables import TABLE_SUFFIXES, stage_rows
+from tablerag.ingest.views import derived_hidden
 from tablerag.ingest.worker import IngestWorker, LocalReaders
 from tablerag.settings import Settings, load_settings
-from tablerag.sql.sensitive import is_hidden_column, rules_from
+from tablerag.sql.sensitive import WITHHELD, is_hidden_column, rules_from
 from tablerag.store.annotations import (
     flagged_columns,
     is_descriptions_file,
@@ -44,6 +45,7 @@ from tablerag.store.chunks import (
     source_chunks,
     sources_with_chunks_of,
 )
+from tablerag.store.diskfull import disk_full_message, is_disk_full
 from tablerag.store.documents import record_document
 from tablerag.store.glossary import record_glossary
 from tablerag.store.sources import (
@@ -284,6 +286,9 @@ def _ingest_one(
             report = replace(report, problems=(note, *report.problems))
         return replace(report, status=status)
     except (TableragError, duckdb.Error, OSError) as exc:
+        if is_disk_full(exc):  # every later source would fail alike: stop, say what to do
+            kept = f"nothing of {target.location} was stored, the workspace is as it was before"
+            raise WorkspaceError(disk_full_message(ws.path, kept)) from exc
         return _failed(ws, target, kind, exc)
     except Exception as exc:  # noqa: BLE001 - isolation edge: a parser bug must not stop the batch
         log.debug("unexpected failure reading %s", target.location, exc_info=True)
@@ -435,7 +440,11 @@ def _load_descriptions(
     notes = record_annotations(con, source_id, notes)  # names as the catalog spells them
     record_glossary(con, source_id, terms)
     described = sorted({a.table for a in notes})
-    problems = [Problem("", f"descriptions of {len(described)} tables", "merged into the catalog")]
+    problems = [
+        Problem(
+            "", f"descriptions of {len(described)} tables", "merged into the catalog", is_note=True
+        )
+    ]
     problems += unknown_names(con, notes)  # a misspelt flag must not fail silently (issue 28)
     flagged = {a.table for a in notes if a.sensitive and a.column is not None}
     rebuilt = _rechunk_tables(con, flagged, settings)
@@ -463,10 +472,19 @@ def _load_database(
     tables = reflection.tables
     chunks: list[Chunk] = []
     rules = rules_from(settings)
+    derived = derived_hidden(target.url, tables, settings)  # views over hidden columns
     for info in tables:  # no sample of a hidden column is recorded (issue 28)
-        record_table(
-            con, withhold_samples(con, info, rules), source_id, stored=False, rows_read=None
-        )
+        recorded = withhold_samples(con, info, rules)
+        hide = derived.get(info.name, set())
+        if hide:  # the marker keeps them hidden when the catalog is read back
+            recorded = replace(
+                recorded,
+                columns=tuple(
+                    replace(c, samples=(WITHHELD,)) if c.name in hide else c
+                    for c in recorded.columns
+                ),
+            )
+        record_table(con, recorded, source_id, stored=False, rows_read=None)
         chunks.extend(
             _table_chunks(con, info, target.location, settings, start_ordinal=len(chunks))
         )

@@ -9,6 +9,7 @@ import duckdb
 
 from tablerag.sql.pii import mask_text
 from tablerag.sql.sensitive import WITHHELD, SensitiveRules, is_hidden
+from tablerag.sqltypes import type_family
 from tablerag.store.annotations import flagged_columns
 from tablerag.types import ColumnInfo, TableInfo
 
@@ -99,26 +100,7 @@ def diverse_samples(
 
 
 def _is_ordered(sql_type: str) -> bool:
-    t = sql_type.upper()
-    return any(
-        t.startswith(p)
-        for p in (
-            "INT",
-            "BIGINT",
-            "SMALLINT",
-            "TINYINT",
-            "HUGEINT",
-            "DOUBLE",
-            "FLOAT",
-            "DECIMAL",
-            "REAL",
-            "DATE",
-            "TIMESTAMP",
-            "TIME",
-            "UBIGINT",
-            "UINTEGER",
-        )
-    )
+    return type_family(sql_type) in ("number", "time")
 
 
 def withhold_samples(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 import string
 from collections.abc import Mapping
 from functools import lru_cache
@@ -23,6 +22,8 @@ from tablerag.errors import ConfigError
 Language = Literal["zh", "en"]
 #: The languages every message is written in.
 LANGUAGES: tuple[Language, ...] = ("zh", "en")
+LANGUAGE_NAMES: Mapping[Language, str] = MappingProxyType({"zh": "Chinese", "en": "English"})
+"""Each language as a prompt names it ("Answer in {language}")."""
 
 
 def _read(name: str) -> Any:
@@ -98,21 +99,6 @@ def message(key: str, language: Language, **values: object) -> str:
     if missing:
         raise ConfigError(f"Message {key!r} needs a value for {', '.join(missing)}.")
     return template.format(**values)
-
-
-def leads(*keys: str) -> tuple[str, ...]:
-    """What messages ``keys`` open with in both languages, up to their first colon: how a
-    caveat line is told apart from the answer under it.
-
-    Example:
-        >>> leads("checks.unsure")
-        ('这个结果可能不对：', 'This result may be wrong:')
-    """
-    return tuple(
-        re.split(r"(?<=[:：])", templates(key)[language], maxsplit=1)[0]
-        for key in keys
-        for language in LANGUAGES
-    )
 
 
 @lru_cache(maxsize=1)

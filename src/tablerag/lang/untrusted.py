@@ -65,8 +65,9 @@ def clean(text: str, *, limit: int | None = None, line_limit: int | None = None)
         ('xxxx…', 'aa…\\nbb')
     """
     text = _LINE_BREAKS.sub("\n", text)
-    if any(is_hidden_char(ch) for ch in text):
-        text = "".join(ch for ch in text if not is_hidden_char(ch))
+    hidden = {ch for ch in set(text) if is_hidden_char(ch)}  # each character looked up once
+    if hidden:
+        text = "".join(ch for ch in text if ch not in hidden)
     if line_limit is not None:
         text = "\n".join(clip(line, line_limit) for line in text.split("\n"))
     return clip(text, limit)

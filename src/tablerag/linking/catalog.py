@@ -21,6 +21,7 @@ from tablerag.linking.profile import ColumnProfile, column_checks, profile_colum
 from tablerag.linking.rows import SAMPLE_ROWS, RowSource
 from tablerag.linking.values import MAX_VALUES_PER_COLUMN, ValueIndex
 from tablerag.sql.sensitive import DEFAULT_RULES, SensitiveRules, redact_table
+from tablerag.sqltypes import type_family
 from tablerag.types import ColumnInfo, TableInfo
 
 LOOKUP_MAX_ROWS = 50
@@ -57,6 +58,9 @@ class SchemaCatalog:
     values: ValueIndex | None
     glossary: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Business term → words it stands for (e.g. 毛利 → 净额, 成本, net, cost)."""
+    terms: tuple[tuple[str, str], ...] = ()
+    """(English, Chinese) names of one metric, from the workspace's semantic model; empty:
+    the built-in pairs (:func:`tablerag.lang.messages.term_pairs`) are used."""
     memo: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
     """Data derived once per catalog by its users (e.g. the linker's name features)."""
 
@@ -125,6 +129,7 @@ def build_catalog(
     index_values: bool = True,
     redact: bool = True,
     glossary: Mapping[str, Iterable[str]] | None = None,
+    terms: Iterable[tuple[str, str]] = (),
     rules: SensitiveRules = DEFAULT_RULES,
 ) -> SchemaCatalog:
     """Build the catalog: hide sensitive columns, profile, index values, build the key graph.
@@ -140,6 +145,7 @@ def build_catalog(
         redact: also hide columns that look sensitive by name or content (columns flagged
             ``sensitive`` are always hidden).
         glossary: business terms and the words they stand for, to seed linking.
+        terms: (English, Chinese) names of one metric (the workspace's semantic model).
         rules: the operator's ``sensitive_columns``/``allow_columns``
             (:func:`tablerag.sql.sensitive.is_hidden`).
 
@@ -194,6 +200,7 @@ def build_catalog(
         graph=FKGraph([t.name for t in visible], edges),
         values=index,
         glossary={k: tuple(v) for k, v in (glossary or {}).items()},
+        terms=tuple(terms),
     )
 
 
@@ -292,6 +299,7 @@ def combine(parts: Sequence[SchemaCatalog]) -> SchemaCatalog:
     profiles: dict[tuple[str, str], ColumnProfile] = {}
     edges: list[JoinEdge] = []
     glossary: dict[str, tuple[str, ...]] = {}
+    terms: dict[tuple[str, str], None] = {}
     index: ValueIndex | None = None
     for part in parts:
         clash = tables.keys() & part.tables.keys()
@@ -304,12 +312,14 @@ def combine(parts: Sequence[SchemaCatalog]) -> SchemaCatalog:
         profiles.update(part.profiles)
         edges += part.edges
         glossary.update(part.glossary)
+        terms.update(dict.fromkeys(part.terms))
         if part.values is not None:
             index = index or ValueIndex()
             index.extend(part.values)
     if index is not None:
         index.freeze()
-    return SchemaCatalog(tables, profiles, FKGraph(list(tables), edges), index, glossary)
+    graph = FKGraph(list(tables), edges)
+    return SchemaCatalog(tables, profiles, graph, index, glossary, terms=tuple(terms))
 
 
 def _visible(table: TableInfo, *, redact: bool, rules: SensitiveRules) -> TableInfo:
@@ -342,5 +352,4 @@ def bare_profiles(table: TableInfo) -> list[ColumnProfile]:
 
 def is_text_column(column: ColumnInfo) -> bool:
     """Whether the column holds text (or its type is unknown)."""
-    t = column.type.upper()
-    return t.startswith(("VARCHAR", "TEXT", "CHAR", "STRING", "NVARCHAR")) or t == ""
+    return type_family(column.type) == "text"

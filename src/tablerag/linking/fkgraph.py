@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from tablerag.linking.text import han_text, name_words
+from tablerag.sqltypes import type_family
 from tablerag.types import ColumnInfo, TableInfo
 
 MIN_CONFIDENCE = 0.5
@@ -84,29 +85,10 @@ def is_idlike(name: str) -> bool:
 
 
 def _type_family(sql_type: str) -> str:
-    t = sql_type.upper()
-    if t.startswith(
-        (
-            "INT",
-            "BIGINT",
-            "SMALLINT",
-            "TINYINT",
-            "HUGEINT",
-            "NUMBER",
-            "NUMERIC",
-            "DECIMAL",
-            "DOUBLE",
-            "FLOAT",
-            "REAL",
-            "UBIGINT",
-            "UINTEGER",
-            "BOOL",
-        )
-    ):
+    family = type_family(sql_type)
+    if family in ("number", "boolean"):
         return "number"
-    if t.startswith(("DATE", "TIME")):
-        return "time"
-    return "text"
+    return "time" if family == "time" else "text"
 
 
 def name_evidence(child: str, table: TableInfo, key: str) -> tuple[float, str] | None:

@@ -3,14 +3,17 @@
 A workspace glossary (term → words, from the ``glossary`` of a descriptions file; see
 :mod:`tablerag.store.glossary`) only adds words to the question before matching, so it can never
 invent a table or a column.
-:func:`~tablerag.lang.messages.term_pairs` (``lang/terms.json``) names the same metric in English
-and Chinese, so that an English question finds a Chinese glossary row ("return rate" → 退货率)
-and the other way round.
+The (English, Chinese) names of one metric let an English question find a Chinese glossary or
+definitions row ("return rate" → 退货率) and the other way round: a workspace with a semantic
+model gives them (its metrics' synonyms, :func:`tablerag.semantic.knowledge.metric_terms`,
+carried by the catalog); one without falls back to the built-in
+:func:`~tablerag.lang.messages.term_pairs` (``lang/terms.json``).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from tablerag.lang.messages import term_pairs
 
@@ -64,10 +67,11 @@ def expand(question: str, glossary: dict[str, tuple[str, ...]]) -> tuple[str, li
     return (f"{question} {extra}" if extra else question), hits
 
 
-def translate(question: str) -> str:
+def translate(question: str, pairs: Sequence[tuple[str, str]] = ()) -> str:
     """``question`` followed by the other language's names of the metrics it names.
 
-    A longer term shadows a shorter one inside it (毛利率 names the margin, not 毛利).
+    A longer term shadows a shorter one inside it (毛利率 names the margin, not 毛利). The
+    ``pairs`` are the workspace's (its semantic model's synonyms), else the built-in ones.
 
     Example:
         >>> translate("Which categories had the highest return rate?")
@@ -78,14 +82,14 @@ def translate(question: str) -> str:
         'How many singers are there?'
     """
     text = question.lower()
-    named = dict.fromkeys(t for pair in term_pairs() for t in pair if t in text)
+    named = dict.fromkeys(t for pair in pairs or term_pairs() for t in pair if t in text)
     kept = [t for t in named if not any(t != o and t in o for o in named)]
-    extra = dict.fromkeys(o for t in kept for o in equivalents(t)[1:] if o not in text)
+    extra = dict.fromkeys(o for t in kept for o in equivalents(t, pairs)[1:] if o not in text)
     return f"{question} {' '.join(extra)}" if extra else question
 
 
-def equivalents(term: str) -> tuple[str, ...]:
-    """``term`` and its names in the other language.
+def equivalents(term: str, pairs: Sequence[tuple[str, str]] = ()) -> tuple[str, ...]:
+    """``term`` and its names in the other language (by ``pairs``, else the built-in ones).
 
     Example:
         >>> equivalents("退货率"), equivalents("return rate"), equivalents("rate")
@@ -93,7 +97,7 @@ def equivalents(term: str) -> tuple[str, ...]:
     """
     low = term.lower()
     out = [term]
-    for english, chinese in term_pairs():
+    for english, chinese in pairs or term_pairs():
         other = chinese if low == english else english if low == chinese else None
         if other is not None and other not in out:
             out.append(other)

@@ -52,6 +52,7 @@ from tablerag.linking.text import (
 )
 from tablerag.linking.tiers import CompactTable, Evidence, TierOptions, compact_tier
 from tablerag.linking.values import ValueMatch
+from tablerag.sqltypes import type_family
 from tablerag.types import TableInfo
 
 _DOCUMENT_ORIGIN = re.compile(r"^table \d+\b")
@@ -279,7 +280,7 @@ def _score(
 ) -> tuple[_Scores, list[ValueMatch], list[str], tuple[str, ...]]:
     f = _features(catalog)
     glossary = catalog.glossary
-    translated = translate(question)
+    translated = translate(question, catalog.terms)
     expanded, terms = expand(translated, glossary)
     q = QueryText.of(expanded)
     grains = time_grains(question)
@@ -611,7 +612,7 @@ def _is_label(name: str, sql_type: str) -> bool:
         >>> _is_label("product_name", "VARCHAR"), _is_label("书名", "text"), _is_label("id", "")
         (True, True, False)
     """
-    if sql_type and not sql_type.upper().startswith(("VARCHAR", "TEXT", "CHAR", "STRING")):
+    if sql_type and type_family(sql_type) != "text":
         return False
     words = name_words(name)
     return bool(words and words[-1] in ("name", "title")) or (

@@ -25,6 +25,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from tablerag.sqltypes import is_number_type
 from tablerag.types import ColumnInfo
 
 ENUM_MAX_VALUES = 12
@@ -564,22 +565,4 @@ def _text(value: object) -> str:
 
 def is_numeric_type(sql_type: str) -> bool:
     """Whether a SQL type holds numbers (booleans count: they sum)."""
-    t = sql_type.upper()
-    return t.startswith(
-        (
-            "INT",
-            "BIGINT",
-            "SMALLINT",
-            "TINYINT",
-            "HUGEINT",
-            "DOUBLE",
-            "FLOAT",
-            "DECIMAL",
-            "REAL",
-            "NUMBER",
-            "NUMERIC",
-            "UBIGINT",
-            "UINTEGER",
-            "BOOL",
-        )
-    )
+    return is_number_type(sql_type, booleans=True)

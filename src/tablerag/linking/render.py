@@ -20,6 +20,7 @@ from tablerag.linking.linker import LinkedSchema
 from tablerag.linking.profile import ColumnProfile
 from tablerag.linking.tiers import CompactTable
 from tablerag.sql.sensitive import sanitize_sample
+from tablerag.sqltypes import is_number_type
 from tablerag.tokens import count_tokens
 
 _PLAIN = re.compile(r"^[A-Za-z_\u3400-\u4dbf\u4e00-\u9fff][\w\u3400-\u4dbf\u4e00-\u9fff]*$")
@@ -158,9 +159,7 @@ def unit_note(unit: str) -> str:
 
 
 def _numeric(sql_type: str) -> bool:
-    return sql_type.upper().startswith(
-        ("INT", "BIGINT", "SMALLINT", "DOUBLE", "FLOAT", "DECIMAL", "REAL", "NUMBER", "NUMERIC")
-    )
+    return is_number_type(sql_type)
 
 
 def render_table(
@@ -186,7 +185,7 @@ def render_table(
     wanted = set(columns) if columns is not None else None
     shown = [c for c in info.columns if wanted is None or c.name in wanted]
     head = f"CREATE TABLE {ident(table)} ("
-    notes = [f"{info.row_count} rows"] if info.row_count else []
+    notes = [f"{info.row_count} rows"] if info.row_count > 0 else []  # not unknown
     if info.description:
         notes.insert(0, comment_text(info.description))
     if notes:

@@ -9,7 +9,9 @@ at the limit ends generation there, and the call then raises
 evaluation before the first token cannot be interrupted this way, so a call is not started when
 the prompt alone would take longer than the time left, at the fastest prompt rate this model has
 shown (llama.cpp reuses a prefix shared with the previous prompt, so the fastest rate is the
-least likely to refuse a call that would have fitted). One loaded model is shared by every
+least likely to refuse a call that would have fitted); the states of earlier prompts are kept
+too, so a prompt sharing a long prefix with any of them is read from where they part
+(:mod:`tablerag.llm.prefix_cache`). One loaded model is shared by every
 instance in the process (it takes about 1 GB), behind a lock, since a llama.cpp context serves
 one generation at a time. ``timeout_s`` counts from the moment the lock is taken: a call queued
 behind another (the hybrid path runs two at once) is not charged for the wait, only for its own
@@ -39,8 +41,12 @@ from tablerag.llm.base import (
     estimate_prompt_tokens,
 )
 from tablerag.llm.models import QWEN_CODER_1_5B, ensure_local_model, local_model_error
+from tablerag.llm.prefix_cache import PrefixCache
 
 DEFAULT_CONTEXT_TOKENS = 4096
+PREFIX_CACHE_MB = 256
+"""Memory for the states of prompts already read (:mod:`tablerag.llm.prefix_cache`): about
+28 KB per token of Qwen2.5-1.5B, so some eight prompts of a thousand tokens."""
 
 _loaded: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
 _loading = threading.Lock()
@@ -75,6 +81,9 @@ class LlamaCppLLM(LLM):
         model: Path of the GGUF file (its chat template is used).
         n_ctx: Context window in tokens (prompt plus answer).
         n_threads: CPU threads for generation.
+        prefix_cache_mb: memory for the states of prompts already read, so that a later
+            prompt sharing a long prefix with one (the same system prompt and schema) is read
+            from where they part (:class:`~tablerag.llm.prefix_cache.PrefixCache`); 0: off.
 
     Raises:
         ConfigError: llama-cpp-python is not installed or the file does not exist.
@@ -85,7 +94,12 @@ class LlamaCppLLM(LLM):
     supports_streaming = True
 
     def __init__(
-        self, model: str = "", *, n_ctx: int = DEFAULT_CONTEXT_TOKENS, n_threads: int = 2
+        self,
+        model: str = "",
+        *,
+        n_ctx: int = DEFAULT_CONTEXT_TOKENS,
+        n_threads: int = 2,
+        prefix_cache_mb: int = PREFIX_CACHE_MB,
     ) -> None:
         super().__init__(model)
         if not model:
@@ -101,6 +115,7 @@ class LlamaCppLLM(LLM):
             )
         self._module = _llama_module()
         self.n_ctx, self.n_threads = n_ctx, n_threads
+        self.prefix_cache_mb = prefix_cache_mb
 
     def load(self) -> float:
         """Load the model now (otherwise the first call does); returns the seconds it took.
@@ -129,6 +144,8 @@ class LlamaCppLLM(LLM):
                         "chat model and that there is enough memory.",
                         provider=self.backend,
                     ) from exc
+                if self.prefix_cache_mb > 0:
+                    llama.set_cache(PrefixCache(self.prefix_cache_mb * 2**20))
                 _loaded[key] = (llama, threading.Lock())
             return _loaded[key]
 
@@ -288,7 +305,12 @@ class LocalLLM(LlamaCppLLM):
     backend = "local"
 
     def __init__(
-        self, model: str = "", *, n_ctx: int = DEFAULT_CONTEXT_TOKENS, n_threads: int = 2
+        self,
+        model: str = "",
+        *,
+        n_ctx: int = DEFAULT_CONTEXT_TOKENS,
+        n_threads: int = 2,
+        prefix_cache_mb: int = PREFIX_CACHE_MB,
     ) -> None:
         if model:
             raise ConfigError(
@@ -296,7 +318,12 @@ class LocalLLM(LlamaCppLLM):
                 "'llamacpp:/path/model.gguf' for another GGUF file."
             )
         _llama_module()  # fail fast, before assembling a gigabyte of weights
-        super().__init__(str(ensure_local_model(QWEN_CODER_1_5B)), n_ctx=n_ctx, n_threads=n_threads)
+        super().__init__(
+            str(ensure_local_model(QWEN_CODER_1_5B)),
+            n_ctx=n_ctx,
+            n_threads=n_threads,
+            prefix_cache_mb=prefix_cache_mb,
+        )
 
     @property
     def spec(self) -> str:

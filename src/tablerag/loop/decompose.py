@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 from tablerag.answer import Language
+from tablerag.lang.messages import LANGUAGE_NAMES
 from tablerag.lang.untrusted import data_block
 from tablerag.llm.base import LLM, Completion
 from tablerag.prompts import render
 
 DECOMPOSE_MAX_TOKENS = 120
-LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
 _PREFIX = re.compile(
     r"^\s*[*#>\-\s]*(NEXT|ANSWER|下一步|子问题|答案|最终答案)\s*[:：]\s*", re.I | re.M
 )

@@ -30,27 +30,26 @@ from tablerag.answer import (
     BudgetName,
     Citation,
     Fact,
+    Finding,
     Language,
     SQLAttempt,
     Step,
 )
+from tablerag.answer.findings import reasons, says
 from tablerag.answer.grounding import ungrounded_numbers
 from tablerag.deadline import Deadline
 from tablerag.errors import BudgetExceeded, ProviderError, RetrievalError
-from tablerag.lang.messages import leads, message
+from tablerag.lang.messages import message
 from tablerag.lang.untrusted import clip
 from tablerag.llm.base import LLM
 from tablerag.llm.deadline import DeadlineLLM
 from tablerag.loop.budget import Budget
 from tablerag.loop.crosscheck import LISTING_ROWS
 from tablerag.loop.decompose import Answered, Plan, decompose
+from tablerag.loop.finish import NOT_FOUND, finished, same, with_figure_parts, with_text_parts
 from tablerag.loop.retrieve import tables_of
 from tablerag.loop.step import StepResult, StepTools, run_step
 from tablerag.loop.tablesql import table_schemas
-from tablerag.loop.tiers import tier_lines
-from tablerag.nl2sql.ratio import caveats
-from tablerag.nl2sql.stages import Switches
-from tablerag.rag.answer import CITATION_MARK
 from tablerag.types import Hit
 
 PLAN_CALLS = 1
@@ -58,9 +57,6 @@ TEXT_CALLS = 1
 STEP_CALLS = 2
 """Model calls of a plan, of a step's passage answer, and of a step at the least (its SQL and
 its passages), for pacing the loop against its deadline (:meth:`Budget.affords`)."""
-NOT_FOUND = "(not found)"
-"""What the trace says of a step that found no answer (the model sometimes copies it)."""
-_CLAUSE_END = re.compile(r"[，。；：,.;:!?！？\n]")
 _WORD = re.compile(r"[\w\u3400-\u9fff]+")
 
 
@@ -183,7 +179,7 @@ def run_loop(question: str, *, llm: LLM, language: Language, options: LoopOption
             stop = None
         _follow(result, state, asked, budget, llm=llm, tools=tools, language=language)
     if final is not None:
-        final = _finished(final, question, state.results, language, tools.nl2sql.stages)
+        final = finished(final, question, state.results, language, tools.nl2sql.stages)
     why = _why(stop, cut, budget, language)
     return _envelope(question, language, state, final, stop, problem, why, budget, started)
 
@@ -216,26 +212,6 @@ def _follow(
     )
 
 
-def _finished(
-    final: str,
-    question: str,
-    results: Sequence[StepResult],
-    language: Language,
-    stages: Switches,
-) -> str:
-    """The final answer with the parts a small model's composition left out put back, the
-    rule of each row of a ``both`` step (the ``tiers`` stage), and the caveats of the steps'
-    SQL answers (rows that are not the rate asked for) kept."""
-    asked = [question, *(r.step.input for r in results)]
-    composed = with_figure_parts(unechoed(final, asked), results)
-    # a final answer that was only such echoes is the steps' parts, if they have any
-    final = with_text_parts(composed, [r.step for r in results]).strip() or final
-    if stages.on("tiers"):
-        final = "\n".join([final, *(t for t in row_rules(results, language) if t not in final)])
-    notes = [c for r in results if r.sql for c in caveats(r.sql.answer)]
-    return "\n".join([final, *(c for c in dict.fromkeys(notes) if c not in final)])
-
-
 def follow_up(result: StepResult) -> str | None:
     """For a ``both`` step whose SQL found a few named rows, the step's question led by those
     names, for the documents alone.
@@ -264,33 +240,6 @@ def follow_up(result: StepResult) -> str | None:
     if not names:
         return None
     return f"{', '.join(dict.fromkeys(n.strip() for n in names))} — {step.input}"
-
-
-def row_rules(results: Sequence[StepResult], language: Language) -> list[str]:
-    """For each ``both`` step, the rule of the documents that each of its SQL rows falls
-    under (:func:`~tablerag.loop.tiers.tier_lines`), read from the step's text answer and that
-    of the documents-only step that followed it.
-
-    Example:
-        >>> from tablerag.loop.crosscheck import Verdict
-        >>> from tablerag.answer import ResultTable
-        >>> table = ResultTable(columns=["c", "rate"], rows=[["Phones", 0.12]], row_count=1)
-        >>> both = Step(n=1, action="sub-question", result=table, decision="both",
-        ...             text_answer="Above 10%: review [1]. Above 20%: delist [1].")
-        >>> row_rules([StepResult(both, Verdict("both", "sql", ""), (), None, {})], "en")
-        ['Phones (12.0%): Above 10%: review [1].']
-    """
-    steps = [r.step for r in results]
-    out: list[str] = []
-    for i, step in enumerate(steps):
-        if step.decision != "both" or step.result is None:
-            continue
-        after = steps[i + 1] if i + 1 < len(steps) else None
-        text = step.text_answer
-        if after is not None and after.sql is None and after.text_answer:
-            text = f"{text}\n{after.text_answer}"
-        out += tier_lines(step.result, text, language)
-    return out
 
 
 def stitched(results: Sequence[StepResult]) -> str | None:
@@ -325,112 +274,13 @@ def _stitched_or_stop(results: Sequence[StepResult]) -> tuple[str | None, Budget
     return (text, None) if text else (None, "seconds")
 
 
-def unechoed(final: str, asked: Sequence[str]) -> str:
-    """``final`` without the lines that echo the trace's ``question -> answer`` form for the
-    question or a step's sub-question (``asked``): the answer after the arrow is kept, a
-    ``(not found)`` is dropped with its line. The local model composed "3 categories had the
-    highest return rate ..., and how should each be handled ...? -> Under the return policy,
-    ...", and "服装鞋帽, 手机数码, 家居日用 — 退货率最高的三个品类…？ -> (not found)" (a step's
-    line of the trace, issue 23).
-
-    Example:
-        >>> q = "Which segment had the highest revenue in 2019, and why?"
-        >>> unechoed("segment had the highest revenue in 2019, and why? -> Cloud [1].", [q])
-        'Cloud [1].'
-        >>> unechoed("Revenue -> profit: Cloud [1].", [q])
-        'Revenue -> profit: Cloud [1].'
-        >>> unechoed("Cloud — " + q + " -> (not found)\\nCloud led [1].", [q, "Cloud — " + q])
-        'Cloud led [1].'
-    """
-    kept = []
-    for line in final.splitlines():
-        head, arrow, rest = line.partition("->")
-        if not arrow or not any(_same(head, a) for a in asked):
-            kept.append(line)
-        elif rest.strip() and rest.strip() != NOT_FOUND:
-            kept.append(rest.strip())
-    return "\n".join(kept).strip()
-
-
-def with_figure_parts(final: str, results: Sequence[StepResult]) -> str:
-    """``final`` led by the SQL answer of each ``both`` step whose rows it names none of: a
-    small model composing "the categories, and what the policy says" sometimes keeps only the
-    policy (the mirror of :func:`with_text_parts`). Rows without names (numbers only) are
-    left to the composition.
-    """
-    parts: list[str] = []
-    for result in results:
-        table = result.step.result
-        if result.step.decision != "both" or result.sql is None or table is None:
-            continue
-        cells = (v for row in table.rows[:LISTING_ROWS] for v in row)
-        names = [v.strip() for v in cells if isinstance(v, str) and len(v.strip()) > 1]
-        if names and not any(n in final for n in names):
-            parts.append(result.sql.answer)
-    return "\n".join([*parts, final] if final else parts)
-
-
-def with_text_parts(final: str, steps: Sequence[Step]) -> str:
-    """``final`` with the text part of each ``both`` step it left out (cites none of its
-    passages; for a text part without citation marks, repeats none of its clauses), on a line
-    of its own: a small model composing "the categories, and what the
-    policy says" often keeps only the figures. The text part is the answer of the documents-only
-    step that followed it (:func:`follow_up`) when there is one, and then left out means citing
-    none of the passages only that step found; else the step's own text answer.
-
-    Example:
-        >>> both = Step(n=1, action="sub-question", decision="both",
-        ...             text_answer="Above 10%: suspend promotions [2].")
-        >>> print(with_text_parts("Phones", [both]))
-        Phones
-        Above 10%: suspend promotions [2].
-        >>> with_text_parts("Phones: suspend promotions [2].", [both])
-        'Phones: suspend promotions [2].'
-        >>> bare = Step(n=1, action="sub-question", decision="both",
-        ...             text_answer="超过 20% 的商品，立即暂停线上销售（下架）。")
-        >>> print(with_text_parts("最高的是手机数码，按政策应采取以下措施：", [bare]))
-        最高的是手机数码，按政策应采取以下措施：
-        超过 20% 的商品，立即暂停线上销售（下架）。
-        >>> with_text_parts("手机数码：立即暂停线上销售（下架）。", [bare])
-        '手机数码：立即暂停线上销售（下架）。'
-        >>> after = Step(n=2, action="sub-question", decision="text",
-        ...              text_answer="Phones: repair first [4]; see also [2].")
-        >>> print(with_text_parts("Phones: suspend promotions [2].", [both, after]))
-        Phones: suspend promotions [2].
-        Phones: repair first [4]; see also [2].
-    """
-    cited = set(CITATION_MARK.findall(final))
-    parts = [final]
-    for i, step in enumerate(steps):
-        if step.decision != "both":
-            continue
-        text = step.text_answer
-        marks = set(CITATION_MARK.findall(text))
-        after = steps[i + 1] if i + 1 < len(steps) else None
-        if after is not None and after.sql is None and CITATION_MARK.search(after.text_answer):
-            text = after.text_answer
-            # the passages only the follow-up found are what it adds
-            marks = (set(CITATION_MARK.findall(text)) - marks) or set(CITATION_MARK.findall(text))
-        left_out = not marks & cited if marks else not _quotes(final, text)
-        if text and left_out:
-            parts.append(text)
-    return "\n".join(parts)
-
-
-def _quotes(final: str, text: str) -> bool:
-    """Whether ``final`` repeats a clause of ``text`` (at least 8 characters): how a text part
-    without citation marks is seen to be in the final answer."""
-    clauses = (c.strip() for c in _CLAUSE_END.split(CITATION_MARK.sub("", text)))
-    return any(len(c) >= 8 and c in final for c in clauses)
-
-
 def _answers_it(result: StepResult, question: str) -> bool:
     """Whether the first step, asking the question itself, answered it whole.
 
     Both sides answering different parts (``both``) leave the composing to the decomposer.
     """
     verdict = result.verdict
-    whole = result.step.n == 1 and _same(result.step.input, question)
+    whole = result.step.n == 1 and same(result.step.input, question)
     return whole and bool(verdict.answer) and verdict.decision != "both"
 
 
@@ -621,13 +471,16 @@ def _figures_doubted(results: Sequence[StepResult]) -> tuple[bool, str]:
     Example:
         >>> from tablerag.loop.crosscheck import Verdict
         >>> from tablerag.answer import Answer
+        >>> doubt = Finding(code="constant_query", severity="doubt", stage="checks",
+        ...                 message="checks.constant_query")
         >>> def step(status: str, decision: str, chosen: str = "document") -> StepResult:
         ...     s = Step(n=1, action="sub-question", decision=decision)
-        ...     a = Answer(question="q", answer="This result may be wrong: it counts lines.\\nx",
-        ...                language="en", path="nl2sql", status=status)
+        ...     a = Answer(question="q", answer="This result may be wrong: ...\\nx",
+        ...                language="en", path="nl2sql", status=status,
+        ...                findings=[doubt] if status == "unsure" else [])
         ...     return StepResult(s, Verdict(decision, chosen, "x"), (), a, {})
         >>> _figures_doubted([step("unsure", "both")])
-        (True, 'it counts lines')
+        (True, 'the query reads no table')
         >>> _figures_doubted([step("unsure", "both"), step("ok", "sql", "sql")])
         (False, '')
         >>> _figures_doubted([step("unsure", "text")])  # the text answered; SQL not used
@@ -671,13 +524,9 @@ def _disagreement(evidence: Sequence[StepResult]) -> tuple[str, str] | None:
 
 
 def _doubt(r: StepResult) -> str:
-    """The checks' reason of a doubted step's SQL, when its answer's first line says it."""
+    """The answer checks' reasons of a doubted step's SQL, from its findings ("" without)."""
     assert r.sql is not None
-    line = r.sql.answer.split("\n", 1)[0]
-    for lead in leads("checks.unsure"):
-        if line.startswith(lead):
-            return line.removeprefix(lead).strip().rstrip("。. ")
-    return ""
+    return reasons(r.sql.findings, r.sql.language).rstrip("。. ")
 
 
 def _envelope(
@@ -718,26 +567,29 @@ def _envelope(
         text = message("loop.not_found", language)
         status = "not_found"
     confidence = min((r.verdict.confidence for r in evidence), default=0.0)
+    found: list[Finding] = []
     failed = _sql_failed_everywhere(results)
     doubted, doubt = (False, "") if failed else _figures_doubted(results)
     if status == "ok" and failed:
         # the figures part is missing: the documents answered alone, which is not ok
         status = "unsure"
         confidence = min(confidence, 0.4)
-        text = message("loop.sql_failed", language, why=failed) + "\n" + (text or "")
+        found.append(_lead("sql_failed", "loop.sql_failed", why=failed))
+        text = says(found[-1], language) + "\n" + (text or "")
     elif status == "ok" and doubted:
         # the figures are there, but the answer checks doubt them: not ok either
         status = "unsure"
         confidence = min(confidence, 0.4)
         if doubt and doubt not in (text or ""):  # (a caveat already in the text stays alone)
-            text = message("loop.sql_doubted", language, why=doubt) + "\n" + (text or "")
+            found.append(_lead("sql_doubted", "loop.sql_doubted", why=doubt))
+            text = says(found[-1], language) + "\n" + (text or "")
     elif status == "ok" and (disagreed := _disagreement(evidence)):
         # the tables and the documents answered the same thing differently: one is wrong
         status = "unsure"
         confidence = min(confidence, CONFLICT_CONFIDENCE)
         sql_said, text_said = disagreed
-        said = message("loop.conflict", language, sql=sql_said, text=text_said)
-        text = said + "\n" + (text or "")
+        found.append(_lead("conflict", "loop.conflict", sql=sql_said, text=text_said))
+        text = says(found[-1], language) + "\n" + (text or "")
     sources: list[object] = [question]
     for r in results:
         sources.append(r.verdict.answer)
@@ -773,11 +625,17 @@ def _envelope(
         facts=facts,
         confidence=round(confidence, 3),
         status=status,
+        findings=found,
         error=error,
         timings_ms=timings,
         steps=[r.step for r in results] + [final_step],
         budget_exhausted=stop,
     )
+
+
+def _lead(code: str, key: str, **values: str) -> Finding:
+    """A finding of the loop stated above its answer (message ``key``)."""
+    return Finding(code=code, severity="doubt", message=key, values=values, stage="loop")
 
 
 def _exceeded(stop: BudgetName | None, budget: Budget) -> BudgetExceeded:
@@ -787,21 +645,6 @@ def _exceeded(stop: BudgetName | None, budget: Budget) -> BudgetExceeded:
 
 def _key(text: str) -> str:
     return " ".join(_WORD.findall(text.lower()))
-
-
-def _same(a: str, b: str) -> bool:
-    """Whether sub-question ``a`` asks the question ``b`` itself (≥ 80% shared words).
-
-    Example:
-        >>> _same("What was the revenue in 2019", "What was the revenue in 2019?")
-        True
-        >>> _same("Revenue in 2018?", "What was the change in revenue from 2018 to 2019?")
-        False
-    """
-    wa, wb = set(_WORD.findall(a.lower())), set(_WORD.findall(b.lower()))
-    if not wa or not wb:
-        return False
-    return len(wa & wb) / len(wa | wb) >= 0.8
 
 
 def _add(timings: dict[str, float], stage: str, ms: float) -> None:

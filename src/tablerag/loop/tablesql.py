@@ -26,7 +26,7 @@ from tablerag.nl2sql.literals import LabelHome, all_zero, found_nothing, label_h
 from tablerag.nl2sql.lookup import literal
 from tablerag.nl2sql.path import MIN_CONFIDENCE, REWRITE_COST, NL2SQLOptions, answer_with_sql
 from tablerag.nl2sql.schema_context import SchemaContext, keys_between, schema_context
-from tablerag.nl2sql.stages import ALL_ON, TABLE_NOTES, Switches, TableNoteInput
+from tablerag.nl2sql.stages import ALL_ON, LABEL_ROUND, TABLE_NOTES, Switches, TableNoteInput
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.tokens import count_tokens
 from tablerag.types import Hit
@@ -187,7 +187,7 @@ def answer_over_tables(
         return answer, schema
 
     answer, schema = ask(tables)
-    if not options.stages.on("label_round"):
+    if not options.stages.on(LABEL_ROUND.name):
         return answer, schema
     homes = [h for h in _homes(answer, catalog, engine.dialect) if h.table not in schema.tables]
     if not homes:

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from tablerag.answer import Citation, Language
 from tablerag.answer.grounding import ungrounded_numbers
 from tablerag.errors import ProviderError
+from tablerag.lang.messages import LANGUAGE_NAMES
 from tablerag.llm.base import LLM
 from tablerag.prompts import render
 from tablerag.rag.answer import NOT_FOUND_MARK, citation, facts_of, is_relevant
 from tablerag.types import Hit
 
 ANSWER_MAX_TOKENS = 160
-LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
 
 
 @dataclass(frozen=True)

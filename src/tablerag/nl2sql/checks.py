@@ -36,6 +36,8 @@ from typing import Literal
 
 from sqlglot import exp
 
+from tablerag.answer import Finding as AnswerFinding
+from tablerag.answer.findings import CHECKS as CHECKS_STAGE
 from tablerag.lang.asks import (
     asked,
     asks_one_figure,
@@ -51,6 +53,8 @@ from tablerag.lang.tokenize import light_stem
 from tablerag.linking.values import ValueMatch
 from tablerag.nl2sql.denominator import Denominator, narrowed
 from tablerag.nl2sql.slashdates import DateReading
+from tablerag.nl2sql.units import unit_problems
+from tablerag.sql.units import MINOR_UNITS, MIXED
 
 FindingCode = Literal[
     "constant_query",
@@ -74,6 +78,8 @@ FindingCode = Literal[
     "many_groups",
     "arbitrary_pick",
     "rate_out_of_range",
+    "minor_unit",
+    "mixed_units",
 ]
 
 WEIGHTS: Mapping[FindingCode, float] = {
@@ -98,6 +104,8 @@ WEIGHTS: Mapping[FindingCode, float] = {
     "many_groups": 0.35,
     "arbitrary_pick": 0.35,
     "rate_out_of_range": 0.4,
+    "minor_unit": 0.4,
+    "mixed_units": 0.4,
 }
 """What each finding takes off the confidence (0: it only cites). To be calibrated."""
 
@@ -118,6 +126,8 @@ REPAIRABLE: frozenset[FindingCode] = frozenset(
         "many_groups",
         "arbitrary_pick",
         "rate_out_of_range",
+        "minor_unit",
+        "mixed_units",
     }
 )
 """Doubts a model can mend when told (the ``recheck`` stage asks once): not a weak link, a
@@ -174,6 +184,23 @@ class Finding:
     def says(self, language: Language) -> str:
         """The finding as a sentence (clause) in ``language``."""
         return message(f"checks.{self.code}", language, **dict(self.values))
+
+    def data(self) -> AnswerFinding:
+        """The finding as the answer carries it: a doubt leads the text, a citation follows.
+
+        Example:
+            >>> f = Finding("constant_query").data()
+            >>> f.severity, f.message, f.placement
+            ('doubt', 'checks.constant_query', 'lead')
+        """
+        return AnswerFinding(
+            code=self.code,
+            severity="doubt" if self.doubts else "cite",
+            message=f"checks.{self.code}",
+            values=dict(self.values),
+            stage=CHECKS_STAGE,
+            placement="lead" if self.doubts else "tail",
+        )
 
 
 @dataclass(frozen=True)
@@ -245,6 +272,8 @@ class Evidence:
     query reads whose file's order (MM/DD/YYYY) the catalog keeps."""
     date_columns: frozenset[str] = frozenset()
     """Names (lower-case) of the DATE and TIMESTAMP columns of the tables the query reads."""
+    money_units: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    """(table, column) → money unit (``分``, ``元``) of the catalog's columns."""
 
 
 Check = Callable[[Evidence], list[Finding]]
@@ -731,7 +760,40 @@ def _compared_with(tree: exp.Expr | None, column: str) -> set[str]:
     return out
 
 
-CHECKS: tuple[Check, ...] = (relevance, plausibility, definitions, asked_for, dates_read)
+def units_read(e: Evidence) -> list[Finding]:
+    """An amount the query reports in a minor unit the question does not ask for (a column
+    stored in 分 summed for a question in 元, when the ``units`` mend did not convert it), or
+    one adding amounts in different units.
+
+    Example:
+        >>> import sqlglot
+        >>> units = {("orders", "pay_amt"): "分"}
+        >>> def codes(sql):
+        ...     e = Evidence("总实付是多少元？", sqlglot.parse_one(sql), ("x",), ((1,),),
+        ...                  money_units=units)
+        ...     return [f.code for f in units_read(e)]
+        >>> codes("SELECT SUM(pay_amt) FROM orders"), codes("SELECT SUM(pay_amt) / 100 FROM orders")
+        (['minor_unit'], [])
+    """
+    out = []
+    for measure, unit in unit_problems(e.question, e.tree, e.money_units):
+        if unit == MIXED:
+            out.append(Finding("mixed_units", (("measure", measure),)))
+        else:
+            major = MINOR_UNITS[unit][0]
+            out.append(Finding("minor_unit", (("measure", measure), ("unit", unit),
+                                              ("major", major))))  # fmt: skip
+    return out
+
+
+CHECKS: tuple[Check, ...] = (
+    relevance,
+    plausibility,
+    definitions,
+    asked_for,
+    dates_read,
+    units_read,
+)
 """The checks every SQL answer that found rows goes through, in order."""
 
 
@@ -777,17 +839,6 @@ def verdict(findings: Sequence[Finding], written: int = 1) -> Verdict:
     if doubts:
         return Verdict("unsure", round(max(UNSURE_FLOOR, score), 3), doubts, cited)
     return Verdict("ok", round(max(MIN_CONFIDENCE, score), 3), doubts, cited)
-
-
-def unsure_text(doubts: Sequence[Finding], language: Language) -> str:
-    """The sentence saying what the answer is unsure of.
-
-    Example:
-        >>> unsure_text([Finding("constant_query")], "en")
-        'This result may be wrong: the query reads no table.'
-    """
-    sep = "；" if language == "zh" else "; "
-    return message("checks.unsure", language, reasons=sep.join(f.says(language) for f in doubts))
 
 
 def _projections(tree: exp.Expr | None) -> list[exp.Expr]:

@@ -52,7 +52,7 @@ def definition_rows(
         At most :data:`MAX_ROWS` definition rows, in the order of the value matches.
     """
     found: list[DefinitionRow] = []
-    for m in specific_matches(translate(question), linked.values):
+    for m in specific_matches(translate(question, catalog.terms), linked.values):
         info = catalog.tables.get(m.table)
         if info is None or m.table in linked.table_names or not is_document_table(info):
             continue

@@ -30,7 +30,9 @@ from tablerag.nl2sql.lookup import literal, quote, rows, specific_matches
 from tablerag.nl2sql.prose_definitions import defining_passages
 from tablerag.nl2sql.schema_context import SchemaContext
 from tablerag.nl2sql.slashdates import date_readings
+from tablerag.nl2sql.units import catalog_units
 from tablerag.sql.engines.base import SQLEngine
+from tablerag.sqltypes import type_family
 from tablerag.types import Hit
 
 MAX_VALUE_ROWS = 3
@@ -174,8 +176,9 @@ def gather_evidence(
             c.name.lower()
             for t in read
             for c in catalog.tables[t].columns
-            if c.type.upper().startswith(("DATE", "TIMESTAMP"))
+            if type_family(c.type) == "time"
         ),
+        money_units=catalog_units(catalog),
     )
 
 

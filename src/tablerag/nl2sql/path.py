@@ -22,51 +22,61 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
-from tablerag.answer import Answer, Citation, Fact, Language, Reading, ResultTable, SQLAttempt
+from tablerag.answer import (
+    Answer,
+    Citation,
+    Fact,
+    Language,
+    Reading,
+    ResultTable,
+    SQLAttempt,
+)
+from tablerag.answer import Finding as AnswerFinding
+from tablerag.answer.findings import LLM_FAILED, unsure_line
 from tablerag.answer.grounding import ungrounded_numbers
 from tablerag.answer.reading import read_query
 from tablerag.deadline import Deadline
 from tablerag.errors import EngineError, ProviderError, QueryTimeout, SQLRejected
-from tablerag.lang.messages import message
+from tablerag.lang.messages import LANGUAGE_NAMES, message
 from tablerag.llm.base import LLM, Message
+from tablerag.nl2sql.attempt import QueryAttempt
 from tablerag.nl2sql.autofix import Fixed, pin_today
-from tablerag.nl2sql.canonical import canonicalize_formats
 from tablerag.nl2sql.checks import (
     FIRST_CONFIDENCE,
     MIN_CONFIDENCE,
-    REPAIRABLE,
     REWRITE_COST,
     Finding,
-    run_checks,
-    unsure_text,
     verdict,
 )
-from tablerag.nl2sql.denominator import widen
-from tablerag.nl2sql.distinct import count_distinct, distinct_key
-from tablerag.nl2sql.evidence import gather_evidence
 from tablerag.nl2sql.literals import all_zero, found_nothing
-from tablerag.nl2sql.ratio import RateProblem, definition_hint, rate_problem, with_caveat
+from tablerag.nl2sql.ratio import RateProblem, definition_hint, with_caveat
 from tablerag.nl2sql.schema_context import SchemaContext
 from tablerag.nl2sql.sqltext import extract_sql
 from tablerag.nl2sql.stages import (
     ALL_ON,
     EMPTY_DOUBTS,
     EMPTY_MENDS,
+    FOUND_DOUBTS,
+    FOUND_MENDS,
+    QUERY_MENDS,
     QUESTION_NOTES,
+    RATE,
     REFUSAL_MENDS,
     REPLY_MENDS,
-    Ran,
     RefusalMend,
     Switches,
 )
+from tablerag.nl2sql.units import catalog_units, in_major_units
 from tablerag.prompts import render
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.sql.result import ResultSet
+from tablerag.sql.units import column_unit
+from tablerag.sqltypes import type_family
 
 SQL_MAX_TOKENS = 320
 EXPLAIN_MAX_TOKENS = 120
@@ -75,7 +85,6 @@ EXPLAIN_ROWS = 10
 MAX_FEEDBACK_CHARS = 300
 MAX_MENDS = 3
 """Mends in a row of one query the gate refused (each mended query goes through the gate)."""
-LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
 
 
 @dataclass(frozen=True)
@@ -136,6 +145,7 @@ def answer_with_sql(
         schema=schema.text or "(no tables)",
         question=_noted(question, today, opts.stages),
     )
+    checked = _Checked(schema, engine)
     attempts: list[SQLAttempt] = []
     result: ResultSet | None = None
     kept: ResultSet | None = None  # ran, but computes no rate the question asks for
@@ -155,11 +165,11 @@ def answer_with_sql(
         sql = None if cut else extract_sql(reply.text, dialect=engine.dialect)
         if sql is not None:
             sql = _formats(sql, schema, engine.dialect, opts.stages)
-        tried, result = _run_fixing(question, engine, sql, opts, timings, schema)
+        tried, result = _run_fixing(question, sql, opts, timings, checked)
         attempts += tried
         doubt, rate = None, None
         if result is not None and kept is None and round_ < opts.max_repairs:
-            doubt, rate = _doubt(question, result, schema, engine, opts.stages)
+            doubt, rate = _doubt(question, result, checked, opts.stages)
         if result is not None and doubt is None:
             break
         attempt = tried[-1]
@@ -171,20 +181,20 @@ def answer_with_sql(
             ": " + "; ".join(attempt.issues) if attempt.issues else ""
         )
         if rate is not None:
-            feedback += definition_hint(rate.word, schema.notes)
+            terms = schema.catalog.terms if schema.catalog is not None else ()
+            feedback += definition_hint(rate.word, schema.notes, terms)
         shown = f"```sql\n{attempt.sql}\n```" if attempt.note else reply.text
         chat = [
             *chat,
             {"role": "assistant", "content": shown},
             *render("nl2sql_repair", error=feedback[:MAX_FEEDBACK_CHARS]),
         ]
-    checked = _Checked(schema, engine)
     if result is None and kept is not None:  # the repair failed: keep what ran
         answer = _explained(question, language, llm, kept, attempts, timings, opts, checked, upto)
         return _caveated(answer, asked) if asked else answer
     if result is not None and asked:  # the repair ran: is its rate right now?
         answer = _explained(question, language, llm, result, attempts, timings, opts, checked)
-        still = _rate_problem(question, result, engine.dialect, opts.stages)
+        still = checked.attempt(question, result).rate if opts.stages.on(RATE.name) else None
         return _caveated(answer, still) if still else answer
     if result is None:
         text = message("nl2sql.no_sql", language, n=len(attempts))
@@ -206,10 +216,29 @@ def answer_with_sql(
 
 @dataclass(frozen=True)
 class _Checked:
-    """What the answer checks need besides the result: the schema context and the engine."""
+    """What the stages after a run need besides the result: the schema context and the
+    engine; and the :class:`QueryAttempt` of each result of this answer so far, so that the
+    mends, the doubts and the answer's own checks share one gathering of its evidence (three
+    gatherings of the same evidence were a third of a warm answer's CPU)."""
 
     schema: SchemaContext
     engine: SQLEngine
+    attempts: dict[tuple[int, str], tuple[ResultSet, QueryAttempt]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    def attempt(self, question: str, result: ResultSet) -> QueryAttempt:
+        """The context of the stages after ``result``'s run, built once per result."""
+        kept = self.attempts.get((id(result), question))
+        if kept is not None and kept[0] is result:
+            return kept[1]
+        attempt = QueryAttempt(
+            question, result.sql_executed, tuple(result.columns), result.rows, self.engine,
+            self.schema,
+        )  # fmt: skip
+        # the result is held with its attempt, so its id names no other result meanwhile
+        self.attempts[(id(result), question)] = (result, attempt)
+        return attempt
 
 
 RATE_WEIGHT = 0.3
@@ -233,67 +262,34 @@ def _noted(question: str, today: dt.date, stages: Switches) -> str:
 
 
 def _formats(sql: str, schema: SchemaContext, dialect: str, stages: Switches) -> str:
-    """``sql`` reading mixed-format columns in one format (the ``formats`` mend)."""
-    if not stages.on("formats"):
-        return sql
-    return canonicalize_formats(sql, schema.canonical, dialect=dialect)
-
-
-def _rate_problem(
-    question: str, result: ResultSet, dialect: str, stages: Switches
-) -> RateProblem | None:
-    if not stages.on("rate"):
-        return None
-    return rate_problem(question, result.sql_executed, result.columns, result.rows, dialect=dialect)
+    """``sql`` through the mends every query goes through (:data:`QUERY_MENDS`: mixed-format
+    columns read in one format)."""
+    for mend in stages.enabled(QUERY_MENDS):
+        sql = mend.run(sql, schema.canonical, dialect)
+    return sql
 
 
 def _doubt(
-    question: str, result: ResultSet, schema: SchemaContext, engine: SQLEngine, stages: Switches
+    question: str, result: ResultSet, checked: _Checked, stages: Switches
 ) -> tuple[str | None, RateProblem | None]:
     """Why a query that ran is asked again, and the rate it lacks: a query that found nothing
     (or counted 0) is asked about by the empty-result doubts
     (:data:`~tablerag.nl2sql.stages.EMPTY_DOUBTS`), the first that has a reason wins; one that
-    found rows by the ``rate`` doubt (:func:`~tablerag.nl2sql.ratio.rate_problem`: the rate
-    the question asks for is not computed or is the same 0 or 1 in every row); (None, None)
-    if none of these.
+    found rows by the found-result doubts (:data:`~tablerag.nl2sql.stages.FOUND_DOUBTS`: the
+    ``rate`` doubt, whose rate problem comes back too, then the answer checks' ``recheck``);
+    (None, None) if none of these.
     """
+    attempt = checked.attempt(question, result)
     empty = found_nothing(result.rows)
     if empty or all_zero(result.rows):  # COUNT(*) over no rows is 0, not empty
-        ran = _ran(question, result.sql_executed, result.rows, engine, schema)
-        why = next((w for d in stages.enabled(EMPTY_DOUBTS) if (w := d.run(ran))), None)
+        why = next((w for d in stages.enabled(EMPTY_DOUBTS) if (w := d.run(attempt))), None)
         if why or empty:
             return (f"it ran and found no rows: {why}" if why else None), None
-    rate = _rate_problem(question, result, engine.dialect, stages)
-    if rate is not None:
-        return rate.doubt, rate
-    return _recheck(question, result, schema, engine, stages), None
-
-
-def _recheck(
-    question: str, result: ResultSet, schema: SchemaContext, engine: SQLEngine, stages: Switches
-) -> str | None:
-    """The answer checks' reasons a query that ran is asked again (the ``recheck`` stage):
-    the doubts of :data:`~tablerag.nl2sql.checks.REPAIRABLE`, said as the answer would say
-    them, or None."""
-    if not stages.on("recheck") or schema.linked is None:
-        return None
-    evidence = gather_evidence(
-        question, result.sql_executed, result.columns, result.rows, schema, engine
-    )
-    doubts = [f for f in run_checks(evidence) if f.code in REPAIRABLE]
-    if not doubts:
-        return None
-    return "it ran, but " + "; ".join(f.says("en") for f in doubts)
-
-
-def _ran(
-    question: str,
-    sql: str,
-    rows: Sequence[Sequence[object]],
-    engine: SQLEngine,
-    schema: SchemaContext,
-) -> Ran:
-    return Ran(question, sql, rows, engine, schema.edges, schema.tables)
+    for doubt in stages.enabled(FOUND_DOUBTS):
+        why = doubt.run(attempt)
+        if why:
+            return why, (attempt.rate if doubt is RATE else None)
+    return None, None
 
 
 __all__ = [
@@ -325,11 +321,10 @@ def dialect_name(dialect: str) -> str:
 
 def _run_fixing(
     question: str,
-    engine: SQLEngine,
     sql: str | None,
     opts: NL2SQLOptions,
     timings: dict[str, float],
-    schema: SchemaContext,
+    checked: _Checked,
 ) -> tuple[list[SQLAttempt], ResultSet | None]:
     """Gate and run one query; when a mend can mend it, run the mended SQL too.
 
@@ -341,7 +336,9 @@ def _run_fixing(
     otherwise, a join no key supports where one table keys both ends); when the mended query
     finds nothing either, what ran first is kept.
     """
+    engine, schema = checked.engine, checked.schema
     mended_reply = _reply_mend(sql, engine.dialect, opts.stages) if sql else None
+    mended_reply = _in_units(question, sql, mended_reply, schema, engine.dialect, opts.stages)
     attempt, result, refusal = _run(
         engine, mended_reply.sql if mended_reply else sql, opts, timings
     )
@@ -349,16 +346,18 @@ def _run_fixing(
         attempt = attempt.model_copy(update={"note": mended_reply.note})
     fixed = _mend(refusal, engine.dialect, opts.stages) if refusal is not None else None
     if fixed is None and result is not None and found_nothing(result.rows):
-        ran = _ran(question, result.sql_executed, result.rows, engine, schema)
+        ran = checked.attempt(question, result)
         fixed = next((f for m in opts.stages.enabled(EMPTY_MENDS) if (f := m.run(ran))), None)
     elif fixed is None and result is not None:
-        fixed = _definition_mend(question, result, schema, engine, opts.stages)
+        fixed = _found_mend(checked.attempt(question, result), opts.stages)
     if fixed is None:
         return [attempt], result
     tried, after = [attempt], None
     for _ in range(MAX_MENDS):
         # a mended query is read like the model's: mixed-format columns in one format
         mended_sql = _formats(fixed.sql, schema, engine.dialect, opts.stages)
+        if units := _in_units(question, mended_sql, None, schema, engine.dialect, opts.stages):
+            mended_sql, fixed = units.sql, Fixed(units.sql, f"{fixed.note}; {units.note}")
         again, after, refused = _run(engine, mended_sql, opts, timings)
         tried.append(again.model_copy(update={"note": fixed.note}))
         fixed = _mend(refused, engine.dialect, opts.stages) if refused is not None else None
@@ -369,49 +368,38 @@ def _run_fixing(
     return tried, after
 
 
-def _definition_mend(
-    question: str, result: ResultSet, schema: SchemaContext, engine: SQLEngine, stages: Switches
-) -> Fixed | None:
-    """The query following a metric definition it did not follow where the rewrite is
-    mechanical, or None: counting distinct keys where the definition says so (the
-    ``distinct`` mend, :mod:`tablerag.nl2sql.distinct`) and dividing by every value its
-    denominator admits (the ``denominator`` mend, :mod:`tablerag.nl2sql.denominator`)."""
-    wanted = [s for s in ("distinct", "denominator") if stages.on(s)]
-    if not wanted or schema.linked is None or schema.catalog is None:
-        return None
-    evidence = gather_evidence(
-        question, result.sql_executed, result.columns, result.rows, schema, engine
-    )
-    sql, notes = result.sql_executed, []
-    columns = {
-        name.lower(): frozenset(c.name.lower() for c in info.columns)
-        for name, info in schema.catalog.tables.items()
-    }
-    if "distinct" in wanted:
-        for finding in run_checks(evidence):
-            values = dict(finding.values)
-            if finding.code != "definition_ignored" or "DISTINCT" not in values.get("missing", ""):
-                continue
-            key = distinct_key(values["definition"])
-            counted = count_distinct(sql, key, columns, dialect=engine.dialect) if key else None
-            if counted is not None:
-                sql = counted
-                notes.append(
-                    f"tablerag counted distinct {key}, as {values['document']} defines "
-                    f"{values['term']}"
-                )
-                break
-    if "denominator" in wanted:
-        for d in evidence.definitions:
-            if d.denominator is not None and (
-                wider := widen(sql, d.denominator, columns, dialect=engine.dialect)
-            ):
-                sql = wider
-                notes.append(
-                    f"tablerag divided by {d.denominator.said()}, as {d.document} defines {d.term}"
-                )
-                break
+def _found_mend(attempt: QueryAttempt, stages: Switches) -> Fixed | None:
+    """The query through the mends of a query that found rows
+    (:data:`~tablerag.nl2sql.stages.FOUND_MENDS`: counting distinct keys where a definition
+    says so, dividing by every value its denominator admits), each on what the one before
+    left; their notes joined; None when none applied."""
+    sql, notes = attempt.sql, []
+    for mend in stages.enabled(FOUND_MENDS):
+        fixed = mend.run(attempt.with_sql(sql))
+        if fixed is not None:
+            sql = fixed.sql
+            notes.append(fixed.note)
     return Fixed(sql, "; ".join(notes)) if notes else None
+
+
+def _in_units(
+    question: str,
+    sql: str | None,
+    mended: Fixed | None,
+    schema: SchemaContext,
+    dialect: str,
+    stages: Switches,
+) -> Fixed | None:
+    """``mended`` (or ``sql``) with its amounts in the unit the question asks for (the
+    ``units`` mend, :mod:`tablerag.nl2sql.units`); ``mended`` when nothing changes."""
+    if not sql or not stages.on("units"):
+        return mended
+    units = in_major_units(
+        question, mended.sql if mended else sql, catalog_units(schema.catalog), dialect=dialect
+    )
+    if units is None:
+        return mended
+    return Fixed(units.sql, f"{mended.note}; {units.note}" if mended else units.note)
 
 
 def _reply_mend(sql: str, dialect: str, stages: Switches) -> Fixed | None:
@@ -531,12 +519,9 @@ def _explained(
         text = template_explanation(result.columns, rows, language, truncated=result.truncated)
     # the model's attempts: a mended rerun is not one (a prefix read in place counts as written)
     written = max(1, sum(1 for a in attempts[:upto] if a.note is None))
-    findings: list[Finding] = []
+    findings: Sequence[Finding] = []
     if checked is not None:
-        evidence = gather_evidence(
-            question, result.sql_executed, result.columns, result.rows, *_parts(checked)
-        )
-        findings = run_checks(evidence)
+        findings = checked.attempt(question, result).findings
     judged = verdict(findings, written)
     facts = [Fact(text=text, source="sql")]
     citations: list[Citation] = []
@@ -554,13 +539,15 @@ def _explained(
         )
         facts.append(Fact(text=said, source="document", citation=n))
         text = f"{text}\n{said}"
+    found = [f.data() for f in (*judged.doubts, *judged.cited)]
     if judged.doubts:
-        text = unsure_text(judged.doubts, language) + "\n" + text
+        text = unsure_line(found, language) + "\n" + text
     return Answer(
         answer=text,
         status=judged.status,
         confidence=judged.confidence,
         checks=[f.code for f in (*judged.doubts, *judged.cited)],
+        findings=found,
         facts=facts,
         citations=citations,
         **common,
@@ -576,14 +563,11 @@ def _reading(sql: str, opts: NL2SQLOptions, checked: _Checked | None) -> Reading
     for name in checked.schema.tables if catalog is not None else ():
         info = catalog.tables.get(name) if catalog is not None else None
         for column in info.columns if info is not None else ():
-            if column.unit and not column.type.upper().startswith(("DATE", "TIMESTAMP")):
-                units.setdefault(column.name.lower(), column.unit)
+            unit = column.unit or column_unit(column)  # 分 from a column's comment too
+            if unit and type_family(column.type) != "time":
+                units.setdefault(column.name.lower(), unit)
     cap = (opts.policy or checked.engine.policy).max_rows
     return read_query(sql, checked.engine.dialect, units=units, row_cap=cap)
-
-
-def _parts(checked: _Checked) -> tuple[SchemaContext, SQLEngine]:
-    return checked.schema, checked.engine
 
 
 def explain(
@@ -708,6 +692,15 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+_LLM_FAILED = AnswerFinding(
+    code=LLM_FAILED,
+    severity="doubt",
+    message="nl2sql.llm_failed",
+    stage="llm",
+    placement="whole",
+)
+
+
 def _failed(
     question: str,
     language: Language,
@@ -717,6 +710,7 @@ def _failed(
     error: ProviderError | str,
 ) -> Answer:
     message = str(error)
+    failed = isinstance(error, ProviderError)  # the text is then only that the model failed
     return Answer(
         question=question,
         answer=text,
@@ -727,6 +721,7 @@ def _failed(
         sql=next((a.sql for a in reversed(attempts) if a.sql), None),
         sql_attempts=attempts,
         timings_ms=timings,
+        findings=[_LLM_FAILED] if failed else [],
     )
 
 

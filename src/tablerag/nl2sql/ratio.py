@@ -20,8 +20,8 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
-from tablerag.answer import Answer
-from tablerag.lang.messages import LANGUAGES, message, templates
+from tablerag.answer import Answer, Finding
+from tablerag.answer.findings import says
 from tablerag.linking.lexicon import equivalents
 
 _ASKED = re.compile(
@@ -94,11 +94,11 @@ MIN_SAME_ROWS = 2
 @dataclass(frozen=True)
 class RateProblem:
     """What is wrong with the rate a query computed: the question's word for the rate, the
-    reason for the repair round, and the caveat when the repair does not mend it."""
+    reason for the repair round, and the caveat (a finding) when the repair does not mend it."""
 
     word: str
     doubt: str
-    caveat: dict[str, str]
+    caveat: Finding
 
 
 def same_rate(
@@ -135,41 +135,38 @@ def rate_problem(
     neither."""
     word = missing_rate(question, sql, dialect=dialect)
     if word is not None:
-        caveat: dict[str, str] = {lang: message(RATE_CAVEAT, lang, word=word) for lang in LANGUAGES}
+        caveat = _caveat("rate_missing", RATE_CAVEAT, {"word": word})
         return RateProblem(word, RATE_MISSING.format(word=word), caveat)
     same = same_rate(question, columns, rows)
     if same is None:
         return None
     word, column, value = same
-    values = {"word": word, "column": column, "value": value}
-    caveat = {lang: message(SAME_CAVEAT, lang, **values) for lang in LANGUAGES}
+    caveat = _caveat("rate_same", SAME_CAVEAT, {"word": word, "column": column, "value": value})
     return RateProblem(word, RATE_SAME.format(word=word, column=column, value=value), caveat)
 
 
+def _caveat(code: str, key: str, values: dict[str, str]) -> Finding:
+    return Finding(
+        code=code, severity="caveat", message=key, values=values, stage="rate", placement="tail"
+    )
+
+
 def with_caveat(answer: Answer, problem: RateProblem) -> Answer:
-    """``answer`` saying that its rows are not the rate the question asked for."""
+    """``answer`` saying that its rows are not the rate the question asked for: the caveat
+    among its findings and, in its language, under its text."""
     if answer.status != "ok":
         return answer
-    caveat = problem.caveat[answer.language]
-    return answer.model_copy(update={"answer": f"{answer.answer}\n{caveat}"})
+    caveat = says(problem.caveat, answer.language)
+    return answer.model_copy(
+        update={
+            "answer": f"{answer.answer}\n{caveat}",
+            "findings": [*answer.findings, problem.caveat],
+        }
+    )
 
 
-def definition_hint(word: str, notes: Sequence[str]) -> str:
+def definition_hint(word: str, notes: Sequence[str], pairs: Sequence[tuple[str, str]] = ()) -> str:
     """The schema note defining ``word`` (a metric glossary row), as a repair hint."""
-    names = equivalents(word)
+    names = equivalents(word, pairs)
     note = next((n for n in notes if any(w in n for w in names)), None)
     return f" As defined: {note.removeprefix('-- ')}" if note else ""
-
-
-def caveats(text: str) -> list[str]:
-    """The caveat lines an NL2SQL answer carries (a rate the query did not compute), which an
-    answer composed from it must keep.
-
-    Example:
-        >>> note = message(RATE_CAVEAT, "en", word="return rate")
-        >>> caveats("Result: 3 rows." + chr(10) + note) == [note]
-        True
-    """
-    texts = (*templates(RATE_CAVEAT).values(), *templates(SAME_CAVEAT).values())
-    heads = tuple(c.split("{")[0] for c in texts)
-    return [line for line in text.splitlines() if line.startswith(heads)]

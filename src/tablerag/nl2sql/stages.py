@@ -19,7 +19,7 @@ import datetime as dt
 import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
 from tablerag.errors import ConfigError
 from tablerag.nl2sql.autofix import (
@@ -31,12 +31,17 @@ from tablerag.nl2sql.autofix import (
     respell,
     unclip,
 )
+from tablerag.nl2sql.canonical import canonicalize_formats
+from tablerag.nl2sql.checks import REPAIRABLE, Evidence, Finding
 from tablerag.nl2sql.dates import dated
 from tablerag.nl2sql.definitions import definition_note, definition_rows
+from tablerag.nl2sql.denominator import widen
+from tablerag.nl2sql.distinct import count_distinct, distinct_key
 from tablerag.nl2sql.joins import rebridge, unjoined
 from tablerag.nl2sql.labels import label_notes
 from tablerag.nl2sql.literals import found_nothing, label_elsewhere, past_the_data, stored_labels
 from tablerag.nl2sql.prose_definitions import prose_definitions
+from tablerag.nl2sql.ratio import RateProblem
 from tablerag.nl2sql.rollup import rollup_note, rollups
 from tablerag.nl2sql.scale import scale_notes
 from tablerag.nl2sql.slashdates import slash_date_notes
@@ -96,27 +101,74 @@ class TableNoteInput:
     passages: Sequence[Hit] = ()
 
 
-@dataclass(frozen=True)
-class Ran:
-    """A query that ran, as a doubt or an empty-result mend looks at it."""
+class Attempt(Protocol):
+    """A query that ran, as every stage after its run reads it: the one context of the empty-
+    and found-result mends and doubts. The path builds it once per query
+    (:class:`tablerag.nl2sql.attempt.QueryAttempt`); what it derives (the evidence, the answer
+    checks' findings, the rate problem) is computed on first use and shared by the stages."""
 
-    question: str
-    sql: str
-    rows: Sequence[Sequence[object]]
-    engine: SQLEngine
-    edges: Sequence[JoinEdge]
-    tables: Sequence[str]
-    """The tables the model was shown."""
+    @property
+    def question(self) -> str:
+        """The question the query answers."""
 
+    @property
+    def sql(self) -> str:
+        """The query as it ran (or as an earlier mend of this pipeline left it)."""
+
+    @property
+    def rows(self) -> Sequence[Sequence[object]]:
+        """Its rows."""
+
+    @property
+    def engine(self) -> SQLEngine:
+        """The engine it ran on."""
+
+    @property
+    def edges(self) -> Sequence[JoinEdge]:
+        """The join keys of the schema the model was shown."""
+
+    @property
+    def tables(self) -> Sequence[str]:
+        """The tables the model was shown."""
+
+    @property
+    def catalog(self) -> SchemaCatalog | None:
+        """The catalog of the schema the model was shown (None: a schema given as text)."""
+
+    @property
+    def linked(self) -> bool:
+        """Whether the schema was linked to the question (the answer checks need it)."""
+
+    @property
+    def evidence(self) -> Evidence:
+        """What the answer checks read (:func:`tablerag.nl2sql.evidence.gather_evidence`)."""
+
+    @property
+    def findings(self) -> Sequence[Finding]:
+        """The answer checks' findings on the query that ran."""
+
+    @property
+    def rate(self) -> RateProblem | None:
+        """The problem with the rate it computes (:func:`tablerag.nl2sql.ratio.rate_problem`)."""
+
+    def with_sql(self, sql: str) -> Attempt:
+        """The same attempt with ``sql`` mended (its derived facts stay those of what ran)."""
+
+
+Ran = Attempt
+"""The name the empty-result stages knew the context by."""
 
 QuestionNote = Callable[[str, dt.date], str]
 ValueNote = Callable[[NoteInput], Sequence[str]]
 TableNote = Callable[[TableNoteInput], Sequence[str]]
+QueryMend = Callable[[str, Mapping[Any, Any], str], str]
+"""``(sql, canonical formats, dialect) -> sql``: a rewrite every query goes through."""
 ReplyMend = Callable[[str, str], Fixed | None]
 RefusalMend = Callable[..., Fixed | None]
 """``(sql, issues, *, dialect) -> Fixed | None``: the gate's issues say what to mend."""
-EmptyMend = Callable[[Ran], Fixed | None]
-Doubt = Callable[[Ran], str | None]
+EmptyMend = Callable[[Attempt], Fixed | None]
+FoundMend = Callable[[Attempt], Fixed | None]
+Doubt = Callable[[Attempt], str | None]
 
 
 def _rollups(n: NoteInput) -> list[str]:
@@ -155,6 +207,57 @@ def _unjoined(r: Ran) -> str | None:
 
 def _unclip(sql: str, dialect: str) -> Fixed | None:
     return unclip(sql, dialect=dialect)
+
+
+def _table_columns(catalog: SchemaCatalog) -> dict[str, frozenset[str]]:
+    return {
+        name.lower(): frozenset(c.name.lower() for c in info.columns)
+        for name, info in catalog.tables.items()
+    }
+
+
+def _distinct(a: Attempt) -> Fixed | None:
+    if not a.linked or a.catalog is None:
+        return None
+    columns = _table_columns(a.catalog)
+    for finding in a.findings:
+        values = dict(finding.values)
+        if finding.code != "definition_ignored" or "DISTINCT" not in values.get("missing", ""):
+            continue
+        key = distinct_key(values["definition"])
+        counted = count_distinct(a.sql, key, columns, dialect=a.engine.dialect) if key else None
+        if counted is not None:
+            note = (
+                f"tablerag counted distinct {key}, as {values['document']} defines {values['term']}"
+            )
+            return Fixed(counted, note)
+    return None
+
+
+def _denominator(a: Attempt) -> Fixed | None:
+    if not a.linked or a.catalog is None:
+        return None
+    columns = _table_columns(a.catalog)
+    for d in a.evidence.definitions:
+        if d.denominator is not None and (
+            wider := widen(a.sql, d.denominator, columns, dialect=a.engine.dialect)
+        ):
+            note = f"tablerag divided by {d.denominator.said()}, as {d.document} defines {d.term}"
+            return Fixed(wider, note)
+    return None
+
+
+def _rate(a: Attempt) -> str | None:
+    return a.rate.doubt if a.rate is not None else None
+
+
+def _recheck(a: Attempt) -> str | None:
+    if not a.linked:
+        return None
+    doubts = [f for f in a.findings if f.code in REPAIRABLE]
+    if not doubts:
+        return None
+    return "it ran, but " + "; ".join(f.says("en") for f in doubts)
 
 
 QUESTION_NOTES: tuple[Stage[QuestionNote], ...] = (
@@ -300,46 +403,59 @@ EMPTY_DOUBTS: tuple[Stage[Doubt], ...] = (
         lambda r: label_elsewhere(r.sql, r.engine, r.tables),
     ),
 )
-RATE = Stage(
-    "rate",
-    "doubt",
-    "the question asks for a rate the query does not compute, or every row's rate is 0 or 1",
-    None,
-)
-"""Run by the path itself (:func:`tablerag.nl2sql.ratio.rate_problem`): its answer also carries
-the caveat when the repair round does not mend it."""
-DISTINCT = Stage(
-    "distinct",
+UNITS = Stage(
+    "units",
     "mend",
-    "a query counted rows where the metric's definition counts distinct keys (按 order_id "
-    "去重): the counts rewritten as COUNT(DISTINCT key)",
+    "an amount summed from a column stored in 分 read as 元, or '超过100元' compared with it as "
+    "100: the amounts in the unit the question asks for, from the catalog's units",
     None,
 )
-"""Run by the path on a query that found rows (:mod:`tablerag.nl2sql.distinct`)."""
-DENOMINATOR = Stage(
-    "denominator",
-    "mend",
-    "a rate divided by fewer values than its definition's denominator admits (status 为 PAID 或 "
-    "REFUND): the denominator's comparison rewritten as column IN (those values)",
-    None,
-)
-"""Run by the path on a query that found rows (:mod:`tablerag.nl2sql.denominator`)."""
-RECHECK = Stage(
-    "recheck",
-    "doubt",
-    "a query an answer check doubts (a definition not followed, a count asked but an amount "
-    "summed, one day for a month, a period never asked): asked again once with the reason",
-    None,
-)
-"""Run by the path itself on a query that found rows (:data:`tablerag.nl2sql.checks.REPAIRABLE`);
-the repaired query's answer is checked again."""
+"""Run by the path on every query before it runs (:mod:`tablerag.nl2sql.units`)."""
 FORMATS = Stage(
     "formats",
     "mend",
     "a column mixing '2026-09' and '202609' read in one format in every query",
-    None,
+    lambda sql, canonical, dialect: canonicalize_formats(sql, canonical, dialect=dialect),
 )
-"""Run by the path on every query (:func:`tablerag.nl2sql.canonical.canonicalize_formats`)."""
+"""Run on every query, the model's or mended (:mod:`tablerag.nl2sql.canonical`)."""
+QUERY_MENDS: tuple[Stage[QueryMend], ...] = (FORMATS,)
+FOUND_MENDS: tuple[Stage[FoundMend], ...] = (
+    Stage(
+        "distinct",
+        "mend",
+        "a query counted rows where the metric's definition counts distinct keys (按 order_id "
+        "去重): the counts rewritten as COUNT(DISTINCT key)",
+        _distinct,
+    ),
+    Stage(
+        "denominator",
+        "mend",
+        "a rate divided by fewer values than its definition's denominator admits (status 为 PAID "
+        "或 REFUND): the denominator's comparison rewritten as column IN (those values)",
+        _denominator,
+    ),
+)
+"""Mends of a query that found rows, each on what the one before left (their notes join)."""
+RATE: Stage[Doubt] = Stage(
+    "rate",
+    "doubt",
+    "the question asks for a rate the query does not compute, or every row's rate is 0 or 1",
+    _rate,
+)
+"""Its answer also carries the caveat when the repair round does not mend it (the path reads
+:attr:`Attempt.rate` of the query it keeps)."""
+FOUND_DOUBTS: tuple[Stage[Doubt], ...] = (
+    RATE,
+    Stage(
+        "recheck",
+        "doubt",
+        "a query an answer check doubts (a definition not followed, a count asked but an amount "
+        "summed, one day for a month, a period never asked): asked again once with the reason",
+        _recheck,
+    ),
+)
+"""Doubts of a query that found rows, the first with a reason wins (the answer checks'
+repairable doubts, :data:`tablerag.nl2sql.checks.REPAIRABLE`, are asked about once)."""
 LABEL_ROUND = Stage(
     "label_round",
     "doubt",
@@ -347,29 +463,52 @@ LABEL_ROUND = Stage(
     None,
 )
 """Run by the loop (:func:`tablerag.loop.tablesql.answer_over_tables`)."""
+COMPOSE = Stage(
+    "compose",
+    "mend",
+    "the loop's final answer echoed the trace's 'question -> answer' lines or left out a part a "
+    "step answered: the echoes dropped, the parts put back",
+    None,
+)
 TIERS = Stage(
     "tiers",
     "note",
     "the loop's answer left matching each SQL row's rate to the policy's thresholds to the reader",
     None,
 )
-"""Run by the loop on its final answer (:func:`tablerag.loop.run.row_rules`)."""
+CAVEATS = Stage(
+    "caveats",
+    "note",
+    "a step's SQL answer warned that its rows are not the rate asked for, and the loop's "
+    "composed answer dropped the warning: kept",
+    None,
+)
+"""``compose``, ``tiers`` and ``caveats`` run, in this order, on the loop's final answer: the
+loop binds them to its functions (:data:`tablerag.loop.finish.FINISH`, through :func:`bound`)."""
+
+
+def bound(stage: Stage[Any], run: F) -> Stage[F]:
+    """``stage``, registered here, with the function a pipeline above this package runs it by
+    (the loop's stages: this package cannot import the loop)."""
+    return Stage(stage.name, stage.family, stage.reason, run)
+
 
 STAGES: tuple[Stage[Any], ...] = (
     *QUESTION_NOTES,
     *VALUE_NOTES,
     *TABLE_NOTES,
-    FORMATS,
+    *QUERY_MENDS,
+    UNITS,
     *REPLY_MENDS,
     *REFUSAL_MENDS,
     *EMPTY_MENDS,
-    DISTINCT,
-    DENOMINATOR,
+    *FOUND_MENDS,
     *EMPTY_DOUBTS,
-    RATE,
-    RECHECK,
+    *FOUND_DOUBTS,
     LABEL_ROUND,
+    COMPOSE,
     TIERS,
+    CAVEATS,
 )
 NAMES: tuple[str, ...] = tuple(s.name for s in STAGES)
 
@@ -447,21 +586,30 @@ def describe() -> list[tuple[str, str, str]]:
 
 __all__ = [
     "ALL_ON",
+    "CAVEATS",
+    "COMPOSE",
     "EMPTY_DOUBTS",
     "EMPTY_MENDS",
     "FAMILIES",
+    "FOUND_DOUBTS",
+    "FOUND_MENDS",
     "NAMES",
+    "QUERY_MENDS",
     "QUESTION_NOTES",
+    "RATE",
     "REFUSAL_MENDS",
     "REPLY_MENDS",
     "STAGES",
     "TABLE_NOTES",
+    "TIERS",
     "VALUE_NOTES",
+    "Attempt",
     "NoteInput",
     "Ran",
     "Stage",
     "Switches",
     "TableNoteInput",
+    "bound",
     "describe",
     "switches",
 ]

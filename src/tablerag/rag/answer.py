@@ -15,11 +15,20 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablerag.answer import Answer, AnswerStatus, Citation, Fact, Language
+from tablerag.answer import (
+    Answer,
+    AnswerStatus,
+    Citation,
+    Fact,
+    Finding,
+    FindingPlacement,
+    Language,
+)
+from tablerag.answer.findings import says
 from tablerag.answer.grounding import strip_enumerators, ungrounded_numbers
 from tablerag.errors import ProviderError, RetrievalError
 from tablerag.lang.asks import asks_one_figure, asks_over_rows
-from tablerag.lang.messages import message
+from tablerag.lang.messages import LANGUAGE_NAMES, message
 from tablerag.lang.tokenize import tokenize
 from tablerag.llm.base import LLM
 from tablerag.prompts import render
@@ -33,7 +42,6 @@ NOT_FOUND_MARK = "NOT_FOUND"
 SNIPPET_CHARS = 200
 #: Share of a sentence's words a passage must hold for an unmarked sentence to cite it.
 MIN_OVERLAP = 0.5
-LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
 CITATION_MARK = re.compile(r"\[(\d+)\]")
 """A citation mark ``[n]``; the group is the number."""
 _SENTENCE_END = re.compile(r"(?<=[。！？!?])\s*|(?<=[.;；])\s+|\n+")
@@ -150,18 +158,22 @@ def answer_from_documents(
     confidence = CITED_CONFIDENCE if any(f.citation for f in facts) else UNCITED_CONFIDENCE
     loose = ungrounded_numbers(text, [h.text for h in hits] + [question])
     status: AnswerStatus = "ok"
+    found: list[Finding] = []  # in the order the text states them
     if loose:  # a number from nowhere: not an answer that passed (issue 23)
-        text += " " + message("rag.ungrounded", language, numbers=", ".join(loose))
+        found.append(_doubt("ungrounded", numbers=", ".join(loose), placement="inline"))
+        text += " " + says(found[-1], language)
         confidence, status = min(confidence, UNGROUNDED_CONFIDENCE), "unsure"
     cited = [hits[f.citation - 1] for f in facts if f.citation is not None]
     excerpt = read_off_table(question, text, hits, opts.table_rows)
     if excerpt:  # numbers come from SQL, not from the model reading a few rows (issue 23)
-        text = message("rag.table_figure", language, table=excerpt) + "\n" + text
+        found.insert(0, _doubt("table_figure", table=excerpt))
+        text = says(found[0], language) + "\n" + text
         confidence, status = min(confidence, TABLE_FIGURE_CONFIDENCE), "unsure"
     missing = off_subject(question, [_searchable(h) for h in cited])
     if missing:  # the passages it cites are about something else (issue 23)
         words = "、".join(missing) if language == "zh" else ", ".join(missing)
-        text = message("rag.off_subject", language, words=words) + "\n" + text
+        found.insert(0, _doubt("off_subject", words=words))
+        text = says(found[0], language) + "\n" + text
         confidence, status = min(confidence, OFF_SUBJECT_CONFIDENCE), "unsure"
     return _answer(
         question,
@@ -172,6 +184,7 @@ def answer_from_documents(
         facts=facts,
         confidence=confidence,
         status=status,
+        findings=found,
     )
 
 
@@ -346,6 +359,18 @@ def _degraded(
         error=why,
         citations=citations,
         confidence=0.3,
+    )
+
+
+def _doubt(code: str, placement: FindingPlacement = "lead", **values: str) -> Finding:
+    """A finding of the document answer's checks (message ``rag.<code>``)."""
+    return Finding(
+        code=code,
+        severity="doubt",
+        message=f"rag.{code}",
+        values=values,
+        stage="rag",
+        placement=placement,
     )
 
 

@@ -136,7 +136,9 @@ class Runtime:
     _watcher: threading.Thread | None = field(default=None, repr=False)
     _root: Path | None = field(default=None, repr=False)
     _failed: Fingerprint | None = field(default=None, repr=False)
+    _writer: querylog.Writer | None = field(default=None, repr=False)
     _count: int = 0
+    _attempts: int = 0
 
     @classmethod
     def open(
@@ -206,12 +208,12 @@ class Runtime:
             TableragError, OSError: the copy could not be taken or opened.
         """
         assert self._root is not None
-        self._count += 1
-        folder = self._root / f"gen-{self._count}"
         try:
             held = workspace_lock.acquire(self.path, exclusive=False, wait_s=wait_s)
         except WorkspaceError as exc:
             raise _Busy(str(exc)) from exc
+        self._attempts += 1
+        folder = self._root / f"gen-{self._attempts}"
         try:
             with held:
                 stamp = fingerprint(self.path)
@@ -228,6 +230,7 @@ class Runtime:
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
             raise
+        self._count += 1  # numbered when loaded: a busy or failed attempt takes no number
         log.info("workspace generation %d loaded from %s", self._count, self.path)
         return Generation(self._count, stamp, folder, qa, records)
 
@@ -357,9 +360,16 @@ class Runtime:
                 error=error,
                 token_id=token_id,
                 generation=generation,
+                writer=self._log_writer(),
             )
         except WorkspaceError as exc:
             log.warning("query log not written: %s", exc)
+
+    def _log_writer(self) -> querylog.Writer:
+        with self._lock:
+            if self._writer is None:
+                self._writer = querylog.Writer(self.path)
+            return self._writer
 
     def prune_log(self) -> int:
         """Delete log entries older than ``query_log_retention_days`` and conversations unused
@@ -383,6 +393,8 @@ class Runtime:
             gen, self._current = self._current, None
         if gen is not None:
             gen.close()
+        if self._writer is not None:
+            self._writer.close()
         if self._root is not None:
             shutil.rmtree(self._root, ignore_errors=True)
         if self.owns_llm:

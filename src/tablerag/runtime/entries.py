@@ -21,9 +21,11 @@ def record_answer(
     error: str | None = None,
     token_id: str | None = None,
     generation: int | None = None,
+    writer: querylog.Writer | None = None,
 ) -> None:
     """Write the log entry of ``rq`` (one transaction): its answer, or ``status`` and
-    ``error`` when there is none (``failed``, ``cancelled``).
+    ``error`` when there is none (``failed``, ``cancelled``); through ``writer`` (a server's
+    kept connection) when given.
 
     Raises:
         WorkspaceError: the service file cannot be written.
@@ -57,7 +59,10 @@ def record_answer(
             findings=list(answer.checks),
             timings_ms=dict(answer.timings_ms),
         )
-    querylog.record(workspace, entry)
+    if writer is not None:
+        writer.record(entry)
+    else:
+        querylog.record(workspace, entry)
 
 
 def linked_tables(answer: Answer) -> list[str]:

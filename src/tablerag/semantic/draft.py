@@ -37,17 +37,13 @@ from tablerag.semantic.ossie import (
     ansi,
 )
 from tablerag.sql.sensitive import hidden_columns
+from tablerag.sql.units import column_unit, is_measure
 from tablerag.store.workspace import Workspace
 from tablerag.types import ColumnInfo, TableInfo
 
 log = logging.getLogger(__name__)
 
 _DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt", ".pdf", ".docx", ".html", ".htm")
-_FEN = re.compile(
-    r"(?:^|[^\w])(?:分|fen|cents?)(?:$|[^\w])|单位[为是：:\s]*分|in fen|in cents", re.I
-)
-_NUMBER = ("INT", "DEC", "NUMERIC", "DOUBLE", "FLOAT", "REAL")
-_KEYISH = re.compile(r"(?:^id$|_id$|_code$|_no$|编码$|编号$|代码$|^year$|^month$|^quarter$)", re.I)
 _NAME_HEADER = re.compile(r"指标|metric|名称|term", re.I)
 _FORMULA_HEADER = re.compile(r"公式|formula|口径|definition|计算", re.I)
 
@@ -78,7 +74,7 @@ def draft_model(
         metrics.append(_metric(f"{t.name}_count", "COUNT(*)", f"Rows of {t.name}", None, t.name))
         hidden = set(hidden_columns(t))
         for c in t.columns:
-            if _is_measure(c) and c.name not in hidden:
+            if is_measure(c) and c.name not in hidden:
                 unit = "元" if _in_fen(c) else _unit(c)
                 metrics.append(
                     _metric(
@@ -275,12 +271,8 @@ def _datatype(c: ColumnInfo) -> str | None:
     return None
 
 
-def _is_measure(c: ColumnInfo) -> bool:
-    return any(w in c.type.upper() for w in _NUMBER) and not _KEYISH.search(c.name)
-
-
 def _in_fen(c: ColumnInfo) -> bool:
-    return _is_measure(c) and bool(_FEN.search(c.unit or "") or _FEN.search(c.description))
+    return column_unit(c) == "分"
 
 
 def _unit(c: ColumnInfo) -> str | None:
@@ -302,7 +294,7 @@ def _field(c: ColumnInfo) -> OssieField:
     ext: dict[str, Any] = {"status": "draft"}
     if fen:
         ext.update(unit="元", source_unit="分")
-    elif _is_measure(c) and _unit(c):
+    elif is_measure(c) and _unit(c):
         ext["unit"] = _unit(c)
     f.set_ext(ext)
     return f

@@ -210,3 +210,33 @@ def metric_view(metric: Metric) -> MetricView:
         time_field=ext.get("time_field"),
         status=metric.status,
     )
+
+
+def metric_terms(document: OssieDocument) -> tuple[tuple[str, str], ...]:
+    """(English, Chinese) names of one metric, from each metric's name and synonyms: what the
+    linker adds to a question in one language to find the other's words (a definition row
+    退货率 for "return rate"). English names of one word ("sales", "profit") are left out, so
+    that a common word in an English-only schema's question adds nothing.
+
+    Example:
+        >>> from tablerag.semantic.ossie import loads
+        >>> doc = loads('''
+        ... version: 0.2.0.dev0
+        ... semantic_model:
+        ... - name: m
+        ...   datasets: [{name: t, source: t}]
+        ...   metrics:
+        ...   - name: return_rate
+        ...     expression: {dialects: [{dialect: ANSI_SQL, expression: COUNT(*)}]}
+        ...     ai_context: {synonyms: [退货率, refund rate, returns]}
+        ... ''')
+        >>> metric_terms(doc)
+        (('return rate', '退货率'), ('refund rate', '退货率'))
+    """
+    out: dict[tuple[str, str], None] = {}
+    for view in Knowledge(document).metrics.values():
+        names = [view.name.replace("_", " "), *view.metric.synonyms]
+        chinese = [n for n in names if _HAN.search(n)]
+        english = [n.lower() for n in names if not _HAN.search(n) and " " in n.strip()]
+        out.update(dict.fromkeys((en, zh) for en in english for zh in chinese))
+    return tuple(out)

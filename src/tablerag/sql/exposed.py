@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from tablerag.sql.pii import holds_personal_data
 from tablerag.sql.sensitive import DEFAULT_RULES, SensitiveRules, hidden_columns
 from tablerag.types import TableInfo
 
@@ -21,6 +22,12 @@ class ExposedTable:
     """The database lets the account read only some columns and does not show it the others'
     names (MySQL/MariaDB column grants): columns exist beyond ``columns`` and ``hidden``, so a
     ``USING``/``NATURAL`` join or ``*`` over the table is refused."""
+    masked: tuple[str, ...] = ()
+    """Readable columns whose values hold personal data that results masking hides in place
+    (e-mails, phone, ID or card numbers inside other text): the gate allows them only where
+    the mask holds (:func:`tablerag.sql.functions.mask_context_denial`). Marked from sample
+    values (:func:`tablerag.sql.pii.holds_personal_data`); a column ``allow_columns`` names is
+    never marked."""
 
     @property
     def qualified(self) -> str:
@@ -70,6 +77,8 @@ class ExposedCatalog:
             rules: the operator's settings (``sensitive_columns``, ``allow_columns``).
         """
         sensitive, allow = tuple(sensitive), tuple(allow)
+        allowed = replace(rules, allow=rules.allow + allow)
+        mark = hide_sensitive and rules.defaults
         out = []
         for t in tables:
             hidden = (
@@ -84,6 +93,14 @@ class ExposedCatalog:
                     schema=own_schema or schema,
                     columns=tuple(c.name for c in t.columns if c.name not in hidden),
                     hidden=hidden,
+                    masked=tuple(
+                        c.name
+                        for c in t.columns
+                        if mark
+                        and c.name not in hidden
+                        and not allowed.allows(t.name, c.name)
+                        and any(holds_personal_data(s) for s in c.samples)
+                    ),
                 )
             )
         return cls(out)
@@ -95,21 +112,60 @@ class ExposedCatalog:
         *,
         schema: str | None = None,
         hidden: Mapping[str, Iterable[str]] | None = None,
+        masked: Mapping[str, Iterable[str]] | None = None,
     ) -> ExposedCatalog:
         """Build from ``{"table": ["col", ...]}`` (tests, external catalogs)."""
-        hidden = hidden or {}
+        hidden, masked = hidden or {}, masked or {}
         out = []
         for full, cols in tables.items():
             own_schema, _, name = full.rpartition(".")
             secret = tuple(hidden.get(full, ()))
             shown = tuple(c for c in cols if c not in secret)
-            out.append(ExposedTable(name, shown, own_schema or schema, secret))
+            personal = tuple(c for c in masked.get(full, ()) if c in shown)
+            out.append(ExposedTable(name, shown, own_schema or schema, secret, masked=personal))
         return cls(out)
 
     @property
     def tables(self) -> list[ExposedTable]:
         """All exposed tables."""
         return list(self._tables.values())
+
+    def with_masked(self, masked: Mapping[str, Iterable[str]]) -> ExposedCatalog:
+        """This catalog with more columns marked masked (``{qualified table: columns}``);
+        names that are not readable columns of the table are ignored.
+
+        Example:
+            >>> cat = ExposedCatalog.from_mapping({"t": ["id", "notes"]}, schema="data")
+            >>> cat.with_masked({"data.t": ["notes", "nope"]}).table("t").masked
+            ('notes',)
+        """
+        out = []
+        for t in self._tables.values():
+            more = {c.lower() for c in masked.get(t.qualified, ())}
+            added = tuple(c for c in t.columns if c.lower() in more and c not in t.masked)
+            out.append(replace(t, masked=t.masked + added) if added else t)
+        return ExposedCatalog(out)
+
+    def without_masked(self, allowed: SensitiveRules | None = None) -> ExposedCatalog:
+        """This catalog with no column marked masked (masking is off), or only the columns
+        ``allowed.allow`` names unmarked (the operator's ``allow_columns``).
+
+        Example:
+            >>> cat = ExposedCatalog.from_mapping({"t": ["a", "b"]}, masked={"t": ["a", "b"]})
+            >>> cat.without_masked(SensitiveRules(allow=("t.a",))).table("t").masked
+            ('b',)
+        """
+        if not any(t.masked for t in self._tables.values()):
+            return self
+        return ExposedCatalog(
+            replace(
+                t,
+                masked=()
+                if allowed is None
+                else tuple(c for c in t.masked if not allowed.allows(t.qualified, c)),
+            )
+            for t in self._tables.values()
+        )
 
     def table(self, name: str, *, schema: str | None = None) -> ExposedTable | None:
         """The exposed table called ``name`` (in ``schema`` if given), or None.

@@ -296,6 +296,45 @@ def mask_value(value: Any, *, whole: bool = False) -> Any:
     return _mask_nested(value, 0)
 
 
+MASK_MARK = re.compile(r"\d\*{4}\d|\d\*{5,11}\d|\w\*\*\*@|\d-\*\*\*-\d")
+"""What :func:`mask_text` leaves where it masked a value (``138****5678``, ``a***@x.org``,
+``110101********1234``, ``555-***-4567``): a sample value the workspace recorded masked still
+shows that its column holds personal data."""
+
+
+def holds_personal_data(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` holds an e-mail address, a phone, ID or card number that results
+    masking would mask in place, or the mark such masking left (:data:`MASK_MARK`).
+
+    Only the patterns count: a JSON key named like a secret (``{"password": …}``) is hidden by
+    its name, not by this test, so a JSON column whose other keys are read stays usable.
+
+    Example:
+        >>> [holds_personal_data(v) for v in ("call 13812345678 today", "call 138****5678",
+        ...     "prefers email", 13812345678, 2024, '{"password": "x"}', ["a@b.org"],
+        ...     float("nan"))]
+        [True, True, False, True, False, False, True, False]
+    """
+    if isinstance(value, str):
+        return _mask_patterns(value) != value or MASK_MARK.search(value) is not None
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return isinstance(mask_int(value), str)
+    if isinstance(value, float | Decimal):
+        return isinstance(mask_number(value), str)
+    if depth >= MAX_DEPTH:
+        return False
+    if isinstance(value, dict):
+        return any(
+            holds_personal_data(k, depth + 1) or holds_personal_data(v, depth + 1)
+            for k, v in value.items()
+        )
+    if isinstance(value, list | tuple):
+        return any(holds_personal_data(v, depth + 1) for v in value)
+    return False
+
+
 def luhn_valid(digits: str) -> bool:
     """Whether a card number's digits pass the Luhn checksum (an id of the same length rarely
     does: one in ten).

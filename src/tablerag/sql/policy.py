@@ -47,6 +47,9 @@ class ExecutionPolicy:
     isolated: bool = True
     """Run DuckDB and SQLite queries in a worker process with an address-space limit and a hard
     wall-clock kill, so that one function call cannot pass the memory or time limit."""
+    workers: int = 1
+    """Most worker processes of one DuckDB or SQLite source running queries at once (more
+    start only while queries overlap); each holds its own read-only session."""
 
     def __post_init__(self) -> None:
         for name in (
@@ -56,6 +59,7 @@ class ExecutionPolicy:
             "threads",
             "max_sql_chars",
             "max_result_bytes",
+            "workers",
         ):
             value = getattr(self, name)
             if value < 1:

@@ -680,7 +680,7 @@ class _Resolver:
                 Issue(
                     "masked_column",
                     f"Column {column.sql()!r} is masked in results, and {denial}; select it as "
-                    "it is, count it, group by it or test it IS NULL.",
+                    "it is, count it, group by it, take its length() or test it IS NULL.",
                     span(column),
                     {"column": column.sql()},
                 )

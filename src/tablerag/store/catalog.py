@@ -50,6 +50,8 @@ def record_table(
             json.dumps(list(info.checks), ensure_ascii=False),
         ],
     )
+    if not info.columns:  # a database table the role sees but may read no column of
+        return  # (executemany refuses an empty list)
     con.executemany(
         "INSERT INTO tablerag.columns VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [

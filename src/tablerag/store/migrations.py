@@ -114,6 +114,20 @@ MIGRATIONS: tuple[str, ...] = (
         model        JSON NOT NULL              -- one Ossie semantic_model entry
     );
     """,
+    # 7: verified queries: question → SQL pairs people checked (issue 33)
+    """
+    CREATE TABLE tablerag.examples (
+        example_id   VARCHAR PRIMARY KEY,
+        question     VARCHAR NOT NULL,
+        sql          VARCHAR NOT NULL,
+        tables       VARCHAR[] NOT NULL DEFAULT [],
+        source       VARCHAR NOT NULL,          -- the label of the source the SQL runs on
+        verified_by  VARCHAR NOT NULL DEFAULT '',
+        verified_at  VARCHAR NOT NULL,          -- ISO 8601, UTC
+        origin       VARCHAR NOT NULL,          -- 'manual' | 'feedback' | 'import'
+        case_id      VARCHAR UNIQUE             -- the logged answer it corrects (origin feedback)
+    );
+    """,
 )
 
 SERVICE_DB = "service.sqlite"

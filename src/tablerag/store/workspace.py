@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import re
@@ -220,7 +221,14 @@ class Workspace:
         except BaseException:
             self.con.execute("ROLLBACK")
             raise
-        self.con.execute("COMMIT")
+        try:
+            self.con.execute("COMMIT")
+        except duckdb.Error:
+            # a failed COMMIT (a full disk) leaves the transaction open and aborted: every
+            # later statement would answer "please ROLLBACK"
+            with contextlib.suppress(duckdb.Error):
+                self.con.execute("ROLLBACK")
+            raise
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -367,7 +375,8 @@ class Workspace:
                 )
 
     def summary(self) -> dict[str, Any]:
-        """Counts for a quick look: sources, tables, rows, documents, chunks."""
+        """Counts for a quick look: sources, tables, rows (stored), documents, chunks, and the
+        rows of the database tables queried in place."""
         row = self.con.execute(
             """
             SELECT (SELECT count(*) FROM tablerag.sources),
@@ -375,7 +384,9 @@ class Workspace:
                    (SELECT coalesce(sum(row_count), 0) FROM tablerag.tables WHERE stored),
                    (SELECT count(*) FROM tablerag.documents),
                    (SELECT count(*) FROM tablerag.chunks),
-                   (SELECT count(*) FROM tablerag.chunks WHERE table_name IS NOT NULL)
+                   (SELECT count(*) FROM tablerag.chunks WHERE table_name IS NOT NULL),
+                   (SELECT coalesce(sum(row_count), 0) FROM tablerag.tables
+                    WHERE NOT stored AND row_count >= 0)
             """
         ).fetchone()
         assert row is not None
@@ -387,6 +398,7 @@ class Workspace:
             "documents": row[3],
             "chunks": row[4],
             "table_chunks": row[5],
+            "rows_in_place": int(row[6]),
         }
 
 

@@ -24,6 +24,7 @@ from tablerag.evals.userdata import questions as v1
 from tablerag.evals.userdata.questions import Question
 from tablerag.evals.userdata.shop import data as shop_data
 from tablerag.evals.userdata.shop import questions as shop
+from tablerag.evals.userdata.shop.model import MODEL as SHOP_MODEL
 from tablerag.evals.userdata.v2 import data as v2_data
 from tablerag.evals.userdata.v2 import questions as v2
 
@@ -43,6 +44,8 @@ class EvalSet:
         dataset: the run folder's dataset name (``eval-runs/userdata-<dataset>...``).
         prepare: writes the set's files into a folder (the database URL, or None) and returns
             the targets to ingest.
+        model: the semantic model (Ossie YAML) a person curated from the set's documents
+            (``--knowledge curated``), or None.
     """
 
     name: str
@@ -51,6 +54,7 @@ class EvalSet:
     default_part: str
     dataset: str
     prepare: Callable[[Path, str | None], list[Target]]
+    model: str | None = None
 
     def check_db(self, db: str | None) -> None:
         """Refuse a ``--db`` this set cannot use, before anything is written.
@@ -111,7 +115,7 @@ def _shop(folder: Path, db: str | None) -> list[Target]:
 SETS: dict[str, EvalSet] = {
     "v1": EvalSet("v1", v1.QUESTIONS, EVAL_TODAY, "all", "generated", _v1),
     "v2": EvalSet("v2", v2.QUESTIONS, v2_data.TODAY, "dev", "v2", _v2),
-    "shop": EvalSet("shop", shop.QUESTIONS, shop_data.TODAY, "dev", "shop", _shop),
+    "shop": EvalSet("shop", shop.QUESTIONS, shop_data.TODAY, "dev", "shop", _shop, SHOP_MODEL),
 }
 
 

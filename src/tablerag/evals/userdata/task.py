@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tablerag.errors import ProviderError
+from tablerag.errors import ConfigError, ProviderError
 from tablerag.evals.runner import Case, Outcome
 from tablerag.evals.userdata.questions import QUESTIONS, Question
 from tablerag.llm.base import LLM, Message
@@ -204,6 +204,41 @@ def build_workspace(
     notes += [f"{Path(r.source).name}: {p.line()}" for r in reports for p in r.problems]
     done.write_text("\n".join(notes) + "\n", encoding="utf-8")
     return root, notes
+
+
+KNOWLEDGE = ("none", "draft", "curated")
+"""What semantic model a run's workspace holds (``--knowledge``): none (free SQL), the draft
+``tablerag knowledge draft`` proposes, or the set's curated model."""
+
+
+def apply_knowledge(workspace: Path, knowledge: str, model: str | None) -> list[str]:
+    """Store the semantic model ``knowledge`` names in the run's workspace (once; a resumed run
+    keeps it). Returns notes for ``run.json``.
+
+    Raises:
+        ConfigError: an unknown choice, a set with no curated model, a model that fails its
+            check against the workspace (nothing stored).
+    """
+    from tablerag.semantic.draft import draft_workspace, store_draft
+    from tablerag.semantic.library import import_document
+    from tablerag.semantic.ossie import loads
+
+    if knowledge not in KNOWLEDGE:
+        raise ConfigError(f"--knowledge takes one of {', '.join(KNOWLEDGE)}, not {knowledge!r}.")
+    done = workspace / f".userdata-knowledge-{knowledge}"
+    if knowledge == "none" or done.is_file():
+        return [done.read_text(encoding="utf-8")] if done.is_file() else []
+    if knowledge == "curated" and model is None:
+        raise ConfigError("This set has no curated model; use --knowledge none or draft.")
+    with Workspace.open(workspace) as ws:
+        if knowledge == "draft":
+            note = f"knowledge: drafted, {store_draft(ws, draft_workspace(ws))} entries"
+        else:
+            document = loads(model or "", where="the set's curated model")
+            import_document(ws.con, document, ws.tables(), origin="curated")
+            note = f"knowledge: curated, {len(document.semantic_model[0].metrics or [])} metrics"
+    done.write_text(note, encoding="utf-8")
+    return [note]
 
 
 @dataclass

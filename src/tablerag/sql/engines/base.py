@@ -15,12 +15,22 @@ import sqlglot
 
 from tablerag.errors import EngineError, Issue, QueryFailed, SQLRejected
 from tablerag.sql.drift import drift_message
+from tablerag.sql.engines.once import once
+from tablerag.sql.engines.personal import (
+    MAX_TABLES,
+    SAMPLE_ROWS,
+    SAMPLE_TIME_LIMIT_MS,
+    personal_columns,
+    sample_query,
+)
 from tablerag.sql.engines.scrub import exposable, scrub_message, scrub_schema
+from tablerag.sql.engines.verdicts import Verdict, Verdicts
 from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.mask import allowed_names, mask_rows
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.sql.result import ResultSet
 from tablerag.sql.rewrite import ADDED, SORT_ROWS, order_unordered, render, sort_key
+from tablerag.sql.sensitive import DEFAULT_RULES, SensitiveRules
 from tablerag.sql.validate import gate
 from tablerag.types import TableInfo
 
@@ -52,10 +62,18 @@ class SQLEngine(ABC):
     exposure: ClassVar[str | None] = None
     """The catalog every table reference of generated SQL is qualified to, when the engine
     builds one that physically lacks hidden columns (DuckDB); None: the database's own."""
+    _verdicts: tuple[ExposedCatalog, Verdicts] | None = None
+    """The gate's verdicts for the catalog they were made for (a new catalog starts anew)."""
 
     def __init__(self, policy: ExecutionPolicy | None = None) -> None:
         self.policy = policy or ExecutionPolicy()
         self._catalog: ExposedCatalog | None = None
+        self._sampled: dict[str, tuple[str, ...]] | None = None
+        """``{table: columns}`` whose sampled rows hold personal data (sampled once)."""
+        self._personal: dict[SensitiveRules, ExposedCatalog] = {}
+        """:attr:`catalog` with those columns marked, per ``allow_columns`` rules."""
+        self._sample_personal = True
+        """Mark columns by sampling (off with ``hide_sensitive=False``: other people's data)."""
 
     @property
     def catalog(self) -> ExposedCatalog:
@@ -82,8 +100,10 @@ class SQLEngine(ABC):
         schema of that name) or in a system schema is never exposed: it is left out with a
         warning, and the gate refuses SQL that names it as an unknown table.
         """
+        self._sample_personal = bool(options.get("hide_sensitive", True))
         if catalog is None:
             self._catalog = None
+            self._sampled, self._personal = None, {}
         elif isinstance(catalog, ExposedCatalog):
             self._set_catalog(catalog)
         else:
@@ -92,7 +112,65 @@ class SQLEngine(ABC):
 
     def _set_catalog(self, catalog: ExposedCatalog) -> None:
         self._catalog = self._with_lineage(_without_reserved(catalog))
+        self._sampled, self._personal = None, {}
         self._expose(self._catalog)
+
+    def gate_catalog(self, policy: ExecutionPolicy | None = None) -> ExposedCatalog:
+        """The catalog the gate checks generated SQL against under ``policy``: :attr:`catalog`
+        with every readable column that holds personal data marked masked
+        (``ExposedTable.masked``), so that no function can undo the mask; with masking off,
+        none is marked.
+
+        The columns are the ones the catalog's sample values mark plus the ones whose values,
+        sampled through this engine (:mod:`tablerag.sql.engines.personal`) the first time,
+        hold personal data; ``allow_columns`` unmarks a column.
+        """
+        policy = policy or self.policy
+        if not policy.mask_personal_data:
+            return self.catalog.without_masked()
+        rules = policy.sensitive
+        marked = self._personal.get(rules)
+        if marked is None:
+            marked = self.catalog
+            if self._sample_personal and rules.defaults:
+                if self._sampled is None:
+                    self._sampled = self._sampled_personal(marked, policy)
+                marked = marked.with_masked(self._sampled)
+            self._personal[rules] = marked.without_masked(rules)
+        return self._personal[rules]
+
+    def _sampled_personal(
+        self, catalog: ExposedCatalog, policy: ExecutionPolicy
+    ) -> dict[str, tuple[str, ...]]:
+        """``{table: columns}`` whose first rows, read through the gate and this engine, hold
+        personal data (``allow_columns`` not applied yet); a table the gate or the engine
+        refuses to sample is left as it is."""
+        found: dict[str, tuple[str, ...]] = {}
+        sampling = replace(
+            policy,
+            max_rows=SAMPLE_ROWS,
+            time_limit_ms=min(policy.time_limit_ms, SAMPLE_TIME_LIMIT_MS),
+        )
+        for table in catalog.tables[:MAX_TABLES]:
+            if not table.columns:
+                continue
+            result = gate(
+                sample_query(table, self.dialect),
+                dialect=self.dialect,
+                catalog=catalog,
+                policy=sampling,
+                exposure=self.exposure,
+            )
+            if result.issues or result.sql is None:
+                log.debug("not sampling %s for personal data: %s", table.qualified, result.issues)
+                continue
+            try:
+                _, rows = self._run(result.executed or result.sql, sampling)
+            except EngineError as exc:
+                log.debug("not sampling %s for personal data: %s", table.qualified, exc)
+                continue
+            found[table.qualified] = personal_columns(table, rows, DEFAULT_RULES)
+        return found
 
     def _with_lineage(self, catalog: ExposedCatalog) -> ExposedCatalog:
         """``catalog`` with every view column derived from a hidden column hidden too (an
@@ -118,6 +196,9 @@ class SQLEngine(ABC):
     def execute(self, sql: str, policy: ExecutionPolicy | None = None) -> ResultSet:
         """Gate, run and mask one query of generated SQL.
 
+        Within one request (:func:`~tablerag.sql.engines.once.queries_once`) a query this
+        engine already ran with the same policy is answered from that request's memo.
+
         Raises:
             SQLRejected: the gate refused the SQL (feedback for the model).
             QueryTimeout: the time limit stopped it.
@@ -125,22 +206,45 @@ class SQLEngine(ABC):
             QueryFailed: the database refused or failed to run it.
         """
         policy = policy or self.policy
+        return once((id(self), sql, policy), lambda: self._execute(sql, policy))
+
+    def verdict(self, sql: str, policy: ExecutionPolicy) -> Verdict:
+        """The gate's verdict on ``sql`` under ``policy`` and what runs for it; kept per
+        exposed catalog (:mod:`~tablerag.sql.engines.verdicts`)."""
+        catalog = self.catalog
+        verdicts = self._verdicts
+        if verdicts is None or verdicts[0] is not catalog:
+            verdicts = self._verdicts = (catalog, Verdicts())
+        return verdicts[1].get((sql, policy), lambda: self._judge(sql, policy, catalog))
+
+    def _judge(self, sql: str, policy: ExecutionPolicy, catalog: ExposedCatalog) -> Verdict:
         result = gate(
-            sql, dialect=self.dialect, catalog=self.catalog, policy=policy, exposure=self.exposure
+            sql,
+            dialect=self.dialect,
+            catalog=self.gate_catalog(policy),
+            policy=policy,
+            exposure=self.exposure,
         )
         if result.issues or result.sql is None:
-            raise SQLRejected(sql, [_without_own_schema(i) for i in result.issues])
-        safe = result.sql
-        executed, order = self._ordered(result.executed or safe)
+            return Verdict(tuple(result.issues))
+        unordered = result.executed or result.sql
+        executed, order = self._ordered(unordered)
+        return Verdict((), result.sql, executed, unordered, order)
+
+    def _execute(self, sql: str, policy: ExecutionPolicy) -> ResultSet:
+        verdict = self.verdict(sql, policy)
+        if verdict.issues or verdict.sql is None:
+            raise SQLRejected(sql, [_without_own_schema(i) for i in verdict.issues])
+        safe, order = verdict.sql, verdict.order
         start = time.perf_counter()
         try:
             try:
-                columns, rows = self._run(executed, policy)
+                columns, rows = self._run(verdict.executed, policy)
             except QueryFailed as exc:
                 if order != ADDED or not _UNORDERABLE.search(str(exc)):
                     raise
                 order = SORT_ROWS  # a column type without an order (PostgreSQL json): sort here
-                columns, rows = self._run(result.executed or safe, policy)
+                columns, rows = self._run(verdict.unordered, policy)
         except EngineError as exc:
             exc.sql = safe  # the SQL as the user reads it, not through the exposure catalog
             drifted = drift_message(str(exc), self.catalog.names())
@@ -156,6 +260,10 @@ class SQLEngine(ABC):
         if policy.mask_personal_data:
             allowed = allowed_names(self.catalog, policy.sensitive)  # allow_columns unmasks
             kept, masked = mask_rows(columns, kept, hidden=self._hidden_names(), allowed=allowed)
+            if masked and order in (ADDED, SORT_ROWS):
+                # the order tablerag chose came from the values before masking (the digits the
+                # mask hides); the rows are sorted again as they are shown
+                kept = tuple(sorted(kept, key=sort_key))
         return ResultSet(columns, kept, truncated, round(elapsed, 3), safe, masked)
 
     def _ordered(self, sql: str) -> tuple[str, str]:

@@ -30,7 +30,6 @@ from tablerag.sql.engines.limits import engine_failure, fetch_capped
 from tablerag.sql.engines.lineage import hide_derived
 from tablerag.sql.engines.local import LocalEngine
 from tablerag.sql.engines.scrub import scrub_message
-from tablerag.sql.engines.worker import Worker
 from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.types import ColumnInfo, TableInfo
@@ -288,7 +287,6 @@ class DuckDBEngine(LocalEngine):
         if not self.path.is_file():
             raise ConfigError(f"No DuckDB file at {str(self.path)!r}; check the path.")
         self._session = DuckDBSession(str(self.path), self.policy)
-        self._worker: Worker | None = None
         self._closed = False
 
     @property

@@ -18,6 +18,7 @@ from sqlglot import exp
 from sqlglot.lineage import lineage
 
 from tablerag.sql.exposed import ExposedCatalog, ExposedTable
+from tablerag.sql.sensitive import SensitiveRules
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +130,48 @@ def hide_derived(
         if not changed:
             break
     return ExposedCatalog(tables.values())
+
+
+def hide_opaque(
+    catalog: ExposedCatalog,
+    views: list[tuple[str, str]],
+    *,
+    rules: SensitiveRules,
+    default: str = "main",
+) -> ExposedCatalog:
+    """``catalog`` with every column of the views whose definition the account cannot read
+    (MySQL/MariaDB without ``SHOW VIEW``) hidden, except the columns ``allow_columns`` names:
+    such a view cannot be traced, and it may show a hidden column under another name.
+
+    Example:
+        >>> cat = ExposedCatalog.from_mapping({"shop.v": ["id", "label"]})
+        >>> out = hide_opaque(cat, [("shop", "v")], rules=SensitiveRules(allow=("v.id",)))
+        >>> out.table("v").columns, out.table("v").hidden
+        (('id',), ('label',))
+    """
+    opaque = {(s.lower(), v.lower()) for s, v in views}
+    out = []
+    for table in catalog.tables:
+        if ((table.schema or default).lower(), table.name.lower()) not in opaque:
+            out.append(table)
+            continue
+        hidden = tuple(c for c in table.columns if not rules.allows(table.qualified, c))
+        if hidden:
+            log.warning(
+                "cannot read the definition of view %s (grant SHOW VIEW on it to trace its "
+                "columns); hiding %d of its columns",
+                table.name,
+                len(hidden),
+            )
+        out.append(
+            replace(
+                table,
+                columns=tuple(c for c in table.columns if c not in hidden),
+                hidden=(*table.hidden, *hidden),
+                masked=tuple(c for c in table.masked if c not in hidden),
+            )
+        )
+    return ExposedCatalog(out)
 
 
 def _unreadable(tables: dict[tuple[str, str], ExposedTable], source: tuple[str, str, str]) -> bool:

@@ -22,7 +22,7 @@ from sqlglot import TokenType, exp
 from tablerag.errors import ConfigError, QueryFailed, QueryTimeout
 from tablerag.sql.engines.base import ALLOW_HINT, Rows, SQLEngine
 from tablerag.sql.engines.limits import Watchdog, engine_failure, fetch_capped
-from tablerag.sql.engines.lineage import hide_derived
+from tablerag.sql.engines.lineage import hide_derived, hide_opaque
 from tablerag.sql.engines.scrub import scrub_message
 from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.policy import ExecutionPolicy
@@ -662,9 +662,15 @@ class MySQLEngine(SQLEngine):
         with self._lock, self._con.cursor() as cur:
             cur.execute(
                 "SELECT TABLE_SCHEMA, TABLE_NAME, VIEW_DEFINITION FROM information_schema.VIEWS "
-                f"WHERE TABLE_SCHEMA = DATABASE() AND VIEW_DEFINITION <> '' LIMIT {2**64 - 1}"
+                f"WHERE TABLE_SCHEMA = DATABASE() LIMIT {2**64 - 1}"
             )
-            views = [(str(s), str(v), str(q)) for s, v, q in cur.fetchall()]
+            found = [(str(s), str(v), str(q or "")) for s, v, q in cur.fetchall()]
+            views = [(s, v, q) for s, v, q in found if q.strip()]
+            opaque = [(s, v) for s, v, q in found if not q.strip()]
+            if opaque:  # no SHOW VIEW: the view cannot be traced, so it is hidden (issue 28)
+                catalog = hide_opaque(
+                    catalog, opaque, rules=self.policy.sensitive, default=self._database
+                )
             if not views:
                 return catalog
             cur.execute(
@@ -819,11 +825,14 @@ class MySQLEngine(SQLEngine):
                         engine="mysql",
                         sql=sql,
                     ) from exc
-                raise QueryFailed(
+                failed = QueryFailed(
                     engine_failure("MySQL", self.driver_message(exc)),
                     engine="mysql",
                     sql=sql,
-                ) from exc
+                )
+        # raised outside the handler: the driver's error, which quotes raw cell values, is
+        # neither its cause nor its context (no traceback or log record carries it)
+        raise failed
 
     def driver_message(self, exc: BaseException) -> str:
         """The server's message (without PyMySQL's error-code tuple), scrubbed."""

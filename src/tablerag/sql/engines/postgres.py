@@ -320,12 +320,16 @@ class PostgresEngine(SQLEngine):
             except psycopg.Error as exc:
                 if dog.fired:
                     raise timeout() from exc
-                raise QueryFailed(
+                failed = QueryFailed(
                     engine_failure("PostgreSQL", self.driver_message(exc)),
                     engine="postgres",
                     sql=sql,
-                ) from exc
-        return columns, rows
+                )
+            else:
+                return columns, rows
+        # raised outside the handler: the driver's error, which quotes raw cell values, is
+        # neither its cause nor its context (no traceback or log record carries it)
+        raise failed
 
     def close(self) -> None:
         """Close the connection (idempotent)."""

@@ -12,7 +12,6 @@ from tablerag.sql.engines.base import Rows
 from tablerag.sql.engines.limits import engine_failure, fetch_capped
 from tablerag.sql.engines.local import LocalEngine
 from tablerag.sql.engines.scrub import scrub_message
-from tablerag.sql.engines.worker import Worker
 from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.policy import ExecutionPolicy
 from tablerag.types import ColumnInfo, TableInfo
@@ -177,7 +176,6 @@ class SQLiteEngine(LocalEngine):
         if not self.path.is_file():
             raise ConfigError(f"No SQLite file at {str(self.path)!r}; check the path.")
         self._session = SQLiteSession(str(self.path), self.policy)
-        self._worker: Worker | None = None
 
     def introspect(self) -> list[TableInfo]:
         """Tables, views and columns of the file (read once, at open)."""

@@ -1,0 +1,107 @@
+"""The product's own entry point over a database an evaluation opened: what ``tablerag ask`` runs.
+
+A benchmark's database (a Spider SQLite file, a WikiTQ table's workspace) is opened by the
+evaluation, with the linking catalog it built once. :class:`ProductPath` puts that engine and
+catalog behind a :class:`~tablerag.service.QA` of one source, so that a case is answered by
+:meth:`QA.ask` as a user's question is: the router, the data path with its fallback and
+definition passages (none without a text index), hybrid fusion, clarification. Nothing of the
+answering is replaced; only where the tables come from.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from pathlib import Path
+from typing import Literal
+
+from tablerag.answer import Answer
+from tablerag.linking.catalog import SchemaCatalog
+from tablerag.llm.base import LLM
+from tablerag.router.router import RouterContext
+from tablerag.service import QA
+from tablerag.settings import Settings
+from tablerag.sources import SourceSet, SQLSource
+from tablerag.sql.engines.base import SQLEngine
+
+
+class _OnePlace(SourceSet):
+    """One place whose engine and catalog the evaluation opened (it also closes them)."""
+
+    def __init__(self, source: SQLSource, engine: SQLEngine, catalog: SchemaCatalog) -> None:
+        super().__init__([source], policy=engine.policy)
+        self._engine, self._catalog = engine, catalog
+
+    def catalog_of(self, source: SQLSource) -> SchemaCatalog:
+        return self._catalog
+
+    def engine(self, source: SQLSource) -> SQLEngine:
+        return self._engine
+
+    def opened(self) -> list[SQLEngine]:
+        return [self._engine]
+
+    def close(self) -> None:
+        """Nothing: the evaluation owns the engine."""
+
+
+class ProductPath:
+    """Answers evaluation cases through :meth:`QA.ask` over the evaluation's own engines.
+
+    Args:
+        settings: the settings in force (the same a user's workspace would have).
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._routers: dict[int, tuple[SchemaCatalog, RouterContext]] = {}
+        self._lock = threading.Lock()
+
+    def ask(
+        self,
+        question: str,
+        *,
+        llm: LLM,
+        engine: SQLEngine,
+        catalog: SchemaCatalog,
+        label: str,
+        kind: Literal["files", "database"] = "database",
+        today: dt.date | None = None,
+    ) -> Answer:
+        """``question`` answered as ``tablerag ask`` answers it, over ``engine``'s tables.
+
+        Args:
+            question: the question (with its conversation, as the case states it).
+            llm: the model of every call (a per-case meter around the run's model).
+            engine: the read-only engine of the case's database.
+            catalog: the linking catalog of that database.
+            label: the database's name (its source label).
+            kind: ``files`` for a workspace's own tables, ``database`` for one queried in place.
+            today: the date relative words refer to.
+        """
+        source = SQLSource(
+            label=label.lower(),
+            location=label,
+            kind=kind,
+            dialect=engine.dialect,
+            tables=tuple(catalog.tables.values()),
+        )
+        qa = QA(
+            path=Path("."),
+            settings=self.settings,
+            llm=llm,
+            sources=_OnePlace(source, engine, catalog),
+            catalog=catalog,
+            router=self._router(catalog),
+            index=None,
+        )
+        return qa.ask(question, today=today)
+
+    def _router(self, catalog: SchemaCatalog) -> RouterContext:
+        """The router's vocabulary of ``catalog``, built once per catalog."""
+        with self._lock:
+            found = self._routers.get(id(catalog))
+            if found is None or found[0] is not catalog:
+                found = (catalog, RouterContext.from_catalog(catalog))
+                self._routers[id(catalog)] = found
+            return found[1]

@@ -1,0 +1,89 @@
+"""One query that ran, as the stages after its run read it (:class:`~.stages.Attempt`).
+
+Built once per query by the path; the evidence the answer checks read, their findings and the
+rate problem are computed on first use and shared by every stage that asks (the definition
+mends, the rate doubt and the recheck used to gather the same evidence each).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from tablerag.nl2sql.checks import Evidence, Finding, run_checks
+from tablerag.nl2sql.evidence import gather_evidence
+from tablerag.nl2sql.ratio import RateProblem, rate_problem
+from tablerag.nl2sql.schema_context import SchemaContext
+from tablerag.sql.engines.base import SQLEngine
+
+if TYPE_CHECKING:
+    from tablerag.linking.catalog import SchemaCatalog
+    from tablerag.linking.fkgraph import JoinEdge
+
+
+@dataclass(frozen=True)
+class QueryAttempt:
+    """A query that ran over ``schema`` on ``engine``, with its rows.
+
+    Example (no query runs here, so no engine is needed):
+        >>> a = QueryAttempt("How many?", "SELECT 1", ("n",), ((1,),), None,
+        ...                  SchemaContext("", (), 0))
+        >>> mended = a.with_sql("SELECT 2")
+        >>> a.linked, mended.sql, mended.question, mended._derived is a._derived
+        (False, 'SELECT 2', 'How many?', True)
+    """
+
+    question: str
+    sql: str
+    columns: Sequence[str]
+    rows: Sequence[Sequence[object]]
+    engine: SQLEngine
+    schema: SchemaContext
+    _derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """What was computed from the query that ran (shared with :meth:`with_sql` copies)."""
+
+    @property
+    def edges(self) -> Sequence[JoinEdge]:
+        return self.schema.edges
+
+    @property
+    def tables(self) -> Sequence[str]:
+        return self.schema.tables
+
+    @property
+    def catalog(self) -> SchemaCatalog | None:
+        return self.schema.catalog
+
+    @property
+    def linked(self) -> bool:
+        return self.schema.linked is not None
+
+    @property
+    def evidence(self) -> Evidence:
+        if "evidence" not in self._derived:
+            self._derived["evidence"] = gather_evidence(
+                self.question, self.sql, self.columns, self.rows, self.schema, self.engine
+            )
+        found: Evidence = self._derived["evidence"]
+        return found
+
+    @property
+    def findings(self) -> Sequence[Finding]:
+        if "findings" not in self._derived:
+            self._derived["findings"] = run_checks(self.evidence)
+        found: list[Finding] = self._derived["findings"]
+        return found
+
+    @property
+    def rate(self) -> RateProblem | None:
+        if "rate" not in self._derived:
+            self._derived["rate"] = rate_problem(
+                self.question, self.sql, self.columns, self.rows, dialect=self.engine.dialect
+            )
+        found: RateProblem | None = self._derived["rate"]
+        return found
+
+    def with_sql(self, sql: str) -> QueryAttempt:
+        """The same attempt with ``sql`` mended; its derived facts stay those of what ran."""
+        return replace(self, sql=sql, _derived=self._derived)
