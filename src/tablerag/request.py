@@ -81,6 +81,7 @@ class Request:
         origin: who asked (``cli``, ``api``), for the log.
         queries: what each query sent to an engine returned, for this question only (an
             answer's lookups repeat; :mod:`tablerag.sql.engines.once`).
+        context: what the SQL model reads before the question (a follow-up's previous SQL).
     """
 
     question: str
@@ -95,6 +96,7 @@ class Request:
     cancelled: threading.Event = field(default_factory=threading.Event)
     origin: str = "library"
     queries: dict[Hashable, Any] = field(default_factory=dict, repr=False)
+    context: str = ""
 
     @classmethod
     def make(

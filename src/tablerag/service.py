@@ -34,6 +34,13 @@ from tablerag.answering import (
     rag_options,
     stage_switches,
 )
+from tablerag.conversation import (
+    no_such_choice,
+    nothing_to_follow,
+    resolve,
+    sql_context,
+    turn_of,
+)
 from tablerag.deadline import Deadline
 from tablerag.errors import EngineError, RetrievalError, WorkspaceError
 from tablerag.examples.library import Verified  # issue 33
@@ -59,6 +66,7 @@ from tablerag.sql.engines import SQLEngine
 from tablerag.sql.engines.once import queries_once
 from tablerag.sql.engines.reach import password_hint
 from tablerag.store import lock as workspace_lock
+from tablerag.store import sessions as session_store
 from tablerag.store import workspace as store
 from tablerag.store.diskfull import disk_full_message, is_disk_full
 from tablerag.store.examples import Example, read_examples  # issue 33
@@ -212,6 +220,9 @@ class QA:
         router: the router's context.
         index: the text index in memory, None when there is none (``index_problem`` says why).
         owns_llm: close the LLM on :meth:`close`.
+        home: the workspace whose service file keeps the conversations (a server answers
+            from a copy of the workspace, ``path``; its sessions live in the original);
+            default ``path``.
     """
 
     def __init__(
@@ -226,8 +237,10 @@ class QA:
         index: LoadedIndex | None,
         index_problem: str = "",
         owns_llm: bool = False,
+        home: Path | None = None,
     ) -> None:
         self.path, self.settings, self.llm = path, settings, llm
+        self.home = home or path
         self.sources, self.catalog, self.router = sources, catalog, router
         self.index, self.index_problem = index, index_problem
         self._view = _IndexView(path)
@@ -244,6 +257,7 @@ class QA:
         *,
         settings: Settings | None = None,
         llm: LLM | str | None = None,
+        home: Path | None = None,
     ) -> QA:
         """Load a workspace for answering.
 
@@ -252,6 +266,7 @@ class QA:
             settings: settings; default: :func:`load_settings` of the workspace.
             llm: an LLM object (the caller keeps ownership) or a spec; default
                 ``settings.llm``.
+            home: where the conversations live; default ``workspace_path``.
 
         Raises:
             ConfigError: the model is not available (the message says how to get it) or a
@@ -290,6 +305,7 @@ class QA:
             index=index,
             index_problem=problem,
             owns_llm=not isinstance(llm, LLM),
+            home=Path(home) if home is not None else path,
         )
         qa._lease = lease
         qa.semantic = semantic  # the workspace's semantic model, None without one (issue 30)
@@ -333,12 +349,86 @@ class QA:
 
     def answer(self, rq: Request) -> Answer:
         """Answer ``rq``: its deadline bounds every call, its usage counts only its calls, its
-        trace records the route, the searches and the model calls as they happen; a query the
-        answer sends twice to the same engine runs once (``rq.queries``)."""
-        with queries_once(rq.queries):
-            return self._answer(rq)
+        trace records the route, the searches and the model calls as they happen.
+
+        A request with a ``session`` is a turn of that conversation (issue 34): the question is
+        first resolved against the session's recent turns (:func:`tablerag.conversation.
+        resolve`; the envelope's ``standalone_question`` says how it was understood), then
+        answered as below, then kept as the session's next turn. An unknown (or expired)
+        session id starts a new session.
+
+        Raises:
+            ConfigError: the model is not available, or the session id is not usable.
+        """
+        with queries_once(rq.queries):  # a query sent twice to one engine runs once
+            if rq.session is None:
+                return self._answer(rq)
+            return self._turn(rq, rq.session)
+
+    def _turn(self, rq: Request, session: str) -> Answer:
+        """Answer ``rq`` as the next turn of ``session`` (see :meth:`answer`); the time spent
+        resolving the follow-up counts into ``routing`` (deciding what to answer) and ``total``."""
+        started = time.perf_counter()
+        language: Language = rq.language or detect_language(rq.question)  # type: ignore[assignment]
+        s = self.settings
+        try:
+            found, created = session_store.open_session(
+                self.home, session, origin=rq.origin, last=s.session_context_turns
+            )
+            if created:  # a new session is a rare event: the moment to drop expired ones
+                session_store.prune(self.home, s.session_retention_days)
+            turns, dropped = found.turns, found.turn_count - len(found.turns)
+        except WorkspaceError as exc:  # answer alone rather than not at all
+            log.warning("session %r not read: %s", session, exc)
+            turns, dropped = (), 0
+        res = resolve(
+            rq.question,
+            turns,
+            llm=self.work(rq, language).llm,
+            language=language,
+            timeout_s=s.llm_timeout_s,
+            dropped=dropped,
+        )
+        rq.trace.emit(
+            "followup",
+            resolution=res.kind,
+            cues=list(res.cues),
+            standalone=res.standalone,
+            modifies=res.base is not None,
+            dropped=res.dropped,
+        )
+        resolving_ms = (time.perf_counter() - started) * 1000
+        if res.kind == "orphan":
+            answer = nothing_to_follow(rq.question, language)
+        elif res.kind == "no_choice":
+            answer = no_such_choice(rq.question, res.choices, language)
+        else:
+            context = sql_context(res.base, language) if res.base is not None else ""
+            answer = self._answer(replace(rq, question=res.standalone, context=context))
+        standalone = res.standalone if res.kind in ("resolved", "picked") else None
+        timings = dict(answer.timings_ms)
+        timings["routing"] = round(timings.get("routing", 0.0) + resolving_ms, 3)
+        timings["total"] = round((time.perf_counter() - started) * 1000, 3)
+        answer = answer.model_copy(
+            update={
+                "question": rq.question,
+                "standalone_question": standalone,
+                "timings_ms": timings,
+            }
+        )
+        try:
+            session_store.add_turn(
+                self.home,
+                session,
+                turn_of(rq.question, res.standalone, answer, rq.id),
+                origin=rq.origin,
+            )
+        except WorkspaceError as exc:  # the answer stands; the next follow-up sees less
+            log.warning("turn of session %r not kept: %s", session, exc)
+        return answer
 
     def _answer(self, rq: Request) -> Answer:
+        """Answer ``rq`` alone (no conversation)."""
         started = time.perf_counter()
         question = rq.question
         text = question.strip()
@@ -362,14 +452,16 @@ class QA:
             loop=decision.loop,
             reasons=list(decision.reasons[:MAX_REASONS]),
         )
+        # a follow-up that changes the previous query: the SQL model starts from it (issue 34)
+        data_text = f"{rq.context}{text}" if rq.context else text
         if decision.loop and self.sources.sources and self.index is not None:
             answer = self.loop(text, language=language, request=rq, work=work)
         elif decision.intent == "data":
-            answer = work.data_first(text)
+            answer = work.data_first(data_text)
         elif decision.intent == "knowledge":
             answer = work.documents_first(text)
         elif decision.intent == "hybrid":
-            sql, doc = run_both(lambda: work.sql(text), lambda: work.docs(text))
+            sql, doc = run_both(lambda: work.sql(data_text), lambda: work.docs(text))
             answer = fuse(text, language, sql, doc, needs_both=decision.needs_both)
         elif decision.intent == "chitchat":
             answer = Answer(

@@ -284,6 +284,18 @@ class Settings(BaseModel):
         ge=0,
         description="Days a query log entry is kept; 0 keeps them forever.",
     )
+    session_retention_days: int = Field(
+        30,
+        ge=0,
+        description="Days a conversation (`--session`, `tablerag chat`) is kept after its last "
+        "turn; 0 keeps them forever.",
+    )
+    session_context_turns: int = Field(
+        6,
+        ge=1,
+        description="The most recent turns of a conversation a follow-up is resolved against; "
+        "older ones are left out of the resolver's prompt.",
+    )
 
     @field_validator("sensitive_columns", "allow_columns", "serve_cors_origins", mode="before")
     @classmethod

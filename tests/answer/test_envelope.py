@@ -47,6 +47,7 @@ TOP_LEVEL_KEYS = [
     "fallback",
     "knowledge",
     "findings",
+    "standalone_question",
 ]
 
 

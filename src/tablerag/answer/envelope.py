@@ -270,6 +270,11 @@ class Answer(_Model):
         description="What the checks and steps found about the answer, as data (code, "
         "severity, values), in the order the text states them; empty when nothing was found.",
     )
+    standalone_question: str | None = Field(
+        default=None,
+        description="The follow-up as it was understood in its conversation, when it was "
+        "rewritten to stand alone (issue 34); None for a question answered as asked.",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> Answer:

@@ -21,7 +21,11 @@ class AskIn(_In):
 
     question: str = Field(description="The question, Chinese or English.")
     session: str | None = Field(
-        default=None, max_length=200, description="The conversation it belongs to."
+        default=None,
+        max_length=200,
+        pattern=r"^[\w.:@-]+$",
+        description="The conversation it belongs to: a follow-up is understood from its "
+        "earlier turns; an unknown id starts a new conversation (letters, digits, _ . : @ -).",
     )
     today: dt.date | None = Field(
         default=None, description="The date 'last month' refers to; default the server's."

@@ -40,6 +40,8 @@ _COMMAND_MODULES = (
     "mcp",
     "log",
     "token",
+    "sessions",
+    "chat",
 )
 
 

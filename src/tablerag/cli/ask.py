@@ -40,6 +40,14 @@ def ask(
     ] = None,
     csv_path: CsvOpt = None,
     xlsx_path: XlsxOpt = None,
+    session: Annotated[
+        str | None,
+        typer.Option(
+            "--session",
+            help="Ask in this conversation: a follow-up is understood from its earlier turns "
+            "(created when new; `tablerag sessions` lists them).",
+        ),
+    ] = None,
 ) -> None:
     """Answer QUESTION with SQL over the tables, the documents, or both; show the sources."""
     from tablerag.cli.render import render_answer
@@ -52,7 +60,9 @@ def ask(
     try:
         settings = load_settings(workspace, llm=llm)
         with QA.open(workspace, settings=settings) as qa:
-            rq = Request.make(question, max_seconds=settings.answer_max_seconds, origin="cli")
+            rq = Request.make(
+                question, max_seconds=settings.answer_max_seconds, origin="cli", session=session
+            )
             answer = qa.answer(rq)
     except TableragError as exc:
         err_console.print(f"[bold red]error:[/] {shown(exc)}", highlight=False)

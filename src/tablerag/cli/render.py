@@ -13,6 +13,7 @@ from rich.text import Text
 from tablerag.answer import Answer, Fallback, Step
 from tablerag.answer.reading import reading_line
 from tablerag.cli._common import shown
+from tablerag.lang.messages import message
 from tablerag.lang.untrusted import visible
 
 #: Rows shown in the terminal; the JSON output has them all.
@@ -45,8 +46,14 @@ def render_answer(answer: Answer, console: Console, *, show_sql: bool = True) ->
     """Print ``answer`` for a person: answer, result table, SQL, citations and a footer line.
 
     The SQL block is a titled panel below the answer ("SQL ▸"), so it reads as a detail the
-    eye can skip; ``show_sql=False`` leaves it out.
+    eye can skip; ``show_sql=False`` leaves it out. A follow-up resolved in its conversation
+    is preceded by how it was understood ("理解为：…", issue 34).
     """
+    if answer.standalone_question:
+        line = message(
+            "conversation.understood_as", answer.language, question=answer.standalone_question
+        )
+        console.print(Text(visible(line), style="italic cyan"))
     console.print(_answer_panel(answer))
     if answer.clarifications:
         console.print(_clarifications(answer))

@@ -26,6 +26,7 @@ from tablerag.llm.base import Message
 SEPARATOR = "-----"
 PROMPT_NAMES: tuple[str, ...] = (
     "explain",
+    "followup",
     "loop_decompose",
     "loop_direct",
     "nl2sql",
@@ -52,6 +53,7 @@ DATA_PLACEHOLDERS: dict[str, DataLimits] = {
     "passages": DataLimits("text", 64_000, None),
     "result": DataLimits("text", 16_000, 1_000),
     "error": DataLimits("text", 4_000, 1_000),
+    "conversation": DataLimits("text", 16_000, 2_000),
 }
 """The placeholders whose values come from data sources, with their framing."""
 

@@ -50,7 +50,7 @@ from tablerag.runtime.entries import linked_tables, record_answer
 from tablerag.service import QA
 from tablerag.settings import Settings, load_settings
 from tablerag.store import lock as workspace_lock
-from tablerag.store import querylog
+from tablerag.store import querylog, sessions
 from tablerag.store import workspace as store
 from tablerag.store.workspace import SourceRecord
 from tablerag.telemetry import export_spans
@@ -226,7 +226,7 @@ class Runtime:
                     shutil.copytree(index, index_dir_of(folder))
             with store.Workspace.open(folder, create=False, read_only=True) as ws:
                 records = tuple(ws.sources())
-            qa = QA.open(folder, settings=self.settings, llm=self.llm)
+            qa = QA.open(folder, settings=self.settings, llm=self.llm, home=self.path)
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
             raise
@@ -372,8 +372,10 @@ class Runtime:
             return self._writer
 
     def prune_log(self) -> int:
-        """Delete log entries older than ``query_log_retention_days``."""
+        """Delete log entries older than ``query_log_retention_days`` and conversations unused
+        for ``session_retention_days``; returns how many log entries went."""
         try:
+            sessions.prune(self.path, self.settings.session_retention_days)
             return querylog.prune(self.path, self.settings.query_log_retention_days)
         except WorkspaceError as exc:
             log.warning("query log not pruned: %s", exc)

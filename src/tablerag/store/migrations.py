@@ -131,7 +131,7 @@ MIGRATIONS: tuple[str, ...] = (
 )
 
 SERVICE_DB = "service.sqlite"
-"""The service's own file in a workspace folder: query log, feedback and API tokens.
+"""The service's own file in a workspace folder: query log, feedback, API tokens, sessions.
 
 A separate SQLite file, not the workspace's DuckDB file: DuckDB lets a file be written by one
 process only while no other process has it open, so a server (or ``tablerag ask``) writing its
@@ -183,6 +183,34 @@ SERVICE_MIGRATIONS: tuple[str, ...] = (
         created_at        TEXT NOT NULL,
         revoked_at        TEXT,
         rate_per_minute   INTEGER
+    );
+    """,
+    # 2: conversations (issue 34): one row per session, one per turn
+    """
+    CREATE TABLE sessions (
+        session_id        TEXT PRIMARY KEY,
+        created_at        TEXT NOT NULL,         -- ISO 8601, UTC
+        updated_at        TEXT NOT NULL,
+        origin            TEXT NOT NULL          -- who opened it: 'cli' | 'api' | 'mcp' | 'library'
+    );
+    CREATE INDEX sessions_updated_at ON sessions (updated_at);
+    CREATE TABLE turns (
+        session_id        TEXT NOT NULL REFERENCES sessions (session_id) ON DELETE CASCADE,
+        n                 INTEGER NOT NULL,      -- 1, 2, ... in the order they were answered
+        asked_at          TEXT NOT NULL,
+        answer_id         TEXT NOT NULL,         -- the query log's id of the answer
+        question          TEXT NOT NULL,         -- as asked
+        standalone        TEXT NOT NULL,         -- what it was resolved to (= question if alone)
+        path              TEXT NOT NULL DEFAULT '',
+        status            TEXT NOT NULL DEFAULT '',
+        sql               TEXT,
+        columns           TEXT NOT NULL DEFAULT '[]',
+        row_count         INTEGER,
+        filter_values     TEXT NOT NULL DEFAULT '[]',
+        chunk_ids         TEXT NOT NULL DEFAULT '[]',
+        answer            TEXT NOT NULL DEFAULT '',
+        choices           TEXT NOT NULL DEFAULT '[]', -- [[label, question], ...] it offered
+        PRIMARY KEY (session_id, n)
     );
     """,
 )

@@ -1,0 +1,220 @@
+"""A follow-up resolved against its session into a question that stands alone.
+
+Cheap cues first (:func:`tablerag.lang.followups.dependency_cues`): a question without one is
+answered as asked, with no model call. A question with cues and earlier turns costs one small
+constrained call (JSON schema, :meth:`LLM.complete_structured`) that rewrites it; when it says
+the question changes the previous query, that query's SQL becomes the SQL model's starting
+point (:func:`sql_context`), as CHASE's best systems edit the previous SQL. A question with
+cues, too short to stand alone and nothing before it ("那个呢" as the first turn) is asked back.
+A reply to an answer that offered choices picks one by its number ("2", "第二个", "option 2")
+or its text, and continues with that choice's question, with no model call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from tablerag.answer import Answer, Clarification, Language
+from tablerag.errors import ProviderError
+from tablerag.lang.followups import dependency_cues, picked_number
+from tablerag.lang.messages import message
+from tablerag.llm import LLM
+from tablerag.prompts import render
+from tablerag.store.sessions import Turn
+
+ResolutionKind = Literal["alone", "resolved", "picked", "no_choice", "orphan", "unresolved"]
+"""``alone``: the question stands alone (no cue, or the model said so); ``resolved``: it was
+rewritten; ``picked``: it picks one of the choices the previous answer offered; ``no_choice``:
+it names a choice by a number no choice has; ``orphan``: it leans on turns there are none of;
+``unresolved``: the model call failed and the question is answered as asked."""
+MAX_TOKENS = 200
+MAX_SQL_CHARS = 2000
+
+
+class _Reply(BaseModel):
+    standalone_question: str = Field(min_length=1, max_length=1000)
+    modifies_previous_query: bool = False
+    refers_to_earlier: bool = True
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """How a question was understood in its conversation."""
+
+    question: str
+    standalone: str
+    kind: ResolutionKind
+    cues: tuple[str, ...] = ()
+    base: Turn | None = None
+    """The earlier turn whose SQL is the starting point (a follow-up that changes it)."""
+    dropped: int = 0
+    """Earlier turns left out of the resolver's prompt (``session_context_turns``)."""
+    choices: tuple[tuple[str, str], ...] = ()
+    """The choices offered before, for a reply that picked none of them (``no_choice``)."""
+
+
+def resolve(
+    question: str,
+    turns: Sequence[Turn],
+    *,
+    llm: LLM,
+    language: Language,
+    timeout_s: float,
+    dropped: int = 0,
+) -> Resolution:
+    """Resolve ``question`` against the session's ``turns`` (oldest first).
+
+    Args:
+        question: the question as asked.
+        turns: the most recent turns of its session.
+        llm: the model (the request's view of it: its deadline and usage).
+        language: the question's language.
+        timeout_s: the model call's limit.
+        dropped: how many older turns ``turns`` leaves out.
+
+    Returns:
+        The resolution; a failed model call is ``unresolved`` (the question answered as
+        asked), never an exception.
+    """
+    text = question.strip()
+    cues = dependency_cues(text)
+    offered = tuple(turns[-1].choices) if turns else ()
+    if offered:
+        choice = chosen(text, offered)
+        if choice is not None:
+            return Resolution(question, choice[1], "picked", cues, dropped=dropped)
+        if picked_number(text) is not None:
+            return Resolution(question, text, "no_choice", cues, dropped=dropped, choices=offered)
+    if not cues:
+        return Resolution(question, text, "alone", cues, dropped=dropped)
+    if not turns:
+        leaning = ("refer" in cues or "ends" in cues) and "short" in cues
+        return Resolution(question, text, "orphan" if leaning else "alone", cues)
+    chat = render(
+        "followup",
+        language="Chinese" if language == "zh" else "English",
+        conversation=conversation_text(turns, dropped),
+        question=text,
+    )
+    try:
+        reply = llm.complete_structured(
+            chat, _Reply, retries=1, max_tokens=MAX_TOKENS, timeout_s=timeout_s
+        )
+    except ProviderError:
+        return Resolution(question, text, "unresolved", cues, dropped=dropped)
+    standalone = reply.standalone_question.strip()
+    if not reply.refers_to_earlier or standalone == text:
+        return Resolution(question, text, "alone", cues, dropped=dropped)
+    base = None
+    if reply.modifies_previous_query:
+        base = next((t for t in reversed(turns) if t.sql and t.path != "rag"), None)
+    return Resolution(question, standalone, "resolved", cues, base, dropped)
+
+
+def chosen(reply: str, choices: Sequence[tuple[str, str]]) -> tuple[str, str] | None:
+    """The choice ``reply`` picks: by its number, or by the whole text of its label or its
+    question, or by a part of exactly one label; None when it picks none.
+
+    Example:
+        >>> offered = [("按净额", "华东的净额销售额"), ("按含税额", "华东的含税销售额")]
+        >>> chosen("2", offered)[0], chosen("按净额", offered)[0], chosen("含税", offered)[0]
+        ('按含税额', '按净额', '按含税额')
+        >>> chosen("3", offered) is None, chosen("销售额", offered) is None
+        (True, True)
+    """
+    n = picked_number(reply)
+    if n is not None:
+        return tuple(choices[n - 1]) if 1 <= n <= len(choices) else None  # type: ignore[return-value]
+    text = reply.strip().rstrip("?？。.!！ ").casefold()
+    if not text:
+        return None
+    whole = [c for c in choices if text in (c[0].casefold(), c[1].rstrip("?？。. ").casefold())]
+    if len(whole) == 1:
+        return whole[0]
+    part = [c for c in choices if len(text) >= 2 and text in c[0].casefold()]
+    return part[0] if len(part) == 1 else None
+
+
+def conversation_text(turns: Sequence[Turn], dropped: int = 0) -> str:
+    """The earlier turns as the resolver reads them: question, how it was understood, and
+    what answered it (the SQL and the result's shape, or the cited passages).
+
+    Example:
+        >>> t = Turn("上月华东的毛利是多少？", "上月华东的毛利是多少？", "a1", path="nl2sql",
+        ...          sql="SELECT sum(gp) FROM s WHERE region = '华东'", columns=("gp",),
+        ...          row_count=1, filter_values=("华东",), answer="毛利为 120 万元。", n=1)
+        >>> print(conversation_text([t]))
+        1. 上月华东的毛利是多少？
+           SQL: SELECT sum(gp) FROM s WHERE region = '华东'
+           result: columns gp; 1 rows; filtered on 华东
+           answer: 毛利为 120 万元。
+    """
+    lines = [f"({dropped} older turns left out)"] if dropped else []
+    for i, t in enumerate(turns, start=1):
+        lines.append(f"{t.n or i}. {t.question}")
+        if t.standalone != t.question:
+            lines.append(f"   understood as: {t.standalone}")
+        if t.sql:
+            lines.append(f"   SQL: {' '.join(t.sql.split())[:MAX_SQL_CHARS]}")
+            shape = f"columns {', '.join(t.columns)}; {t.row_count} rows" if t.columns else ""
+            if t.filter_values:
+                shape += f"; filtered on {', '.join(t.filter_values)}"
+            if shape:
+                lines.append(f"   result: {shape}")
+        if t.chunk_ids:
+            lines.append(f"   answered from the documents ({len(t.chunk_ids)} passages)")
+        if t.answer:
+            lines.append(f"   answer: {' '.join(t.answer.split())}")
+    return "\n".join(lines)
+
+
+@lru_cache(maxsize=1)
+def _sql_templates() -> dict[str, str]:
+    text = resources.files("tablerag.lang").joinpath("followups.json").read_text("utf-8")
+    return dict(json.loads(text)["sql_context"])
+
+
+def sql_context(base: Turn, language: Language) -> str:
+    """What the SQL model reads before a follow-up that changes ``base``'s query: the previous
+    question and its SQL, ending with the current-question marker.
+
+    Example:
+        >>> t = Turn("Refunds in March?", "Refunds in March?", "a1", sql="SELECT 1")
+        >>> sql_context(t, "en").splitlines()[-1]
+        'Current question: '
+    """
+    sql = (base.sql or "")[:MAX_SQL_CHARS]
+    return _sql_templates()[language].format(question=base.standalone, sql=sql)
+
+
+def nothing_to_follow(question: str, language: Language) -> Answer:
+    """The reply to a follow-up with no earlier turn: it asks what the question refers to."""
+    text = question.strip()
+    return Answer(
+        question=question,
+        answer=message("conversation.nothing_to_follow", language, question=text),
+        language=language,
+        path="clarify",
+        status="clarify",
+    )
+
+
+def no_such_choice(question: str, choices: Sequence[tuple[str, str]], language: Language) -> Answer:
+    """The reply to a pick that matches no choice: the choices again, with how to pick."""
+    return Answer(
+        question=question,
+        answer=message(
+            "conversation.no_such_choice", language, question=question.strip(), count=len(choices)
+        ),
+        language=language,
+        path="clarify",
+        status="clarify",
+        clarifications=[Clarification(label=label, question=q) for label, q in choices],
+    )

@@ -1,0 +1,127 @@
+"""A conversation through ``QA.answer``: follow-ups resolved before routing, the previous SQL
+as the SQL model's starting point, turns kept in the workspace, the orphan asked back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tablerag.llm.testing import FunctionLLM
+from tablerag.request import Request
+from tablerag.service import QA
+from tablerag.settings import Settings
+from tablerag.store import sessions
+from tests.conversation.helpers import RESOLVER, reply
+from tests.plugins.answering import build_sample_workspace
+
+
+@pytest.fixture(scope="module")
+def ws(sample_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_sample_workspace(sample_dir, tmp_path_factory.mktemp("conv") / "ws")
+
+
+@pytest.fixture
+def llm() -> FunctionLLM:
+    return FunctionLLM(reply)
+
+
+def _ask(qa: QA, question: str, session: str | None) -> tuple[Request, object]:
+    rq = Request.make(question, max_seconds=60, session=session, origin="cli")
+    return rq, qa.answer(rq)
+
+
+def test_a_follow_up_starts_from_the_previous_sql_and_is_kept(
+    ws: Path, tmp_path: Path, llm: FunctionLLM
+) -> None:
+    with QA.open(ws, settings=Settings(embedder="hashing"), llm=llm, home=tmp_path) as qa:
+        rq1 = Request.make("How many refunds are there in total?", max_seconds=60, session="s1")
+        first = qa.answer(rq1)
+        rq2 = Request.make("and for reason R02?", max_seconds=60, session="s1")
+        second = qa.answer(rq2)
+    assert first.sql is not None and first.standalone_question is None
+    assert "fact_refund" in first.sql and "R02" not in first.sql
+    assert second.question == "and for reason R02?"
+    assert second.standalone_question == "How many refunds are there for reason R02?"
+    assert second.sql is not None and "reason_code = 'R02'" in second.sql
+    assert second.timings_ms["total"] >= second.timings_ms["routing"] > 0
+    resolver = [c for c in llm.history if RESOLVER in c.messages[0]["content"]]
+    assert len(resolver) == 1  # the first question had no cue: no call
+    sql_prompt = next(
+        c.messages[-1]["content"]
+        for c in llm.history
+        if "SELECT" in c.messages[0]["content"] and "R02?" in c.messages[-1]["content"]
+    )
+    assert first.sql in sql_prompt  # the previous query, offered as the starting point
+    found = sessions.get(tmp_path, "s1")  # kept where the conversations live (home)
+    assert found is not None
+    assert [(t.n, t.answer_id) for t in found.turns] == [(1, rq1.id), (2, rq2.id)]
+    assert found.turns[1].standalone == "How many refunds are there for reason R02?"
+    assert found.turns[1].filter_values == ("R02",) and found.turns[1].columns == ("refunds",)
+    assert found.turns[1].row_count == 1
+    assert not (ws / "service.sqlite").exists() or sessions.get(ws, "s1") is None
+
+
+def test_a_chinese_follow_up_changes_the_region(ws: Path, tmp_path: Path, llm: FunctionLLM) -> None:
+    with QA.open(ws, settings=Settings(embedder="hashing"), llm=llm, home=tmp_path) as qa:
+        first = qa.answer(Request.make("华东的销售单有多少笔？", max_seconds=60, session="zh"))
+        second = qa.answer(Request.make("那华南呢？", max_seconds=60, session="zh"))
+    assert second.standalone_question == "华南的销售单有多少笔？"
+    assert first.path == "nl2sql" and first.sql is not None
+    assert second.sql is not None and "'SOUTH'" in second.sql
+    assert second.question == "那华南呢？" and second.path == "nl2sql"
+
+
+def test_a_document_follow_up_keeps_the_documents_in_view(
+    ws: Path, tmp_path: Path, llm: FunctionLLM
+) -> None:
+    with QA.open(ws, settings=Settings(embedder="hashing"), llm=llm, home=tmp_path) as qa:
+        qa.answer(Request.make("What is the refund policy?", max_seconds=60, session="d"))
+        second = qa.answer(Request.make("and for damaged goods?", max_seconds=60, session="d"))
+    assert second.standalone_question == "What is the refund policy for damaged goods?"
+    assert second.path == "rag" and second.citations
+    turns = sessions.get(tmp_path, "d")
+    assert turns is not None and turns.turns[1].chunk_ids
+
+
+def test_a_first_turn_with_nothing_to_follow_is_asked_back(
+    ws: Path, tmp_path: Path, llm: FunctionLLM
+) -> None:
+    with QA.open(ws, settings=Settings(embedder="hashing"), llm=llm, home=tmp_path) as qa:
+        rq = Request.make("那个呢", max_seconds=60, session="new-one")
+        answer = qa.answer(rq)
+    assert (
+        answer.status == "clarify" and "那个呢" in answer.answer and "第一个问题" in answer.answer
+    )
+    assert llm.history == []  # no model call, no SQL
+    assert (
+        rq.trace.events[0].kind == "followup" and rq.trace.events[0].data["resolution"] == "orphan"
+    )
+
+
+def test_without_a_session_nothing_is_resolved_or_kept(
+    ws: Path, tmp_path: Path, llm: FunctionLLM
+) -> None:
+    with QA.open(ws, settings=Settings(embedder="hashing"), llm=llm, home=tmp_path) as qa:
+        answer = qa.answer(Request.make("and for reason R02?", max_seconds=60))
+    assert answer.standalone_question is None
+    assert not any(RESOLVER in c.messages[0]["content"] for c in llm.history)
+    assert sessions.listed(tmp_path) == []
+
+
+def test_a_pick_continues_a_question_that_was_asked_back(
+    ws: Path, tmp_path: Path, llm: FunctionLLM
+) -> None:
+    with QA.open(ws, settings=Settings(embedder="hashing"), llm=llm, home=tmp_path) as qa:
+        vague = qa.answer(Request.make("帮我看看", max_seconds=60, session="pick"))
+        wrong = qa.answer(Request.make("5", max_seconds=60, session="pick"))
+        picked = qa.answer(Request.make("2", max_seconds=60, session="pick"))
+    assert vague.status == "clarify" and len(vague.clarifications) == 2
+    assert wrong.status == "clarify" and "1–2" in wrong.answer
+    assert wrong.clarifications == vague.clarifications  # offered again: a later pick works
+    assert picked.standalone_question == vague.clarifications[1].question
+    assert picked.question == "2" and picked.path == "rag" and picked.citations
+    turns = sessions.get(tmp_path, "pick")
+    assert (
+        turns is not None and [t.standalone for t in turns.turns][-1] == picked.standalone_question
+    )
