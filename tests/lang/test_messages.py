@@ -23,6 +23,10 @@ from tablerag.nl2sql.checks import FindingCode
 SRC = Path(tablerag.__file__).parent
 #: A message id written literally in the source, ``message("rag.not_found", …)``.
 _USE = re.compile(r"""\b(?:message|templates)\(\s*["']([\w.]+)["']""")
+#: An id a finding carries: ``message="…"``, ``UNSURE = "…"``, the loop's ``_lead(code, "…")``.
+_FINDING = re.compile(r"""(?:\bmessage=|\bUNSURE = |\b_lead\(\s*["']\w+["'],\s*)["']([\w.]+)["']""")
+#: The document answer's findings, ``_doubt("off_subject", …)``: message ``rag.<code>``.
+_RAG = re.compile(r"""\b_doubt\(\s*["'](\w+)["']""")
 #: Ids the source names through a constant rather than literally.
 _BY_CONSTANT = {"nl2sql.rate_caveat", "nl2sql.same_caveat"} | {
     f"checks.{code}"
@@ -61,9 +65,10 @@ def test_a_missing_value_fails_with_its_name() -> None:
 
 
 def test_every_message_the_source_names_exists_and_every_message_is_used() -> None:
-    used = {
-        key for path in SRC.rglob("*.py") for key in _USE.findall(path.read_text("utf-8"))
-    } | _BY_CONSTANT
+    texts = [path.read_text("utf-8") for path in SRC.rglob("*.py")]
+    used = {key for text in texts for pattern in (_USE, _FINDING) for key in pattern.findall(text)}
+    used |= {f"rag.{code}" for code in _RAG.findall((SRC / "rag" / "answer.py").read_text())}
+    used |= _BY_CONSTANT
     assert used - set(KEYS) == set()
     assert set(KEYS) - used == set()
 
