@@ -366,15 +366,27 @@ def test_ask_with_a_hostile_model_shows_nothing(
     assert judge_ask(setup, sql) == []
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "duckdb-file",
+        "sqlite-file",
+        "workspace",
+        pytest.param("postgres-gate", marks=pytest.mark.postgres),
+        pytest.param("mariadb-gate", marks=pytest.mark.mariadb),
+    ],
+)
 def test_the_schema_prompt_shows_no_canary(
-    request: pytest.FixtureRequest, setups: dict[str, Any]
+    request: pytest.FixtureRequest, setups: dict[str, Any], name: str
 ) -> None:
+    """The schema prompt's samples: a view over a hidden column (customer_labels.label is
+    customers.password) is left out with its samples, on every engine that has the view."""
     from tablerag.service import QA
 
-    setup = setup_for(request, setups, "duckdb-file")
+    setup = setup_for(request, setups, name)
     model = rt.HostileModel()
     model.sql = "SELECT name, city FROM customers ORDER BY id"
-    with QA.open(setup.a.workspace, llm=model.llm) as qa:
+    with rt._env(setup.env), QA.open(setup.a.workspace, llm=model.llm) as qa:
         answer = qa.ask(rt.QUESTION)
     assert answer.sql_attempts, "the model's SQL never reached the gate"
     assert rt.find_canaries(answer, model.llm) == []

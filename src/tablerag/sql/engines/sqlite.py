@@ -10,6 +10,7 @@ from pathlib import Path
 from tablerag.errors import ConfigError, QueryFailed, QueryTimeout, ResourceLimitExceeded
 from tablerag.sql.engines.base import Rows
 from tablerag.sql.engines.limits import engine_failure, fetch_capped
+from tablerag.sql.engines.lineage import hide_derived
 from tablerag.sql.engines.local import LocalEngine
 from tablerag.sql.engines.scrub import scrub_message
 from tablerag.sql.engines.worker import Worker
@@ -182,3 +183,29 @@ class SQLiteEngine(LocalEngine):
     def introspect(self) -> list[TableInfo]:
         """Tables, views and columns of the file (read once, at open)."""
         return list(self._session.tables)
+
+    def _with_lineage(self, catalog: ExposedCatalog) -> ExposedCatalog:
+        """Hide each view column whose value comes from a hidden column
+        (:func:`~tablerag.sql.engines.lineage.hide_derived` over the file's view definitions):
+        the authorizer denies such a read when it runs, and this keeps the column, and its
+        samples, out of the catalog and the schema the model reads as well."""
+        con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            views = [
+                ("main", str(n), str(q))
+                for n, q in con.execute(
+                    "SELECT name, sql FROM sqlite_master WHERE type = 'view' AND sql IS NOT NULL"
+                )
+            ]
+            if not views:
+                return catalog
+            columns = [
+                ("main", t.name, c.name, c.type or "TEXT")
+                for t in self._session.tables
+                for c in t.columns
+            ]
+        except sqlite3.Error:
+            return catalog
+        finally:
+            con.close()
+        return hide_derived(catalog, views, columns, dialect="sqlite", default="main")
