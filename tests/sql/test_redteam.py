@@ -224,6 +224,7 @@ FIXED: frozenset[tuple[str, str]] = frozenset(
         ("error-echo", "postgres-gate"),
         ("error-echo", "postgres-grants"),
         ("error-echo", "workspace"),
+        ("group-concat", "sqlite-file"),
         ("having-unqualified", "mariadb-gate"),
         ("having-unqualified", "postgres-gate"),
         ("hex", "duckdb-file"),
@@ -297,7 +298,23 @@ def test_the_attack_shows_nothing(
     assert judge(setup, sql.format(secret=setup.secret_file), cli=False) == []
 
 
-@pytest.mark.parametrize(("name", "sql"), _params(BENIGN, ALL))
+#: SQLite's ``group_concat`` keeps the order rows are read in (no ORDER BY inside before 3.44):
+#: a covering index on a hidden column (ix_phone) made it the order of the phone numbers.
+SQLITE_BENIGN = (
+    (
+        "group-concat",
+        "SELECT city, group_concat(name, ', ') AS names FROM customers GROUP BY city ORDER BY city",
+    ),
+)
+LEAKS_ON_MAIN[("group-concat", "sqlite-file")] = (
+    "[engines] sqlite-file: group_concat's order within a group follows a covering index on a "
+    "hidden column (found by bench/redteam.py after issue 28's first fixes)"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "sql"), [*_params(BENIGN, ALL), *_params(SQLITE_BENIGN, ("sqlite-file",))]
+)
 def test_the_benign_query_runs_the_same_on_both_twins(
     request: pytest.FixtureRequest, setups: dict[str, Any], name: str, sql: str
 ) -> None:
@@ -366,15 +383,27 @@ def test_ask_with_a_hostile_model_shows_nothing(
     assert judge_ask(setup, sql) == []
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "duckdb-file",
+        "sqlite-file",
+        "workspace",
+        pytest.param("postgres-gate", marks=pytest.mark.postgres),
+        pytest.param("mariadb-gate", marks=pytest.mark.mariadb),
+    ],
+)
 def test_the_schema_prompt_shows_no_canary(
-    request: pytest.FixtureRequest, setups: dict[str, Any]
+    request: pytest.FixtureRequest, setups: dict[str, Any], name: str
 ) -> None:
+    """The schema prompt's samples: a view over a hidden column (customer_labels.label is
+    customers.password) is left out with its samples, on every engine that has the view."""
     from tablerag.service import QA
 
-    setup = setup_for(request, setups, "duckdb-file")
+    setup = setup_for(request, setups, name)
     model = rt.HostileModel()
     model.sql = "SELECT name, city FROM customers ORDER BY id"
-    with QA.open(setup.a.workspace, llm=model.llm) as qa:
+    with rt._env(setup.env), QA.open(setup.a.workspace, llm=model.llm) as qa:
         answer = qa.ask(rt.QUESTION)
     assert answer.sql_attempts, "the model's SQL never reached the gate"
     assert rt.find_canaries(answer, model.llm) == []

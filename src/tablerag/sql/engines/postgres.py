@@ -236,7 +236,7 @@ class PostgresEngine(SQLEngine):
     def _with_lineage(self, catalog: ExposedCatalog) -> ExposedCatalog:
         """Hide each view column computed from a hidden column (the view's definition from
         ``pg_get_viewdef``, traced by :func:`~tablerag.sql.engines.lineage.hide_derived`)."""
-        views = [(t.schema, t.name) for t in catalog.tables if t.schema]
+        views = [(t.schema or "public", t.name) for t in catalog.tables]
         if not views:
             return catalog
         with self._lock, self._con.transaction(force_rollback=True):

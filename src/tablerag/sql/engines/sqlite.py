@@ -7,9 +7,13 @@ import threading
 import time
 from pathlib import Path
 
+import sqlglot
+from sqlglot import exp
+
 from tablerag.errors import ConfigError, QueryFailed, QueryTimeout, ResourceLimitExceeded
 from tablerag.sql.engines.base import Rows
 from tablerag.sql.engines.limits import engine_failure, fetch_capped
+from tablerag.sql.engines.lineage import hide_derived
 from tablerag.sql.engines.local import LocalEngine
 from tablerag.sql.engines.scrub import scrub_message
 from tablerag.sql.exposed import ExposedCatalog
@@ -176,7 +180,89 @@ class SQLiteEngine(LocalEngine):
         if not self.path.is_file():
             raise ConfigError(f"No SQLite file at {str(self.path)!r}; check the path.")
         self._session = SQLiteSession(str(self.path), self.policy)
+        self._unindexed: frozenset[str] = frozenset()
 
     def introspect(self) -> list[TableInfo]:
         """Tables, views and columns of the file (read once, at open)."""
         return list(self._session.tables)
+
+    def _expose(self, catalog: ExposedCatalog) -> None:
+        self._unindexed = self._hidden_indexes(catalog)
+        super()._expose(catalog)
+
+    def _hidden_indexes(self, catalog: ExposedCatalog) -> frozenset[str]:
+        """Lower-cased names of the exposed tables with an index over a column generated SQL
+        may not read: SQLite may scan such an index (a covering one) instead of the table, and
+        the order it reads rows in - which ``group_concat`` keeps, with no ORDER BY of its own
+        before SQLite 3.44 - would follow the hidden values."""
+        readable = {t.name.lower(): {c.lower() for c in t.columns} for t in catalog.tables}
+        out = set()
+        con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            for table, columns in readable.items():
+                indexes = con.execute("SELECT name FROM pragma_index_list(?)", (table,))
+                for (index,) in indexes.fetchall():
+                    used = con.execute("SELECT name FROM pragma_index_info(?)", (index,))
+                    if any(c is None or str(c).lower() not in columns for (c,) in used):
+                        out.add(table)
+        except sqlite3.Error:
+            return frozenset(readable)  # unknown: read every table without its indexes
+        finally:
+            con.close()
+        return frozenset(out)
+
+    def _run(self, sql: str, policy: ExecutionPolicy) -> tuple[tuple[str, ...], Rows]:
+        return super()._run(not_indexed(sql, self._unindexed), policy)
+
+    def _with_lineage(self, catalog: ExposedCatalog) -> ExposedCatalog:
+        """Hide each view column whose value comes from a hidden column
+        (:func:`~tablerag.sql.engines.lineage.hide_derived` over the file's view definitions):
+        the authorizer denies such a read when it runs, and this keeps the column, and its
+        samples, out of the catalog and the schema the model reads as well."""
+        con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            views = [
+                ("main", str(n), str(q))
+                for n, q in con.execute(
+                    "SELECT name, sql FROM sqlite_master WHERE type = 'view' AND sql IS NOT NULL"
+                )
+            ]
+            if not views:
+                return catalog
+            columns = [
+                ("main", t.name, c.name, c.type or "TEXT")
+                for t in self._session.tables
+                for c in t.columns
+            ]
+        except sqlite3.Error:
+            return catalog
+        finally:
+            con.close()
+        return hide_derived(catalog, views, columns, dialect="sqlite", default="main")
+
+
+def not_indexed(sql: str, tables: frozenset[str]) -> str:
+    """``sql`` reading each of ``tables`` with ``NOT INDEXED`` (rows in table order, never in
+    the order of an index over a hidden column); a CTE of the same name is left alone.
+
+    Example:
+        >>> not_indexed("SELECT group_concat(name) FROM customers c JOIN o ON o.id = c.id",
+        ...             frozenset({"customers"}))
+        'SELECT GROUP_CONCAT(name) FROM customers AS c NOT INDEXED JOIN o ON o.id = c.id'
+        >>> not_indexed("SELECT 1", frozenset())
+        'SELECT 1'
+    """
+    if not tables:
+        return sql
+    try:
+        tree = sqlglot.parse_one(sql, read="sqlite")
+    except sqlglot.errors.SqlglotError:
+        return sql
+    ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
+    changed = False
+    for table in tree.find_all(exp.Table):
+        name = table.name.lower()
+        if name in tables and name not in ctes and not isinstance(table.this, exp.Func):
+            table.set("indexed", False)
+            changed = True
+    return tree.sql(dialect="sqlite") if changed else sql
