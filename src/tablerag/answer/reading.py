@@ -231,11 +231,23 @@ def _limit(outer: exp.Select) -> int | None:
 
 def _text(node: exp.Expr, dialect: str) -> str:
     """``node`` as SQL without table qualifiers (``o.amount`` → ``amount``), and a CASE over
-    one column (a mixed-format column read in one format) as that column."""
+    one column whose every result is read from it (a mixed-format column read in one format)
+    as that column; a CASE that tests the column and yields constants (``CASE WHEN status =
+    'cancelled' THEN 1 ELSE 0 END``, a share) is shown whole.
+
+    Example:
+        >>> _text(exp.maybe_parse("AVG(CASE WHEN s = 'x' THEN 1.0 ELSE 0 END)"), "duckdb")
+        "AVG(CASE WHEN s = 'x' THEN 1.0 ELSE 0 END)"
+        >>> _text(exp.maybe_parse("SUM(CASE WHEN a LIKE '%万' THEN a * 1 ELSE a END)"), "duckdb")
+        'SUM(a)'
+    """
     bare = node.copy()
     for case in list(bare.find_all(exp.Case)):
         columns = {c.name for c in case.find_all(exp.Column)}
-        if len(columns) == 1 and case.find(exp.AggFunc) is None:
+        results = [i.args.get("true") for i in case.args.get("ifs") or ()]
+        results.append(case.args.get("default"))
+        derived = all(r is None or r.find(exp.Column) is not None for r in results)
+        if len(columns) == 1 and derived and case.find(exp.AggFunc) is None:
             case.replace(exp.column(columns.pop()))
     for column in bare.find_all(exp.Column):
         column.set("table", None)
