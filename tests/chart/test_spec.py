@@ -103,3 +103,11 @@ def test_vl_convert_draws_every_kind_offline(columns: list[str], rows: list[list
     svg = render_svg(spec)
     assert svg.startswith("<svg") and columns[-1] in svg
     assert "<b>" not in svg  # a cell's markup is escaped text in the SVG
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"), [(70660.27, "70,660.27"), (152, ">152<"), (Decimal("0.125"), "0.125")]
+)
+def test_the_big_number_is_the_number_not_a_rounding(value: Any, shown: str) -> None:
+    spec = chart_for(["x"], [[value]]).spec
+    assert spec is not None and shown in render_svg(spec)

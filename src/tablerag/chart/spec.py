@@ -124,7 +124,7 @@ def _number(title: str, value: Any) -> Chart:
         "height": 90,
         "data": {"values": [{"y": _plain(value)}]},
         "mark": {"type": "text", "fontSize": 48, "fontWeight": "bold"},
-        "encoding": {"text": {"field": "y", "type": "quantitative", "format": ",~r"}},
+        "encoding": {"text": {"field": "y", "type": "quantitative", "format": ",.12~r"}},
         "config": {"view": {"stroke": None}},
     }
     return Chart("number", "single_number", spec)

@@ -84,7 +84,7 @@ export function stepLine(kind, data, t) {
     case "model":
       return [
         t("ev_model", {
-          model: data.model,
+          model: fileName(data.model),
           prompt: data.prompt_tokens,
           completion: data.completion_tokens,
           ms: Math.round(data.ms || 0),
@@ -247,7 +247,11 @@ function chartBox(env, ctx, item) {
     x: (enc.x && enc.x.title) || "",
     y: (enc.y && enc.y.title) || (chart.spec.title && chart.spec.title.text) || "",
   });
-  const img = el("img", { alt, className: "chart-img", "data-kind": chart.kind });
+  // hidden until drawn, so a slow first drawing never shows as a broken image
+  const img = el("img", { alt, className: "chart-img", "data-kind": chart.kind, hidden: true });
+  img.addEventListener("load", () => {
+    img.hidden = false;
+  });
   box.append(img);
   ctx.loadChart(item, chart.svg, img, box);
   return box;
