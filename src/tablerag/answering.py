@@ -28,7 +28,7 @@ from tablerag.llm import LLM
 from tablerag.llm.base import Completion
 from tablerag.llm.deadline import DeadlineLLM
 from tablerag.llm.profiles import profile_for
-from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql
+from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql, checked_answer
 from tablerag.nl2sql.schema_context import schema_context
 from tablerag.nl2sql.stages import Switches, switches
 from tablerag.rag.answer import RAGOptions, answer_from_documents
@@ -280,7 +280,19 @@ class Work:
                 ),
             )
             if not isinstance(semantic, Declined):
-                return semantic
+                if semantic.status != "ok":
+                    return semantic
+                # ok is earned here as on the free path: the same answer checks (a named
+                # value or period the compiled request dropped makes it unsure)
+                linked = schema_context(
+                    question,
+                    self.sources.catalog_of(source),
+                    max_tokens=self.settings.schema_max_tokens,
+                    engine=engine,
+                    stages=self.stages,
+                    passages=self.definition_passages(question),
+                )
+                return checked_answer(question, semantic, engine, linked)
             declined = semantic
         # -- end of the semantic-model hook
         schema = schema_context(

@@ -114,3 +114,26 @@ def test_by_category_the_reading_names_the_grouping_and_the_other_caliber(
     assert answer.table is not None
     got = {r[0]: float(r[1]) for r in answer.table.rows}
     assert got == pytest.approx({name: float(v) for name, v in truth})  # type: ignore[arg-type]
+
+
+def test_a_request_that_drops_a_value_the_question_names_is_not_ok(
+    demo: tuple[Path, str],
+) -> None:
+    """The small model filled the request without the region the question names: the compiled
+    answer goes through the answer checks like a model's query and is unsure, saying why."""
+    dropped = {"metrics": ["gross_profit"], "time_range": {"period": "last_month"}}
+
+    def reply(messages: Sequence[Message]) -> str:
+        if "never write SQL" in messages[0]["content"] + messages[-1]["content"]:
+            return json.dumps(dropped)
+        return _reply(messages)
+
+    root, _ = demo
+    with QA.open(root, llm=FunctionLLM(reply), settings=load_settings(root)) as qa:
+        answer = qa.ask("上月华东的毛利是多少？")
+        kept = qa.ask("上月各品类的毛利是多少元？")  # nothing dropped: still ok
+    # the data answer was unsure, so the documents were asked too; the reason stays first
+    assert answer.fallback is not None and answer.fallback.from_status == "unsure"
+    assert "华东" in answer.fallback.reason and "华东" in answer.answer.splitlines()[0]
+    assert answer.path == "rag" and not answer.knowledge, answer.answer  # no figure claimed
+    assert kept.status == "ok", kept.answer

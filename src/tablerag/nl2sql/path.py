@@ -294,6 +294,7 @@ def _doubt(
 
 __all__ = [
     "FIRST_CONFIDENCE",
+    "checked_answer",
     "MIN_CONFIDENCE",
     "REWRITE_COST",
     "NL2SQLOptions",
@@ -551,6 +552,44 @@ def _explained(
         facts=facts,
         citations=citations,
         **common,
+    )
+
+
+LINKING_CHECKS = frozenset(
+    {"unrelated_table", "weak_link", "unread_table", "definition_ignored", "definition_followed"}
+)
+"""Checks of the linker's tables and the definition passages: an answer compiled from a
+semantic model reads the tables and follows the definitions its model names, so these do not
+apply to it (:func:`checked_answer`)."""
+
+
+def checked_answer(
+    question: str, answer: Answer, engine: SQLEngine, schema: SchemaContext
+) -> Answer:
+    """``answer`` (an SQL answer another path made, e.g. compiled from the semantic model)
+    after the same answer checks a model's query goes through: a doubt of theirs (a value or
+    a period the question names that the SQL ignores, a count asked but an amount summed...)
+    makes it ``unsure`` with the reason first, as on the free-SQL path; without one it is
+    returned as it is. The checks of the linker's choice of tables and of the definition
+    passages (:data:`LINKING_CHECKS`) are left out: the model chose those.
+    """
+    if answer.status != "ok" or not answer.sql or answer.table is None:
+        return answer
+    table = answer.table
+    attempt = QueryAttempt(question, answer.sql, tuple(table.columns), table.rows, engine, schema)
+    doubts = [f for f in attempt.findings if f.doubts and f.code not in LINKING_CHECKS]
+    if not doubts:
+        return answer
+    judged = verdict(doubts)
+    found = [f.data() for f in doubts]
+    return answer.model_copy(
+        update={
+            "status": "unsure",
+            "confidence": min(answer.confidence, judged.confidence),
+            "answer": unsure_line(found, answer.language) + "\n" + answer.answer,
+            "checks": [*answer.checks, *(f.code for f in doubts)],
+            "findings": [*answer.findings, *found],
+        }
     )
 
 
