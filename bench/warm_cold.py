@@ -3,10 +3,11 @@ model (issue 31).
 
 Cold: ``tablerag ask QUESTION -w WORKSPACE --json`` in a new process per question (imports,
 settings, catalog, index, loading the model, answering). Warm: one ``tablerag serve`` on the
-same workspace, started and asked one other question first, then ``POST /v1/ask`` per
-question. Wall time on the caller's side, the answer's status, model calls and prompt tokens.
+same workspace, started (optionally asked ``--warm-up`` first), then ``POST /v1/ask`` per
+question, ``--repeat`` times (a question asked again finds its prompts' states kept). Wall
+time on the caller's side, the answer's status, model calls and prompt tokens.
 
-    python bench/warm_cold.py WORKSPACE "question 1" "question 2"
+    python bench/warm_cold.py WORKSPACE "question 1" "question 2" --warm-up "other" --repeat 1
 """
 
 from __future__ import annotations
@@ -22,8 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-
-WARM_UP = "How many refunds are there?"
 
 
 def free_port() -> int:
@@ -61,7 +60,9 @@ def cold(workspace: Path, question: str) -> dict[str, Any]:
     return row("cold CLI", question, seconds, body)
 
 
-def warm(workspace: Path, questions: list[str]) -> list[dict[str, Any]]:
+def warm(
+    workspace: Path, questions: list[str], warm_up: str | None, repeat: int
+) -> list[dict[str, Any]]:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     started = time.perf_counter()
@@ -78,15 +79,13 @@ def warm(workspace: Path, questions: list[str]) -> list[dict[str, Any]]:
                 except httpx.TransportError:
                     pass
                 time.sleep(0.5)
-            ready = time.perf_counter() - started
-            t = time.perf_counter()
-            body = http.post(f"{url}/v1/ask", json={"question": WARM_UP}).json()
-            out.append(row(f"server warm-up (ready after {ready:.1f} s)", WARM_UP,
-                           time.perf_counter() - t, body))  # fmt: skip
-            for question in questions:
+            print(f"server ready after {time.perf_counter() - started:.1f} s", flush=True)
+            asks = [("warm-up", warm_up)] if warm_up else []
+            asks += [(f"server, ask {n}", q) for n in range(1, repeat + 1) for q in questions]
+            for kind, question in asks:
                 t = time.perf_counter()
                 body = http.post(f"{url}/v1/ask", json={"question": question}).json()
-                out.append(row("warm server", question, time.perf_counter() - t, body))
+                out.append(row(kind, question, time.perf_counter() - t, body))
                 print(json.dumps(out[-1], ensure_ascii=False), flush=True)
     finally:
         server.terminate()
@@ -98,13 +97,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("workspace", type=Path)
     ap.add_argument("questions", nargs="+")
+    ap.add_argument("--warm-up", help="a question the server answers first (not counted)")
+    ap.add_argument("--repeat", type=int, default=1, help="times the server is asked each")
+    ap.add_argument("--no-cold", action="store_true", help="only the server")
     args = ap.parse_args()
     os.environ.setdefault("TABLERAG_LLM", "local")
     rows = []
-    for question in args.questions:
+    for question in [] if args.no_cold else args.questions:
         rows.append(cold(args.workspace, question))
         print(json.dumps(rows[-1], ensure_ascii=False), flush=True)
-    rows += warm(args.workspace, args.questions)
+    rows += warm(args.workspace, args.questions, args.warm_up, args.repeat)
     print(json.dumps(rows, indent=2, ensure_ascii=False))
 
 
