@@ -148,6 +148,11 @@ class _FakeLlama:
     def __init__(self, **options: Any) -> None:
         self.calls: list[dict[str, Any]] = []
         self.sampled = 0
+        self.cache: Any = None
+
+    def set_cache(self, cache: Any) -> None:
+        """The real one's: the prompt-state cache consulted before each prompt."""
+        self.cache = cache
 
     def create_chat_completion(
         self,

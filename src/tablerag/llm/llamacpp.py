@@ -41,7 +41,7 @@ from tablerag.llm.base import (
     estimate_prompt_tokens,
 )
 from tablerag.llm.models import QWEN_CODER_1_5B, ensure_local_model, local_model_error
-from tablerag.llm.prefix_cache import PrefixCache
+from tablerag.llm.prefix_cache import PrefixCache, lean_states
 
 DEFAULT_CONTEXT_TOKENS = 4096
 PREFIX_CACHE_MB = 256
@@ -145,6 +145,7 @@ class LlamaCppLLM(LLM):
                         provider=self.backend,
                     ) from exc
                 if self.prefix_cache_mb > 0:
+                    lean_states(llama, self._module)
                     llama.set_cache(PrefixCache(self.prefix_cache_mb * 2**20))
                 _loaded[key] = (llama, threading.Lock())
             return _loaded[key]

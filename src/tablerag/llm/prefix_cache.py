@@ -9,20 +9,24 @@ again. llama-cpp-python 0.3 looks a prompt up in a cache set with ``Llama.set_ca
 reading it and restores the state of the entry sharing the longest prefix (``load_state``),
 and saves the state after each completion.
 
-Its own ``LlamaRAMCache`` keeps with each state a copy of the logits of every position
-(``scores``: up to ``n_batch`` rows of the vocabulary, 311 MB for Qwen2.5's 151,936 tokens)
-and leaves them out of its size. :class:`PrefixCache` keeps the last row only: a restored state
-is always evaluated again from at least its last prompt token before anything is sampled
-(``Llama.generate``, ``_requires_eval``), so no other row is read; and it counts what it keeps
-against its capacity. An entry is used only for a shared prefix of at least
-:data:`MIN_PREFIX_TOKENS`: the chat template's opening is shared by every prompt and not worth
-restoring a state for.
+Its own ``save_state`` copies the logits of every position with each state (``scores``: up to
+``n_batch`` rows of the vocabulary, 311 MB for Qwen2.5's 151,936 tokens), ``load_state``
+writes them back, and ``LlamaRAMCache`` leaves them out of its size. Without ``logits_all``
+nothing reads them: sampling reads the context's own logits, and a restored state is always
+evaluated again from at least its last prompt token before anything is sampled
+(``Llama.generate``, ``_requires_eval``). :func:`lean_states` makes a loaded model save and
+restore the state without them (3-4 s of copying per call otherwise, measured on a loaded
+machine), and :class:`PrefixCache` counts what it keeps against its capacity. An entry is used
+only for a shared prefix of at least :data:`MIN_PREFIX_TOKENS`: the chat template's opening is
+shared by every prompt and not worth restoring a state for.
 """
 
 from __future__ import annotations
 
+import ctypes
 from collections import OrderedDict
 from collections.abc import Sequence
+from types import MethodType
 from typing import Any
 
 MIN_PREFIX_TOKENS = 32
@@ -116,3 +120,45 @@ class PrefixCache:
 
 def _size(state: Any) -> int:
     return int(state.llama_state_size) + int(state.scores.nbytes) + int(state.input_ids.nbytes)
+
+
+def lean_states(llama: Any, module: Any) -> None:
+    """Make ``llama`` (a ``llama_cpp.Llama`` built without ``logits_all``) save and restore
+    its state without the per-position logits nothing reads (see the module's docstring).
+
+    Args:
+        llama: the loaded model.
+        module: the ``llama_cpp`` module.
+    """
+    if getattr(llama, "_logits_all", True):
+        return  # the logits are read (log-probabilities): keep llama-cpp-python's own
+
+    def save_state(self: Any) -> Any:
+        ctx = self._ctx.ctx
+        size = int(module.llama_state_get_size(ctx))
+        buffer = (ctypes.c_uint8 * size)()
+        used = int(module.llama_state_get_data(ctx, buffer, size))
+        if used > size:
+            raise RuntimeError("llama.cpp wrote more state than it announced")
+        return module.llama.LlamaState(
+            input_ids=self.input_ids.copy(),
+            scores=self.scores[:0].copy(),
+            n_tokens=self.n_tokens,
+            llama_state=bytes(memoryview(buffer)[:used]),
+            llama_state_size=used,
+            seed=self._seed,
+        )
+
+    def load_state(self: Any, state: Any) -> None:
+        self.input_ids = state.input_ids.copy()
+        self.n_tokens = state.n_tokens
+        self._requires_eval = True
+        self._seed = state.seed
+        data = (ctypes.c_uint8 * state.llama_state_size).from_buffer_copy(state.llama_state)
+        if module.llama_state_set_data(self._ctx.ctx, data, state.llama_state_size) != (
+            state.llama_state_size
+        ):
+            raise RuntimeError("llama.cpp could not restore the state")
+
+    llama.save_state = MethodType(save_state, llama)
+    llama.load_state = MethodType(load_state, llama)
