@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from fastapi.testclient import TestClient
@@ -143,3 +144,13 @@ def test_requests_get_their_own_usage(runtime: Runtime) -> None:
         )
     assert [a.llm.calls for a in answers] == [1, 1]
     assert runtime.llm.usage.calls == 2
+
+
+def test_the_api_reference_loads_nothing_from_elsewhere(client: TestClient) -> None:
+    for page in ("/docs", "/redoc"):
+        html = client.get(page)
+        assert html.status_code == 200
+        assets = re.findall(r"""(?:src|href)=['"]([^'"]+)['"]""", html.text)
+        assert assets and all(a.startswith("/") for a in assets), assets
+        for asset in assets:
+            assert client.get(asset).status_code == 200, asset

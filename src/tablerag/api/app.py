@@ -28,6 +28,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -116,7 +117,7 @@ def create_app(
             if owns_runtime:
                 runtime.close()
 
-    app = FastAPI(
+    app = FastAPIOffline(  # /docs and /redoc from the package's files, not a CDN
         title="tablerag",
         version=__version__,
         summary="Questions over documents and tables: numbers from SQL, answers with sources.",
