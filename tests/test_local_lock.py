@@ -31,6 +31,9 @@ class FakeLlama:
     def __init__(self, **_: Any) -> None:
         pass
 
+    def set_cache(self, cache: Any) -> None:
+        """The kept prompt states (issue 31): a model double keeps none."""
+
     def create_chat_completion(self, **_: Any) -> Iterator[dict[str, Any]]:
         for n in range(self.tokens):
             time.sleep(TOKEN_DELAY_S)

@@ -5,6 +5,7 @@ reach no tool output, resource, prompt or error."""
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 from collections.abc import Iterator
@@ -27,7 +28,7 @@ from tests.api.test_canary import QUESTIONS, canary_ws, hostile, kit  # noqa: F4
 from tests.api.test_mcp import run, text
 from tests.plugins.canary import assert_no_canary
 from tests.sql.cases import HOSTILE, LIMIT, Case
-from tests.sql.conftest import DDL, N_ORDERS, _fill, create_pg_shop
+from tests.sql.conftest import DDL, N_ORDERS, _fill
 from tests.test_canary_channels import HOSTILE as CANARY_SQL
 
 ENGINES = ("duckdb", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres))
@@ -104,9 +105,7 @@ def shop(
         url = _sqlite_file(tmp_path / "shop.db")
     else:
         dsn = request.getfixturevalue("postgres_dsn")
-        urls = create_pg_shop(dsn, "tablerag_mcp_shop")
-        url = urls["tr_reader"]
-        admin = make_url(dsn).set(database="tablerag_mcp_shop").render_as_string(False)
+        url, admin = _pg_shop(dsn, f"mcp_{os.getpid()}")
     root = tmp_path / "ws"
     with Workspace.open(root) as ws:
         (report,) = ws.ingest([url], settings=Settings(embedder="hashing"))
@@ -114,6 +113,34 @@ def shop(
     rt = Runtime.open(root, settings=settings(), llm=FunctionLLM(lambda m: "no"), watch=False)
     yield rt, url, admin
     rt.close()
+    if kind == "postgres":
+        _drop_pg_shop(request.getfixturevalue("postgres_dsn"), f"mcp_{os.getpid()}")
+
+
+def _pg_shop(superuser: str, name: str) -> tuple[str, str]:
+    """The shop on PostgreSQL in a database and a read-only role of its own (``name``; the
+    engine tests' roles are cluster-wide and dropped and made again by their fixture), the
+    read-only role granted the visible columns only; returns its URL and the owner's."""
+    _drop_pg_shop(superuser, name)
+    with psycopg.connect(superuser, autocommit=True) as con:
+        con.execute(f'CREATE DATABASE "{name}"')
+        con.execute(f"CREATE ROLE {name} LOGIN")
+    owner = make_url(superuser).set(database=name)
+    with psycopg.connect(owner.render_as_string(hide_password=False), autocommit=True) as con:
+        for ddl in DDL:
+            con.execute(ddl)
+        with con.cursor() as cur:
+            _fill(cur.executemany, "%s")
+        con.execute(f'GRANT SELECT ON orders, "销售" TO {name}')
+        con.execute(f"GRANT SELECT (id, name, city) ON customers TO {name}")
+    reader = owner.set(username=name).render_as_string(hide_password=False)
+    return reader, owner.render_as_string(hide_password=False)
+
+
+def _drop_pg_shop(superuser: str, name: str) -> None:
+    with psycopg.connect(superuser, autocommit=True) as con:
+        con.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        con.execute(f"DROP ROLE IF EXISTS {name}")
 
 
 @pytest.mark.parametrize("kind", ENGINES)
