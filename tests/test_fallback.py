@@ -280,3 +280,30 @@ def test_ask_json_has_the_fallback_record(
     assert len(data["sql_attempts"]) == 3
     shown = CliRunner().invoke(app, ["ask", DAMAGE, "-w", str(sample_ws)])
     assert "answered by the documents after the data query (error: " in shown.stdout
+
+
+def test_a_document_figure_for_a_doubted_data_figure_is_not_ok() -> None:
+    """The data path computed a figure it doubts (a region the question names was dropped);
+    the documents answered with a number of their own (a worked example's 27.6 元, as the
+    demo's first question did on the local model): the answer cannot be ``ok``."""
+    from tablerag.answer.fallback import fall_back
+    from tablerag.deadline import Deadline
+
+    first = Answer(
+        question="上月华东的毛利是多少？", language="zh", path="nl2sql", status="unsure",
+        answer="这个结果可能不对：查询没有用到问题里的'华东'。\n查询结果：gross_profit = 70660.27",
+        sql="SELECT SUM(net_amt) - SUM(cost_amt) / 100.0 AS gross_profit FROM fact_sales",
+        table={"columns": ["gross_profit"], "rows": [[70660.27]], "row_count": 1},
+        confidence=0.5,
+    )  # fmt: skip
+    documents = Answer(
+        question=first.question, language="zh", path="rag", status="ok", confidence=0.8,
+        answer="根据[2]中的信息，华东大区的毛利为27.6元。",
+    )  # fmt: skip
+    answer = fall_back(first, lambda: documents, deadline=Deadline.after(60))
+    assert answer.path == "rag" and answer.fallback is not None
+    assert answer.answer.splitlines()[0].startswith("查询没有得到可靠结果")  # the doubt first
+    assert answer.status == "unsure" and answer.confidence <= 0.4
+    # a definition asked after a query that computed nothing keeps the documents' ok
+    nothing = first.model_copy(update={"sql": "SELECT 1", "table": None})
+    assert fall_back(nothing, lambda: documents, deadline=Deadline.after(60)).status == "ok"

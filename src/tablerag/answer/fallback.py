@@ -21,6 +21,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ErrorLevel
+
 from tablerag.answer.envelope import (
     Answer,
     AnswerPath,
@@ -144,7 +148,54 @@ def fall_back(
         update |= {"sql": first.sql, "sql_attempts": first.sql_attempts}
         if first.error:
             update["error"] = f"sql: {first.error}"
+        if _figure_for_a_figure(first, second):
+            update |= {"status": "unsure", "confidence": min(second.confidence, UNSURE_CAP)}
     return second.model_copy(update=update)
+
+
+ELSEWHERE = frozenset({"constant_query", "unrelated_table", "weak_link", "unread_table"})
+"""Doubts that say the query read other tables than the question is about: its figure is no
+figure for the question, and a document's figure may answer it."""
+UNSURE_CAP = 0.4
+"""The most a document figure given for a doubted data figure is trusted."""
+
+
+def _figure_for_a_figure(first: Answer, second: Answer) -> bool:
+    """Whether the data path computed a figure it doubts (an aggregate over rows, ``unsure``)
+    and the documents answered with a figure of their own: a passage's number is not the
+    data's, so the answer cannot be ``ok`` (上月华东的毛利 answered with a worked example's
+    27.6 元 from a definitions document). A data answer that computed nothing (``SELECT 1``)
+    or read other tables than the question's (:data:`ELSEWHERE`), or a document answer
+    without a number, keeps the documents' status.
+
+    Example:
+        >>> data = Answer(question="q", language="en", path="nl2sql", status="unsure",
+        ...               answer="x", sql="SELECT SUM(a) FROM t",
+        ...               table={"columns": ["s"], "rows": [[5]], "row_count": 1})
+        >>> doc = Answer(question="q", language="en", path="rag", answer="It is 27.6 [1].")
+        >>> _figure_for_a_figure(data, doc)
+        True
+        >>> _figure_for_a_figure(data.model_copy(update={"sql": "SELECT 1"}), doc)
+        False
+        >>> _figure_for_a_figure(data, doc.model_copy(update={"answer": "See [1]."}))
+        False
+    """
+    if first.status != "unsure" or first.table is None or not first.table.rows or not first.sql:
+        return False
+    doubts = {f.code for f in first.findings if f.severity == "doubt"}
+    if doubts and doubts <= ELSEWHERE:  # it read the wrong tables: nothing to compete with
+        return False
+    try:
+        tree = sqlglot.parse_one(first.sql, error_level=ErrorLevel.IGNORE)
+    except sqlglot.errors.SqlglotError:
+        return False
+    if tree is None or tree.find(exp.AggFunc) is None:
+        return False
+    return _NUMBER.search(_CITES.sub("", second.answer)) is not None
+
+
+_CITES = re.compile(r"\[\d+\]")
+_NUMBER = re.compile(r"\d")
 
 
 def as_written(question: str, terms: Sequence[str]) -> list[str]:

@@ -44,6 +44,7 @@ from tablerag.lang.asks import (
     asks_rate,
     is_day,
     is_money_column,
+    named_months,
     names_period,
     names_rate,
     names_time,
@@ -74,6 +75,7 @@ FindingCode = Literal[
     "amount_asked",
     "period_narrowed",
     "unasked_period",
+    "other_period",
     "many_rows",
     "many_groups",
     "arbitrary_pick",
@@ -100,6 +102,7 @@ WEIGHTS: Mapping[FindingCode, float] = {
     "amount_asked": 0.35,
     "period_narrowed": 0.35,
     "unasked_period": 0.35,
+    "other_period": 0.45,
     "many_rows": 0.35,
     "many_groups": 0.35,
     "arbitrary_pick": 0.35,
@@ -122,6 +125,7 @@ REPAIRABLE: frozenset[FindingCode] = frozenset(
         "amount_asked",
         "period_narrowed",
         "unasked_period",
+        "other_period",
         "many_rows",
         "many_groups",
         "arbitrary_pick",
@@ -649,6 +653,9 @@ def asked_for(e: Evidence) -> list[Finding]:
         days = [d for d in _equal_literals(e.tree) if is_day(d)]
         if days:
             out.append(Finding("period_narrowed", (("day", days[0]),)))
+        other = _other_period(e.question, e.tree)
+        if other:
+            out.append(Finding("other_period", other))
     elif not names_time(e.question):
         dates = _date_filters(e.tree, e.date_columns)
         if dates:
@@ -663,6 +670,45 @@ def asked_for(e: Evidence) -> list[Finding]:
         elif arithmetic and not computed:
             out.append(Finding("many_rows", (("rows", str(len(e.rows))),)))
     return out
+
+
+def _other_period(question: str, tree: exp.Expr) -> tuple[tuple[str, str], ...]:
+    """(asked, dates) when the question names whole months with their years and every date the
+    query filters on lies outside all of them (2026-09 asked, ``>= '2026-10-01' AND <
+    '2026-11-01'`` computed); () otherwise, or when the query filters on no full date.
+
+    Example:
+        >>> import sqlglot
+        >>> q = "How many orders were paid in 2026-09?"
+        >>> _other_period(q, sqlglot.parse_one(
+        ...     "SELECT 1 FROM o WHERE d >= '2026-10-01' AND d < '2026-11-01'"))
+        (('asked', '2026-09'), ('dates', '2026-10-01, 2026-11-01'))
+        >>> _other_period(q, sqlglot.parse_one(
+        ...     "SELECT 1 FROM o WHERE d >= '2026-09-01' AND d < '2026-10-01'"))
+        ()
+        >>> _other_period("2026年3月的销售额",
+        ...               sqlglot.parse_one("SELECT 1 FROM o WHERE m = '2026-03'"))
+        ()
+    """
+    months = sorted((y, m) for y, m in named_months(question) if y is not None)
+    if not months:
+        return ()
+    dates = [
+        str(lit.this).strip()
+        for clause in (*tree.find_all(exp.Where), *tree.find_all(exp.Having))
+        for lit in clause.find_all(exp.Literal)
+        if lit.is_string and _MONTH_PREFIX.match(str(lit.this).strip())
+    ]
+    if not dates:
+        return ()
+    named = {f"{y:04d}-{m:02d}" for y, m in months}
+    if any(d.replace("/", "-")[:7] in named for d in dates):
+        return ()
+    asked = ", ".join(f"{y:04d}-{m:02d}" for y, m in months)
+    return (("asked", asked), ("dates", ", ".join(dict.fromkeys(dates))))
+
+
+_MONTH_PREFIX = re.compile(r"^\d{4}[-/](0[1-9]|1[0-2])(?:[-/]\d{2})?(?:[ T].*)?$")
 
 
 def _date_filters(tree: exp.Expr, date_columns: frozenset[str] = frozenset()) -> str:
