@@ -20,6 +20,7 @@ from typing import Any
 from tablerag.answer import Answer, Clarification, Language, detect_language
 from tablerag.answer.envelope import AnswerPath
 from tablerag.answer.fallback import as_written, fall_back, wants_fallback
+from tablerag.answer.findings import reasons
 from tablerag.errors import ProviderError, RetrievalError, TableragError
 from tablerag.examples.library import Verified, consult, with_examples
 from tablerag.lang.messages import message
@@ -292,7 +293,12 @@ class Work:
                     stages=self.stages,
                     passages=self.definition_passages(question),
                 )
-                return checked_answer(question, semantic, engine, linked)
+                checked = checked_answer(question, semantic, engine, linked)
+                if checked.status == "ok":
+                    return checked
+                # the request left out what the question names (a small model's usual slip):
+                # the free-SQL path answers instead, saying no definition was followed
+                semantic = Declined("doubted", reasons(checked.findings, "en"))
             declined = semantic
         # -- end of the semantic-model hook
         schema = schema_context(

@@ -49,7 +49,9 @@ NO_DEFINITION = "no_definition"
 """``Answer.checks`` code of a free-SQL answer in a workspace whose model did not cover it."""
 
 
-DeclineCode = Literal["no_metric", "no_request", "not_expressible", "not_compiled", "refused"]
+DeclineCode = Literal[
+    "no_metric", "no_request", "not_expressible", "not_compiled", "refused", "doubted"
+]
 _DECLINED: dict[str, dict[str, str]] = {
     "no_metric": {"en": "the question names no metric of the semantic model",
                   "zh": "问题没有提到语义模型中的指标"},
@@ -58,6 +60,8 @@ _DECLINED: dict[str, dict[str, str]] = {
                         "zh": "模型认为语义模型无法表达这个问题"},
     "not_compiled": {"en": "the request does not compile", "zh": "查询请求无法编译"},
     "refused": {"en": "the compiled SQL did not run", "zh": "编译出的 SQL 未能执行"},
+    "doubted": {"en": "the answer compiled from it failed the answer checks",
+                "zh": "按语义模型编译的答案没有通过检查"},
 }  # fmt: skip
 
 
