@@ -77,10 +77,19 @@ def tiny_disk(tmp_path: Path) -> Iterator[Path]:
         subprocess.run([umount, str(where)], check=True)
 
 
-def assert_one_sentence(res: subprocess.CompletedProcess[str], source: Path) -> None:
+def assert_one_sentence(res: subprocess.CompletedProcess[str], source: Path | None) -> None:
+    """One sentence saying the disk is full and what was kept: nothing of ``source``, or (None)
+    whichever point the disk filled at — the table, or the text index after it."""
     said = " ".join((res.stdout + res.stderr).split())
+    # the terminal wraps a long path wherever the width ends: compare without whitespace
+    bare = "".join(said.split())
+    kept = (
+        [f"nothingof{source}wasstored".replace(" ", "")]
+        if source is not None
+        else ["nothingof", "thetextindexisnotuptodate"]
+    )
     assert res.returncode == 1, said
-    assert f"{FULL} " in said and f"nothing of {source} was stored" in said
+    assert f"{FULL} " in said and any(k in bare for k in kept), said
     assert "run the same `tablerag ingest` again" in said
     assert "Exception" not in said and "ROLLBACK" not in said and "Traceback" not in said
 
@@ -92,15 +101,22 @@ def test_a_full_disk_is_one_sentence_and_the_workspace_stays_usable(
     assert tablerag("ingest", str(files["doc"]), "-w", ws).returncode == 0
     assert_one_sentence(tablerag("ingest", str(files["big"]), "-w", ws), files["big"])
     # the next write on the same full disk: said alike (it said "please ROLLBACK" before)
-    assert_one_sentence(tablerag("ingest", str(files["small"]), "-w", ws), files["small"])
+    # (the small table may fit and the index after it not: either is said, nothing is broken)
+    assert_one_sentence(tablerag("ingest", str(files["small"]), "-w", ws), None)
     res = tablerag("sources", "-w", ws, "--json")
     assert res.returncode == 0 and '"doc.md"' not in res.stdout and "doc.md" in res.stdout
-    assert "big.csv" not in res.stdout and "small.csv" not in res.stdout
+    assert "big.csv" not in res.stdout
     res = tablerag("search", "hotel limit", "-w", ws, "--json")
-    assert res.returncode == 0 and "120 euros" in res.stdout
+    said = res.stdout + res.stderr
+    if res.returncode != 0:  # the index fell behind the stored sources: said, with the fix
+        assert "run `tablerag ingest` again" in said and "Traceback" not in said, said
+    else:
+        assert "120 euros" in res.stdout
     subprocess.run(["mount", "-o", "remount,size=64m", str(tiny_disk)], check=True)
     res = tablerag("ingest", str(files["big"]), str(files["small"]), "-w", ws)
     assert res.returncode == 0, res.stdout + res.stderr
+    res = tablerag("search", "hotel limit", "-w", ws, "--json")
+    assert res.returncode == 0 and "120 euros" in res.stdout
     res = tablerag("sql", "SELECT count(*) AS n FROM big", "-w", ws, "--json")
     assert '"rows": [\n    [\n      200000' in res.stdout or "200000" in res.stdout
 
