@@ -30,7 +30,7 @@ from tablerag.llm.base import Completion
 from tablerag.llm.deadline import DeadlineLLM
 from tablerag.llm.profiles import profile_for
 from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql, checked_answer
-from tablerag.nl2sql.schema_context import schema_context
+from tablerag.nl2sql.schema_context import SchemaContext, schema_context
 from tablerag.nl2sql.stages import Switches, switches
 from tablerag.rag.answer import RAGOptions, answer_from_documents
 from tablerag.rag.index import LoadedIndex
@@ -285,14 +285,7 @@ class Work:
                     return semantic
                 # ok is earned here as on the free path: the same answer checks (a named
                 # value or period the compiled request dropped makes it unsure)
-                linked = schema_context(
-                    question,
-                    self.sources.catalog_of(source),
-                    max_tokens=self.settings.schema_max_tokens,
-                    engine=engine,
-                    stages=self.stages,
-                    passages=self.definition_passages(question),
-                )
+                linked = self.linked(question, source, engine)
                 checked = checked_answer(question, semantic, engine, linked)
                 if checked.status == "ok":
                     return checked
@@ -301,14 +294,7 @@ class Work:
                 semantic = Declined("doubted", reasons(checked.findings, "en"))
             declined = semantic
         # -- end of the semantic-model hook
-        schema = schema_context(
-            question,
-            self.sources.catalog_of(source),
-            max_tokens=self.settings.schema_max_tokens,
-            engine=engine,
-            stages=self.stages,
-            passages=self.definition_passages(question),
-        )
+        schema = self.linked(question, source, engine)
         schema_ms = (time.perf_counter() - started) * 1000
         self.rq.trace.emit("schema", source=source.label, ms=round(schema_ms, 3))
         answer = answer_with_sql(
@@ -334,6 +320,18 @@ class Work:
             search=self.search_docs,
             language=self.language,
             options=rag_options(self.settings, table_rows=self.table_rows()),
+        )
+
+    def linked(self, question: str, source: SQLSource, engine: SQLEngine) -> SchemaContext:
+        """The schema context of ``question`` on ``source``: the linked tables, their notes and
+        the definition passages (what the SQL prompt shows and the answer checks read)."""
+        return schema_context(
+            question,
+            self.sources.catalog_of(source),
+            max_tokens=self.settings.schema_max_tokens,
+            engine=engine,
+            stages=self.stages,
+            passages=self.definition_passages(question),
         )
 
     def place(self, question: str, path: AnswerPath) -> tuple[SQLSource, SQLEngine] | Answer:

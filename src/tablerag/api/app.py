@@ -53,7 +53,7 @@ from tablerag.api.schemas import (
     SqlOut,
     TableOut,
 )
-from tablerag.api.shapes import table_out, tables_named
+from tablerag.api.shapes import hits_out, sql_out, table_out, tables_named
 from tablerag.errors import ConfigError
 from tablerag.request import Event
 from tablerag.runtime import Runtime
@@ -312,15 +312,7 @@ def sql(body: SqlIn, runtime: RT) -> SqlOut:
         except ConfigError as exc:
             raise ApiError(503, "database_unavailable", str(exc)) from exc
         result = engine.execute(located.sql)
-    return SqlOut(
-        source=located.source.label,
-        columns=list(result.columns),
-        rows=[list(r) for r in result.rows],
-        truncated=result.truncated,
-        elapsed_ms=result.elapsed_ms,
-        sql=result.sql_executed,
-        masked_columns=list(result.masked_columns),
-    )
+    return sql_out(located.source.label, result)
 
 
 @v1.get("/search", response_model=list[HitOut], tags=["documents"])
@@ -335,18 +327,7 @@ def search(
         raise ApiError(422, "invalid_request", "The search text is empty.")
     with runtime.use() as gen:
         hits = gen.qa.search(q, k, mode=mode)
-    return [
-        HitOut(
-            chunk_id=h.chunk_id,
-            source=h.source,
-            heading_path=list(h.heading_path),
-            page=h.page,
-            table=h.table,
-            score=h.score,
-            text=h.text,
-        )
-        for h in hits
-    ]
+    return hits_out(hits)
 
 
 @v1.get("/tables", response_model=list[TableOut], tags=["data"])

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 from tablerag import __version__
 from tablerag.answer import Answer
 from tablerag.api.schemas import AskOut, HitOut, SourceOut, SqlOut, TableOut
-from tablerag.api.shapes import table_out, tables_named
+from tablerag.api.shapes import hits_out, sql_out, table_out, tables_named
 from tablerag.errors import ConfigError, SQLRejected, TableragError
 from tablerag.redact import redact_secrets
 from tablerag.runtime import Runtime
@@ -228,15 +228,7 @@ def _run_sql(runtime: Runtime, sql: str) -> CallToolResult:
                 raise ConfigError(_NO_TABLES)
             located = sources.locate(sql)
             result = sources.engine(located.source).execute(located.sql)
-            return SqlOut(
-                source=located.source.label,
-                columns=list(result.columns),
-                rows=[list(r) for r in result.rows],
-                truncated=result.truncated,
-                elapsed_ms=result.elapsed_ms,
-                sql=result.sql_executed,
-                masked_columns=list(result.masked_columns),
-            )
+            return sql_out(located.source.label, result)
 
     out = _guarded(run)
     return _result(out, rows_text(out.columns, out.rows, out.truncated))
@@ -251,20 +243,7 @@ def _search(runtime: Runtime, query: str, k: int) -> CallToolResult:
     def find() -> Hits:
         with runtime.use() as gen:
             hits = gen.qa.search(query[:2000], k)
-        return Hits(
-            hits=[
-                HitOut(
-                    chunk_id=h.chunk_id,
-                    source=h.source,
-                    heading_path=list(h.heading_path),
-                    page=h.page,
-                    table=h.table,
-                    score=h.score,
-                    text=h.text,
-                )
-                for h in hits
-            ]
-        )
+        return Hits(hits=hits_out(hits))
 
     found = _guarded(find)
     lines = [

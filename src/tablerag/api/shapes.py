@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tablerag.api.schemas import ColumnOut, TableOut
+from tablerag.api.schemas import ColumnOut, HitOut, SqlOut, TableOut
 from tablerag.linking.profile import ColumnProfile
 from tablerag.sql.pii import mask_text
 from tablerag.sql.sensitive import SensitiveRules, is_hidden_column
@@ -77,6 +77,35 @@ def table_out(
     )
 
 
+def hits_out(hits: Iterable[Any]) -> list[HitOut]:
+    """Found passages as the API and the MCP tools return them."""
+    return [
+        HitOut(
+            chunk_id=h.chunk_id,
+            source=h.source,
+            heading_path=list(h.heading_path),
+            page=h.page,
+            table=h.table,
+            score=h.score,
+            text=h.text,
+        )
+        for h in hits
+    ]
+
+
+def sql_out(label: str, result: Any) -> SqlOut:
+    """A gated query's result (capped, masked) as the API and the MCP tools return it."""
+    return SqlOut(
+        source=label,
+        columns=list(result.columns),
+        rows=[list(r) for r in result.rows],
+        truncated=result.truncated,
+        elapsed_ms=result.elapsed_ms,
+        sql=result.sql_executed,
+        masked_columns=list(result.masked_columns),
+    )
+
+
 def _profile(profiles: Profiles, label: str, table: str, column: str) -> ColumnProfile | None:
     return profiles.get((table, column)) or profiles.get((f"{label}.{table}", column))
 
@@ -87,4 +116,4 @@ def _enum(p: ColumnProfile) -> tuple[str, ...]:
     return p.enum_values
 
 
-__all__ = ["Profiles", "table_out", "tables_named"]
+__all__ = ["Profiles", "hits_out", "sql_out", "table_out", "tables_named"]
