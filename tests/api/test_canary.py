@@ -68,13 +68,18 @@ QUESTIONS = (
 
 @pytest.mark.parametrize("question", QUESTIONS)
 def test_answers_and_streams_show_no_canary(client: TestClient, question: str) -> None:
-    plain = client.post("/v1/ask", json={"question": question})
-    streamed = client.post(
-        "/v1/ask", json={"question": question}, headers={"Accept": "text/event-stream"}
-    )
+    body = {"question": question, "session": "canary"}
+    plain = client.post("/v1/ask", json=body)
+    streamed = client.post("/v1/ask", json=body, headers={"Accept": "text/event-stream"})
     assert plain.status_code in (200, 504) and streamed.status_code == 200
     assert "event: answer" in streamed.text
-    assert_no_canary(plain.text, streamed.text)
+    outputs = [plain.text, streamed.text]
+    assert plain.status_code == 200, plain.text
+    chart = (plain.json().get("chart") or {}).get("svg")
+    if chart:  # the chart drawn from the rows is a channel too
+        outputs.append(client.get(chart).text)
+    outputs.append(client.get("/v1/history", params={"session": "canary"}).text)
+    assert_no_canary(*outputs)
 
 
 @pytest.mark.parametrize("sql", HOSTILE)
