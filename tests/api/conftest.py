@@ -4,10 +4,15 @@ FastAPI's test client (the event-stream and disconnect tests start a real uvicor
 from __future__ import annotations
 
 import shutil
+import socket
+import threading
+import time
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import uvicorn
 from fastapi.testclient import TestClient
 
 from tablerag.api.access import Access
@@ -70,3 +75,33 @@ def client_for(runtime: Runtime, *, require_token: bool = False, rate: int = 60)
 def client(runtime: Runtime) -> Iterator[TestClient]:
     with client_for(runtime) as c:
         yield c
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on, on loopback."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def serving(rt: Runtime, *, require_token: bool = False) -> Iterator[str]:
+    """``tablerag serve``'s app over ``rt`` on a free loopback port, in a thread (a real
+    uvicorn server); yields its URL."""
+    port = free_port()
+    access = Access(rt.path, require_token=require_token, rate_per_minute=600)
+    srv = uvicorn.Server(
+        uvicorn.Config(create_app(rt, access=access), host="127.0.0.1", port=port,
+                       log_level="error")
+    )  # fmt: skip
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    until = time.monotonic() + 15
+    while not srv.started and time.monotonic() < until:
+        time.sleep(0.02)
+    assert srv.started
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        srv.should_exit = True
+        thread.join(10)

@@ -8,26 +8,20 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import threading
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
-import uvicorn
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from tablerag.api.access import Access
-from tablerag.api.app import create_app
 from tablerag.api.mcp import build
 from tablerag.runtime import Runtime
 from tablerag.store import querylog, tokens
-from tests.api.conftest import REFUNDS_SQL
-from tests.api.test_stream import _free_port
+from tests.api.conftest import REFUNDS_SQL, serving
 
 TOOLS = {"ask", "run_sql", "search_documents", "list_tables", "describe_table", "list_sources"}
 SRC = str(Path(__file__).resolve().parents[2] / "src")
@@ -174,18 +168,8 @@ def test_a_missing_workspace_is_one_clear_line(tmp_path: Path) -> None:
 @pytest.fixture
 def served(runtime: Runtime) -> Iterator[tuple[str, Runtime]]:
     """``tablerag serve``'s app on loopback, tokens required (as off loopback)."""
-    port = _free_port()
-    app = create_app(runtime, access=Access(runtime.path, require_token=True, rate_per_minute=600))
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    until = time.monotonic() + 10
-    while not srv.started and time.monotonic() < until:
-        time.sleep(0.02)
-    assert srv.started
-    yield f"http://127.0.0.1:{port}/mcp", runtime
-    srv.should_exit = True
-    thread.join(10)
+    with serving(runtime, require_token=True) as url:
+        yield f"{url}/mcp", runtime
 
 
 def _over_http(url: str, token: str, work: Callable[[Client], Awaitable[Any]]) -> Any:

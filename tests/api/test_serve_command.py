@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.api.test_stream import _free_port
+from tests.api.conftest import free_port as _free_port
 
 
 async def _mcp_tools(url: str) -> set[str]:

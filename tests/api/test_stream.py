@@ -5,7 +5,6 @@ logged as such; the server keeps serving)."""
 from __future__ import annotations
 
 import json
-import socket
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -14,21 +13,12 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
-from tablerag.api.access import Access
-from tablerag.api.app import create_app
 from tablerag.llm.base import Message
 from tablerag.llm.testing import FunctionLLM
 from tablerag.runtime import Runtime
 from tablerag.store import querylog
-from tests.api.conftest import reply, settings
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.api.conftest import reply, serving, settings
 
 
 @pytest.fixture
@@ -47,20 +37,12 @@ def server(ws: Path, release: threading.Event) -> Iterator[tuple[str, Runtime, F
 
     llm = FunctionLLM(model)
     rt = Runtime.open(ws, settings=settings(), llm=llm, watch=False)
-    port = _free_port()
-    app = create_app(rt, access=Access(rt.path, require_token=False, rate_per_minute=60))
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    until = time.monotonic() + 10
-    while not srv.started and time.monotonic() < until:
-        time.sleep(0.02)
-    assert srv.started
-    yield f"http://127.0.0.1:{port}", rt, llm
-    release.set()
-    srv.should_exit = True
-    thread.join(10)
-    rt.close()
+    try:
+        with serving(rt) as url:
+            yield url, rt, llm
+            release.set()
+    finally:
+        rt.close()
 
 
 def _events(lines: Iterator[str]) -> Iterator[tuple[str, dict[str, Any]]]:

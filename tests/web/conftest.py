@@ -11,25 +11,19 @@ from __future__ import annotations
 
 import os
 import shutil
-import threading
-import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 
-from tablerag.api.access import Access
-from tablerag.api.app import create_app
 from tablerag.llm.base import Message
 from tablerag.llm.testing import FunctionLLM
 from tablerag.runtime import Runtime
 from tablerag.sample import write_sample
 from tablerag.service import Workspace
 from tablerag.settings import Settings
-from tests.api.test_stream import _free_port
+from tests.api.conftest import serving
 
 CANARY_CELL = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
 CANARY_PASSAGE = '<img src=x onerror="window.__xss=3"> <b>bold?</b> <script>window.__xss=4</script>'
@@ -108,26 +102,6 @@ def token_server(web_server: tuple[str, Runtime]) -> Iterator[str]:
     """The same runtime served as on a non-loopback address: every /v1 call needs a token."""
     with serving(web_server[1], require_token=True) as url:
         yield url
-
-
-@contextmanager
-def serving(rt: Runtime, *, require_token: bool) -> Iterator[str]:
-    """The app over ``rt`` on a free loopback port, in a thread; yields its URL."""
-    port = _free_port()
-    access = Access(rt.path, require_token=require_token, rate_per_minute=600)
-    app = create_app(rt, access=access)
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    until = time.monotonic() + 15
-    while not srv.started and time.monotonic() < until:
-        time.sleep(0.02)
-    assert srv.started
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        srv.should_exit = True
-        thread.join(10)
 
 
 def chromium_path() -> str | None:
