@@ -28,7 +28,7 @@ from tests.api.test_canary import QUESTIONS, canary_ws, hostile, kit  # noqa: F4
 from tests.api.test_mcp import run, text
 from tests.plugins.canary import assert_no_canary
 from tests.sql.cases import HOSTILE, LIMIT, Case
-from tests.sql.conftest import DDL, N_ORDERS, _fill
+from tests.sql.conftest import DDL, N_ORDERS, _fill, build_sqlite, create_pg_shop
 from tests.test_canary_channels import HOSTILE as CANARY_SQL
 
 ENGINES = ("duckdb", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres))
@@ -53,16 +53,6 @@ def _duckdb_file(path: Path) -> str:
     _fill(lambda sql, rows: con.executemany(sql, rows), "?")
     con.close()
     return f"duckdb:///{path}"
-
-
-def _sqlite_file(path: Path) -> str:
-    con = sqlite3.connect(path)
-    for ddl in DDL:
-        con.execute(ddl)
-    _fill(con.executemany, "?")
-    con.commit()
-    con.close()
-    return f"sqlite:///{path}"
 
 
 def _fingerprint(kind: str, url: str, admin: str | None) -> tuple[Any, ...]:
@@ -102,10 +92,13 @@ def shop(
     if kind == "duckdb":
         url = _duckdb_file(tmp_path / "shop.duckdb")
     elif kind == "sqlite":
-        url = _sqlite_file(tmp_path / "shop.db")
+        url = f"sqlite:///{build_sqlite(tmp_path / 'shop.db')}"
     else:
         dsn = request.getfixturevalue("postgres_dsn")
-        url, admin = _pg_shop(dsn, f"mcp_{os.getpid()}")
+        name = f"mcp_{os.getpid()}"
+        urls = create_pg_shop(dsn, name, roles=(f"{name}_r", f"{name}_w"))
+        url = urls[f"{name}_r"]
+        admin = make_url(dsn).set(database=name).render_as_string(hide_password=False)
     root = tmp_path / "ws"
     with Workspace.open(root) as ws:
         (report,) = ws.ingest([url], settings=Settings(embedder="hashing"))
@@ -117,30 +110,13 @@ def shop(
         _drop_pg_shop(request.getfixturevalue("postgres_dsn"), f"mcp_{os.getpid()}")
 
 
-def _pg_shop(superuser: str, name: str) -> tuple[str, str]:
-    """The shop on PostgreSQL in a database and a read-only role of its own (``name``; the
-    engine tests' roles are cluster-wide and dropped and made again by their fixture), the
-    read-only role granted the visible columns only; returns its URL and the owner's."""
-    _drop_pg_shop(superuser, name)
-    with psycopg.connect(superuser, autocommit=True) as con:
-        con.execute(f'CREATE DATABASE "{name}"')
-        con.execute(f"CREATE ROLE {name} LOGIN")
-    owner = make_url(superuser).set(database=name)
-    with psycopg.connect(owner.render_as_string(hide_password=False), autocommit=True) as con:
-        for ddl in DDL:
-            con.execute(ddl)
-        with con.cursor() as cur:
-            _fill(cur.executemany, "%s")
-        con.execute(f'GRANT SELECT ON orders, "销售" TO {name}')
-        con.execute(f"GRANT SELECT (id, name, city) ON customers TO {name}")
-    reader = owner.set(username=name).render_as_string(hide_password=False)
-    return reader, owner.render_as_string(hide_password=False)
-
-
 def _drop_pg_shop(superuser: str, name: str) -> None:
+    """Drop the database and its roles (cluster-wide: the engine tests' roles are recreated
+    by their own fixture and must not find grants of ours)."""
     with psycopg.connect(superuser, autocommit=True) as con:
         con.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        con.execute(f"DROP ROLE IF EXISTS {name}")
+        for role in (f"{name}_r", f"{name}_w"):
+            con.execute(f"DROP ROLE IF EXISTS {role}")
 
 
 @pytest.mark.parametrize("kind", ENGINES)

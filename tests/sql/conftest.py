@@ -117,12 +117,16 @@ def shop_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     }
 
 
-def create_pg_shop(superuser_url: str, dbname: str) -> dict[str, str]:
-    """Create the shop database plus a read-only and a writable role; return their URLs."""
+def create_pg_shop(
+    superuser_url: str, dbname: str, roles: tuple[str, str] = ("tr_reader", "tr_writer")
+) -> dict[str, str]:
+    """Create the shop database plus a read-only and a writable role (``roles``, cluster-wide:
+    give another pair for another database); return their URLs by role."""
+    reader, writer = roles
     with psycopg.connect(superuser_url, autocommit=True) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{dbname}"')
         admin.execute(f'CREATE DATABASE "{dbname}"')
-        for role in ("tr_reader", "tr_writer"):
+        for role in roles:
             admin.execute(f"DROP ROLE IF EXISTS {role}")
             admin.execute(f"CREATE ROLE {role} LOGIN")
     url = make_url(superuser_url).set(database=dbname)
@@ -131,14 +135,11 @@ def create_pg_shop(superuser_url: str, dbname: str) -> dict[str, str]:
             con.execute(ddl)
         with con.cursor() as cur:
             _fill(cur.executemany, "%s")
-        con.execute('GRANT SELECT ON orders, "销售" TO tr_reader')
+        con.execute(f'GRANT SELECT ON orders, "销售" TO {reader}')
         # the hidden columns (phone, email, password) are not granted: the start-up check
-        con.execute("GRANT SELECT (id, name, city) ON customers TO tr_reader")
-        con.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON orders, customers TO tr_writer")
-    return {
-        role: url.set(username=role).render_as_string(hide_password=False)
-        for role in ("tr_reader", "tr_writer")
-    }
+        con.execute(f"GRANT SELECT (id, name, city) ON customers TO {reader}")
+        con.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON orders, customers TO {writer}")
+    return {role: url.set(username=role).render_as_string(hide_password=False) for role in roles}
 
 
 @pytest.fixture(scope="session")
