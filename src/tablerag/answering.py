@@ -149,6 +149,7 @@ class Work:
             llm, rq.deadline, usage=rq.usage, cancelled=rq.cancelled, on_call=self._called
         )
         self.stages = stage_switches(settings, llm.spec, rq.stages)
+        self._linked: dict[tuple[str, str], SchemaContext] = {}
         self.unreachable: SQLSource | None = None
         """The source this request found down (its engine could not be opened), if any."""
 
@@ -254,6 +255,9 @@ class Work:
             engine=engine,
             settings=self.settings,
             language=language,
+            checked=lambda a: checked_answer(
+                question, a, engine, self.linked(question, source, engine)
+            ),
         )
         if isinstance(shown, Answer):
             for attempt in shown.sql_attempts:
@@ -324,15 +328,19 @@ class Work:
 
     def linked(self, question: str, source: SQLSource, engine: SQLEngine) -> SchemaContext:
         """The schema context of ``question`` on ``source``: the linked tables, their notes and
-        the definition passages (what the SQL prompt shows and the answer checks read)."""
-        return schema_context(
-            question,
-            self.sources.catalog_of(source),
-            max_tokens=self.settings.schema_max_tokens,
-            engine=engine,
-            stages=self.stages,
-            passages=self.definition_passages(question),
-        )
+        the definition passages (what the SQL prompt shows and the answer checks read); built
+        once per question and source of this request, whichever path asks first."""
+        key = (question, source.label)
+        if key not in self._linked:
+            self._linked[key] = schema_context(
+                question,
+                self.sources.catalog_of(source),
+                max_tokens=self.settings.schema_max_tokens,
+                engine=engine,
+                stages=self.stages,
+                passages=self.definition_passages(question),
+            )
+        return self._linked[key]
 
     def place(self, question: str, path: AnswerPath) -> tuple[SQLSource, SQLEngine] | Answer:
         """The source whose tables answer ``question`` and its engine, or the answer that

@@ -104,3 +104,27 @@ def test_a_pair_that_passes_the_gate_but_no_longer_runs_is_dropped(ws: Path) -> 
     assert not answer.knowledge and answer.llm.calls >= 1
     prompt = llm.history[0].messages[-1]["content"]
     assert "CAST(reason_code" not in prompt and "-- Q: How many refunds" in prompt
+
+
+def test_a_reused_answer_goes_through_the_answer_checks(ws: Path) -> None:
+    """A verified pair for 上海 matched by a question about 广东 (close enough at a low reuse
+    threshold): the checks find 广东 named but not filtered on, so the SQL is not reused; the
+    model writes the query, with the pair among its examples."""
+    east = Example(
+        "上海的已支付订单有多少笔？",
+        "SELECT count(DISTINCT s.order_id) AS orders FROM fact_sales s JOIN dim_region r "
+        "ON s.region_code = r.region_code WHERE r.region_name = '上海' AND s.status = 'PAID'",
+        "files",
+    )
+    _store(ws, east)
+    south = east.sql.replace("上海", "广东")
+    llm = _sql_model(south)
+    loose = SETTINGS.model_copy(update={"examples_reuse_min_similarity": 0.5})
+    with QA.open(ws, llm=llm, settings=loose) as qa:
+        reused = qa.ask("上海的已支付订单有多少笔？")
+        other = qa.ask("广东的已支付订单有多少笔？")
+    assert [k.kind for k in reused.knowledge] == ["example"] and reused.llm.calls == 0, (
+        reused.answer, reused.checks)
+    assert not other.knowledge and other.llm.calls >= 1, other.answer
+    assert "广东" in (other.sql or "")
+    assert "-- Q: 上海的已支付订单有多少笔？" in llm.history[0].messages[-1]["content"]

@@ -4,7 +4,7 @@ whole, and the session's view the answering code consults (issue 33)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -79,10 +79,13 @@ def consult(
     settings: Settings,
     language: Language,
     policy: ExecutionPolicy | None = None,
+    checked: Callable[[Answer], Answer] | None = None,
 ) -> Answer | str:
     """The answer from the verified query ``question`` matches closely enough
     (``examples_reuse_min_similarity``), else the block of examples its prompt shows (empty
-    when none or when ``examples`` is off)."""
+    when none or when ``examples`` is off). ``checked`` puts a reused answer through the answer
+    checks; one they doubt (a value the question names that the verified SQL does not filter
+    on) is not reused, and its pair is shown to the model among the examples instead."""
     if verified is None or not settings.examples or not verified.examples:
         return ""
     usable = verified.usable(source, engine)
@@ -91,11 +94,16 @@ def consult(
         answer = answer_from_example(
             question, match, engine=engine, language=language, policy=policy
         )
-        if answer is not None:
+        if answer is not None and checked is not None:
+            answer = checked(answer)
+        if answer is not None and answer.status == "ok":
             return answer
-        log.info("verified query %s not used: it no longer runs", match.example.id)
-        verified.forget(source, match.example.id)
-        usable = verified.usable(source, engine)
+        if answer is None:
+            log.info("verified query %s not used: it no longer runs", match.example.id)
+            verified.forget(source, match.example.id)
+            usable = verified.usable(source, engine)
+        else:
+            log.info("verified query %s not reused: %s", match.example.id, answer.checks)
     chosen = choose(
         question,
         usable,
