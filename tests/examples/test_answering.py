@@ -124,7 +124,9 @@ def test_a_reused_answer_goes_through_the_answer_checks(ws: Path) -> None:
         reused = qa.ask("上海的已支付订单有多少笔？")
         other = qa.ask("广东的已支付订单有多少笔？")
     assert [k.kind for k in reused.knowledge] == ["example"] and reused.llm.calls == 0, (
-        reused.answer, reused.checks)
+        reused.answer,
+        reused.checks,
+    )
     assert not other.knowledge and other.llm.calls >= 1, other.answer
     assert "广东" in (other.sql or "")
     assert "-- Q: 上海的已支付订单有多少笔？" in llm.history[0].messages[-1]["content"]
