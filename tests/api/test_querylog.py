@@ -108,7 +108,8 @@ def test_a_servers_kept_connection_logs_what_others_read_at_once(ws: Path) -> No
         for n in range(3):
             record_answer(ws, Request.make(f"q{n}", max_seconds=5), None, status="failed",
                           error="x", writer=writer)  # fmt: skip
-            assert [e.question for e in querylog.entries(ws)][0] == f"q{n}"
+            # readable at once (newest first by time: two entries may share a clock tick)
+            assert f"q{n}" in {e.question for e in querylog.entries(ws)}
         record_answer(ws, Request.make("from the CLI", max_seconds=5), None, status="failed")
         record_answer(ws, Request.make("q3", max_seconds=5), None, status="failed", writer=writer)
     finally:
