@@ -110,26 +110,33 @@ def build_workspace(root: Path, env: dict[str, str]) -> Path:
 
 
 async def client(
-    http: httpx.AsyncClient, url: str, n: int, stop_at: float, out: list[dict[str, Any]]
+    http: httpx.AsyncClient,
+    url: str,
+    n: int,
+    stop_at: float,
+    out: list[dict[str, Any]],
+    delay_s: float = 0.0,
 ) -> None:
+    await asyncio.sleep(delay_s)
     i = n
     while time.monotonic() < stop_at:
         question = QUESTIONS[i % len(QUESTIONS)]
         i += 1
-        started = time.perf_counter()
+        started, started_at = time.perf_counter(), time.monotonic()
         try:
             r = await http.post(f"{url}/v1/ask", json={"question": question})
             body = r.json()
             ms = (time.perf_counter() - started) * 1000
-            out.append({"t": time.monotonic(), "http": r.status_code, "ms": ms,
+            out.append({"t": time.monotonic(), "t0": started_at, "http": r.status_code, "ms": ms,
                         "calls": (body.get("llm") or {}).get("calls", 0),
                         "server_ms": (body.get("timings_ms") or {}).get("total", 0.0),
                         "status": body.get("status"),
                         "code": (body.get("error") or {}).get("code")
                         if isinstance(body.get("error"), dict) else None})  # fmt: skip
         except httpx.HTTPError as exc:
-            out.append({"t": time.monotonic(), "http": 0, "ms": 0.0, "calls": 0, "server_ms": 0,
-                        "status": None, "code": type(exc).__name__})  # fmt: skip
+            out.append({"t": time.monotonic(), "t0": started_at, "http": 0, "ms": 0.0,
+                        "calls": 0, "server_ms": 0, "status": None,
+                        "code": type(exc).__name__})  # fmt: skip
 
 
 async def watch_generation(url: str, stop_at: float, seen: dict[str, float]) -> None:
@@ -140,7 +147,9 @@ async def watch_generation(url: str, stop_at: float, seen: dict[str, float]) -> 
             await asyncio.sleep(0.1)
 
 
-async def load(url: str, clients: int, seconds: float, ws: Path, env: dict[str, str]) -> dict:
+async def load(
+    url: str, clients: int, seconds: float, ws: Path, env: dict[str, str], ramp_s: float
+) -> dict:
     out: list[dict[str, Any]] = []
     seen: dict[str, float] = {}
     start = time.monotonic()
@@ -149,7 +158,10 @@ async def load(url: str, clients: int, seconds: float, ws: Path, env: dict[str, 
     csv = ws.parent / "late_arrivals.csv"
     csv.write_text("id,amount\n" + "".join(f"{i},{i * 10}\n" for i in range(1, 101)), "utf-8")
     async with httpx.AsyncClient(timeout=120, limits=limits) as http:
-        tasks = [asyncio.create_task(client(http, url, n, stop_at, out)) for n in range(clients)]
+        tasks = [
+            asyncio.create_task(client(http, url, n, stop_at, out, ramp_s * n / clients))
+            for n in range(clients)
+        ]
         tasks.append(asyncio.create_task(watch_generation(url, stop_at, seen)))
         await asyncio.sleep(seconds / 3)
         ingest_started = time.monotonic()
@@ -212,6 +224,14 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--latency-ms", type=float, default=200)
     ap.add_argument(
+        "--ramp-s",
+        type=float,
+        default=0.0,
+        help="start the clients one after another over this many seconds instead of all at "
+        "once (all at once, every client waits on the model in step, so their requests keep "
+        "arriving together); the summary gives the steady part apart either way",
+    )
+    ap.add_argument(
         "--baseline-src",
         help="also run the same load against a server started from this `src` folder (an "
         "older tablerag, e.g. `git archive REV src | tar -x -C DIR`), first, and report both "
@@ -265,7 +285,7 @@ def run(args: argparse.Namespace, src: str | None) -> dict[str, Any]:
         for question in QUESTIONS:  # warm-up
             httpx.post(f"{url}/v1/ask", json={"question": question}, timeout=60)
         before = [cpu_s(p.pid) for p in procs] + [time.process_time()]
-        run = asyncio.run(load(url, args.clients, args.seconds, ws, env))
+        run = asyncio.run(load(url, args.clients, args.seconds, ws, env, args.ramp_s))
         after = [cpu_s(p.pid) for p in procs] + [time.process_time()]
         used = [round(b - a, 1) for a, b in zip(before, after, strict=True)]
         run["cpu_s"] = dict(zip(("model", "server", "clients"), used, strict=True))
@@ -307,6 +327,7 @@ def summary(args: argparse.Namespace, run: dict[str, Any], src: str | None) -> d
         "core_ms_p95": round(pct(core, 95), 1) if ok else None,
         "serving_ms_p50": round(pct(serving, 50), 1) if ok else None,
         "serving_ms_p95": round(pct(serving, 95), 1) if ok else None,
+        **steady_part(args, run, ok),
         "cpu_s": run["cpu_s"],
         "server_cpu_ms_per_answer": round(run["cpu_s"]["server"] * 1000 / len(ok), 1)
         if ok
@@ -319,6 +340,23 @@ def summary(args: argparse.Namespace, run: dict[str, Any], src: str | None) -> d
             <= r["t"] - run["start"]
             <= (run["ingest"]["swapped_in_s"] or 1e9) + 5
         ),  # fmt: skip
+    }
+
+
+def steady_part(args: argparse.Namespace, run: dict[str, Any], ok: list[dict]) -> dict[str, Any]:
+    """Overhead percentiles of the requests sent after the clients' start (the ramp plus two
+    model latencies) that did not overlap the ingest (from its start to two seconds after the
+    new generation was answered from): the server's steady state, beside the whole run's."""
+    start, ingest = run["start"], run["ingest"]
+    settled = start + args.ramp_s + 2 * args.latency_ms / 1000
+    lo = start + ingest["started_s"]
+    hi = start + (ingest["swapped_in_s"] or ingest["committed_s"]) + 2
+    steady = [r for r in ok if r["t0"] >= settled and (r["t"] < lo or r["t0"] > hi)]
+    overhead = [r["ms"] - r["calls"] * args.latency_ms for r in steady]
+    return {
+        "steady_requests": len(steady),
+        "steady_overhead_ms_p50": round(pct(overhead, 50), 1) if steady else None,
+        "steady_overhead_ms_p95": round(pct(overhead, 95), 1) if steady else None,
     }
 
 

@@ -188,11 +188,15 @@ def _over_http(url: str, token: str, work: Callable[[Client], Awaitable[Any]]) -
 
 def test_the_same_tools_at_slash_mcp_behind_the_tokens(served: tuple[str, Runtime]) -> None:
     url, runtime = served
-    _, token = tokens.create(runtime.path, name="assistant")
+    created, token = tokens.create(runtime.path, name="assistant")
+    token_id = created.token_id
     got = _over_http(url, token, _tour)
     assert {t.name for t in got["tools"].tools} == TOOLS
     assert got["sql"].structured_content["rows"] == [[152]]
     assert "fact_refund" in got["ask"].structured_content["sql"]
+    # the query log names the token the question came in with, as it does for /v1/ask
+    (logged,) = querylog.entries(runtime.path, token_id=token_id)
+    assert logged.question == "How many refunds were there?" and logged.origin == "mcp"
     # without a token, or with a wrong one: 401 in the API's error shape, no tool runs
     for bad in (None, "not-a-token"):
         headers = {"Authorization": f"Bearer {bad}"} if bad else {}

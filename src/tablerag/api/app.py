@@ -39,6 +39,7 @@ from tablerag.api import errors
 from tablerag.api.access import Access, Caller
 from tablerag.api.charts import ChartStore
 from tablerag.api.errors import ApiError
+from tablerag.api.mcp import CALLER as MCP_CALLER
 from tablerag.api.mcp import build as build_mcp
 from tablerag.api.schemas import (
     AskIn,
@@ -179,11 +180,15 @@ class _Guarded:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         authorization = dict(scope.get("headers") or ()).get(b"authorization")
         try:
-            self.access.check(authorization.decode("latin-1") if authorization else None)
+            caller = self.access.check(authorization.decode("latin-1") if authorization else None)
         except Exception as exc:  # noqa: BLE001 - 401/429 in the API's error shape
             await errors.respond(exc, uuid.uuid4().hex)(scope, receive, send)
             return
-        await self.app(scope, receive, send)
+        bound = MCP_CALLER.set(caller.token_id)  # the query log names the token, as on /v1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            MCP_CALLER.reset(bound)
 
 
 async def _framing(

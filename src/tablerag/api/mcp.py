@@ -12,6 +12,8 @@ the next call is answered. ``tablerag mcp`` serves it over stdio; ``tablerag ser
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+
 import inspect
 from typing import Annotated, Any
 
@@ -28,6 +30,10 @@ from tablerag.errors import ConfigError, SQLRejected, TableragError
 from tablerag.redact import redact_secrets
 from tablerag.runtime import Runtime
 from tablerag.sql.sensitive import rules_from
+
+CALLER: ContextVar[str | None] = ContextVar("tablerag_mcp_caller", default=None)
+"""The API token id of the HTTP request a tool call came in on (set by ``tablerag serve``'s
+``/mcp`` guard; None over stdio or on loopback without tokens), logged with the answer."""
 
 MAX_TEXT_ROWS = 20
 """Rows of a result written into a tool's short text form (the structured content has all the
@@ -198,7 +204,8 @@ def _ask(runtime: Runtime, question: str, session: str | None) -> CallToolResult
             f"{MAX_QUESTION_CHARS}. Ask a shorter question."
         )
     rq = runtime.request(question, session=session, origin="mcp")
-    answer = _guarded(lambda: runtime.serve(rq))
+    token_id = CALLER.get()
+    answer = _guarded(lambda: runtime.serve(rq, token_id=token_id))
     envelope = AskOut(id=rq.id, **answer.model_dump())
     result = _result(envelope, answer_text(answer))
     if answer.budget_exhausted == "seconds":  # as the API's 504: what was done comes with it
