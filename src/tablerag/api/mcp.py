@@ -12,9 +12,8 @@ the next call is answered. ``tablerag mcp`` serves it over stdio; ``tablerag ser
 
 from __future__ import annotations
 
-from contextvars import ContextVar
-
 import inspect
+from contextvars import ContextVar
 from typing import Annotated, Any
 
 from mcp.server import MCPServer
