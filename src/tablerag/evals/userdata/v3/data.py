@@ -128,5 +128,7 @@ def _attendance(rng: random.Random, enrollments: tuple[Enrollment, ...]) -> tupl
             if day >= TODAY:
                 break
             status = rng.choices(ATTENDANCE, weights=(80, 12, 8))[0]
-            out.append(Attendance(day, e.enroll_id, e.student, e.course, rng.choice((2, 3, 4)), status))
+            out.append(
+                Attendance(day, e.enroll_id, e.student, e.course, rng.choice((2, 3, 4)), status)
+            )
     return tuple(sorted(out, key=lambda a: (a.day, a.enroll_id)))

@@ -41,44 +41,41 @@ _ATTENDED = (
     "(WHERE status IN ('present', 'absent', 'excused'))"
 )
 
-TBD: tuple[tuple[float, ...], ...] = ((-1.0,),)
-"""A figure not computed yet (the templates are written before any answer)."""
-
 QUESTIONS: tuple[Question, ...] = (
     # the enrollment workbook (报名记录, 课程) and the attendance export
     Question(
         "k-01",
         "报名记录表里一共有多少条报名？",
         "count",
-        numbers=TBD,
+        numbers=((160,),),
         sql=f"SELECT COUNT(课程代码) FROM {_E}",
     ),
     Question(
         "k-02",
         "How many enrollments have the status 退学 (dropped out)?",
         "count",
-        numbers=TBD,
+        numbers=((25,),),
         sql=f"SELECT COUNT(*) FROM {_E} WHERE 状态 = '退学'",
     ),
     Question(
         "k-03",
         "已结业学员的平均结业成绩是多少分？",
         "average",
-        numbers=TBD,
+        numbers=((72.78,),),
         sql=f"SELECT AVG(结业成绩) FROM {_E} WHERE 状态 = '已结业'",
     ),
     Question(
         "k-04",
         "What is the total tuition actually collected (实收学费) across all enrollments?",
         "sum",
-        numbers=TBD,
+        numbers=((490440,),),
         sql=f"SELECT SUM(实收学费) FROM {_E}",
     ),
     Question(
         "k-05",
         "信息技术类课程的实收学费合计是多少元？",
         "join",
-        numbers=TBD,
+        numbers=((222090,),),
         sql=(
             f"SELECT SUM(e.实收学费) FROM {_E} e JOIN {_C} c ON c.课程代码 = e.课程代码 "
             "WHERE c.类别 = '信息技术'"
@@ -88,7 +85,7 @@ QUESTIONS: tuple[Question, ...] = (
         "k-06",
         "Which course has the most enrollments?",
         "topk",
-        facts=(("TBD",),),
+        facts=(("PY101", "Python数据分析"),),
         sql=(
             f"SELECT c.课程代码, c.课程名称 FROM {_E} e JOIN {_C} c ON c.课程代码 = e.课程代码 "
             "GROUP BY c.课程代码, c.课程名称 ORDER BY COUNT(*) DESC LIMIT 1"
@@ -98,7 +95,7 @@ QUESTIONS: tuple[Question, ...] = (
         "k-07",
         "实收学费合计最高的前三门课程是哪几门？",
         "topk",
-        facts=(("TBD",), ("TBD",), ("TBD",)),
+        facts=(("PY101", "Python数据分析"), ("CK201", "中式烹调"), ("WD102", "网页设计")),
         sql=(
             f"SELECT c.课程代码, c.课程名称 FROM {_E} e JOIN {_C} c ON c.课程代码 = e.课程代码 "
             "GROUP BY c.课程代码, c.课程名称 ORDER BY SUM(e.实收学费) DESC LIMIT 3"
@@ -108,7 +105,7 @@ QUESTIONS: tuple[Question, ...] = (
         "k-08",
         "How many enrollments were made last month?",
         "period",
-        numbers=TBD,
+        numbers=((25,),),
         sql=(
             f"SELECT COUNT(*) FROM {_E} WHERE 报名日期 >= DATE '2026-05-01' "
             "AND 报名日期 < DATE '2026-06-01'"
@@ -118,7 +115,7 @@ QUESTIONS: tuple[Question, ...] = (
         "k-09",
         "本月到目前为止有多少条报名？",
         "period",
-        numbers=TBD,
+        numbers=((12,),),
         sql=(
             f"SELECT COUNT(*) FROM {_E} WHERE 报名日期 >= DATE '2026-06-01' "
             "AND 报名日期 < DATE '2026-07-01'"
@@ -128,14 +125,14 @@ QUESTIONS: tuple[Question, ...] = (
         "k-10",
         "How many enrollments were paid at the early-bird price?",
         "count",
-        numbers=TBD,
+        numbers=((35,),),
         sql=f"SELECT COUNT(*) FROM {_E} WHERE 备注 = '早鸟九折'",
     ),
     Question(
         "k-11",
         "2026年3月报名的学员中，有多少人已经结业？",
         "period",
-        numbers=TBD,
+        numbers=((22,),),
         sql=(
             f"SELECT COUNT(*) FROM {_E} WHERE 状态 = '已结业' AND 报名日期 >= "
             "DATE '2026-03-01' AND 报名日期 < DATE '2026-04-01'"
@@ -145,14 +142,14 @@ QUESTIONS: tuple[Question, ...] = (
         "k-12",
         "What is the average tuition actually paid for course PY101?",
         "average",
-        numbers=TBD,
+        numbers=((3700,),),
         sql=f"SELECT AVG(实收学费) FROM {_E} WHERE 课程代码 = 'PY101'",
     ),
     Question(
         "k-13",
         "吴静老师主讲的课程一共有多少条报名？",
         "join",
-        numbers=TBD,
+        numbers=((31,),),
         sql=(
             f"SELECT COUNT(*) FROM {_E} e JOIN {_C} c ON c.课程代码 = e.课程代码 "
             "WHERE c.主讲讲师 = '吴静'"
@@ -162,21 +159,21 @@ QUESTIONS: tuple[Question, ...] = (
         "k-14",
         "How many distinct students have enrolled in at least one course?",
         "count",
-        numbers=TBD,
+        numbers=((94,),),
         sql=f"SELECT COUNT(DISTINCT 学员编号) FROM {_E}",
     ),
     Question(
         "k-15",
         "考勤记录中缺勤（absent）一共有多少次？",
         "count",
-        numbers=TBD,
+        numbers=((66,),),
         sql=f"SELECT COUNT(*) FROM {_A} WHERE status = 'absent'",
     ),
     Question(
         "k-16",
         "What is the overall attendance rate, as the student handbook defines it?",
         "defined",
-        numbers=TBD,
+        numbers=((80.25, 0.8025),),
         sql=f"SELECT {_ATTENDED} FROM {_A}",
         source=f"{_HANDBOOK}: 第二条 出勤率 = 出勤次数 ÷ 应到次数；请假不计为出勤",
         passage=_RATE,
@@ -185,7 +182,7 @@ QUESTIONS: tuple[Question, ...] = (
         "k-17",
         "按学员手册的定义，CK201 课程的出勤率是多少？",
         "defined",
-        numbers=TBD,
+        numbers=((87.21, 0.8721),),
         sql=f"SELECT {_ATTENDED} FROM {_A} WHERE course = 'CK201'",
         source=f"{_HANDBOOK}: 第二条 出勤率 = 出勤次数 ÷ 应到次数；请假不计为出勤",
         passage=_RATE,
@@ -194,7 +191,7 @@ QUESTIONS: tuple[Question, ...] = (
         "k-18",
         "How many class hours were missed as absent in May 2026?",
         "period",
-        numbers=TBD,
+        numbers=((44,),),
         sql=(
             f"SELECT SUM(hours) FROM {_A} WHERE status = 'absent' AND date >= "
             "DATE '2026-05-01' AND date < DATE '2026-06-01'"
@@ -204,7 +201,7 @@ QUESTIONS: tuple[Question, ...] = (
         "k-19",
         "哪门课程的请假（excused）次数最多？",
         "topk",
-        facts=(("TBD",),),
+        facts=(("PY101", "Python数据分析"),),
         sql=(
             f"SELECT course FROM {_A} WHERE status = 'excused' GROUP BY course "
             "ORDER BY COUNT(*) DESC LIMIT 1"
@@ -214,7 +211,7 @@ QUESTIONS: tuple[Question, ...] = (
         "k-20",
         "Which course category has the highest average final score among graduated students?",
         "join",
-        facts=(("TBD",),),
+        facts=(("电工", "Electric"),),
         sql=(
             f"SELECT c.类别 FROM {_E} e JOIN {_C} c ON c.课程代码 = e.课程代码 WHERE "
             "e.状态 = '已结业' GROUP BY c.类别 ORDER BY AVG(e.结业成绩) DESC LIMIT 1"
@@ -224,28 +221,28 @@ QUESTIONS: tuple[Question, ...] = (
         "k-21",
         "结业成绩的最高分是多少？",
         "topk",
-        numbers=TBD,
+        numbers=((98,),),
         sql=f"SELECT MAX(结业成绩) FROM {_E}",
     ),
     Question(
         "k-22",
         "What is the total number of course hours (课时) of the courses in the 烹饪 category?",
         "sum",
-        numbers=TBD,
+        numbers=((140,),),
         sql=f"SELECT SUM(课时) FROM {_C} WHERE 类别 = '烹饪'",
     ),
     Question(
         "k-23",
         "课时最多的课程是哪一门？",
         "topk",
-        facts=(("TBD",),),
+        facts=(("CK201", "中式烹调"),),
         sql=f"SELECT 课程代码, 课程名称 FROM {_C} ORDER BY 课时 DESC LIMIT 1",
     ),
     Question(
         "k-24",
         "How many attendance records were logged last month?",
         "period",
-        numbers=TBD,
+        numbers=((130,),),
         sql=(
             f"SELECT COUNT(*) FROM {_A} WHERE date >= DATE '2026-05-01' "
             "AND date < DATE '2026-06-01'"
@@ -396,7 +393,7 @@ QUESTIONS: tuple[Question, ...] = (
         "x-01",
         "结业成绩不低于60分的电工类已结业学员有多少人？按学员手册，每人可申请多少元补贴？",
         "mixed",
-        numbers=(*TBD, (800,)),
+        numbers=((5,), (800,)),
         sql=(
             f"SELECT COUNT(*) FROM {_E} e JOIN {_C} c ON c.课程代码 = e.课程代码 WHERE "
             "c.类别 = '电工' AND e.状态 = '已结业' AND e.结业成绩 >= 60"
@@ -409,7 +406,7 @@ QUESTIONS: tuple[Question, ...] = (
         "How many enrollments were paid at the early-bird price, and at least how many days "
         "before the course starts must a student enroll to get it?",
         "mixed",
-        numbers=(*TBD, (30,)),
+        numbers=((35,), (30,)),
         sql=f"SELECT COUNT(*) FROM {_E} WHERE 备注 = '早鸟九折'",
         source=f"{_HANDBOOK}: 第五条 在开课前30天以上报名的学员享受早鸟优惠",
         passage=_EARLY,
@@ -418,7 +415,7 @@ QUESTIONS: tuple[Question, ...] = (
         "x-03",
         "结业成绩低于60分的已结业学员有多少人？按学员手册，补考费每人多少元？",
         "mixed",
-        numbers=(*TBD, (200,)),
+        numbers=((14,), (200,)),
         sql=f"SELECT COUNT(*) FROM {_E} WHERE 状态 = '已结业' AND 结业成绩 < 60",
         source=f"{_HANDBOOK}: 第四条 补考费为每人200元",
         passage="补考费为每人200元",
@@ -428,7 +425,7 @@ QUESTIONS: tuple[Question, ...] = (
         "At the instructor handbook's lead-instructor rate, what is the teaching pay for all "
         "the class hours (课时) of course PY101?",
         "mixed",
-        numbers=TBD,
+        numbers=((11520,),),
         sql=f"SELECT 课时 * 180 FROM {_C} WHERE 课程代码 = 'PY101'",
         source=f"{_PDF}: 1. Lead instructors are paid 180 yuan per teaching hour",
         passage=_LEAD,
@@ -437,7 +434,7 @@ QUESTIONS: tuple[Question, ...] = (
         "x-05",
         "退学的报名有多少条？按学员手册，开课后7日内退学的可退还所缴学费的百分之几？",
         "mixed",
-        numbers=(*TBD, (70, 0.7)),
+        numbers=((25,), (70, 0.7)),
         sql=f"SELECT COUNT(*) FROM {_E} WHERE 状态 = '退学'",
         source=f"{_HANDBOOK}: 第七条 开课后7日内申请退学的，退还所缴学费的70%",
         passage=_REFUND,
