@@ -105,7 +105,7 @@ def userdata(
         apply_knowledge,
         build_methods,
         build_workspace,
-        kind_figures,
+        run_figures,
         userdata_cases,
     )
     from tablerag.settings import load_settings
@@ -153,7 +153,7 @@ def userdata(
             workers=workers,
             time_budget_s=time_budget,
             as_json=as_json,
-            extra_meta=kind_figures,
+            extra_meta=run_figures,
         )
     finally:
         built.close()
