@@ -29,7 +29,7 @@ HELD_V2 = ["c-02", "c-08", "c-10", "c-16"]
 HELD_SHOP = ["s-02", "s-04", "s-08", "s-10"]
 
 
-@pytest.mark.parametrize("name", ["v2", "shop"])
+@pytest.mark.parametrize("name", ["v2", "v3", "shop"])
 def test_about_a_third_is_held_out_and_the_parts_cover_the_set(name: str) -> None:
     questions = SETS[name].questions
     dev, held = select_part(questions, "dev"), select_part(questions, "heldout")
@@ -44,8 +44,8 @@ def test_about_a_third_is_held_out_and_the_parts_cover_the_set(name: str) -> Non
 def test_unknown_parts_and_sets_say_what_to_give(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="dev, heldout, all"):
         select_part(SETS["v2"].questions, "test")
-    with pytest.raises(ConfigError, match="v1, v2, shop"):
-        get_set("v3")
+    with pytest.raises(ConfigError, match="v1, v2, v3, shop"):
+        get_set("v9")
     for args, message in (
         (["--set", "v2", "--db", "postgresql://x/y"], "--db is for --set shop"),
         (["--set", "shop", "--db", "mysql://x/y"], "takes a PostgreSQL URL"),

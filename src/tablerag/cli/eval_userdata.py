@@ -37,13 +37,13 @@ def userdata(
         typer.Option(
             "--set",
             help="Which set: v1 (the first, tuned on), v2 (a clinic and a freight company), "
-            "shop (a retailer's database with definition documents).",
+            "v3 (a training school), shop (a retailer's database with definition documents).",
         ),
     ] = "v1",
     part: Annotated[
         str | None,
         typer.Option(
-            help="dev, heldout or all (default: all for v1, dev for v2 and shop). The held-out "
+            help="dev, heldout or all (default: all for v1, dev for the others). The held-out "
             "part is for reporting only: do not read it while changing code."
         ),
     ] = None,
@@ -87,7 +87,9 @@ def userdata(
 ) -> None:
     """Generated messy files (v1: GBK CSV, Excel with merged header and 合计 row, a PDF table
     over three pages, a Word policy, MM/DD/YYYY dates, an FAQ; v2: a clinic's workbook and
-    rules, a freight company's GBK waybills with 万 and mixed dates, customers, service terms),
+    rules, a freight company's GBK waybills with 万 and mixed dates, customers, service terms;
+    v3: a training school's workbook, UTF-16 attendance with DD.MM.YYYY dates, a Word student
+    handbook and a PDF instructor handbook),
     or a shop database with definition documents (shop), ingested into a fresh workspace in the
     run folder; bilingual questions with independently computed answers asked through `ask`.
 
@@ -103,7 +105,7 @@ def userdata(
         apply_knowledge,
         build_methods,
         build_workspace,
-        kind_figures,
+        run_figures,
         userdata_cases,
     )
     from tablerag.settings import load_settings
@@ -151,7 +153,7 @@ def userdata(
             workers=workers,
             time_budget_s=time_budget,
             as_json=as_json,
-            extra_meta=kind_figures,
+            extra_meta=run_figures,
         )
     finally:
         built.close()

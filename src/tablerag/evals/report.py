@@ -16,6 +16,7 @@ from typing import Any
 from tablerag.errors import ConfigError
 from tablerag.evals.calibration import calibration, calibration_markdown
 from tablerag.evals.runner import ERROR_KINDS, MethodSummary, Outcome, ResultLog, summarise
+from tablerag.evals.userdata.passages import passages_markdown
 
 REPORT_FILE = "report.md"
 SUMMARY_FILE = "summary.json"
@@ -145,6 +146,7 @@ def render_markdown(
         lines += _paired(outcomes, methods, shared) + [""]
     lines += _interactions(outcomes, methods)
     lines += calibration_markdown(calibration(outcomes))
+    lines += passages_markdown(meta.get("passages") or {})
     by_cat = {m: s.by_category for m, s in summaries.items()}
     hardness = {
         m: {k: {"n": len(v), "accuracy": sum(v) / len(v)} for k, v in per.items()}

@@ -32,6 +32,9 @@ class Question:
         facts: each group is one fact the answer must state; any spelling of the group counts.
         sql: the gold SQL over the ingested workspace (data questions), else "".
         source: the file and passage that hold a document question's answer, else "".
+        passage: a phrase of the passage that answers a document question, as the ingested
+            chunk holds it (whitespace aside), else "": a run checks whether the chunks
+            retrieved for the question hold it (:mod:`tablerag.evals.userdata.passages`).
     """
 
     qid: str
@@ -41,6 +44,7 @@ class Question:
     facts: tuple[tuple[str, ...], ...] = ()
     sql: str = ""
     source: str = ""
+    passage: str = ""
 
     @property
     def language(self) -> str:

@@ -5,6 +5,8 @@ the date its relative questions are asked on.
   claims, payments; tuned on while the checks were written, so not a fresh measure.
 - ``v2``: a clinic and a freight company (:mod:`tablerag.evals.userdata.v2`), built for
   issue 29 and not tuned on.
+- ``v3``: a vocational training school (:mod:`tablerag.evals.userdata.v3`), built for issue 29
+  after ``v2`` with its own seed, files and question templates; not tuned on.
 - ``shop``: a retailer's database with definition documents (:mod:`tablerag.evals.userdata.shop`),
   built for issue 30: PostgreSQL when ``--db`` gives a server, else a DuckDB file.
 
@@ -27,6 +29,8 @@ from tablerag.evals.userdata.shop import questions as shop
 from tablerag.evals.userdata.shop.model import MODEL as SHOP_MODEL
 from tablerag.evals.userdata.v2 import data as v2_data
 from tablerag.evals.userdata.v2 import questions as v2
+from tablerag.evals.userdata.v3 import data as v3_data
+from tablerag.evals.userdata.v3 import questions as v3
 
 Target = str | Path
 SHOP_FILE = "shop.duckdb"
@@ -100,6 +104,12 @@ def _v2(folder: Path, _db: str | None) -> list[Target]:
     return list(write_files(folder / "files"))
 
 
+def _v3(folder: Path, _db: str | None) -> list[Target]:
+    from tablerag.evals.userdata.v3.files import write_files
+
+    return list(write_files(folder / "files"))
+
+
 def _shop(folder: Path, db: str | None) -> list[Target]:
     from tablerag.evals.userdata.shop.docs import write_docs
     from tablerag.evals.userdata.shop.load import load_postgres, write_duckdb
@@ -115,6 +125,7 @@ def _shop(folder: Path, db: str | None) -> list[Target]:
 SETS: dict[str, EvalSet] = {
     "v1": EvalSet("v1", v1.QUESTIONS, EVAL_TODAY, "all", "generated", _v1),
     "v2": EvalSet("v2", v2.QUESTIONS, v2_data.TODAY, "dev", "v2", _v2),
+    "v3": EvalSet("v3", v3.QUESTIONS, v3_data.TODAY, "dev", "v3", _v3),
     "shop": EvalSet("shop", shop.QUESTIONS, shop_data.TODAY, "dev", "shop", _shop, SHOP_MODEL),
 }
 

@@ -1,9 +1,9 @@
 """The ``userdata`` task: the product's own ``ask`` over a folder of messy files a user has.
 
-A run asks one set (:mod:`tablerag.evals.userdata.sets`: ``v1``, ``v2``, ``shop``) or one part of
-it (:mod:`tablerag.evals.userdata.split`). The run folder holds ``files/`` (written by the set),
-for ``shop`` the database (``db/shop.duckdb``, or a PostgreSQL server), and ``workspace/``
-(ingested once; a resumed run reuses it). Methods:
+A run asks one set (:mod:`tablerag.evals.userdata.sets`: ``v1``, ``v2``, ``v3``, ``shop``) or
+one part of it (:mod:`tablerag.evals.userdata.split`). The run folder holds ``files/`` (written
+by the set), for ``shop`` the database (``db/shop.duckdb``, or a PostgreSQL server), and
+``workspace/`` (ingested once; a resumed run reuses it). Methods:
 
 * ``tablerag``: ``QA.ask`` as the user gets it; the answer's status and confidence are recorded,
   so the report's confidence section shows coverage, accuracy of ``ok`` and the share wrong but
@@ -29,11 +29,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tablerag.errors import ConfigError, ProviderError
+from tablerag.errors import ConfigError, ProviderError, RetrievalError
 from tablerag.evals.runner import Case, Outcome
+from tablerag.evals.userdata.passages import (
+    TOP_K,
+    gold_chunks,
+    passage_figures,
+    passage_rank,
+    retrieved_chunks,
+)
 from tablerag.evals.userdata.questions import QUESTIONS, Question
 from tablerag.llm.base import LLM, Message
 from tablerag.llm.testing import FunctionLLM
+from tablerag.request import Request
 from tablerag.service import QA, Workspace, ingest
 from tablerag.settings import Settings
 
@@ -48,6 +56,9 @@ _NOT_ANSWERS = re.compile(
 )
 """Text of an answer that states nothing: passages shown instead of an answer, the SQL path's
 failure sentence (its attempt count is not a figure of the answer)."""
+_PINNED = re.compile(r"\s*[(（]\d{4}-\d{2}(?:-\d{2})?[)）]")
+"""A period the product writes after a relative date word of the question, ``last month
+(2026-05)``, which the oracle model must see past to know the question."""
 STATED = ("ok", "unsure")
 """Statuses of an answer that states a result; any other status answers nothing."""
 _NO_ANSWER = re.compile(
@@ -161,6 +172,7 @@ def oracle_llm(questions: Sequence[Question] = QUESTIONS) -> FunctionLLM:
     by_length = sorted(questions, key=lambda q: -len(q.question))
 
     def find(text: str) -> Question | None:
+        text = _PINNED.sub("", text)  # "last month (2026-05)": the period the product pinned
         return next((q for q in by_length if q.question in text), None)
 
     def reply(messages: Sequence[Message]) -> str:
@@ -260,21 +272,49 @@ class UserdataMethods:
 class _Method:
     name: str
     qa: QA
+    _gold: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    def gold(self, phrase: str) -> frozenset[str]:
+        """The ids of the workspace's chunks that hold ``phrase`` (computed once per phrase)."""
+        if phrase not in self._gold:
+            index = self.qa.index
+            chunks = index.chunks if index is not None else ()
+            self._gold[phrase] = gold_chunks(((c.chunk_id, c.text) for c in chunks), phrase)
+        return self._gold[phrase]
+
+    def passage(self, question: Question, answer: Any, rq: Request) -> dict[str, Any]:
+        """Where the question's passage was: its rank in the top 5 hits, and whether the
+        answer's searches or citations held it (nothing for a question naming none)."""
+        if not question.passage:
+            return {}
+        gold = self.gold(question.passage)
+        try:
+            hits = [h.chunk_id for h in self.qa.search(question.question, TOP_K)]
+        except RetrievalError:
+            hits = []
+        seen = retrieved_chunks(rq.trace.events) + [c.chunk_id for c in answer.citations]
+        return {
+            "passage_rank": passage_rank(hits, gold),
+            "passage_shown": any(c in gold for c in seen),
+        }
 
     def __call__(self, case: Case) -> Outcome:
         question: Question = case.gold
         started = time.perf_counter()
         detail: dict[str, Any] = {"kind": question.kind, "language": question.language}
         usage = (0, 0, 0)
+        elapsed: float | None = None
         if self.name == "oracle":
             text, status, error = oracle_text(question), "ok", ""
             detail.update(status=status, confidence=1.0)
         else:
+            rq = Request.make(question.question, max_seconds=self.qa.settings.answer_max_seconds)
             try:
-                answer = self.qa.ask(question.question)
+                answer = self.qa.answer(rq)
             except ProviderError as exc:
                 text, status, error = "", "error", str(exc)
             else:
+                elapsed = time.perf_counter() - started  # the passage search below is not timed
                 text, status, error = answer.answer, answer.status, ""
                 usage = (answer.llm.calls, answer.llm.prompt_tokens, answer.llm.completion_tokens)
                 detail.update(
@@ -285,7 +325,9 @@ class _Method:
                     route=answer.route.intent if answer.route is not None else "",
                     sql=answer.sql or "",
                     citations=sorted({c.source for c in answer.citations}),
+                    **self.passage(question, answer, rq),
                 )
+        seconds = time.perf_counter() - started if elapsed is None else elapsed
         right, why = judge(question, text, status) if not error else (False, error)
         kind = ""
         if not right:
@@ -299,7 +341,7 @@ class _Method:
             error=kind,
             prediction=text[:500],
             category=case.category,
-            latency_ms={"total": round((time.perf_counter() - started) * 1000, 3)},
+            latency_ms={"total": round(1000 * seconds, 3)},
             llm_calls=usage[0],
             prompt_tokens=usage[1],
             completion_tokens=usage[2],
@@ -340,3 +382,9 @@ def kind_figures(outcomes: Sequence[Outcome]) -> dict[str, Any]:
             slot["correct"] += int(o.correct)
             slot["wrong_ok"] += int(not o.correct and o.detail.get("status") == "ok")
     return {"userdata": out}
+
+
+def run_figures(outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    """The run's own figures for ``run.json``: :func:`kind_figures` and the document
+    questions' passage diagnostic (:func:`~tablerag.evals.userdata.passages.passage_figures`)."""
+    return {**kind_figures(outcomes), **passage_figures(outcomes)}
