@@ -205,3 +205,33 @@ def test_every_equally_sure_key_between_two_tables_is_listed_in_column_order() -
     assert text.endswith(
         "-- joins: Friend.student_id = Highschooler.ID; Friend.friend_id = Highschooler.ID"
     )
+
+
+def test_a_documents_definition_table_is_quoted_not_queried_beside_data_tables() -> None:
+    """A glossary cut from a document names the metric the question asks for; the data tables
+    only hold its columns under other names: the data is linked, the glossary is not (its row
+    stays among the value matches, for the definitions note to quote)."""
+    from dataclasses import replace
+
+    orders = table(
+        "orders", ("order_id", "INTEGER"), ("status", "VARCHAR"), ("pay_amt", "BIGINT"),
+        ("order_time", "TIMESTAMP"), pk=("order_id",),
+    )  # fmt: skip
+    glossary = replace(
+        table("指标定义_table_1", ("指标", "VARCHAR"), ("计算公式", "VARCHAR")),
+        source="/docs/指标定义.docx",
+        origin="table 1",
+    )
+    samples = {
+        "orders": TableSample((), {"status": ("PAID", "REFUND")}),
+        "指标定义_table_1": TableSample(
+            (), {"指标": ("销售额", "毛利"), "计算公式": ("SUM(pay_amt) 仅 PAID", "销售额 − 成本")}
+        ),
+    }
+    question = "上个月的销售额是多少元？"
+    linked = link(question, build_catalog([orders, glossary], samples=samples))
+    assert linked.table_names == ("orders",)
+    assert any(m.table == "指标定义_table_1" and m.value == "销售额" for m in linked.values)
+    # a workspace of documents alone still answers from the glossary
+    alone = link(question, build_catalog([glossary], samples=samples))
+    assert alone.table_names == ("指标定义_table_1",)

@@ -57,6 +57,8 @@ from tablerag.types import TableInfo
 
 _DOCUMENT_ORIGIN = re.compile(r"^table \d+\b")
 _DOCUMENT_SUFFIXES = frozenset({".pdf", ".docx", ".md", ".markdown", ".html", ".htm", ".txt"})
+_TERM_HEADER = re.compile(r"指标|术语|名称|metric|term|measure", re.I)
+_FORMULA_HEADER = re.compile(r"公式|口径|定义|计算|formula|definition|calculation", re.I)
 
 
 @dataclass(frozen=True)
@@ -361,6 +363,7 @@ def link(
         turns.append(earlier_matches)
     scores, matches, terms, grains = _score(catalog, question, opts, 1.0, scores)
     _weigh_document_tables(catalog, question, scores, opts.document_table_weight)
+    glossaries = _drop_definition_tables(catalog, scores)
     chosen, before = _pick_databases(catalog, question, history, turns, matches, scores, opts)
     ranked = sorted(scores.tables.items(), key=lambda kv: (-kv[1], kv[0]))
     seeds = _seeds(ranked, opts, catalog)
@@ -378,6 +381,8 @@ def link(
     seeds = [*seeds[:1], *covering, *seeds[1:]]
     labels_only = _neighbour_seeds(seeds, scores.tables, opts, catalog)
     seeds += [t for t in labels_only if t not in seeds]
+    if glossaries:
+        seeds = [t for t in seeds if t not in glossaries] or _hub(catalog, glossaries)
     nodes, pairs = catalog.graph.join_tree(seeds, max_hops=opts.max_hops)
     joins = _joins(catalog, pairs)
     f = _features(catalog)
@@ -571,6 +576,42 @@ def is_document_table(info: TableInfo) -> bool:
     )
 
 
+def is_definition_table(info: TableInfo) -> bool:
+    """A document's table of definitions: one column names a term (指标, metric), another says
+    how it is computed or counted (公式, 口径, formula, definition).
+
+    Example:
+        >>> from tablerag.types import ColumnInfo
+        >>> cols = tuple(ColumnInfo(n, "VARCHAR") for n in ("指标", "计算公式", "口径"))
+        >>> is_definition_table(TableInfo("指标_table_1", "/c/指标.docx", cols, 4, "table 1"))
+        True
+        >>> is_definition_table(TableInfo("kpi", "/c/kpi.csv", cols, 4, "kpi.csv"))
+        False
+        >>> targets = tuple(ColumnInfo(n, "VARCHAR") for n in ("区域", "季度", "目标"))
+        >>> is_definition_table(TableInfo("t_table_1", "/c/t.docx", targets, 4, "table 1"))
+        False
+    """
+    if not is_document_table(info):
+        return False
+    names = [c.original or c.name for c in info.columns]
+    term = next((n for n in names if _TERM_HEADER.search(n)), None)
+    return term is not None and any(n != term and _FORMULA_HEADER.search(n) for n in names)
+
+
+def _drop_definition_tables(catalog: SchemaCatalog, scores: _Scores) -> frozenset[str]:
+    """Definition tables cut from documents, taken out of the running when the catalog holds
+    data tables: a glossary is knowledge, and a metric question is answered from the data it
+    defines (the definitions note quotes the row the question names), never by reading the
+    glossary (a small model asked for 销售额 otherwise selects the 销售额 row's formula)."""
+    glossaries = frozenset(n for n, t in catalog.tables.items() if is_definition_table(t))
+    if not glossaries or all(is_document_table(t) for t in catalog.tables.values()):
+        return frozenset()
+    for name in glossaries:
+        if scores.tables.pop(name, None) is not None:
+            scores.table_why.pop(name, None)
+    return glossaries
+
+
 def _weigh_document_tables(
     catalog: SchemaCatalog, question: str, scores: _Scores, weight: float
 ) -> None:
@@ -620,14 +661,22 @@ def _is_label(name: str, sql_type: str) -> bool:
     )
 
 
+def _hub(catalog: SchemaCatalog, skip: frozenset[str] = frozenset()) -> list[str]:
+    """The best-connected table (not in ``skip``), or none."""
+    degree = catalog.graph.graph.degree
+    hub = max(
+        (t for t in catalog.tables if t not in skip), key=lambda t: (degree(t), t), default=None
+    )
+    return [hub] if hub is not None else []
+
+
 def _seeds(ranked: list[tuple[str, float]], opts: LinkOptions, catalog: SchemaCatalog) -> list[str]:
     """Seed tables: per connected part of the key graph (a database, in a merged catalog), the
     tables scoring ``seed_ratio`` of that part's best, in parts whose best reaches
     ``other_part_ratio`` of the overall best."""
     if not ranked:
         # Nothing matched: the best-connected table is the least bad guess.
-        hub = max(catalog.tables, key=lambda t: (catalog.graph.graph.degree(t), t), default=None)
-        return [hub] if hub is not None else []
+        return _hub(catalog)
     part = catalog.graph.component
     best_in: dict[int, float] = {}
     for name, score in ranked:
