@@ -235,3 +235,21 @@ def test_a_documents_definition_table_is_quoted_not_queried_beside_data_tables()
     # a workspace of documents alone still answers from the glossary
     alone = link(question, build_catalog([glossary], samples=samples))
     assert alone.table_names == ("指标定义_table_1",)
+
+
+def test_a_database_asked_in_place_is_linked_by_the_values_ingest_sampled() -> None:
+    """A database's tables carry the values ingest sampled per column, not rows: the catalog
+    indexes those, so a question naming one (手机数码) links the table that holds it."""
+    from dataclasses import replace
+
+    categories = replace(
+        table("categories", ("category_id", "INTEGER"), ("category_name", "VARCHAR"),
+              pk=("category_id",)),
+        columns=(ColumnInfo("category_id", "INTEGER", samples=("1", "2")),
+                 ColumnInfo("category_name", "VARCHAR", samples=("手机数码", "家用电器"))),
+    )  # fmt: skip
+    items = table("order_items", ("item_id", "INTEGER"), ("category_id", "INTEGER"),
+                  ("qty", "INTEGER"))  # fmt: skip
+    linked = link("手机数码类商品一共卖出多少件？", build_catalog([categories, items]))
+    assert "categories" in linked.table_names
+    assert [(m.table, m.value) for m in linked.values] == [("categories", "手机数码")]

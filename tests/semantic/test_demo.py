@@ -138,7 +138,7 @@ def test_a_request_that_drops_a_value_the_question_names_is_not_used(
     root, _ = demo
     with QA.open(root, llm=FunctionLLM(reply), settings=load_settings(root)) as qa:
         answer = qa.ask("上月华东的毛利是多少？")
-        kept = qa.ask("上月各品类的毛利是多少元？")  # nothing dropped: compiled, ok
+        kept = qa.ask("上月的毛利是多少元？")  # nothing dropped: compiled, ok
     assert not answer.knowledge and "no_definition" in answer.checks, answer.answer
     assert "未按任何已定义的指标口径计算：按语义模型编译的答案没有通过检查" in answer.answer
     assert answer.sql is not None and "'EAST'" in answer.sql and answer.path == "nl2sql"

@@ -71,7 +71,26 @@ def test_a_free_sql_answer_says_no_definition_was_followed() -> None:
     noted = no_definition(free, Declined("no_metric"))
     assert noted.answer.endswith("(No agreed definition was followed: the question names no "
                                  "metric of the semantic model.)")  # fmt: skip
-    assert "no_definition" in noted.checks
+    assert "no_definition" in noted.checks and noted.status == "ok"
+
+
+def test_a_free_figure_for_a_defined_metric_is_unsure_unless_a_definition_was_followed() -> None:
+    from tablerag.answer import Answer, Finding
+
+    free = Answer(question="q", answer="42", language="en", path="nl2sql", confidence=0.85)
+    doubted = no_definition(free, Declined("not_compiled"))
+    assert doubted.status == "unsure" and doubted.confidence == 0.5
+    assert "(This result may be wrong: the question names a metric with an agreed" in (
+        doubted.answer
+    )
+    followed = Finding(code="definition_followed", severity="cite",
+                       message="checks.definition_followed", stage="checks")  # fmt: skip
+    cited = free.model_copy(update={"findings": [followed]})
+    kept = no_definition(cited, Declined("doubted"))
+    assert kept.status == "ok" and "No agreed definition was followed" in kept.answer
+    # an answer already not ok keeps its own status
+    empty = free.model_copy(update={"status": "no_data"})
+    assert no_definition(empty, Declined("not_expressible")).status == "no_data"
 
 
 def test_a_filter_value_the_data_does_not_hold_is_named(shop: Knowledge, tmp_path: Path) -> None:

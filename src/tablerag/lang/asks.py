@@ -36,6 +36,7 @@ class AskWords:
     amount: re.Pattern[str]
     rate: re.Pattern[str]
     grouping: re.Pattern[str]
+    labels: re.Pattern[str]
     threshold: re.Pattern[str]
     time: re.Pattern[str]
     exclusion: re.Pattern[str]
@@ -72,6 +73,7 @@ def ask_words() -> AskWords:
         amount=_alternation(data["amount"]["zh"], data["amount"]["en"]),
         rate=_alternation(data["rate"]["zh"], data["rate"]["en"]),
         grouping=_alternation(data["grouping"]["zh"], data["grouping"]["en"]),
+        labels=_alternation(data["labels"]["zh"], data["labels"]["en"]),
         threshold=_threshold(data["threshold"]["zh"], data["threshold"]["en"]),
         time=_alternation(data["time"]["zh"], data["time"]["en"]),
         exclusion=_alternation(data["exclusion"]["zh"], data["exclusion"]["en"]),
@@ -123,6 +125,21 @@ def asks_one_figure(question: str) -> bool:
     if asks_over_rows(question):
         return False
     return asked(question) is not None or bool(ask_words().rate.search(question))
+
+
+def asks_for_labels(question: str) -> bool:
+    """Whether the answer must name things: which one, each one, a ranking (哪个渠道, 各品类,
+    which category, each store), not only give a figure.
+
+    Example:
+        >>> asks_for_labels("2026年10月各品类的毛利是多少元？"), asks_for_labels("哪个城市最高？")
+        (True, True)
+        >>> asks_for_labels("Which category had the highest net sales in 2025?")
+        True
+        >>> asks_for_labels("What was the highest order amount?"), asks_for_labels("每笔订单多少钱")
+        (False, False)
+    """
+    return bool(ask_words().labels.search(question))
 
 
 def asks_over_rows(question: str) -> bool:

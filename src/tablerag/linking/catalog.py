@@ -20,7 +20,7 @@ from tablerag.linking.fkgraph import FKGraph, JoinEdge, declared_edges, infer_ed
 from tablerag.linking.profile import ColumnProfile, column_checks, profile_column
 from tablerag.linking.rows import SAMPLE_ROWS, RowSource
 from tablerag.linking.values import MAX_VALUES_PER_COLUMN, ValueIndex
-from tablerag.sql.sensitive import DEFAULT_RULES, SensitiveRules, redact_table
+from tablerag.sql.sensitive import DEFAULT_RULES, WITHHELD, SensitiveRules, redact_table
 from tablerag.sqltypes import type_family
 from tablerag.types import ColumnInfo, TableInfo
 
@@ -184,16 +184,8 @@ def build_catalog(
                 edges.append(e)
     _add_lookup_enums(profiles, {t.name: t for t in visible}, edges, taken)
     index = None
-    if index_values and taken:
-        index = ValueIndex()
-        for t in visible:
-            s = taken.get(t.name)
-            if s is None:
-                continue
-            for c in t.columns:
-                if is_text_column(c):
-                    index.add(t.name, c.name, s.distinct.get(c.name, ()))
-        index.freeze()
+    if index_values:
+        index = _sampled_index(visible, taken) if taken else column_samples_index(visible)
     return SchemaCatalog(
         tables={t.name: t for t in visible},
         profiles=profiles,
@@ -202,6 +194,47 @@ def build_catalog(
         glossary={k: tuple(v) for k, v in (glossary or {}).items()},
         terms=tuple(terms),
     )
+
+
+def _sampled_index(tables: Sequence[TableInfo], taken: Mapping[str, TableSample]) -> ValueIndex:
+    """The value index of the distinct values sampled from the tables' rows."""
+    index = ValueIndex()
+    for t in tables:
+        s = taken.get(t.name)
+        if s is None:
+            continue
+        for c in t.columns:
+            if is_text_column(c):
+                index.add(t.name, c.name, s.distinct.get(c.name, ()))
+    index.freeze()
+    return index
+
+
+def column_samples_index(tables: Sequence[TableInfo]) -> ValueIndex | None:
+    """The value index of the samples the tables' columns carry, None when none carries any:
+    a database asked in place keeps the values ingest sampled per column (not rows), and a
+    question naming one of them (手机数码, 门店) is linked to its table by it.
+
+    Example:
+        >>> cats = TableInfo("categories", "", (ColumnInfo("name", "VARCHAR",
+        ...                  samples=("手机数码", "家用电器")),), 5)
+        >>> [(m.table, m.value) for m in column_samples_index([cats]).search("手机数码卖了多少")]
+        [('categories', '手机数码')]
+        >>> column_samples_index([TableInfo("t", "", (ColumnInfo("n", "VARCHAR"),), 5)]) is None
+        True
+    """
+    index = ValueIndex()
+    added = False
+    for t in tables:
+        for c in t.columns:
+            values = tuple(v for v in c.samples if v and v != WITHHELD)
+            if values and is_text_column(c):
+                index.add(t.name, c.name, values)
+                added = True
+    if not added:
+        return None
+    index.freeze()
+    return index
 
 
 def lookup_enums(

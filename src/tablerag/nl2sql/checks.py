@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Literal
 
 from sqlglot import exp
@@ -39,7 +40,9 @@ from sqlglot import exp
 from tablerag.answer import Finding as AnswerFinding
 from tablerag.answer.findings import CHECKS as CHECKS_STAGE
 from tablerag.lang.asks import (
+    ask_words,
     asked,
+    asks_for_labels,
     asks_one_figure,
     asks_rate,
     is_day,
@@ -51,6 +54,7 @@ from tablerag.lang.asks import (
 )
 from tablerag.lang.messages import Language, message
 from tablerag.lang.tokenize import light_stem
+from tablerag.linking.fkgraph import is_idlike
 from tablerag.linking.values import ValueMatch
 from tablerag.nl2sql.denominator import Denominator, narrowed
 from tablerag.nl2sql.slashdates import DateReading
@@ -78,6 +82,7 @@ FindingCode = Literal[
     "other_period",
     "many_rows",
     "many_groups",
+    "nothing_named",
     "arbitrary_pick",
     "rate_out_of_range",
     "minor_unit",
@@ -105,6 +110,7 @@ WEIGHTS: Mapping[FindingCode, float] = {
     "other_period": 0.45,
     "many_rows": 0.35,
     "many_groups": 0.35,
+    "nothing_named": 0.35,
     "arbitrary_pick": 0.35,
     "rate_out_of_range": 0.4,
     "minor_unit": 0.4,
@@ -128,6 +134,7 @@ REPAIRABLE: frozenset[FindingCode] = frozenset(
         "other_period",
         "many_rows",
         "many_groups",
+        "nothing_named",
         "arbitrary_pick",
         "rate_out_of_range",
         "minor_unit",
@@ -832,11 +839,56 @@ def units_read(e: Evidence) -> list[Finding]:
     return out
 
 
+def named(e: Evidence) -> list[Finding]:
+    """A question whose answer names things (哪个城市, 各品类, which category) answered with
+    one row of figures alone: the query left out what it was asked to name or split by (a
+    small model's SQL, or a semantic request, that drops the grouping).
+
+    Example:
+        >>> import sqlglot
+        >>> def codes(q, sql, columns, rows):
+        ...     return [f.code for f in named(Evidence(q, sqlglot.parse_one(sql), columns, rows))]
+        >>> codes("2026年10月各品类的毛利是多少元？", "SELECT SUM(m) AS gp FROM s", ("gp",),
+        ...       ((62839.39,),))
+        ['nothing_named']
+        >>> codes("Which category had the highest net sales?", "SELECT c, SUM(v) FROM s GROUP BY c",
+        ...       ("c", "v"), (("手机数码", 1.0),))
+        []
+        >>> codes("Which year had the most orders?", "SELECT y, COUNT(*) FROM o GROUP BY y",
+        ...       ("year", "n"), ((2025, 300),))
+        []
+        >>> codes("Which claim is largest?", "SELECT claim_id, amount FROM c ORDER BY 2 DESC",
+        ...       ("claim_id", "amount"), ((5, 1500.0),))
+        []
+        >>> codes("What was the highest order amount?", "SELECT MAX(a) FROM o", ("m",), ((9.5,),))
+        []
+    """
+    if len(e.rows) != 1 or not asks_for_labels(e.question):
+        return []
+    cells = e.rows[0]
+    if not cells or not all(_is_figure(v) for v in cells):
+        return []
+    if any(_TIME_NAME.search(c) or is_idlike(c) for c in e.columns) or any(
+        isinstance(v, int) and 1900 <= v <= 2100 for v in cells
+    ):
+        return []  # a year, a month or a key (claim_id = 5) is what it names
+    match = ask_words().labels.search(e.question)
+    return [Finding("nothing_named", (("asked", match.group(0) if match else ""),))]
+
+
+_TIME_NAME = re.compile(r"year|month|quarter|date|day|week|年|月|季|日|周", re.I)
+
+
+def _is_figure(value: object) -> bool:
+    return isinstance(value, int | float | Decimal) and not isinstance(value, bool)
+
+
 CHECKS: tuple[Check, ...] = (
     relevance,
     plausibility,
     definitions,
     asked_for,
+    named,
     dates_read,
     units_read,
 )

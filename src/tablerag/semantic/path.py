@@ -22,8 +22,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-from tablerag.answer import Answer, Fact, KnowledgeUse, Language, ResultTable, SQLAttempt
+from tablerag.answer import Answer, Fact, Finding, KnowledgeUse, Language, ResultTable, SQLAttempt
+from tablerag.answer.findings import UNSURE, says
 from tablerag.errors import EngineError, ProviderError, SQLRejected
+from tablerag.lang.messages import message
 from tablerag.llm.base import LLM
 from tablerag.prompts import render
 from tablerag.semantic.check import check_model
@@ -230,19 +232,51 @@ def _absent_text(absent: list[tuple[str, str]], language: Language) -> str:
     return "The data holds no such value: " + "; ".join(f"{f} = {v!r}" for f, v in absent)
 
 
+UNFOLLOWED_WEIGHT = 0.35
+"""What a free-SQL figure for a metric the model defines, with no sign it followed the
+definition, takes off its confidence (as a check's doubt does)."""
+
+
 def no_definition(answer: Answer, declined: Declined) -> Answer:
     """A free-SQL answer in a workspace with a semantic model: it says no definition was
-    followed (and why), so a reader knows its number is the model's own reading."""
+    followed (and why), so a reader knows its number is the model's own reading.
+
+    When the question names a metric the semantic model defines (it was declined for another
+    reason than naming none) and no answer check saw the query follow a written definition,
+    the figure is not ``ok``: people agreed how that metric is computed, and nothing shows
+    this number was computed that way (a 1.5B model's free SQL mostly drops the definition's
+    filters). It is ``unsure``, saying so.
+    """
     log.info("semantic path declined: %s", declined.reason)
     why = declined.text(answer.language)
-    note = (
-        f"（未按任何已定义的指标口径计算：{why}）"
-        if answer.language == "zh"
-        else f"(No agreed definition was followed: {why}.)"
-    )
-    return answer.model_copy(
-        update={"answer": f"{answer.answer}\n{note}", "checks": [*answer.checks, NO_DEFINITION]}
-    )
+    followed = any(f.code == "definition_followed" for f in answer.findings)
+    doubt = declined.code != "no_metric" and answer.status == "ok" and not followed
+    if doubt:
+        finding = Finding(
+            code="definition_not_followed",
+            severity="doubt",
+            message="semantic.definition_not_followed",
+            values={"why": why},
+            stage="semantic",
+            placement="tail",
+        )
+        line = message(UNSURE, answer.language, reasons=says(finding, answer.language))
+        note = f"（{line}）" if answer.language == "zh" else f"({line})"
+    else:
+        note = (
+            f"（未按任何已定义的指标口径计算：{why}）"
+            if answer.language == "zh"
+            else f"(No agreed definition was followed: {why}.)"
+        )
+    update: dict[str, Any] = {
+        "answer": f"{answer.answer}\n{note}",
+        "checks": [*answer.checks, NO_DEFINITION],
+    }
+    if doubt:
+        update["findings"] = [*answer.findings, finding]
+        update["status"] = "unsure"
+        update["confidence"] = max(0.05, round(answer.confidence - UNFOLLOWED_WEIGHT, 3))
+    return answer.model_copy(update=update)
 
 
 def uses(compiled: Compiled) -> list[KnowledgeUse]:
