@@ -35,6 +35,7 @@ from tablerag.answer import (
     SQLAttempt,
     Step,
 )
+from tablerag.answer.confidence import confidence
 from tablerag.answer.findings import reasons, says
 from tablerag.answer.grounding import ungrounded_numbers
 from tablerag.deadline import Deadline
@@ -499,11 +500,6 @@ def _figures_doubted(results: Sequence[StepResult]) -> tuple[bool, str]:
     return True, clip(reasons[0], 200) if reasons else ""
 
 
-CONFLICT_CONFIDENCE = 0.35
-"""The most a loop answer built on a step whose SQL and text disagreed is trusted. On TAT-QA
-(5462e4b, 122 questions) 20 of the 23 such answers marked ``ok`` were wrong (issue 23)."""
-
-
 def _disagreement(evidence: Sequence[StepResult]) -> tuple[str, str] | None:
     """What the SQL and the text said in the first step where they disagreed (the crosscheck's
     ``conflict``), each cut short, or None.
@@ -566,27 +562,28 @@ def _envelope(
     elif text is None or not evidence:
         text = message("loop.not_found", language)
         status = "not_found"
-    confidence = min((r.verdict.confidence for r in evidence), default=0.0)
+    start = min((r.verdict.confidence for r in evidence), default=0.0)
+    doubts: list[str] = []  # what caps the confidence (tablerag.answer.confidence.CAPS)
     found: list[Finding] = []
     failed = _sql_failed_everywhere(results)
     doubted, doubt = (False, "") if failed else _figures_doubted(results)
     if status == "ok" and failed:
         # the figures part is missing: the documents answered alone, which is not ok
         status = "unsure"
-        confidence = min(confidence, 0.4)
+        doubts.append("sql_failed")
         found.append(_lead("sql_failed", "loop.sql_failed", why=failed))
         text = says(found[-1], language) + "\n" + (text or "")
     elif status == "ok" and doubted:
         # the figures are there, but the answer checks doubt them: not ok either
         status = "unsure"
-        confidence = min(confidence, 0.4)
+        doubts.append("sql_doubted")
         if doubt and doubt not in (text or ""):  # (a caveat already in the text stays alone)
             found.append(_lead("sql_doubted", "loop.sql_doubted", why=doubt))
             text = says(found[-1], language) + "\n" + (text or "")
     elif status == "ok" and (disagreed := _disagreement(evidence)):
         # the tables and the documents answered the same thing differently: one is wrong
         status = "unsure"
-        confidence = min(confidence, CONFLICT_CONFIDENCE)
+        doubts.append("conflict")
         sql_said, text_said = disagreed
         found.append(_lead("conflict", "loop.conflict", sql=sql_said, text=text_said))
         text = says(found[-1], language) + "\n" + (text or "")
@@ -602,7 +599,7 @@ def _envelope(
     note = ""
     if loose:
         note = message("loop.ungrounded", language, numbers=", ".join(loose))
-        confidence = min(confidence, 0.4)
+        doubts.append("loop_ungrounded")
     final_step = Step(
         n=len(results) + 1,
         action="answer",
@@ -623,7 +620,7 @@ def _envelope(
         sql_attempts=attempts,
         citations=state.citations,
         facts=facts,
-        confidence=round(confidence, 3),
+        confidence=confidence(start, doubts),
         status=status,
         findings=found,
         error=error,

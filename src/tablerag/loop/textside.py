@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tablerag.answer import Citation, Language
+from tablerag.answer.confidence import LOCAL, confidence
 from tablerag.answer.grounding import ungrounded_numbers
 from tablerag.errors import ProviderError
 from tablerag.lang.messages import LANGUAGE_NAMES
@@ -81,7 +82,7 @@ def answer_from_passages(
     if not text or NOT_FOUND_MARK in text.upper().replace(" ", "_") or "```" in text:
         return PassageAnswer("not_found", citations=cites, timings_ms=timings)
     facts = facts_of(text, [h.text for h in hits])
-    confidence = 0.8 if any(f.citation for f in facts) else 0.5
-    if ungrounded_numbers(text, [h.text for h in hits] + [question]):
-        confidence = min(confidence, 0.3)
-    return PassageAnswer("ok", text, cites, confidence, timings_ms=timings)
+    start = LOCAL.cited if any(f.citation for f in facts) else LOCAL.uncited
+    loose = ungrounded_numbers(text, [h.text for h in hits] + [question])
+    score = confidence(start, ["ungrounded"] if loose else [])
+    return PassageAnswer("ok", text, cites, score, timings_ms=timings)

@@ -21,6 +21,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from tablerag.answer import Answer, Finding
+from tablerag.answer.confidence import confidence
 from tablerag.answer.findings import says
 from tablerag.linking.lexicon import equivalents
 
@@ -163,6 +164,16 @@ def with_caveat(answer: Answer, problem: RateProblem) -> Answer:
             "findings": [*answer.findings, problem.caveat],
         }
     )
+
+
+def caveated(answer: Answer, problem: RateProblem) -> Answer:
+    """``answer`` (``ok`` or ``unsure``) with the caveat that its rows are not the rate asked
+    for: ``unsure``, its confidence less the caveat's weight (``rate_caveat``)."""
+    if answer.status not in ("ok", "unsure"):
+        return answer
+    said = with_caveat(answer.model_copy(update={"status": "ok"}), problem)
+    lowered = confidence(answer.confidence, ["rate_caveat"])
+    return said.model_copy(update={"status": "unsure", "confidence": lowered})
 
 
 def definition_hint(word: str, notes: Sequence[str], pairs: Sequence[tuple[str, str]] = ()) -> str:

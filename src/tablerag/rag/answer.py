@@ -24,6 +24,7 @@ from tablerag.answer import (
     FindingPlacement,
     Language,
 )
+from tablerag.answer.confidence import LOCAL, confidence
 from tablerag.answer.findings import says
 from tablerag.answer.grounding import strip_enumerators, ungrounded_numbers
 from tablerag.errors import ProviderError, RetrievalError
@@ -31,6 +32,7 @@ from tablerag.lang.asks import asks_one_figure, asks_over_rows
 from tablerag.lang.messages import LANGUAGE_NAMES, message
 from tablerag.lang.tokenize import tokenize
 from tablerag.llm.base import LLM
+from tablerag.llm.profiles import ConfidenceBase
 from tablerag.prompts import render
 from tablerag.types import Hit, source_label
 
@@ -47,16 +49,6 @@ CITATION_MARK = re.compile(r"\[(\d+)\]")
 _SENTENCE_END = re.compile(r"(?<=[。！？!?])\s*|(?<=[.;；])\s+|\n+")
 
 
-CITED_CONFIDENCE = 0.8
-"""Confidence of a document answer a sentence of which is tied to a passage."""
-UNCITED_CONFIDENCE = 0.5
-"""... of one no sentence of which could be tied to a passage."""
-UNGROUNDED_CONFIDENCE = 0.3
-"""At most this for an answer with a number no passage holds (status ``unsure``)."""
-OFF_SUBJECT_CONFIDENCE = 0.35
-"""At most this for an answer whose cited passages miss most of the question's words."""
-TABLE_FIGURE_CONFIDENCE = 0.3
-"""At most this for a count, amount or rate the model read off a table excerpt."""
 MIN_SUBJECT_SHARE = 0.5
 """Share of the question's words the cited passages must hold (issue 23: "保修索赔团队的负责人
 是谁？" was answered from a payroll sheet's 负责人 column, status ok)."""
@@ -77,6 +69,10 @@ class RAGOptions:
     table_rows: Mapping[str, int] = field(default_factory=dict)
     """Rows of each SQL table (lower-case name): a passage cut from a table holding fewer is
     an excerpt, which a question over all of its rows cannot be answered from."""
+    confidence: ConfidenceBase = LOCAL
+    """Where the answer's confidence starts (the model profile's): cited or not; its doubts
+    (a number from nowhere, a figure read off a table excerpt, passages off the subject) cap
+    it (:mod:`tablerag.answer.confidence`)."""
 
 
 def is_relevant(hits: Sequence[Hit], min_score: float) -> bool:
@@ -155,26 +151,27 @@ def answer_from_documents(
         )
     facts = facts_of(text, [h.text for h in hits])
     # the answer's checks: a sentence tied to a passage, every number from the passages
-    confidence = CITED_CONFIDENCE if any(f.citation for f in facts) else UNCITED_CONFIDENCE
+    base = opts.confidence
+    start = base.cited if any(f.citation for f in facts) else base.uncited
     loose = ungrounded_numbers(text, [h.text for h in hits] + [question])
     status: AnswerStatus = "ok"
     found: list[Finding] = []  # in the order the text states them
     if loose:  # a number from nowhere: not an answer that passed (issue 23)
         found.append(_doubt("ungrounded", numbers=", ".join(loose), placement="inline"))
         text += " " + says(found[-1], language)
-        confidence, status = min(confidence, UNGROUNDED_CONFIDENCE), "unsure"
+        status = "unsure"
     cited = [hits[f.citation - 1] for f in facts if f.citation is not None]
     excerpt = read_off_table(question, text, hits, opts.table_rows)
     if excerpt:  # numbers come from SQL, not from the model reading a few rows (issue 23)
         found.insert(0, _doubt("table_figure", table=excerpt))
         text = says(found[0], language) + "\n" + text
-        confidence, status = min(confidence, TABLE_FIGURE_CONFIDENCE), "unsure"
+        status = "unsure"
     missing = off_subject(question, [_searchable(h) for h in cited])
     if missing:  # the passages it cites are about something else (issue 23)
         words = "、".join(missing) if language == "zh" else ", ".join(missing)
         found.insert(0, _doubt("off_subject", words=words))
         text = says(found[0], language) + "\n" + text
-        confidence, status = min(confidence, OFF_SUBJECT_CONFIDENCE), "unsure"
+        status = "unsure"
     return _answer(
         question,
         language,
@@ -182,7 +179,7 @@ def answer_from_documents(
         timings,
         citations=citations,
         facts=facts,
-        confidence=confidence,
+        confidence=confidence(start, [f.code for f in found], base=base),
         status=status,
         findings=found,
     )
