@@ -53,6 +53,7 @@ from tablerag.lang.asks import (
 )
 from tablerag.lang.messages import Language, message
 from tablerag.lang.tokenize import light_stem
+from tablerag.lang.totals import TOTAL_LABELS
 from tablerag.linking.values import ValueMatch
 from tablerag.llm.profiles import ConfidenceBase
 from tablerag.nl2sql.denominator import Denominator, narrowed
@@ -135,10 +136,6 @@ NAMED_SHARE = 0.8
 in "How many warranty claims…"; not 歌手举办演唱会 in "2014年举办过演唱会的场馆")."""
 SCALE_FACTOR = 1000.0
 """A figure this many times its columns' typical magnitude is a scale jump."""
-TOTAL_LABELS = frozenset(
-    {"合计", "总计", "小计", "共计", "总合计", "total", "totals", "subtotal", "grand total", "sum"}
-)
-"""Labels of totals rows (lower-case), in the result or stored in a table as a data row."""
 MAX_NAMED = 3
 PICK_MAX = 100
 """A LIMIT up to this without ORDER BY picks rows (the gate's own row cap is far above)."""
