@@ -23,13 +23,10 @@ from sqlglot.errors import ParseError, TokenError
 from tablerag.answer import Answer, Finding
 from tablerag.answer.confidence import confidence
 from tablerag.answer.findings import says
+from tablerag.lang.rates import NAMED
 from tablerag.linking.lexicon import equivalents
 
-_ASKED = re.compile(
-    r"[\u4e00-\u9fff]{2}率|占比|比例|百分比|比率"
-    r"|\b(?:\w+ )?(?:rate|ratio|percentage|proportion)s?\b|\bshare of\b|\bper ?cent\b",
-    re.IGNORECASE,
-)
+_ASKED = NAMED
 #: Messages (``lang/messages.json``) of an answer whose rows are not the rate asked for.
 RATE_CAVEAT = "nl2sql.rate_caveat"
 SAME_CAVEAT = "nl2sql.same_caveat"
