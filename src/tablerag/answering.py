@@ -89,13 +89,14 @@ def nl2sql_options(
 
 
 def rag_options(settings: Settings, llm_spec: str = "local", **overrides: Any) -> RAGOptions:
-    """The RAG path's options from ``settings`` (its confidence base: the profile of the model
-    ``llm_spec``)."""
+    """The RAG path's options from ``settings`` (its checks and confidence base: the profile of
+    the model ``llm_spec`` and the ``stages`` setting)."""
     options = RAGOptions(
         k=settings.answer_k,
         min_score=settings.rag_min_score,
         timeout_s=settings.llm_timeout_s,
         confidence=profile_for(settings.profile, llm_spec).confidence,
+        stages=stage_switches(settings, llm_spec),
     )
     return replace(options, **overrides)
 
@@ -328,7 +329,9 @@ class Work:
             llm=self.llm,
             search=self.search_docs,
             language=self.language,
-            options=rag_options(self.settings, self.llm.spec, table_rows=self.table_rows()),
+            options=rag_options(
+                self.settings, self.llm.spec, table_rows=self.table_rows(), stages=self.stages
+            ),
         )
 
     def linked(self, question: str, source: SQLSource, engine: SQLEngine) -> SchemaContext:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,16 @@ def test_every_stage_has_a_unique_name_a_family_and_a_reason() -> None:
     assert len(NAMES) == len(set(NAMES))
     for name, family, reason in describe():
         assert family in ("note", "mend", "doubt", "check") and len(reason) > 20, name
+
+
+def test_every_stage_a_module_asks_about_by_name_is_registered() -> None:
+    src = Path(__file__).resolve().parents[2] / "src" / "tablerag"
+    asked = {
+        m.group(1)
+        for path in src.rglob("*.py")
+        for m in re.finditer(r"\.on\(\"(\w+)\"\)", path.read_text("utf-8"))
+    }
+    assert asked and asked <= set(NAMES), asked - set(NAMES)
 
 
 def test_every_profile_names_registered_stages_only() -> None:

@@ -22,8 +22,9 @@ import datetime as dt
 import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol
 
+from tablerag.answer.steps import ALL_ON, FAMILIES, Family, Stage, Switches, bound
 from tablerag.errors import ConfigError
 from tablerag.nl2sql.autofix import (
     Fixed,
@@ -64,6 +65,7 @@ from tablerag.nl2sql.slashdates import slash_date_notes
 from tablerag.nl2sql.spelling import spelling_note, spellings
 from tablerag.nl2sql.units import catalog_units, in_major_units
 from tablerag.nl2sql.years import year_notes
+from tablerag.rag.answer import DOC_CHECKS
 
 if TYPE_CHECKING:
     from tablerag.answer import Answer
@@ -73,26 +75,6 @@ if TYPE_CHECKING:
     from tablerag.linking.linker import LinkedSchema
     from tablerag.sql.engines.base import SQLEngine
     from tablerag.types import Hit
-
-Family = Literal["note", "mend", "doubt", "check"]
-FAMILIES: dict[str, Family] = {
-    "notes": "note",
-    "mends": "mend",
-    "doubts": "doubt",
-    "checks": "check",
-}
-F = TypeVar("F")
-
-
-@dataclass(frozen=True)
-class Stage(Generic[F]):
-    """One named stage: what it is, why it exists, and the function that runs it."""
-
-    name: str
-    family: Family
-    reason: str
-    """The failure it handles, in one line."""
-    run: F
 
 
 @dataclass
@@ -663,12 +645,6 @@ CAVEATS = Stage(
 loop binds them to its functions (:data:`tablerag.loop.finish.FINISH`, through :func:`bound`)."""
 
 
-def bound(stage: Stage[Any], run: F) -> Stage[F]:
-    """``stage``, registered here, with the function a pipeline above this package runs it by
-    (the loop's stages: this package cannot import the loop)."""
-    return Stage(stage.name, stage.family, stage.reason, run)
-
-
 STAGES: tuple[Stage[Any], ...] = (
     *QUESTION_NOTES,
     *VALUE_NOTES,
@@ -685,36 +661,13 @@ STAGES: tuple[Stage[Any], ...] = (
     *ANSWER_CHECKS,
     *EXPLANATION_CHECKS,
     *KEPT_CAVEATS,
+    *DOC_CHECKS,
     LABEL_ROUND,
     COMPOSE,
     TIERS,
     CAVEATS,
 )
 NAMES: tuple[str, ...] = tuple(s.name for s in STAGES)
-
-
-@dataclass(frozen=True)
-class Switches:
-    """Which stages run: all but those in ``off``.
-
-    Example:
-        >>> Switches().on("rollup"), Switches(frozenset({"rollup"})).on("rollup")
-        (True, False)
-    """
-
-    off: frozenset[str] = frozenset()
-
-    def on(self, name: str) -> bool:
-        """Whether the stage ``name`` runs (a name must be registered)."""
-        assert name in NAMES, f"unregistered stage {name!r}"
-        return name not in self.off
-
-    def enabled(self, stages: Sequence[Stage[F]]) -> list[Stage[F]]:
-        """The stages of a pipeline that run, in order."""
-        return [s for s in stages if self.on(s.name)]
-
-
-ALL_ON = Switches()
 
 
 def switches(off: Sequence[str] = (), overrides: Mapping[str, bool] | None = None) -> Switches:
@@ -770,10 +723,12 @@ __all__ = [
     "ANSWER_CHECKS",
     "CAVEATS",
     "COMPOSE",
+    "DOC_CHECKS",
     "EMPTY_DOUBTS",
     "EMPTY_MENDS",
     "EXPLANATION_CHECKS",
     "FAMILIES",
+    "Family",
     "FOUND_DOUBTS",
     "FOUND_MENDS",
     "KEPT_CAVEATS",
