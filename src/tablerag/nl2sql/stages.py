@@ -643,6 +643,35 @@ CAVEATS = Stage(
 )
 """``compose``, ``tiers`` and ``caveats`` run, in this order, on the loop's final answer: the
 loop binds them to its functions (:data:`tablerag.loop.finish.FINISH`, through :func:`bound`)."""
+SQL_FAILED = Stage(
+    "sql_failed",
+    "check",
+    "every step's SQL failed and the documents answered alone: the loop's answer lacks its "
+    "figures, unsure",
+    None,
+)
+SQL_DOUBTED = Stage(
+    "sql_doubted",
+    "check",
+    "the answer checks doubt every SQL result the loop's answer uses: unsure, with their reason",
+    None,
+)
+CONFLICT = Stage(
+    "conflict",
+    "check",
+    "a step's tables and documents answered the same thing differently: the loop's answer is "
+    "unsure, both said",
+    None,
+)
+LOOP_UNGROUNDED = Stage(
+    "loop_ungrounded",
+    "check",
+    "the loop's answer states numbers no step, row, passage or the question holds: noted, its "
+    "confidence capped",
+    None,
+)
+"""The loop's verdicts on its final answer, in this order: the loop binds them to its
+functions (:data:`tablerag.loop.verdicts.VERDICTS`)."""
 
 
 STAGES: tuple[Stage[Any], ...] = (
@@ -666,6 +695,10 @@ STAGES: tuple[Stage[Any], ...] = (
     COMPOSE,
     TIERS,
     CAVEATS,
+    SQL_FAILED,
+    SQL_DOUBTED,
+    CONFLICT,
+    LOOP_UNGROUNDED,
 )
 NAMES: tuple[str, ...] = tuple(s.name for s in STAGES)
 
@@ -723,6 +756,7 @@ __all__ = [
     "ANSWER_CHECKS",
     "CAVEATS",
     "COMPOSE",
+    "CONFLICT",
     "DOC_CHECKS",
     "EMPTY_DOUBTS",
     "EMPTY_MENDS",
@@ -733,6 +767,7 @@ __all__ = [
     "FOUND_MENDS",
     "KEPT_CAVEATS",
     "LABEL_ROUND",
+    "LOOP_UNGROUNDED",
     "NAMES",
     "QUERY_MENDS",
     "QUESTION_NOTES",
@@ -740,6 +775,8 @@ __all__ = [
     "REFUSAL_MENDS",
     "REPLY_CHECKS",
     "REPLY_MENDS",
+    "SQL_DOUBTED",
+    "SQL_FAILED",
     "STAGES",
     "TABLE_NOTES",
     "TIERS",
