@@ -36,7 +36,7 @@ from tablerag.answer import (
     Step,
 )
 from tablerag.answer.confidence import confidence
-from tablerag.answer.findings import says
+from tablerag.answer.findings import composed
 from tablerag.answer.steps import ALL_ON, Switches
 from tablerag.deadline import Deadline
 from tablerag.errors import BudgetExceeded, ProviderError, RetrievalError
@@ -497,7 +497,7 @@ def _envelope(
             status = "unsure"
         if said.finding is not None:
             found.append(said.finding)
-            text = says(said.finding, language) + "\n" + (text or "")
+            text = composed(text or "", [said.finding], language)
     final_step = Step(
         n=len(results) + 1,
         action="answer",

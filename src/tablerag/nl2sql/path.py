@@ -37,7 +37,7 @@ from tablerag.answer import (
 )
 from tablerag.answer import Finding as AnswerFinding
 from tablerag.answer.confidence import LOCAL
-from tablerag.answer.findings import LLM_FAILED, unsure_line
+from tablerag.answer.findings import LLM_FAILED, composed
 from tablerag.answer.reading import read_query
 from tablerag.deadline import Deadline
 from tablerag.errors import EngineError, ProviderError, QueryTimeout, SQLRejected
@@ -524,12 +524,9 @@ def _explained(
             )
         )
         facts.append(Fact(text=said, source="document", citation=n))
-        text = f"{text}\n{said}"
     found = [f.data() for f in (*judged.doubts, *judged.cited)]
-    if judged.doubts:
-        text = unsure_line(found, language) + "\n" + text
     return Answer(
-        answer=text,
+        answer=composed(text, found, language),
         status=judged.status,
         confidence=judged.confidence,
         checks=[f.code for f in (*judged.doubts, *judged.cited)],
@@ -571,7 +568,7 @@ def checked_answer(
         update={
             "status": "unsure",
             "confidence": min(answer.confidence, judged.confidence),
-            "answer": unsure_line(found, answer.language) + "\n" + answer.answer,
+            "answer": composed(answer.answer, found, answer.language),
             "checks": [*answer.checks, *(f.code for f in doubts)],
             "findings": [*answer.findings, *found],
         }

@@ -22,7 +22,7 @@ from sqlglot.errors import ParseError, TokenError
 
 from tablerag.answer import Answer, Finding
 from tablerag.answer.confidence import confidence
-from tablerag.answer.findings import says
+from tablerag.answer.findings import composed
 from tablerag.lang.rates import NAMED
 from tablerag.linking.lexicon import equivalents
 
@@ -154,10 +154,9 @@ def with_caveat(answer: Answer, problem: RateProblem) -> Answer:
     among its findings and, in its language, under its text."""
     if answer.status != "ok":
         return answer
-    caveat = says(problem.caveat, answer.language)
     return answer.model_copy(
         update={
-            "answer": f"{answer.answer}\n{caveat}",
+            "answer": composed(answer.answer, [problem.caveat], answer.language),
             "findings": [*answer.findings, problem.caveat],
         }
     )

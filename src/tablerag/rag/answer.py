@@ -25,7 +25,7 @@ from tablerag.answer import (
     Language,
 )
 from tablerag.answer.confidence import LOCAL, confidence
-from tablerag.answer.findings import says
+from tablerag.answer.findings import composed
 from tablerag.answer.grounding import strip_enumerators, ungrounded_numbers
 from tablerag.answer.steps import ALL_ON, Stage, Switches
 from tablerag.errors import ProviderError, RetrievalError
@@ -157,16 +157,14 @@ def answer_from_documents(
     base = opts.confidence
     start = base.cited if any(f.citation for f in facts) else base.uncited
     found: list[Finding] = []  # in the order the text states them
+    said = text
     for check in opts.stages.enabled(DOC_CHECKS):
-        finding = check.run(Draft(question, text, hits, facts, language, opts.table_rows))
-        if finding is None:
-            continue
-        if finding.placement == "inline":
-            found.append(finding)
-            text += " " + says(finding, language)
-        else:
-            found.insert(0, finding)
-            text = says(finding, language) + "\n" + text
+        draft = Draft(question, composed(said, found, language), hits, facts, language,
+                      opts.table_rows)  # fmt: skip
+        finding = check.run(draft)
+        if finding is not None:  # a later check's line goes above an earlier one's
+            found = [*found, finding] if finding.placement == "inline" else [finding, *found]
+    text = composed(said, found, language)
     status: AnswerStatus = "unsure" if found else "ok"
     return _answer(
         question,
