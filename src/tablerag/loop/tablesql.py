@@ -22,15 +22,16 @@ from tablerag.linking.fkgraph import FKGraph
 from tablerag.linking.linker import LinkedSchema, link
 from tablerag.linking.render import render_full
 from tablerag.llm.base import LLM
-from tablerag.nl2sql.definitions import definition_note, definition_rows
 from tablerag.nl2sql.literals import LabelHome, all_zero, found_nothing, label_homes
 from tablerag.nl2sql.lookup import literal
 from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql
 from tablerag.nl2sql.schema_context import SchemaContext, keys_between, schema_context
 from tablerag.nl2sql.stages import (
     ALL_ON,
+    DEFINITIONS,
     LABEL_ROUND,
     TABLE_NOTES,
+    NoteInput,
     Stage,
     Switches,
     TableNoteInput,
@@ -93,11 +94,8 @@ def table_schemas(
     sub = restrict(catalog, [*tables, *linked_tables(linked, catalog, tables, linked_extra)])
     if not sub.tables:
         return SchemaContext("", (), 0)
-    defined = (
-        [definition_note(d) for d in definition_rows(question, linked, catalog, engine)]
-        if engine and stages.on("definitions")
-        else []
-    )
+    noted = NoteInput(question, linked, catalog, engine) if engine else None
+    defined = [line for s in stages.enabled((DEFINITIONS,)) if noted for line in s.run(noted)]
     if defined:
         max_tokens = max(max_tokens - count_tokens("\n".join(defined)), 0)
     context = schema_context(question, sub, max_tokens=max_tokens, engine=engine, stages=stages)

@@ -332,6 +332,14 @@ QUESTION_NOTES: tuple[Stage[QuestionNote], ...] = (
         dated,
     ),
 )
+DEFINITIONS: Stage[ValueNote] = Stage(
+    "definitions",
+    "note",
+    "a metric the question names is defined in a document table: quote the definition",
+    _definitions,
+)
+"""Also run by the loop over the whole catalog (:func:`tablerag.loop.tablesql.table_schemas`:
+the glossary table is a document table no chunk of a sub-question maps to)."""
 VALUE_NOTES: tuple[Stage[ValueNote], ...] = (
     Stage(
         "rollup",
@@ -339,12 +347,7 @@ VALUE_NOTES: tuple[Stage[ValueNote], ...] = (
         "a parent row of a hierarchy (华东) that facts never point at: filter its descendants",
         _rollups,
     ),
-    Stage(
-        "definitions",
-        "note",
-        "a metric the question names is defined in a document table: quote the definition",
-        _definitions,
-    ),
+    DEFINITIONS,
     Stage(
         "definition_passages",
         "note",
@@ -756,6 +759,7 @@ __all__ = [
     "ANSWER_CHECKS",
     "CAVEATS",
     "COMPOSE",
+    "DEFINITIONS",
     "CONFLICT",
     "DOC_CHECKS",
     "EMPTY_DOUBTS",
