@@ -59,8 +59,8 @@ Search = Callable[..., Sequence[Hit]]
 def stage_switches(
     settings: Settings, llm_spec: str, overrides: Mapping[str, bool] | None = None
 ) -> Switches:
-    """The notes, mends and doubts that run: the model's profile, then the ``stages`` setting,
-    then one request's ``overrides``."""
+    """The notes, mends, doubts and checks that run: the model's profile, then the ``stages``
+    setting, then one request's ``overrides``."""
     return switches(
         profile_for(settings.profile, llm_spec).off, {**settings.stages, **(overrides or {})}
     )
