@@ -188,9 +188,6 @@ class Attempt(Protocol):
         """The same attempt with ``sql`` mended (its derived facts stay those of what ran)."""
 
 
-Ran = Attempt
-"""The name the empty-result stages knew the context by."""
-
 QuestionNote = Callable[[str, dt.date], str]
 ValueNote = Callable[[NoteInput], Sequence[str]]
 TableNote = Callable[[TableNoteInput], Sequence[str]]
@@ -238,7 +235,7 @@ def _labels(n: TableNoteInput) -> list[str]:
     return label_notes(n.catalog, n.tables, n.engine) if n.engine is not None else []
 
 
-def _unjoined(r: Ran) -> str | None:
+def _unjoined(r: Attempt) -> str | None:
     # COUNT(*) over no rows is 0, not empty: a join no key supports is asked about when
     # nothing at all was found
     if not found_nothing(r.rows):
@@ -788,7 +785,6 @@ __all__ = [
     "Attempt",
     "NoteInput",
     "Query",
-    "Ran",
     "Refusal",
     "Stage",
     "Switches",
