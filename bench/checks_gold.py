@@ -30,6 +30,7 @@ from tablerag.llm.testing import FunctionLLM
 from tablerag.nl2sql.checks import run_checks
 from tablerag.nl2sql.evidence import gather_evidence
 from tablerag.nl2sql.path import answer_with_sql
+from tablerag.nl2sql.stages import ANSWER_CHECKS
 from tablerag.service import nl2sql_options
 
 Spoil = Callable[[str], str | None]
@@ -98,7 +99,9 @@ def _codes(method: TableragMethod, task: SQLTask, case: Case, options: object) -
     if got.status not in ("ok", "unsure") or got.table is None or not got.sql:
         return [f"status:{got.status}"]
     evidence = gather_evidence(question, got.sql, got.table.columns, got.table.rows, schema, engine)
-    codes = sorted({f.code for f in run_checks(evidence) if f.doubts})
+    codes = sorted(
+        {f.code for f in run_checks(evidence, [c.run for c in ANSWER_CHECKS]) if f.doubts}
+    )
     return [f"status:{got.status}", *codes]
 
 

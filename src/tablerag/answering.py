@@ -59,8 +59,8 @@ Search = Callable[..., Sequence[Hit]]
 def stage_switches(
     settings: Settings, llm_spec: str, overrides: Mapping[str, bool] | None = None
 ) -> Switches:
-    """The notes, mends and doubts that run: the model's profile, then the ``stages`` setting,
-    then one request's ``overrides``."""
+    """The notes, mends, doubts and checks that run: the model's profile, then the ``stages``
+    setting, then one request's ``overrides``."""
     return switches(
         profile_for(settings.profile, llm_spec).off, {**settings.stages, **(overrides or {})}
     )
@@ -83,14 +83,20 @@ def nl2sql_options(
         today=settings.today,
         policy=policy,
         stages=stage_switches(settings, llm_spec),
+        confidence=profile_for(settings.profile, llm_spec).confidence,
     )
     return replace(options, **overrides)
 
 
-def rag_options(settings: Settings, **overrides: Any) -> RAGOptions:
-    """The RAG path's options from ``settings``."""
+def rag_options(settings: Settings, llm_spec: str = "local", **overrides: Any) -> RAGOptions:
+    """The RAG path's options from ``settings`` (its checks and confidence base: the profile of
+    the model ``llm_spec`` and the ``stages`` setting)."""
     options = RAGOptions(
-        k=settings.answer_k, min_score=settings.rag_min_score, timeout_s=settings.llm_timeout_s
+        k=settings.answer_k,
+        min_score=settings.rag_min_score,
+        timeout_s=settings.llm_timeout_s,
+        confidence=profile_for(settings.profile, llm_spec).confidence,
+        stages=stage_switches(settings, llm_spec),
     )
     return replace(options, **overrides)
 
@@ -323,7 +329,9 @@ class Work:
             llm=self.llm,
             search=self.search_docs,
             language=self.language,
-            options=rag_options(self.settings, table_rows=self.table_rows()),
+            options=rag_options(
+                self.settings, self.llm.spec, table_rows=self.table_rows(), stages=self.stages
+            ),
         )
 
     def linked(self, question: str, source: SQLSource, engine: SQLEngine) -> SchemaContext:

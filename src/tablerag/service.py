@@ -604,7 +604,7 @@ class QA:
             use_documents=use_documents,
             schema_max_tokens=s.schema_max_tokens,
             nl2sql=work.nl2sql(explain=False),
-            rag=rag_options(s, passage_chars=1200),
+            rag=rag_options(s, work.llm.spec, passage_chars=1200, stages=work.stages),
         )
         options = LoopOptions(
             max_steps=s.loop_max_steps,

@@ -229,13 +229,14 @@ class Settings(BaseModel):
     )
     profile: str = Field(
         "auto",
-        description="Model profile: which notes, mends and doubts of the text-to-SQL path run "
-        "(docs/stages.md). auto: `local` for the embedded model, `lean` for endpoints.",
+        description="Model profile: which notes, mends, doubts and checks of the answer pipeline "
+        "run and where the confidence starts (docs/stages.md). auto: `local` for the embedded "
+        "model, `lean` for endpoints.",
     )
     stages: dict[str, bool] = Field(
         default_factory=dict,
-        description="Switch stages of the text-to-SQL path on or off by name or family "
-        "(notes, mends, doubts) over the profile: `rate=off,spelling=on` (environment, "
+        description="Switch stages of the answer pipeline on or off by name or family "
+        "(notes, mends, doubts, checks) over the profile: `rate=off,spelling=on` (environment, "
         "command line) or a TOML table `[stages]`.",
     )
     serve_max_concurrent: int = Field(

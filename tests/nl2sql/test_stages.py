@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 
 import pytest
 
-from tablerag.errors import ConfigError
-from tablerag.llm.profiles import PROFILES, profile_for
-from tablerag.llm.testing import ScriptedLLM
+from tablerag.answer.confidence import confidence
+from tablerag.errors import ConfigError, Issue
+from tablerag.llm.profiles import PROFILES, ConfidenceBase, profile_for
+from tablerag.llm.testing import ScriptedLLM, Truncated
+from tablerag.nl2sql.autofix import Fixed
 from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql
 from tablerag.nl2sql.schema_context import schema_context
-from tablerag.nl2sql.stages import NAMES, STAGES, Switches, describe, switches
+from tablerag.nl2sql.stages import (
+    NAMES,
+    REFUSAL_MENDS,
+    STAGES,
+    Refusal,
+    Switches,
+    describe,
+    switches,
+)
 from tablerag.settings import Settings
 
 TODAY = dt.date(2026, 11, 30)
@@ -40,7 +51,17 @@ def _ask(question: str, replies: list[str], parts, stages: Switches):  # type: i
 def test_every_stage_has_a_unique_name_a_family_and_a_reason() -> None:
     assert len(NAMES) == len(set(NAMES))
     for name, family, reason in describe():
-        assert family in ("note", "mend", "doubt") and len(reason) > 20, name
+        assert family in ("note", "mend", "doubt", "check") and len(reason) > 20, name
+
+
+def test_every_stage_a_module_asks_about_by_name_is_registered() -> None:
+    src = Path(__file__).resolve().parents[2] / "src" / "tablerag"
+    asked = {
+        m.group(1)
+        for path in src.rglob("*.py")
+        for m in re.finditer(r"\.on\(\"(\w+)\"\)", path.read_text("utf-8"))
+    }
+    assert asked and asked <= set(NAMES), asked - set(NAMES)
 
 
 def test_every_profile_names_registered_stages_only() -> None:
@@ -115,3 +136,91 @@ def test_every_stage_is_documented_with_its_profiles() -> None:
         on_off = [c.strip() for c in line.split("|")[4:6]]
         assert on_off == ["on", "off" if name in lean else "on"], name
         assert line.rstrip(" |").endswith(reason), name
+
+
+CONSTANT = "```sql\nSELECT 1 AS n\n```"
+
+
+def test_the_answer_checks_are_steps_switched_by_name_and_family(parts) -> None:  # type: ignore[no-untyped-def]
+    question = "How many sales lines were there in 2026-10?"
+    doubted, llm = _ask(question, [CONSTANT, CONSTANT], parts, Switches())
+    assert doubted.status == "unsure" and "constant_query" in doubted.checks
+    assert len(llm.history) == 2  # the recheck doubt asked again once
+    for off in ({"checks": False}, {"relevance": False}):
+        trusted, llm = _ask(question, [CONSTANT], parts, switches((), off))
+        assert trusted.status == "ok" and "constant_query" not in trusted.checks, off
+        assert len(llm.history) == 1 and trusted.confidence == 0.85
+
+
+def test_the_confidence_starts_at_the_profiles_base(parts) -> None:  # type: ignore[no-untyped-def]
+    engine, catalog = parts
+    question = "How many sales lines were there in 2026-10?"
+    schema = schema_context(question, catalog, engine=engine)
+    base = ConfidenceBase(sql=0.7)
+    options = NL2SQLOptions(today=TODAY, explain=False, confidence=base)
+    answer = answer_with_sql(
+        question, llm=ScriptedLLM(replies=[IN_RANGE]), engine=engine, schema=schema,
+        language="en", options=options,
+    )  # fmt: skip
+    assert answer.status == "ok" and answer.confidence == 0.7
+    assert confidence(base.sql, ["constant_query"], base=base) == 0.1
+    assert confidence(0.8, ["off_subject"]) == 0.35  # a cap, not a weight
+
+
+def test_pin_today_is_a_query_mend_that_can_be_switched_off(parts) -> None:  # type: ignore[no-untyped-def]
+    question = "How many sales lines were there this month?"
+    clock = (
+        "```sql\nSELECT count(*) AS n FROM fact_sales WHERE CURRENT_DATE > DATE '2000-01-01'\n```"
+    )
+    pinned, _ = _ask(question, [clock], parts, Switches())
+    assert "2026-11-30" in pinned.sql_attempts[0].sql
+    free, _ = _ask(question, [clock], parts, switches((), {"pin_today": False}))
+    assert "CURRENT_DATE" in free.sql_attempts[0].sql.upper()
+
+
+def test_a_reply_cut_inside_its_sql_block_is_not_run_unless_the_check_is_off(parts) -> None:  # type: ignore[no-untyped-def]
+    question = "How many sales lines were there in 2026-10?"
+    cut = Truncated(IN_RANGE.removesuffix("\n```"))
+    refused, llm = _ask(question, [cut, IN_RANGE], parts, Switches())
+    assert len(llm.history) == 2 and refused.sql_attempts[0].error is not None
+    ran, llm = _ask(question, [cut], parts, switches((), {"cut_reply": False}))
+    assert len(llm.history) == 1 and ran.status == "ok"
+
+
+def test_an_ungrounded_explanation_is_replaced_unless_the_check_is_off(parts) -> None:  # type: ignore[no-untyped-def]
+    engine, catalog = parts
+    question = "How many sales lines did each channel have in 2026-10?"
+    sql = (
+        "```sql\nSELECT channel_code, count(*) AS n FROM fact_sales "
+        "WHERE stat_month = '2026-10' GROUP BY channel_code\n```"
+    )
+    said = "There were 987654 lines in all."
+    schema = schema_context(question, catalog, engine=engine)
+    for stages, kept in (
+        (Switches(), False),
+        (switches((), {"grounded_explanation": False}), True),
+    ):
+        options = NL2SQLOptions(today=TODAY, stages=stages)
+        answer = answer_with_sql(
+            question, llm=ScriptedLLM(replies=[sql, said]), engine=engine, schema=schema,
+            language="en", options=options,
+        )  # fmt: skip
+        assert (said in answer.answer) is kept, stages
+
+
+def test_one_kind_mends_the_first_kind_of_a_two_kind_refusal() -> None:
+    def only(prefix: str):  # type: ignore[no-untyped-def]
+        def mend(r: Refusal) -> Fixed | None:
+            if all(i.message.startswith(prefix) for i in r.issues):
+                return Fixed(f"{r.sql} /* {prefix} x{len(r.issues)} */", prefix)
+            return None
+
+        return mend
+
+    one_kind = next(s for s in REFUSAL_MENDS if s.name == "one_kind").run
+    issues = [Issue("x", "alias a"), Issue("x", "join b"), Issue("x", "alias c")]
+    refusal = Refusal("SELECT 1", issues, "duckdb", (only("alias"), only("join")))
+    fixed = one_kind(refusal)
+    assert fixed is not None and fixed.sql == "SELECT 1 /* alias x2 */"
+    assert one_kind(refusal.only(issues[:1])) is None
+    assert one_kind(Refusal("SELECT 1", issues, "duckdb", (only("alias"),))) is None

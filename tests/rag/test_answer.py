@@ -10,6 +10,7 @@ import pytest
 from tablerag.answer import Language
 from tablerag.errors import ProviderError, ProviderTimeout, RetrievalError
 from tablerag.llm.testing import ScriptedLLM
+from tablerag.nl2sql.stages import switches
 from tablerag.prompts import render
 from tablerag.rag.answer import RAGOptions, answer_from_documents, is_relevant
 from tablerag.rag.retrieve import search
@@ -83,6 +84,14 @@ def test_a_number_not_in_the_passages_is_flagged(searcher) -> None:  # type: ign
         "(Note: these numbers are not in the cited passages or the question: 987)"
     )
     assert answer.confidence <= 0.3
+
+
+def test_the_documents_checks_are_steps_switched_off_by_name(searcher) -> None:  # type: ignore[no-untyped-def]
+    for off in ({"ungrounded": False}, {"checks": False}):
+        reply = ScriptedLLM(replies=["Refunds take 987 days [1]."])
+        answer = _ask(REFUND_Q, reply, searcher, stages=switches((), off))
+        assert answer.status == "ok" and answer.findings == [], off
+        assert answer.answer == "Refunds take 987 days [1]." and answer.confidence == 0.8
 
 
 def test_retrieval_failure_is_an_error_answer() -> None:

@@ -25,6 +25,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel
 
+from tablerag.answer.confidence import confidence
 from tablerag.answer.envelope import (
     Answer,
     AnswerPath,
@@ -149,15 +150,14 @@ def fall_back(
         if first.error:
             update["error"] = f"sql: {first.error}"
         if _figure_for_a_figure(first, second):
-            update |= {"status": "unsure", "confidence": min(second.confidence, UNSURE_CAP)}
+            lowered = confidence(second.confidence, ["figure_for_figure"])
+            update |= {"status": "unsure", "confidence": lowered}
     return second.model_copy(update=update)
 
 
 ELSEWHERE = frozenset({"constant_query", "unrelated_table", "weak_link", "unread_table"})
 """Doubts that say the query read other tables than the question is about: its figure is no
 figure for the question, and a document's figure may answer it."""
-UNSURE_CAP = 0.4
-"""The most a document figure given for a doubted data figure is trusted."""
 
 
 def _figure_for_a_figure(first: Answer, second: Answer) -> bool:

@@ -102,6 +102,26 @@ def has(answer: Answer, code: str) -> bool:
     return any(f.code == code for f in answer.findings)
 
 
+def composed(text: str, findings: Sequence[Finding], language: Language) -> str:
+    """``text`` with the words of ``findings``: the lead lines above it, the inline clauses
+    after it, the tail lines below it. Every path writes its findings into its answer's text
+    through this one function; :func:`body` takes the lead lines off again.
+
+    Example:
+        >>> g = Finding(code="off_subject", severity="doubt", message="rag.off_subject",
+        ...             values={"words": "Tibet"}, stage="rag")
+        >>> n = Finding(code="ungrounded", severity="doubt", message="rag.ungrounded",
+        ...             values={"numbers": "7"}, stage="rag", placement="inline")
+        >>> print(composed("7 days [1].", [g, n], "en"))  # doctest: +NORMALIZE_WHITESPACE
+        This answer may be wrong: the passages it cites do not mention Tibet from the question.
+        7 days [1]. (Note: these numbers are not in the cited passages or the question: 7)
+    """
+    inline = "".join(" " + line for line in lines(findings, language, "inline"))
+    return "\n".join(
+        [*lines(findings, language, "lead"), text + inline, *lines(findings, language, "tail")]
+    )
+
+
 def body(answer: Answer) -> str:
     """The answer's text without the lines its lead findings put above it (what a scorer
     reads): the lines are rendered from the findings and removed where they stand, never

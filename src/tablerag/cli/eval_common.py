@@ -98,7 +98,7 @@ LLMThreadsOpt = Annotated[
 StagesOpt = Annotated[
     str | None,
     typer.Option(
-        help="Switch notes, mends and doubts of the text-to-SQL path by name or family over "
+        help="Switch notes, mends, doubts and checks of the answer pipeline by name or family over "
         "the model's profile, e.g. 'notes=off' or 'rate=off,spelling=off' (docs/stages.md); "
         "give the run its own --out."
     ),

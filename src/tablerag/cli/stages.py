@@ -1,4 +1,4 @@
-"""``tablerag stages``: the text-to-SQL path's notes, mends and doubts, and which of them run."""
+"""``tablerag stages``: the answer pipeline's notes, mends, doubts and checks, and which run."""
 
 from __future__ import annotations
 

@@ -359,7 +359,7 @@ class SQLTask:
         self.llm = llm
         self.settings = settings or load_settings()
         self.stages = stage_switches(self.settings, llm.spec)
-        """The notes, mends and doubts the ``tablerag`` methods run."""
+        """The notes, mends, doubts and checks the ``tablerag`` methods run."""
         self.executor = Executor(dataset.databases, metric=dataset.metric)
         self.product = ProductPath(self.settings)
         """The product's entry point over the run's databases (the ``tablerag`` methods)."""

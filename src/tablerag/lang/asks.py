@@ -3,7 +3,8 @@
 The answer checks (:mod:`tablerag.nl2sql.checks`) compare this with the query that ran: on a
 user's files the 1.5B model answered "How many warranty claims were filed in total?" with
 ``SUM(amount)`` and "… filed in March 2026?" with ``WHERE filed = '2026-03-31'``, both ``ok``
-(issue 23). The words are data (``lang/asks.json``); everything here is pure.
+(issue 23). The words are data (``lang/asks.json``, the time words ``lang/time.json``, the
+rate words ``lang/rates.json``); everything here is pure.
 """
 
 from __future__ import annotations
@@ -14,6 +15,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Literal
+
+from tablerag.lang import rates
+from tablerag.lang.time import asked_words
+from tablerag.lang.time import months as time_months
 
 Ask = Literal["count", "amount"]
 
@@ -66,18 +71,18 @@ def ask_words() -> AskWords:
     """The packaged words, read once."""
     text = resources.files("tablerag.lang").joinpath("asks.json").read_text("utf-8")
     data = json.loads(text)
-    months: dict[str, int] = data["months"]
+    months: dict[str, int] = time_months()
     names = "|".join(sorted(months, key=len, reverse=True))
     return AskWords(
         count=_alternation(data["count"]["zh"], data["count"]["en"]),
         amount=_alternation(data["amount"]["zh"], data["amount"]["en"]),
-        rate=_alternation(data["rate"]["zh"], data["rate"]["en"]),
+        rate=_alternation(*rates.asked_words()),
         grouping=_alternation(data["grouping"]["zh"], data["grouping"]["en"]),
         labels=_alternation(data["labels"]["zh"], data["labels"]["en"]),
         threshold=_threshold(data["threshold"]["zh"], data["threshold"]["en"]),
-        time=_alternation(data["time"]["zh"], data["time"]["en"]),
+        time=_alternation(*asked_words()),
         exclusion=_alternation(data["exclusion"]["zh"], data["exclusion"]["en"]),
-        share=_alternation(data["share"]["zh"], data["share"]["en"]),
+        share=_alternation(*rates.share_words()),
         money=_alternation(data["money_columns"]["zh"], []),
         money_words=frozenset(w.lower().removesuffix("s") for w in data["money_columns"]["en"]),
         months=months,

@@ -12,19 +12,10 @@ carried by the catalog); one without falls back to the built-in
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from tablerag.lang.messages import term_pairs
-
-_MONTH = re.compile(r"上月|本月|上个月|这个月|每月|月份|月度|\d{1,2}月|\bmonth(ly|s)?\b", re.I)
-_YEAR = re.compile(
-    r"去年|今年|明年|年度|年份|每年|(?<!\d)(19|20)\d{2}(?!\d)|\byear(ly|s)?\b|\bannual", re.I
-)
-_QUARTER = re.compile(r"季度|\bquarter(ly|s)?\b|\bq[1-4]\b", re.I)
-_DAY = re.compile(
-    r"昨天|今天|日期|每天|什么时候|何时|哪天|\bwhen\b|\bday|\bdate|\bdaily\b|\bweek", re.I
-)
+from tablerag.lang.time import GRAINS
 
 
 def time_grains(question: str) -> tuple[str, ...]:
@@ -38,16 +29,7 @@ def time_grains(question: str) -> tuple[str, ...]:
         >>> time_grains("各品类的退款金额排名"), time_grains("2013年共有多少位获胜者？")
         ((), ('year',))
     """
-    found = []
-    for grain, pattern in (
-        ("day", _DAY),
-        ("month", _MONTH),
-        ("quarter", _QUARTER),
-        ("year", _YEAR),
-    ):
-        if pattern.search(question):
-            found.append(grain)
-    return tuple(found)
+    return tuple(grain for grain, pattern in GRAINS if pattern.search(question))
 
 
 def expand(question: str, glossary: dict[str, tuple[str, ...]]) -> tuple[str, list[str]]:

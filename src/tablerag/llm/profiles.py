@@ -1,4 +1,5 @@
-"""Model profiles: which of the text-to-SQL path's notes, mends and doubts a model family gets.
+"""Model profiles: which steps of the answer pipeline a model family gets, and where its
+answers' confidence starts.
 
 The stages (:mod:`tablerag.nl2sql.stages`) were each added for a failure of the embedded 1.5B
 model and kept only when they paid for themselves on the evaluation runs (``bench/RESULTS.md``,
@@ -22,12 +23,37 @@ from tablerag.errors import ConfigError
 
 
 @dataclass(frozen=True)
+class ConfidenceBase:
+    """Where an answer's confidence starts for a model family, before its findings take
+    anything off (:func:`tablerag.answer.confidence.confidence`)."""
+
+    sql: float = 0.85
+    """An SQL answer from the model's first query that no check doubts (the share of such
+    answers that were right: ``bench/calibrate_checks.py`` measures it)."""
+    rewrite: float = 0.2
+    """What each further query the model wrote (a repair round) takes off."""
+    no_data: float = 0.6
+    """A query that ran and found nothing."""
+    cited: float = 0.8
+    """A document answer with a sentence tied to a passage."""
+    uncited: float = 0.5
+    """A document answer with no sentence tied to a passage."""
+    ok_floor: float = 0.3
+    """The floor of an ``ok`` answer something was taken off."""
+    unsure_floor: float = 0.05
+    """The floor of an ``unsure`` answer something was taken off."""
+
+
+@dataclass(frozen=True)
 class Profile:
-    """A model family's defaults: the stages it runs without."""
+    """A model family's defaults: the stages it runs without, and where its confidence starts."""
 
     name: str
     off: tuple[str, ...]
     description: str
+    confidence: ConfidenceBase = ConfidenceBase()
+    """The local model's figures are calibrated (bench/calibrate_checks.py); the ``lean``
+    profile's are those same figures until an endpoint model is measured."""
 
 
 PROFILES: dict[str, Profile] = {
@@ -42,6 +68,7 @@ PROFILES: dict[str, Profile] = {
         "endpoints (openai:, anthropic:): no restated dates, table-shape hints, rate and label "
         "re-asks or rules matched to rows by the loop; the facts about the data, the free "
         "mends and the empty-result doubts stay",
+        ConfidenceBase(),  # not measured: no endpoint model can be run here
     ),
 }
 LOCAL_BACKENDS = ("local", "llamacpp", "scripted", "function")

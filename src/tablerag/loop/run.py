@@ -35,12 +35,12 @@ from tablerag.answer import (
     SQLAttempt,
     Step,
 )
-from tablerag.answer.findings import reasons, says
-from tablerag.answer.grounding import ungrounded_numbers
+from tablerag.answer.confidence import confidence
+from tablerag.answer.findings import composed
+from tablerag.answer.steps import ALL_ON, Switches
 from tablerag.deadline import Deadline
 from tablerag.errors import BudgetExceeded, ProviderError, RetrievalError
 from tablerag.lang.messages import message
-from tablerag.lang.untrusted import clip
 from tablerag.llm.base import LLM
 from tablerag.llm.deadline import DeadlineLLM
 from tablerag.loop.budget import Budget
@@ -50,6 +50,7 @@ from tablerag.loop.finish import NOT_FOUND, finished, same, with_figure_parts, w
 from tablerag.loop.retrieve import tables_of
 from tablerag.loop.step import StepResult, StepTools, run_step
 from tablerag.loop.tablesql import table_schemas
+from tablerag.loop.verdicts import VERDICTS, Judging
 from tablerag.types import Hit
 
 PLAN_CALLS = 1
@@ -181,7 +182,10 @@ def run_loop(question: str, *, llm: LLM, language: Language, options: LoopOption
     if final is not None:
         final = finished(final, question, state.results, language, tools.nl2sql.stages)
     why = _why(stop, cut, budget, language)
-    return _envelope(question, language, state, final, stop, problem, why, budget, started)
+    return _envelope(
+        question, language, state, final, stop, problem, why, budget, started,
+        tools.nl2sql.stages,
+    )  # fmt: skip
 
 
 def _follow(
@@ -437,98 +441,6 @@ def incomplete(
     return "\n".join(lines)
 
 
-def _sql_failed_everywhere(results: Sequence[StepResult]) -> str:
-    """Why the SQL failed, when some step's SQL failed and no step was answered by SQL (the
-    loop's answer then comes from the documents alone); "" otherwise.
-
-    Example:
-        >>> from tablerag.loop.crosscheck import Verdict
-        >>> def step(decision: str, chosen: str | None, note: str = "") -> StepResult:
-        ...     s = Step(n=1, action="sub-question", decision=decision)
-        ...     return StepResult(s, Verdict(decision, chosen, "x", note), (), None, {})
-        >>> why = "The SQL failed (no such column); answered from the text."
-        >>> _sql_failed_everywhere([step("sql_failed", "document", why)])
-        'no such column'
-        >>> _sql_failed_everywhere([step("sql_failed", "document"), step("sql", "sql")])
-        ''
-    """
-    if any(r.verdict.chosen == "sql" or r.verdict.decision in ("both", "agree") for r in results):
-        return ""
-    notes = [r.verdict.note for r in results if r.verdict.decision == "sql_failed"]
-    if not notes:
-        return ""
-    why = notes[0]
-    start, end = why.find("("), why.rfind(")")
-    return clip(why[start + 1 : end] if 0 <= start < end else why, 200)
-
-
-def _figures_doubted(results: Sequence[StepResult]) -> tuple[bool, str]:
-    """Whether the SQL results the answer uses (chosen, agreed with, or kept beside the text)
-    are all ones the answer checks doubt, and the checks' reason when its answer's first line
-    says it. The flagship's step counted order lines for 退货率, which its definition counts by
-    distinct order, and the loop said ``ok`` (issue 23).
-
-    Example:
-        >>> from tablerag.loop.crosscheck import Verdict
-        >>> from tablerag.answer import Answer
-        >>> doubt = Finding(code="constant_query", severity="doubt", stage="checks",
-        ...                 message="checks.constant_query")
-        >>> def step(status: str, decision: str, chosen: str = "document") -> StepResult:
-        ...     s = Step(n=1, action="sub-question", decision=decision)
-        ...     a = Answer(question="q", answer="This result may be wrong: ...\\nx",
-        ...                language="en", path="nl2sql", status=status,
-        ...                findings=[doubt] if status == "unsure" else [])
-        ...     return StepResult(s, Verdict(decision, chosen, "x"), (), a, {})
-        >>> _figures_doubted([step("unsure", "both")])
-        (True, 'the query reads no table')
-        >>> _figures_doubted([step("unsure", "both"), step("ok", "sql", "sql")])
-        (False, '')
-        >>> _figures_doubted([step("unsure", "text")])  # the text answered; SQL not used
-        (False, '')
-    """
-    used = [
-        r
-        for r in results
-        if r.sql is not None
-        and r.sql.status in ("ok", "unsure")
-        and (r.verdict.chosen == "sql" or r.verdict.decision in ("both", "agree"))
-    ]
-    if not used or any(r.sql is not None and r.sql.status != "unsure" for r in used):
-        return False, ""
-    reasons = [why for r in used if (why := _doubt(r))]
-    return True, clip(reasons[0], 200) if reasons else ""
-
-
-CONFLICT_CONFIDENCE = 0.35
-"""The most a loop answer built on a step whose SQL and text disagreed is trusted. On TAT-QA
-(5462e4b, 122 questions) 20 of the 23 such answers marked ``ok`` were wrong (issue 23)."""
-
-
-def _disagreement(evidence: Sequence[StepResult]) -> tuple[str, str] | None:
-    """What the SQL and the text said in the first step where they disagreed (the crosscheck's
-    ``conflict``), each cut short, or None.
-
-    Example:
-        >>> from tablerag.loop.crosscheck import Verdict
-        >>> s = Step(n=1, action="sub-question", decision="conflict", text_answer="It was 7 [1].")
-        >>> v = Verdict("conflict", "sql", "12", "Conflict: …")
-        >>> _disagreement([StepResult(s, v, (), None, {})])
-        ('12', 'It was 7 [1].')
-    """
-    for r in evidence:
-        if r.verdict.decision != "conflict":
-            continue
-        sql_said = r.sql.answer if r.sql is not None else r.verdict.answer
-        return clip(sql_said.split("\n", 1)[0], 120), clip(r.step.text_answer, 120)
-    return None
-
-
-def _doubt(r: StepResult) -> str:
-    """The answer checks' reasons of a doubted step's SQL, from its findings ("" without)."""
-    assert r.sql is not None
-    return reasons(r.sql.findings, r.sql.language).rstrip("。. ")
-
-
 def _envelope(
     question: str,
     language: Language,
@@ -539,6 +451,7 @@ def _envelope(
     why: str,
     budget: Budget,
     started: float,
+    stages: Switches = ALL_ON,
 ) -> Answer:
     results = state.results
     evidence = [r for r in results if r.verdict.decision != "none"]
@@ -566,43 +479,25 @@ def _envelope(
     elif text is None or not evidence:
         text = message("loop.not_found", language)
         status = "not_found"
-    confidence = min((r.verdict.confidence for r in evidence), default=0.0)
+    start = min((r.verdict.confidence for r in evidence), default=0.0)
+    doubts: list[str] = []  # what caps the confidence (tablerag.answer.confidence.CAPS)
     found: list[Finding] = []
-    failed = _sql_failed_everywhere(results)
-    doubted, doubt = (False, "") if failed else _figures_doubted(results)
-    if status == "ok" and failed:
-        # the figures part is missing: the documents answered alone, which is not ok
-        status = "unsure"
-        confidence = min(confidence, 0.4)
-        found.append(_lead("sql_failed", "loop.sql_failed", why=failed))
-        text = says(found[-1], language) + "\n" + (text or "")
-    elif status == "ok" and doubted:
-        # the figures are there, but the answer checks doubt them: not ok either
-        status = "unsure"
-        confidence = min(confidence, 0.4)
-        if doubt and doubt not in (text or ""):  # (a caveat already in the text stays alone)
-            found.append(_lead("sql_doubted", "loop.sql_doubted", why=doubt))
-            text = says(found[-1], language) + "\n" + (text or "")
-    elif status == "ok" and (disagreed := _disagreement(evidence)):
-        # the tables and the documents answered the same thing differently: one is wrong
-        status = "unsure"
-        confidence = min(confidence, CONFLICT_CONFIDENCE)
-        sql_said, text_said = disagreed
-        found.append(_lead("conflict", "loop.conflict", sql=sql_said, text=text_said))
-        text = says(found[-1], language) + "\n" + (text or "")
-    sources: list[object] = [question]
-    for r in results:
-        sources.append(r.verdict.answer)
-        if r.sql is not None and r.sql.table is not None:
-            sources.extend(v for row in r.sql.table.rows for v in row)
-    sources.extend(c.snippet for c in state.citations)
-    if final is None:  # the report of what was done repeats the sub-questions
-        sources.extend(r.step.input for r in results)
-    loose = ungrounded_numbers(text, sources) if evidence else []
     note = ""
-    if loose:
-        note = message("loop.ungrounded", language, numbers=", ".join(loose))
-        confidence = min(confidence, 0.4)
+    for verdict in stages.enabled(VERDICTS):
+        judging = Judging(
+            question, results, evidence, [c.snippet for c in state.citations], text or "",
+            status, final is not None, language,
+        )  # fmt: skip
+        said = verdict.run(judging)
+        if said is None:
+            continue
+        doubts.append(said.code)
+        note = note or said.note
+        if status == "ok" and not said.note:  # a lead verdict: the answer is not ok
+            status = "unsure"
+        if said.finding is not None:
+            found.append(said.finding)
+            text = composed(text or "", [said.finding], language)
     final_step = Step(
         n=len(results) + 1,
         action="answer",
@@ -623,7 +518,7 @@ def _envelope(
         sql_attempts=attempts,
         citations=state.citations,
         facts=facts,
-        confidence=round(confidence, 3),
+        confidence=confidence(start, doubts),
         status=status,
         findings=found,
         error=error,
@@ -631,11 +526,6 @@ def _envelope(
         steps=[r.step for r in results] + [final_step],
         budget_exhausted=stop,
     )
-
-
-def _lead(code: str, key: str, **values: str) -> Finding:
-    """A finding of the loop stated above its answer (message ``key``)."""
-    return Finding(code=code, severity="doubt", message=key, values=values, stage="loop")
 
 
 def _exceeded(stop: BudgetName | None, budget: Budget) -> BudgetExceeded:

@@ -208,6 +208,7 @@ def _text_side(
         min_score=tools.rag.min_score,
         passage_chars=tools.rag.passage_chars,
         timeout_s=tools.rag.timeout_s,
+        base=tools.rag.confidence,
     )
 
 

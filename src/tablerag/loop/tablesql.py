@@ -12,21 +12,31 @@ and pays for.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 
 from tablerag.answer import Answer, Language, SQLAttempt
+from tablerag.answer.confidence import confidence
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.linking.fkgraph import FKGraph
 from tablerag.linking.linker import LinkedSchema, link
 from tablerag.linking.render import render_full
 from tablerag.llm.base import LLM
-from tablerag.nl2sql.definitions import definition_note, definition_rows
 from tablerag.nl2sql.literals import LabelHome, all_zero, found_nothing, label_homes
 from tablerag.nl2sql.lookup import literal
-from tablerag.nl2sql.path import MIN_CONFIDENCE, REWRITE_COST, NL2SQLOptions, answer_with_sql
+from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql
 from tablerag.nl2sql.schema_context import SchemaContext, keys_between, schema_context
-from tablerag.nl2sql.stages import ALL_ON, LABEL_ROUND, TABLE_NOTES, Switches, TableNoteInput
+from tablerag.nl2sql.stages import (
+    ALL_ON,
+    DEFINITIONS,
+    LABEL_ROUND,
+    TABLE_NOTES,
+    NoteInput,
+    Stage,
+    Switches,
+    TableNoteInput,
+    bound,
+)
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.tokens import count_tokens
 from tablerag.types import Hit
@@ -84,11 +94,8 @@ def table_schemas(
     sub = restrict(catalog, [*tables, *linked_tables(linked, catalog, tables, linked_extra)])
     if not sub.tables:
         return SchemaContext("", (), 0)
-    defined = (
-        [definition_note(d) for d in definition_rows(question, linked, catalog, engine)]
-        if engine and stages.on("definitions")
-        else []
-    )
+    noted = NoteInput(question, linked, catalog, engine) if engine else None
+    defined = [line for s in stages.enabled((DEFINITIONS,)) if noted for line in s.run(noted)]
     if defined:
         max_tokens = max(max_tokens - count_tokens("\n".join(defined)), 0)
     context = schema_context(question, sub, max_tokens=max_tokens, engine=engine, stages=stages)
@@ -186,13 +193,38 @@ def answer_over_tables(
         )
         return answer, schema
 
-    answer, schema = ask(tables)
-    if not options.stages.on(LABEL_ROUND.name):
-        return answer, schema
-    homes = [h for h in _homes(answer, catalog, engine.dialect) if h.table not in schema.tables]
+    answered = ask(tables)
+    again = Again(catalog, engine, options, ask)
+    for stage in options.stages.enabled(ROUNDS):
+        answered = stage.run(answered, again)
+    return answered
+
+
+Answered = tuple[Answer, SchemaContext]
+
+
+@dataclass(frozen=True)
+class Again:
+    """What a further round of the loop's SQL reads: the catalog, the engine, the path's
+    options, and how to ask the sub-question over other tables (``ask(tables, extra)``)."""
+
+    catalog: SchemaCatalog
+    engine: SQLEngine
+    options: NL2SQLOptions
+    ask: Callable[..., Answered]
+
+
+Round = Callable[[Answered, Again], Answered]
+"""``((answer, schema), Again) -> (answer, schema)``: a further round after the first."""
+
+
+def _label_round(answered: Answered, r: Again) -> Answered:
+    """Over the tables that store the labels a query found nothing for, asked once more."""
+    answer, schema = answered
+    homes = [h for h in _homes(answer, r.catalog, r.engine.dialect) if h.table not in schema.tables]
     if not homes:
         return answer, schema
-    again, wider = ask([h.table for h in homes], extra=0)
+    again, wider = r.ask([h.table for h in homes], extra=0)
     if again.status not in ("ok", "unsure") or found_nothing(
         again.table.rows if again.table else []
     ):
@@ -209,9 +241,13 @@ def answer_over_tables(
         "sql_attempts": [*answer.sql_attempts, noted, *rest],
         "timings_ms": timings,
         # the first round's query counts among the model's queries, as a repair round's does
-        "confidence": max(MIN_CONFIDENCE, round(again.confidence - REWRITE_COST, 3)),
+        "confidence": confidence(again.confidence, written=2, base=r.options.confidence),
     }
     return again.model_copy(update=update), wider
+
+
+ROUNDS: tuple[Stage[Round], ...] = (bound(LABEL_ROUND, _label_round),)
+"""The further rounds of the loop's SQL, in order (registered in :mod:`tablerag.nl2sql.stages`)."""
 
 
 def _homes(answer: Answer, catalog: SchemaCatalog, dialect: str) -> list[LabelHome]:

@@ -11,10 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tablerag.answer import Citation, Language
+from tablerag.answer.confidence import LOCAL, confidence
 from tablerag.answer.grounding import ungrounded_numbers
 from tablerag.errors import ProviderError
 from tablerag.lang.messages import LANGUAGE_NAMES
 from tablerag.llm.base import LLM
+from tablerag.llm.profiles import ConfidenceBase
 from tablerag.prompts import render
 from tablerag.rag.answer import NOT_FOUND_MARK, citation, facts_of, is_relevant
 from tablerag.types import Hit
@@ -59,6 +61,7 @@ def answer_from_passages(
     min_score: float = 0.0,
     passage_chars: int = 1200,
     timeout_s: float = 120.0,
+    base: ConfidenceBase = LOCAL,
 ) -> PassageAnswer:
     """Answer ``question`` from ``hits`` (numbered from 1); never raises for model failures."""
     if not hits or not is_relevant(hits, min_score):
@@ -81,7 +84,7 @@ def answer_from_passages(
     if not text or NOT_FOUND_MARK in text.upper().replace(" ", "_") or "```" in text:
         return PassageAnswer("not_found", citations=cites, timings_ms=timings)
     facts = facts_of(text, [h.text for h in hits])
-    confidence = 0.8 if any(f.citation for f in facts) else 0.5
-    if ungrounded_numbers(text, [h.text for h in hits] + [question]):
-        confidence = min(confidence, 0.3)
-    return PassageAnswer("ok", text, cites, confidence, timings_ms=timings)
+    start = base.cited if any(f.citation for f in facts) else base.uncited
+    loose = ungrounded_numbers(text, [h.text for h in hits] + [question])
+    score = confidence(start, ["ungrounded"] if loose else [], base=base)
+    return PassageAnswer("ok", text, cites, score, timings_ms=timings)

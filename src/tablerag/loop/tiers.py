@@ -20,9 +20,10 @@ from importlib import resources
 
 from tablerag.answer import Language, ResultTable
 from tablerag.lang.messages import message
+from tablerag.lang.rates import COLUMN
 
 _SENTENCE = re.compile(r"(?<=[。！？!?\n])|(?<=\.)\s+")
-_RATE_COLUMN = re.compile(r"rate|ratio|pct|percent|share|率|比例|占比", re.IGNORECASE)
+_RATE_COLUMN = COLUMN
 _NUMBER = r"\s*(\d+(?:\.\d+)?)\s*%"
 
 

@@ -15,6 +15,7 @@ from tablerag.nl2sql.checks import Evidence, Finding, run_checks
 from tablerag.nl2sql.evidence import gather_evidence
 from tablerag.nl2sql.ratio import RateProblem, rate_problem
 from tablerag.nl2sql.schema_context import SchemaContext
+from tablerag.nl2sql.stages import ALL_ON, ANSWER_CHECKS, Switches
 from tablerag.sql.engines.base import SQLEngine
 
 if TYPE_CHECKING:
@@ -40,6 +41,8 @@ class QueryAttempt:
     rows: Sequence[Sequence[object]]
     engine: SQLEngine
     schema: SchemaContext
+    stages: Switches = ALL_ON
+    """Which answer checks run (:data:`~tablerag.nl2sql.stages.ANSWER_CHECKS`)."""
     _derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """What was computed from the query that ran (shared with :meth:`with_sql` copies)."""
 
@@ -71,7 +74,9 @@ class QueryAttempt:
     @property
     def findings(self) -> Sequence[Finding]:
         if "findings" not in self._derived:
-            self._derived["findings"] = run_checks(self.evidence)
+            self._derived["findings"] = run_checks(
+                self.evidence, [c.run for c in self.stages.enabled(ANSWER_CHECKS)]
+            )
         found: list[Finding] = self._derived["findings"]
         return found
 

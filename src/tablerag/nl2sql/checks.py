@@ -38,6 +38,8 @@ from typing import Literal
 from sqlglot import exp
 
 from tablerag.answer import Finding as AnswerFinding
+from tablerag.answer.confidence import LOCAL, confidence
+from tablerag.answer.confidence import WEIGHTS as CONFIDENCE_WEIGHTS
 from tablerag.answer.findings import CHECKS as CHECKS_STAGE
 from tablerag.lang.asks import (
     ask_words,
@@ -54,8 +56,10 @@ from tablerag.lang.asks import (
 )
 from tablerag.lang.messages import Language, message
 from tablerag.lang.tokenize import light_stem
+from tablerag.lang.totals import TOTAL_LABELS
 from tablerag.linking.fkgraph import is_idlike
 from tablerag.linking.values import ValueMatch
+from tablerag.llm.profiles import ConfidenceBase
 from tablerag.nl2sql.denominator import Denominator, narrowed
 from tablerag.nl2sql.slashdates import DateReading
 from tablerag.nl2sql.units import unit_problems
@@ -89,34 +93,9 @@ FindingCode = Literal[
     "mixed_units",
 ]
 
-WEIGHTS: Mapping[FindingCode, float] = {
-    "constant_query": 0.6,
-    "unrelated_table": 0.5,
-    "weak_link": 0.35,
-    "unread_table": 0.4,
-    "ignored_value": 0.35,
-    "all_zero": 0.3,
-    "over_count": 0.4,
-    "totals_in_result": 0.25,
-    "totals_in_table": 0.35,
-    "scale_jump": 0.3,
-    "date_order": 0.4,
-    "definition_ignored": 0.35,
-    "definition_followed": 0.0,
-    "count_asked": 0.35,
-    "amount_asked": 0.35,
-    "period_narrowed": 0.35,
-    "unasked_period": 0.35,
-    "other_period": 0.45,
-    "many_rows": 0.35,
-    "many_groups": 0.35,
-    "nothing_named": 0.35,
-    "arbitrary_pick": 0.35,
-    "rate_out_of_range": 0.4,
-    "minor_unit": 0.4,
-    "mixed_units": 0.4,
-}
-"""What each finding takes off the confidence (0: it only cites). To be calibrated."""
+WEIGHTS: Mapping[str, float] = CONFIDENCE_WEIGHTS
+"""What each finding takes off the confidence (0: it only cites): kept with every other
+doubt's in :mod:`tablerag.answer.confidence`."""
 
 REPAIRABLE: frozenset[FindingCode] = frozenset(
     {
@@ -144,13 +123,14 @@ REPAIRABLE: frozenset[FindingCode] = frozenset(
 """Doubts a model can mend when told (the ``recheck`` stage asks once): not a weak link, a
 0 or a size, which say the data may differ from what the question expects, not what to fix."""
 
-FIRST_CONFIDENCE = 0.85
-"""Confidence of an answer from the model's first query that no check doubts."""
-REWRITE_COST = 0.2
+FIRST_CONFIDENCE = LOCAL.sql
+"""Confidence of an answer from the model's first query that no check doubts (the local
+profile's; each profile has its own, :class:`tablerag.llm.profiles.ConfidenceBase`)."""
+REWRITE_COST = LOCAL.rewrite
 """What each further query the model wrote (a repair round) takes off it."""
-MIN_CONFIDENCE = 0.3
+MIN_CONFIDENCE = LOCAL.ok_floor
 """The floor of an ``ok`` answer."""
-UNSURE_FLOOR = 0.05
+UNSURE_FLOOR = LOCAL.unsure_floor
 """The floor of an ``unsure`` answer."""
 WEAK_LINK = 0.45
 """A table the linker scored below this, by columns and descriptions alone, is weakly linked."""
@@ -162,10 +142,6 @@ NAMED_SHARE = 0.8
 in "How many warranty claims…"; not 歌手举办演唱会 in "2014年举办过演唱会的场馆")."""
 SCALE_FACTOR = 1000.0
 """A figure this many times its columns' typical magnitude is a scale jump."""
-TOTAL_LABELS = frozenset(
-    {"合计", "总计", "小计", "共计", "总合计", "total", "totals", "subtotal", "grand total", "sum"}
-)
-"""Labels of totals rows (lower-case), in the result or stored in a table as a data row."""
 MAX_NAMED = 3
 PICK_MAX = 100
 """A LIMIT up to this without ORDER BY picks rows (the gate's own row cap is far above)."""
@@ -883,20 +859,9 @@ def _is_figure(value: object) -> bool:
     return isinstance(value, int | float | Decimal) and not isinstance(value, bool)
 
 
-CHECKS: tuple[Check, ...] = (
-    relevance,
-    plausibility,
-    definitions,
-    asked_for,
-    named,
-    dates_read,
-    units_read,
-)
-"""The checks every SQL answer that found rows goes through, in order."""
-
-
-def run_checks(e: Evidence, checks: Sequence[Check] = CHECKS) -> list[Finding]:
-    """Every finding of ``checks`` on ``e``, each code once."""
+def run_checks(e: Evidence, checks: Sequence[Check]) -> list[Finding]:
+    """Every finding of ``checks`` (the answer checks that are on, registered in
+    :data:`tablerag.nl2sql.stages.ANSWER_CHECKS`) on ``e``, each code once."""
     found = [f for check in checks for f in check(e)]
     seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
     out = []
@@ -917,12 +882,13 @@ class Verdict:
     cited: tuple[Finding, ...]
 
 
-def verdict(findings: Sequence[Finding], written: int = 1) -> Verdict:
+def verdict(findings: Sequence[Finding], written: int = 1, base: ConfidenceBase = LOCAL) -> Verdict:
     """Status and confidence from the findings and the number of queries the model wrote.
 
-    ``confidence = FIRST_CONFIDENCE − REWRITE_COST × (written − 1) − Σ weight(doubt)``, kept
-    at least :data:`MIN_CONFIDENCE` for an ``ok`` answer and :data:`UNSURE_FLOOR` for an
-    ``unsure`` one. The status is ``ok`` only when no finding doubts the answer.
+    The confidence is :func:`tablerag.answer.confidence.confidence` from ``base.sql`` (``base``:
+    the model profile's): ``base.sql − base.rewrite × (written − 1) − Σ weight(doubt)``, kept
+    at least ``base.ok_floor`` for an ``ok`` answer and ``base.unsure_floor`` for an ``unsure``
+    one. The status is ``ok`` only when no finding doubts the answer.
 
     Example:
         >>> verdict([]).status, verdict([]).confidence
@@ -933,10 +899,8 @@ def verdict(findings: Sequence[Finding], written: int = 1) -> Verdict:
     """
     doubts = tuple(f for f in findings if f.doubts)
     cited = tuple(f for f in findings if not f.doubts)
-    score = FIRST_CONFIDENCE - REWRITE_COST * (max(1, written) - 1) - sum(f.weight for f in doubts)
-    if doubts:
-        return Verdict("unsure", round(max(UNSURE_FLOOR, score), 3), doubts, cited)
-    return Verdict("ok", round(max(MIN_CONFIDENCE, score), 3), doubts, cited)
+    score = confidence(base.sql, [f.code for f in doubts], written=written, base=base)
+    return Verdict("unsure" if doubts else "ok", score, doubts, cited)
 
 
 def _projections(tree: exp.Expr | None) -> list[exp.Expr]:

@@ -4,33 +4,31 @@ The NL2SQL prompt states today's date and what "last month" is; the 1.5B local m
 wrote ``stat_month = '2026-11'`` for "last month" on 2026-11-15, and kept it through a repair
 round. A date written next to the words that mean it is copied far more reliably, so the
 question the SQL model reads says it: "上个月（2026-10）", "last month (2026-10)". Only the
-SQL prompt gets the dated question; the answer and its trace keep the user's words.
+SQL prompt gets the dated question; the answer and its trace keep the user's words. The words
+and what they stand for are data (``lang/time.json``, ``relative``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import re
-from collections.abc import Callable
 
-_Resolve = Callable[[dt.date], str]
+from tablerag.lang.time import RELATIVE, Unit
 
 
 def _month_before(day: dt.date) -> dt.date:
     return day.replace(day=1) - dt.timedelta(days=1)
 
 
-_RULES: tuple[tuple[re.Pattern[str], _Resolve], ...] = (
-    (
-        re.compile(r"上个月|上月|\blast month\b|\bprevious month\b", re.I),
-        lambda d: f"{_month_before(d):%Y-%m}",
-    ),
-    (re.compile(r"本月|这个月|\bthis month\b|\bcurrent month\b", re.I), lambda d: f"{d:%Y-%m}"),
-    (re.compile(r"去年|\blast year\b|\bprevious year\b", re.I), lambda d: str(d.year - 1)),
-    (re.compile(r"今年|本年|\bthis year\b|\bcurrent year\b", re.I), lambda d: str(d.year)),
-    (re.compile(r"昨天|\byesterday\b", re.I), lambda d: (d - dt.timedelta(days=1)).isoformat()),
-    (re.compile(r"今天|\btoday\b", re.I), lambda d: d.isoformat()),
-)
+def _resolve(day: dt.date, unit: Unit, offset: int) -> str:
+    """The date ``offset`` ``unit`` s from ``day``, as the question says it (month: YYYY-MM)."""
+    if unit == "year":
+        return str(day.year + offset)
+    if unit == "day":
+        return (day + dt.timedelta(days=offset)).isoformat()
+    month = day.replace(day=1)
+    for _ in range(-offset):
+        month = _month_before(month).replace(day=1)
+    return f"{month:%Y-%m}"
 
 
 def dated(question: str, today: dt.date) -> str:
@@ -48,10 +46,10 @@ def dated(question: str, today: dt.date) -> str:
         'How many singers are there?'
     """
     spans: list[tuple[int, int, str]] = []
-    for pattern, resolve in _RULES:
+    for pattern, unit, offset in RELATIVE:
         for m in pattern.finditer(question):
             if not any(s < m.end() and m.start() < e for s, e, _ in spans):
-                spans.append((m.start(), m.end(), resolve(today)))
+                spans.append((m.start(), m.end(), _resolve(today, unit, offset)))
     out, last = [], 0
     for start, end, date in sorted(spans):
         han = "\u4e00" <= question[start] <= "\u9fff"

@@ -19,11 +19,12 @@ from sqlglot.errors import SqlglotError
 
 from tablerag.lang.asks import excludes
 from tablerag.lang.tokenize import light_stem, tokenize
+from tablerag.lang.totals import TOTAL_LABELS
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.linking.linker import LinkedSchema, is_document_table
 from tablerag.linking.text import bigrams, han_text, name_words
 from tablerag.linking.values import ValueMatch
-from tablerag.nl2sql.checks import TOTAL_LABELS, Definition, Evidence, tables_read
+from tablerag.nl2sql.checks import Definition, Evidence, tables_read
 from tablerag.nl2sql.definitions import DefinitionRow, definition_rows
 from tablerag.nl2sql.denominator import denominator_set
 from tablerag.nl2sql.lookup import literal, quote, rows, specific_matches

@@ -36,15 +36,16 @@ from tablerag.answer import (
     SQLAttempt,
 )
 from tablerag.answer import Finding as AnswerFinding
-from tablerag.answer.findings import LLM_FAILED, unsure_line
-from tablerag.answer.grounding import ungrounded_numbers
+from tablerag.answer.confidence import LOCAL
+from tablerag.answer.findings import LLM_FAILED, composed
 from tablerag.answer.reading import read_query
 from tablerag.deadline import Deadline
 from tablerag.errors import EngineError, ProviderError, QueryTimeout, SQLRejected
 from tablerag.lang.messages import LANGUAGE_NAMES, message
 from tablerag.llm.base import LLM, Message
+from tablerag.llm.profiles import ConfidenceBase
 from tablerag.nl2sql.attempt import QueryAttempt
-from tablerag.nl2sql.autofix import Fixed, pin_today
+from tablerag.nl2sql.autofix import Fixed
 from tablerag.nl2sql.checks import (
     FIRST_CONFIDENCE,
     MIN_CONFIDENCE,
@@ -52,25 +53,30 @@ from tablerag.nl2sql.checks import (
     Finding,
     verdict,
 )
+from tablerag.nl2sql.explanation import Explanation, Reply, quotes_result
 from tablerag.nl2sql.literals import all_zero, found_nothing
-from tablerag.nl2sql.ratio import RateProblem, definition_hint, with_caveat
+from tablerag.nl2sql.ratio import RateProblem, definition_hint
 from tablerag.nl2sql.schema_context import SchemaContext
 from tablerag.nl2sql.sqltext import extract_sql
 from tablerag.nl2sql.stages import (
     ALL_ON,
+    AMOUNT_MENDS,
     EMPTY_DOUBTS,
     EMPTY_MENDS,
+    EXPLANATION_CHECKS,
     FOUND_DOUBTS,
     FOUND_MENDS,
+    KEPT_CAVEATS,
     QUERY_MENDS,
     QUESTION_NOTES,
     RATE,
     REFUSAL_MENDS,
+    REPLY_CHECKS,
     REPLY_MENDS,
-    RefusalMend,
+    Query,
+    Refusal,
     Switches,
 )
-from tablerag.nl2sql.units import catalog_units, in_major_units
 from tablerag.prompts import render
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.sql.policy import ExecutionPolicy
@@ -102,7 +108,9 @@ class NL2SQLOptions:
     policy: ExecutionPolicy | None = None
     """Limits of each query; None uses the engine's."""
     stages: Switches = ALL_ON
-    """Which notes, mends and doubts run (:mod:`tablerag.nl2sql.stages`)."""
+    """Which notes, mends, doubts and checks run (:mod:`tablerag.nl2sql.stages`)."""
+    confidence: ConfidenceBase = LOCAL
+    """Where the answer's confidence starts (the model profile's)."""
     deadline: Deadline | None = None
     """The question's deadline: each query's time limit is cut to what is left of it."""
 
@@ -145,7 +153,8 @@ def answer_with_sql(
         schema=schema.text or "(no tables)",
         question=_noted(question, today, opts.stages),
     )
-    checked = _Checked(schema, engine)
+    query = Query(question, engine.dialect, schema.canonical, opts.today, schema.catalog)
+    checked = _Checked(schema, engine, query, opts.stages)
     attempts: list[SQLAttempt] = []
     result: ResultSet | None = None
     kept: ResultSet | None = None  # ran, but computes no rate the question asks for
@@ -160,11 +169,11 @@ def answer_with_sql(
                 question, language, attempts, timings, message("nl2sql.llm_failed", language), exc
             )
         _add(timings, "llm", reply.latency_ms)
-        # a reply cut off before its SQL block closed may hold a query cut short but valid
-        cut = reply.truncated and reply.text.count("```") < 2
-        sql = None if cut else extract_sql(reply.text, dialect=engine.dialect)
+        said = Reply(reply.text, reply.truncated)
+        refused = any(c.run(said) for c in opts.stages.enabled(REPLY_CHECKS))
+        sql = None if refused else extract_sql(reply.text, dialect=engine.dialect)
         if sql is not None:
-            sql = _formats(sql, schema, engine.dialect, opts.stages)
+            sql = _formats(sql, query, opts.stages)
         tried, result = _run_fixing(question, sql, opts, timings, checked)
         attempts += tried
         doubt, rate = None, None
@@ -191,11 +200,11 @@ def answer_with_sql(
         ]
     if result is None and kept is not None:  # the repair failed: keep what ran
         answer = _explained(question, language, llm, kept, attempts, timings, opts, checked, upto)
-        return _caveated(answer, asked) if asked else answer
+        return _kept(answer, asked, opts.stages) if asked else answer
     if result is not None and asked:  # the repair ran: is its rate right now?
         answer = _explained(question, language, llm, result, attempts, timings, opts, checked)
         still = checked.attempt(question, result).rate if opts.stages.on(RATE.name) else None
-        return _caveated(answer, still) if still else answer
+        return _kept(answer, still, opts.stages) if still else answer
     if result is None:
         text = message("nl2sql.no_sql", language, n=len(attempts))
         last = attempts[-1]
@@ -223,6 +232,9 @@ class _Checked:
 
     schema: SchemaContext
     engine: SQLEngine
+    query: Query
+    """What the mends of a query before it runs read besides the SQL."""
+    stages: Switches = ALL_ON
     attempts: dict[tuple[int, str], tuple[ResultSet, QueryAttempt]] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -234,24 +246,19 @@ class _Checked:
             return kept[1]
         attempt = QueryAttempt(
             question, result.sql_executed, tuple(result.columns), result.rows, self.engine,
-            self.schema,
+            self.schema, self.stages,
         )  # fmt: skip
         # the result is held with its attempt, so its id names no other result meanwhile
         self.attempts[(id(result), question)] = (result, attempt)
         return attempt
 
 
-RATE_WEIGHT = 0.3
-"""What a rate the query does not compute (the ``rate`` doubt's caveat) takes off."""
-
-
-def _caveated(answer: Answer, problem: RateProblem) -> Answer:
-    """``answer`` with the caveat that its rows are not the rate asked for: ``unsure``."""
-    if answer.status not in ("ok", "unsure"):
-        return answer
-    caveated = with_caveat(answer.model_copy(update={"status": "ok"}), problem)
-    confidence = max(0.05, round(answer.confidence - RATE_WEIGHT, 3))
-    return caveated.model_copy(update={"status": "unsure", "confidence": confidence})
+def _kept(answer: Answer, problem: RateProblem, stages: Switches) -> Answer:
+    """The answer the path keeps after a ``rate`` doubt, through the caveats that are on
+    (:data:`~tablerag.nl2sql.stages.KEPT_CAVEATS`)."""
+    for caveat in stages.enabled(KEPT_CAVEATS):
+        answer = caveat.run(answer, problem)
+    return answer
 
 
 def _noted(question: str, today: dt.date, stages: Switches) -> str:
@@ -261,11 +268,11 @@ def _noted(question: str, today: dt.date, stages: Switches) -> str:
     return question
 
 
-def _formats(sql: str, schema: SchemaContext, dialect: str, stages: Switches) -> str:
+def _formats(sql: str, query: Query, stages: Switches) -> str:
     """``sql`` through the mends every query goes through (:data:`QUERY_MENDS`: mixed-format
-    columns read in one format)."""
+    columns read in one format, the database's clock read as the ``today`` option)."""
     for mend in stages.enabled(QUERY_MENDS):
-        sql = mend.run(sql, schema.canonical, dialect)
+        sql = mend.run(sql, query)
     return sql
 
 
@@ -337,9 +344,9 @@ def _run_fixing(
     otherwise, a join no key supports where one table keys both ends); when the mended query
     finds nothing either, what ran first is kept.
     """
-    engine, schema = checked.engine, checked.schema
-    mended_reply = _reply_mend(sql, engine.dialect, opts.stages) if sql else None
-    mended_reply = _in_units(question, sql, mended_reply, schema, engine.dialect, opts.stages)
+    engine, query = checked.engine, checked.query
+    mended_reply = _reply_mend(sql, query, opts.stages) if sql else None
+    mended_reply = _in_units(sql, mended_reply, query, opts.stages)
     attempt, result, refusal = _run(
         engine, mended_reply.sql if mended_reply else sql, opts, timings
     )
@@ -356,8 +363,8 @@ def _run_fixing(
     tried, after = [attempt], None
     for _ in range(MAX_MENDS):
         # a mended query is read like the model's: mixed-format columns in one format
-        mended_sql = _formats(fixed.sql, schema, engine.dialect, opts.stages)
-        if units := _in_units(question, mended_sql, None, schema, engine.dialect, opts.stages):
+        mended_sql = _formats(fixed.sql, query, opts.stages)
+        if units := _in_units(mended_sql, None, query, opts.stages):
             mended_sql, fixed = units.sql, Fixed(units.sql, f"{fixed.note}; {units.note}")
         again, after, refused = _run(engine, mended_sql, opts, timings)
         tried.append(again.model_copy(update={"note": fixed.note}))
@@ -384,53 +391,31 @@ def _found_mend(attempt: QueryAttempt, stages: Switches) -> Fixed | None:
 
 
 def _in_units(
-    question: str,
-    sql: str | None,
-    mended: Fixed | None,
-    schema: SchemaContext,
-    dialect: str,
-    stages: Switches,
+    sql: str | None, mended: Fixed | None, query: Query, stages: Switches
 ) -> Fixed | None:
-    """``mended`` (or ``sql``) with its amounts in the unit the question asks for (the
-    ``units`` mend, :mod:`tablerag.nl2sql.units`); ``mended`` when nothing changes."""
-    if not sql or not stages.on("units"):
+    """``mended`` (or ``sql``) through the amount mends (:data:`AMOUNT_MENDS`: the amounts in
+    the unit the question asks for), their notes joined; ``mended`` when nothing changes."""
+    if not sql:
         return mended
-    units = in_major_units(
-        question, mended.sql if mended else sql, catalog_units(schema.catalog), dialect=dialect
-    )
-    if units is None:
-        return mended
-    return Fixed(units.sql, f"{mended.note}; {units.note}" if mended else units.note)
+    for mend in stages.enabled(AMOUNT_MENDS):
+        fixed = mend.run(mended.sql if mended else sql, query)
+        if fixed is not None:
+            mended = Fixed(fixed.sql, f"{mended.note}; {fixed.note}" if mended else fixed.note)
+    return mended
 
 
-def _reply_mend(sql: str, dialect: str, stages: Switches) -> Fixed | None:
-    return next((f for m in stages.enabled(REPLY_MENDS) if (f := m.run(sql, dialect))), None)
+def _reply_mend(sql: str, query: Query, stages: Switches) -> Fixed | None:
+    return next((f for m in stages.enabled(REPLY_MENDS) if (f := m.run(sql, query))), None)
 
 
 def _mend(refusal: SQLRejected, dialect: str, stages: Switches) -> Fixed | None:
-    """The gate's own mend of a refused query (:data:`~tablerag.nl2sql.stages.REFUSAL_MENDS`).
-
-    Each mend takes a query only when it can mend every issue. When the issues are of two
-    kinds ("r.status: write s.status" and "category_name: add JOIN dim_category ..."), and
-    each issue alone is one some mend reads one way, the first kind is mended now and the
-    gate's next look names the rest (the caller mends up to :data:`MAX_MENDS` times); the
-    local model, given both at once, swapped its product table for the category table.
-    """
-    mends: list[RefusalMend] = [m.run for m in stages.enabled(REFUSAL_MENDS)]
-    for mend in mends:
-        fixed = mend(refusal.sql, refusal.issues, dialect=dialect)
-        if fixed is not None:
-            return fixed
-    alone = [
-        next((m for m in mends if m(refusal.sql, [i], dialect=dialect) is not None), None)
-        for i in refusal.issues
-    ]
-    if not alone or None in alone:
-        return None
-    first = alone[0]
-    assert first is not None
-    mine = [i for i, m in zip(refusal.issues, alone, strict=True) if m is first]
-    return first(refusal.sql, mine, dialect=dialect)
+    """The gate's own mend of a refused query: the first of the refusal mends that are on
+    (:data:`~tablerag.nl2sql.stages.REFUSAL_MENDS`) that mends it. Each takes a query only
+    when it can mend every issue (``one_kind`` mends one kind of them; the caller mends again,
+    up to :data:`MAX_MENDS` times)."""
+    runs = tuple(m.run for m in stages.enabled(REFUSAL_MENDS))
+    refused = Refusal(refusal.sql, refusal.issues, dialect, runs)
+    return next((f for run in runs if (f := run(refused))), None)
 
 
 def _run(
@@ -440,10 +425,7 @@ def _run(
     timings: dict[str, float],
 ) -> tuple[SQLAttempt, ResultSet | None, SQLRejected | None]:
     """Gate and run one query; the attempt records what the gate or the engine said, and a gate
-    refusal comes back whole (its issues say what the gate could mend). With the ``today``
-    option, ``CURRENT_DATE`` is that day (:func:`~tablerag.nl2sql.autofix.pin_today`)."""
-    if sql is not None and opts.today is not None:
-        sql = pin_today(sql, opts.today, dialect=engine.dialect)
+    refusal comes back whole (its issues say what the gate could mend)."""
     policy = _within(opts.policy or engine.policy, opts.deadline)
     if sql is None:
         return (
@@ -507,7 +489,10 @@ def _explained(
     }
     if found_nothing(rows):
         return Answer(
-            answer=message("nl2sql.no_data", language), status="no_data", confidence=0.6, **common
+            answer=message("nl2sql.no_data", language),
+            status="no_data",
+            confidence=opts.confidence.no_data,
+            **common,
         )
     # One value needs no model: the template says it exactly, and saves a call (seconds locally).
     single = len(rows) == 1 and len(result.columns) == 1
@@ -523,7 +508,7 @@ def _explained(
     findings: Sequence[Finding] = []
     if checked is not None:
         findings = checked.attempt(question, result).findings
-    judged = verdict(findings, written)
+    judged = verdict(findings, written, opts.confidence)
     facts = [Fact(text=text, source="sql")]
     citations: list[Citation] = []
     for n, cited in enumerate(judged.cited, start=1):
@@ -539,12 +524,9 @@ def _explained(
             )
         )
         facts.append(Fact(text=said, source="document", citation=n))
-        text = f"{text}\n{said}"
     found = [f.data() for f in (*judged.doubts, *judged.cited)]
-    if judged.doubts:
-        text = unsure_line(found, language) + "\n" + text
     return Answer(
-        answer=text,
+        answer=composed(text, found, language),
         status=judged.status,
         confidence=judged.confidence,
         checks=[f.code for f in (*judged.doubts, *judged.cited)],
@@ -586,7 +568,7 @@ def checked_answer(
         update={
             "status": "unsure",
             "confidence": min(answer.confidence, judged.confidence),
-            "answer": unsure_line(found, answer.language) + "\n" + answer.answer,
+            "answer": composed(answer.answer, found, answer.language),
             "checks": [*answer.checks, *(f.code for f in doubts)],
             "findings": [*answer.findings, *found],
         }
@@ -617,7 +599,9 @@ def explain(
     timings: dict[str, float],
     opts: NL2SQLOptions,
 ) -> str | None:
-    """The model's explanation of the rows, or None when it failed or used a foreign number."""
+    """The model's explanation of the rows, or None when it failed or an explanation check that
+    is on refused it (:data:`~tablerag.nl2sql.stages.EXPLANATION_CHECKS`: cut off, a foreign
+    number, nothing of the result quoted)."""
     shown = result.rows[:EXPLAIN_ROWS]
     lines = [" | ".join(result.columns)]
     lines += [" | ".join(_fmt(v) for v in row) for row in shown]
@@ -635,39 +619,13 @@ def explain(
     except ProviderError:
         return None
     _add(timings, "llm", reply.latency_ms)
-    if reply.truncated:  # cut off mid-sentence: the template from the rows says it whole
-        return None
     text = reply.text.strip()
-    cells = [v for row in shown for v in row]
-    # The row count may be quoted ("3 regions"), but 1 would excuse any stray "1".
-    counts = [len(result.rows)] if len(result.rows) > 1 else []
-    if (
-        sum(ch.isalpha() for ch in text) < 2
-        or "```" in text
-        or ungrounded_numbers(text, [*cells, question, *counts])
-        or not quotes_result(text, cells, question)
-    ):
+    said = Explanation(
+        text, reply.truncated, question, [v for row in shown for v in row], len(result.rows)
+    )
+    if not text or any(c.run(said) for c in opts.stages.enabled(EXPLANATION_CHECKS)):
         return None
     return text
-
-
-def quotes_result(text: str, cells: Sequence[Any], question: str) -> bool:
-    """Whether an explanation says something from the result: a text cell, or a number the
-    question does not hold (an explanation that only restates the question explains nothing).
-
-    Example:
-        >>> cells = ["P3001", 0.254]
-        >>> quotes_result("退货率超过10%的商品应按政策处理。", cells, "退货率超过10%的商品")
-        False
-        >>> quotes_result("P3001 的退货率最高。", cells, "退货率超过10%的商品")
-        True
-        >>> quotes_result("最高为 25.4%。", cells, "退货率超过10%的商品")
-        True
-    """
-    labels = (str(v).strip() for v in cells if isinstance(v, str | dt.date))
-    return any(label and label in text for label in labels) or bool(
-        ungrounded_numbers(text, [question])
-    )
 
 
 def template_explanation(

@@ -21,14 +21,12 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from tablerag.answer import Answer, Finding
-from tablerag.answer.findings import says
+from tablerag.answer.confidence import confidence
+from tablerag.answer.findings import composed
+from tablerag.lang.rates import NAMED
 from tablerag.linking.lexicon import equivalents
 
-_ASKED = re.compile(
-    r"[\u4e00-\u9fff]{2}率|占比|比例|百分比|比率"
-    r"|\b(?:\w+ )?(?:rate|ratio|percentage|proportion)s?\b|\bshare of\b|\bper ?cent\b",
-    re.IGNORECASE,
-)
+_ASKED = NAMED
 #: Messages (``lang/messages.json``) of an answer whose rows are not the rate asked for.
 RATE_CAVEAT = "nl2sql.rate_caveat"
 SAME_CAVEAT = "nl2sql.same_caveat"
@@ -156,13 +154,22 @@ def with_caveat(answer: Answer, problem: RateProblem) -> Answer:
     among its findings and, in its language, under its text."""
     if answer.status != "ok":
         return answer
-    caveat = says(problem.caveat, answer.language)
     return answer.model_copy(
         update={
-            "answer": f"{answer.answer}\n{caveat}",
+            "answer": composed(answer.answer, [problem.caveat], answer.language),
             "findings": [*answer.findings, problem.caveat],
         }
     )
+
+
+def caveated(answer: Answer, problem: RateProblem) -> Answer:
+    """``answer`` (``ok`` or ``unsure``) with the caveat that its rows are not the rate asked
+    for: ``unsure``, its confidence less the caveat's weight (``rate_caveat``)."""
+    if answer.status not in ("ok", "unsure"):
+        return answer
+    said = with_caveat(answer.model_copy(update={"status": "ok"}), problem)
+    lowered = confidence(answer.confidence, ["rate_caveat"])
+    return said.model_copy(update={"status": "unsure", "confidence": lowered})
 
 
 def definition_hint(word: str, notes: Sequence[str], pairs: Sequence[tuple[str, str]] = ()) -> str:

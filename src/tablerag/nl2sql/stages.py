@@ -1,16 +1,19 @@
-"""Every note, mend and doubt of the text-to-SQL path, registered in one place.
+"""Every note, mend, doubt and check of the answer pipeline, registered in one place.
 
 A *note* adds a line to what the model reads (a fact about the question's values or tables), a
-*mend* rewrites SQL without another model call, a *doubt* sends a query that ran back to the
-model once because its result cannot be the answer. Each stage handles one failure, lives in
-the module named after it, and is listed here with its name and the reason it exists; the
-pipelines below are the order in which :mod:`tablerag.nl2sql.path`, :mod:`.schema_context` and
-the TableRAG loop run them.
+*mend* rewrites SQL (or the loop's final answer) without another model call, a *doubt* sends a
+query that ran back to the model once because its result cannot be the answer, a *check* judges
+what the model wrote or what a query found (a finding that lowers the answer's confidence, a
+reply not run, an explanation replaced). Each stage handles one failure, lives in the module
+named after it, and is listed here with its name and the reason it exists; the pipelines below
+(one signature each, like sqlglot's optimizer ``RULES``) are the order in which
+:mod:`tablerag.nl2sql.path`, :mod:`.schema_context` and the TableRAG loop run them.
 
 Any stage can be switched off by name, or a whole family at once (``notes``, ``mends``,
-``doubts``), through :class:`Switches`: a model profile (:mod:`tablerag.llm.profiles`) chooses
-the defaults and the ``stages`` setting overrides them. A stage that is off is skipped: the
-path then behaves as if the failure it handles could not happen.
+``doubts``, ``checks``), through :class:`Switches`: a model profile
+(:mod:`tablerag.llm.profiles`) chooses the defaults and the ``stages`` setting overrides them. A
+stage that is off is skipped: the path then behaves as if the failure it handles could not
+happen.
 """
 
 from __future__ import annotations
@@ -19,56 +22,60 @@ import datetime as dt
 import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol
 
+from tablerag.answer.steps import ALL_ON, FAMILIES, Family, Stage, Switches, bound
 from tablerag.errors import ConfigError
 from tablerag.nl2sql.autofix import (
     Fixed,
     add_join,
     from_mysql,
+    pin_today,
     rejoin,
     requalify,
     respell,
     unclip,
 )
 from tablerag.nl2sql.canonical import canonicalize_formats
-from tablerag.nl2sql.checks import REPAIRABLE, Evidence, Finding
+from tablerag.nl2sql.checks import (
+    REPAIRABLE,
+    Check,
+    Evidence,
+    Finding,
+    asked_for,
+    dates_read,
+    definitions,
+    named,
+    plausibility,
+    relevance,
+    units_read,
+)
 from tablerag.nl2sql.dates import dated
 from tablerag.nl2sql.definitions import definition_note, definition_rows
 from tablerag.nl2sql.denominator import widen
 from tablerag.nl2sql.distinct import count_distinct, distinct_key
+from tablerag.nl2sql.explanation import Explanation, Reply, cut_in_sql, ungrounded
 from tablerag.nl2sql.joins import rebridge, unjoined
 from tablerag.nl2sql.labels import label_notes
 from tablerag.nl2sql.literals import found_nothing, label_elsewhere, past_the_data, stored_labels
 from tablerag.nl2sql.prose_definitions import prose_definitions
-from tablerag.nl2sql.ratio import RateProblem
+from tablerag.nl2sql.ratio import RateProblem, caveated
 from tablerag.nl2sql.rollup import rollup_note, rollups
 from tablerag.nl2sql.scale import scale_notes
 from tablerag.nl2sql.slashdates import slash_date_notes
 from tablerag.nl2sql.spelling import spelling_note, spellings
+from tablerag.nl2sql.units import catalog_units, in_major_units
 from tablerag.nl2sql.years import year_notes
+from tablerag.rag.answer import DOC_CHECKS
 
 if TYPE_CHECKING:
+    from tablerag.answer import Answer
+    from tablerag.errors import Issue
     from tablerag.linking.catalog import SchemaCatalog
     from tablerag.linking.fkgraph import JoinEdge
     from tablerag.linking.linker import LinkedSchema
     from tablerag.sql.engines.base import SQLEngine
     from tablerag.types import Hit
-
-Family = Literal["note", "mend", "doubt"]
-FAMILIES: dict[str, Family] = {"notes": "note", "mends": "mend", "doubts": "doubt"}
-F = TypeVar("F")
-
-
-@dataclass(frozen=True)
-class Stage(Generic[F]):
-    """One named stage: what it is, why it exists, and the function that runs it."""
-
-    name: str
-    family: Family
-    reason: str
-    """The failure it handles, in one line."""
-    run: F
 
 
 @dataclass
@@ -99,6 +106,33 @@ class TableNoteInput:
     tables: Sequence[str]
     engine: SQLEngine | None
     passages: Sequence[Hit] = ()
+
+
+@dataclass(frozen=True)
+class Query:
+    """What a mend of a query before it runs reads besides the SQL: the question, the dialect,
+    the canonical format of each mixed-format column, the ``today`` option, the catalog."""
+
+    question: str
+    dialect: str
+    canonical: Mapping[Any, Any] = field(default_factory=dict)
+    today: dt.date | None = None
+    catalog: SchemaCatalog | None = None
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A query the gate refused: its SQL, the gate's issues, the dialect, and the refusal
+    mends that are on (a mend may try the others on part of the issues)."""
+
+    sql: str
+    issues: Sequence[Issue]
+    dialect: str
+    mends: Sequence[RefusalMend] = ()
+
+    def only(self, issues: Sequence[Issue]) -> Refusal:
+        """The same refusal with only ``issues``."""
+        return Refusal(self.sql, issues, self.dialect, self.mends)
 
 
 class Attempt(Protocol):
@@ -155,20 +189,25 @@ class Attempt(Protocol):
         """The same attempt with ``sql`` mended (its derived facts stay those of what ran)."""
 
 
-Ran = Attempt
-"""The name the empty-result stages knew the context by."""
-
 QuestionNote = Callable[[str, dt.date], str]
 ValueNote = Callable[[NoteInput], Sequence[str]]
 TableNote = Callable[[TableNoteInput], Sequence[str]]
-QueryMend = Callable[[str, Mapping[Any, Any], str], str]
-"""``(sql, canonical formats, dialect) -> sql``: a rewrite every query goes through."""
-ReplyMend = Callable[[str, str], Fixed | None]
-RefusalMend = Callable[..., Fixed | None]
-"""``(sql, issues, *, dialect) -> Fixed | None``: the gate's issues say what to mend."""
+QueryMend = Callable[[str, Query], str]
+"""``(sql, Query) -> sql``: a rewrite every query goes through, which it does not note."""
+ReplyMend = Callable[[str, Query], Fixed | None]
+"""``(sql, Query) -> Fixed | None``: a noted rewrite of the model's reply (and, for the
+amount mends, of every mended query)."""
+RefusalMend = Callable[[Refusal], Fixed | None]
+"""``(Refusal) -> Fixed | None``: the gate's issues say what to mend."""
 EmptyMend = Callable[[Attempt], Fixed | None]
 FoundMend = Callable[[Attempt], Fixed | None]
 Doubt = Callable[[Attempt], str | None]
+ReplyCheck = Callable[[Reply], bool]
+"""``(Reply) -> refused``: the reply's SQL is not run (the model is asked again)."""
+ExplanationCheck = Callable[[Explanation], bool]
+"""``(Explanation) -> refused``: the template from the rows explains them instead."""
+Caveat = Callable[["Answer", RateProblem], "Answer"]
+"""``(answer, rate problem) -> answer``: what the answer the path keeps must say."""
 
 
 def _rollups(n: NoteInput) -> list[str]:
@@ -197,7 +236,7 @@ def _labels(n: TableNoteInput) -> list[str]:
     return label_notes(n.catalog, n.tables, n.engine) if n.engine is not None else []
 
 
-def _unjoined(r: Ran) -> str | None:
+def _unjoined(r: Attempt) -> str | None:
     # COUNT(*) over no rows is 0, not empty: a join no key supports is asked about when
     # nothing at all was found
     if not found_nothing(r.rows):
@@ -205,8 +244,30 @@ def _unjoined(r: Ran) -> str | None:
     return unjoined(r.sql, r.edges, dialect=r.engine.dialect)
 
 
-def _unclip(sql: str, dialect: str) -> Fixed | None:
-    return unclip(sql, dialect=dialect)
+def _unclip(sql: str, q: Query) -> Fixed | None:
+    return unclip(sql, dialect=q.dialect)
+
+
+def _units(sql: str, q: Query) -> Fixed | None:
+    return in_major_units(q.question, sql, catalog_units(q.catalog), dialect=q.dialect)
+
+
+def _pin_today(sql: str, q: Query) -> str:
+    return pin_today(sql, q.today, dialect=q.dialect) if q.today is not None else sql
+
+
+def _one_kind(r: Refusal) -> Fixed | None:
+    """When the issues are of two kinds ("r.status: write s.status" and "category_name: add
+    JOIN dim_category ..."), each of which some mend reads alone, the first kind mended now
+    (the gate's next look names the rest, and the path mends again): the local model, given
+    both at once, swapped its product table for the category table."""
+    if len(r.issues) < 2:
+        return None
+    alone = [next((m for m in r.mends if m(r.only([i])) is not None), None) for i in r.issues]
+    first = alone[0]
+    if first is None or None in alone:
+        return None
+    return first(r.only([i for i, m in zip(r.issues, alone, strict=True) if m is first]))
 
 
 def _table_columns(catalog: SchemaCatalog) -> dict[str, frozenset[str]]:
@@ -269,6 +330,14 @@ QUESTION_NOTES: tuple[Stage[QuestionNote], ...] = (
         dated,
     ),
 )
+DEFINITIONS: Stage[ValueNote] = Stage(
+    "definitions",
+    "note",
+    "a metric the question names is defined in a document table: quote the definition",
+    _definitions,
+)
+"""Also run by the loop over the whole catalog (:func:`tablerag.loop.tablesql.table_schemas`:
+the glossary table is a document table no chunk of a sub-question maps to)."""
 VALUE_NOTES: tuple[Stage[ValueNote], ...] = (
     Stage(
         "rollup",
@@ -276,12 +345,7 @@ VALUE_NOTES: tuple[Stage[ValueNote], ...] = (
         "a parent row of a hierarchy (华东) that facts never point at: filter its descendants",
         _rollups,
     ),
-    Stage(
-        "definitions",
-        "note",
-        "a metric the question names is defined in a document table: quote the definition",
-        _definitions,
-    ),
+    DEFINITIONS,
     Stage(
         "definition_passages",
         "note",
@@ -342,31 +406,38 @@ REFUSAL_MENDS: tuple[Stage[RefusalMend], ...] = (
         "requalify",
         "mend",
         "a column under the wrong alias moved to the one FROM item that has it",
-        requalify,
+        lambda r: requalify(r.sql, r.issues, dialect=r.dialect),
     ),
     Stage(
         "respell",
         "mend",
         "a column written with other case or underscores (pet_type for PetType), respelled",
-        respell,
+        lambda r: respell(r.sql, r.issues, dialect=r.dialect),
     ),
     Stage(
         "from_mysql",
         "mend",
         "MySQL date functions (DATE_SUB, CURDATE) written for another dialect, translated",
-        from_mysql,
+        lambda r: from_mysql(r.sql, r.issues, dialect=r.dialect),
     ),
     Stage(
         "add_join",
         "mend",
         "a column of a table one key away: the join the gate names is added",
-        add_join,
+        lambda r: add_join(r.sql, r.issues, dialect=r.dialect),
     ),
     Stage(
         "rejoin",
         "mend",
         "a table joined on a column it lacks (category ON product_code): joined through the bridge",
-        rejoin,
+        lambda r: rejoin(r.sql, r.issues, dialect=r.dialect),
+    ),
+    Stage(
+        "one_kind",
+        "mend",
+        "a refusal naming issues of two kinds, each of which a mend above reads alone: the first "
+        "kind mended now, the rest at the gate's next look",
+        _one_kind,
     ),
 )
 EMPTY_MENDS: tuple[Stage[EmptyMend], ...] = (
@@ -403,22 +474,34 @@ EMPTY_DOUBTS: tuple[Stage[Doubt], ...] = (
         lambda r: label_elsewhere(r.sql, r.engine, r.tables),
     ),
 )
-UNITS = Stage(
-    "units",
-    "mend",
-    "an amount summed from a column stored in 分 read as 元, or '超过100元' compared with it as "
-    "100: the amounts in the unit the question asks for, from the catalog's units",
-    None,
+AMOUNT_MENDS: tuple[Stage[ReplyMend], ...] = (
+    Stage(
+        "units",
+        "mend",
+        "an amount summed from a column stored in 分 read as 元, or '超过100元' compared with it "
+        "as 100: the amounts in the unit the question asks for, from the catalog's units",
+        _units,
+    ),
 )
-"""Run by the path on every query before it runs (:mod:`tablerag.nl2sql.units`)."""
-FORMATS = Stage(
-    "formats",
-    "mend",
-    "a column mixing '2026-09' and '202609' read in one format in every query",
-    lambda sql, canonical, dialect: canonicalize_formats(sql, canonical, dialect=dialect),
+"""Run on the model's query (after the reply mends) and on every mended one, their notes
+joined (:mod:`tablerag.nl2sql.units`)."""
+QUERY_MENDS: tuple[Stage[QueryMend], ...] = (
+    Stage(
+        "formats",
+        "mend",
+        "a column mixing '2026-09' and '202609' read in one format in every query",
+        lambda sql, q: canonicalize_formats(sql, q.canonical, dialect=q.dialect),
+    ),
+    Stage(
+        "pin_today",
+        "mend",
+        "CURRENT_DATE (NOW(), CURRENT_TIMESTAMP) asks the database's clock, not the day the "
+        "`today` option sets (a sample's or a snapshot's): read as that day",
+        _pin_today,
+    ),
 )
-"""Run on every query, the model's or mended (:mod:`tablerag.nl2sql.canonical`)."""
-QUERY_MENDS: tuple[Stage[QueryMend], ...] = (FORMATS,)
+"""Run on every query, the model's or mended, in this order (:mod:`tablerag.nl2sql.canonical`,
+:func:`tablerag.nl2sql.autofix.pin_today`)."""
 FOUND_MENDS: tuple[Stage[FoundMend], ...] = (
     Stage(
         "distinct",
@@ -456,13 +539,96 @@ FOUND_DOUBTS: tuple[Stage[Doubt], ...] = (
 )
 """Doubts of a query that found rows, the first with a reason wins (the answer checks'
 repairable doubts, :data:`tablerag.nl2sql.checks.REPAIRABLE`, are asked about once)."""
+REPLY_CHECKS: tuple[Stage[ReplyCheck], ...] = (
+    Stage(
+        "cut_reply",
+        "check",
+        "a reply cut off at its length limit inside its SQL block holds a query cut short: not "
+        "run, the model asked again",
+        cut_in_sql,
+    ),
+)
+"""Checks of the model's reply before its SQL is read (:mod:`tablerag.nl2sql.explanation`)."""
+ANSWER_CHECKS: tuple[Stage[Check], ...] = (
+    Stage(
+        "relevance",
+        "check",
+        "a query that reads no table, none the question linked to, or ignores a value the "
+        "question names: the answer doubted",
+        relevance,
+    ),
+    Stage(
+        "plausibility",
+        "check",
+        "a result that cannot be the answer (all 0, a count beyond the table, a totals row "
+        "summed, a figure 1000x its column, a rate over 100, rows picked by LIMIT): doubted",
+        plausibility,
+    ),
+    Stage(
+        "followed",
+        "check",
+        "a metric definition from the documents the query does not follow (doubted) or follows "
+        "(cited)",
+        definitions,
+    ),
+    Stage(
+        "asked_for",
+        "check",
+        "a count asked but an amount summed (or the other way), one day for a month, a period "
+        "never asked, a formula applied row by row: doubted",
+        asked_for,
+    ),
+    Stage(
+        "named",
+        "check",
+        "a question asking which or each (哪个城市, 各品类) answered by one row of figures that "
+        "names nothing (the grouping dropped): doubted",
+        named,
+    ),
+    Stage(
+        "dates_read",
+        "check",
+        "a date the question writes 03/05/2026 compared in the other order than its column's "
+        "file wrote dates: doubted",
+        dates_read,
+    ),
+    Stage(
+        "units_read",
+        "check",
+        "an amount reported in a minor unit (分) the question does not ask for, or amounts in "
+        "different units added: doubted",
+        units_read,
+    ),
+)
+"""The answer checks every SQL answer that found rows goes through, in order
+(:mod:`tablerag.nl2sql.checks`); their findings' weights are in
+:mod:`tablerag.answer.confidence`."""
+EXPLANATION_CHECKS: tuple[Stage[ExplanationCheck], ...] = (
+    Stage(
+        "grounded_explanation",
+        "check",
+        "the model's explanation of the rows was cut off, quotes nothing of the result or states "
+        "a number from nowhere: the template from the rows instead",
+        ungrounded,
+    ),
+)
+KEPT_CAVEATS: tuple[Stage[Caveat], ...] = (
+    Stage(
+        "rate_caveat",
+        "check",
+        "the repair round the rate doubt asked for still computes no rate: the kept answer says "
+        "its rows are not the rate asked for, unsure",
+        caveated,
+    ),
+)
+"""What the answer the path keeps after a ``rate`` doubt says (:func:`.ratio.caveated`)."""
 LABEL_ROUND = Stage(
     "label_round",
     "doubt",
     "the loop's query found nothing for a label only an unshown table stores: ask over it",
     None,
 )
-"""Run by the loop (:func:`tablerag.loop.tablesql.answer_over_tables`)."""
+"""Bound to its function by the loop (:data:`tablerag.loop.tablesql.ROUNDS`)."""
 COMPOSE = Stage(
     "compose",
     "mend",
@@ -485,12 +651,35 @@ CAVEATS = Stage(
 )
 """``compose``, ``tiers`` and ``caveats`` run, in this order, on the loop's final answer: the
 loop binds them to its functions (:data:`tablerag.loop.finish.FINISH`, through :func:`bound`)."""
-
-
-def bound(stage: Stage[Any], run: F) -> Stage[F]:
-    """``stage``, registered here, with the function a pipeline above this package runs it by
-    (the loop's stages: this package cannot import the loop)."""
-    return Stage(stage.name, stage.family, stage.reason, run)
+SQL_FAILED = Stage(
+    "sql_failed",
+    "check",
+    "every step's SQL failed and the documents answered alone: the loop's answer lacks its "
+    "figures, unsure",
+    None,
+)
+SQL_DOUBTED = Stage(
+    "sql_doubted",
+    "check",
+    "the answer checks doubt every SQL result the loop's answer uses: unsure, with their reason",
+    None,
+)
+CONFLICT = Stage(
+    "conflict",
+    "check",
+    "a step's tables and documents answered the same thing differently: the loop's answer is "
+    "unsure, both said",
+    None,
+)
+LOOP_UNGROUNDED = Stage(
+    "loop_ungrounded",
+    "check",
+    "the loop's answer states numbers no step, row, passage or the question holds: noted, its "
+    "confidence capped",
+    None,
+)
+"""The loop's verdicts on its final answer, in this order: the loop binds them to its
+functions (:data:`tablerag.loop.verdicts.VERDICTS`)."""
 
 
 STAGES: tuple[Stage[Any], ...] = (
@@ -498,43 +687,28 @@ STAGES: tuple[Stage[Any], ...] = (
     *VALUE_NOTES,
     *TABLE_NOTES,
     *QUERY_MENDS,
-    UNITS,
+    *AMOUNT_MENDS,
     *REPLY_MENDS,
     *REFUSAL_MENDS,
     *EMPTY_MENDS,
     *FOUND_MENDS,
     *EMPTY_DOUBTS,
     *FOUND_DOUBTS,
+    *REPLY_CHECKS,
+    *ANSWER_CHECKS,
+    *EXPLANATION_CHECKS,
+    *KEPT_CAVEATS,
+    *DOC_CHECKS,
     LABEL_ROUND,
     COMPOSE,
     TIERS,
     CAVEATS,
+    SQL_FAILED,
+    SQL_DOUBTED,
+    CONFLICT,
+    LOOP_UNGROUNDED,
 )
 NAMES: tuple[str, ...] = tuple(s.name for s in STAGES)
-
-
-@dataclass(frozen=True)
-class Switches:
-    """Which stages run: all but those in ``off``.
-
-    Example:
-        >>> Switches().on("rollup"), Switches(frozenset({"rollup"})).on("rollup")
-        (True, False)
-    """
-
-    off: frozenset[str] = frozenset()
-
-    def on(self, name: str) -> bool:
-        """Whether the stage ``name`` runs (a name must be registered)."""
-        assert name in NAMES, f"unregistered stage {name!r}"
-        return name not in self.off
-
-    def enabled(self, stages: Sequence[Stage[F]]) -> list[Stage[F]]:
-        """The stages of a pipeline that run, in order."""
-        return [s for s in stages if self.on(s.name)]
-
-
-ALL_ON = Switches()
 
 
 def switches(off: Sequence[str] = (), overrides: Mapping[str, bool] | None = None) -> Switches:
@@ -586,26 +760,40 @@ def describe() -> list[tuple[str, str, str]]:
 
 __all__ = [
     "ALL_ON",
+    "AMOUNT_MENDS",
+    "ANSWER_CHECKS",
     "CAVEATS",
     "COMPOSE",
+    "DEFINITIONS",
+    "CONFLICT",
+    "DOC_CHECKS",
     "EMPTY_DOUBTS",
     "EMPTY_MENDS",
+    "EXPLANATION_CHECKS",
     "FAMILIES",
+    "Family",
     "FOUND_DOUBTS",
     "FOUND_MENDS",
+    "KEPT_CAVEATS",
+    "LABEL_ROUND",
+    "LOOP_UNGROUNDED",
     "NAMES",
     "QUERY_MENDS",
     "QUESTION_NOTES",
     "RATE",
     "REFUSAL_MENDS",
+    "REPLY_CHECKS",
     "REPLY_MENDS",
+    "SQL_DOUBTED",
+    "SQL_FAILED",
     "STAGES",
     "TABLE_NOTES",
     "TIERS",
     "VALUE_NOTES",
     "Attempt",
     "NoteInput",
-    "Ran",
+    "Query",
+    "Refusal",
     "Stage",
     "Switches",
     "TableNoteInput",

@@ -24,13 +24,16 @@ from tablerag.answer import (
     FindingPlacement,
     Language,
 )
-from tablerag.answer.findings import says
+from tablerag.answer.confidence import LOCAL, confidence
+from tablerag.answer.findings import composed
 from tablerag.answer.grounding import strip_enumerators, ungrounded_numbers
+from tablerag.answer.steps import ALL_ON, Stage, Switches
 from tablerag.errors import ProviderError, RetrievalError
 from tablerag.lang.asks import asks_one_figure, asks_over_rows
 from tablerag.lang.messages import LANGUAGE_NAMES, message
 from tablerag.lang.tokenize import tokenize
 from tablerag.llm.base import LLM
+from tablerag.llm.profiles import ConfidenceBase
 from tablerag.prompts import render
 from tablerag.types import Hit, source_label
 
@@ -47,16 +50,6 @@ CITATION_MARK = re.compile(r"\[(\d+)\]")
 _SENTENCE_END = re.compile(r"(?<=[。！？!?])\s*|(?<=[.;；])\s+|\n+")
 
 
-CITED_CONFIDENCE = 0.8
-"""Confidence of a document answer a sentence of which is tied to a passage."""
-UNCITED_CONFIDENCE = 0.5
-"""... of one no sentence of which could be tied to a passage."""
-UNGROUNDED_CONFIDENCE = 0.3
-"""At most this for an answer with a number no passage holds (status ``unsure``)."""
-OFF_SUBJECT_CONFIDENCE = 0.35
-"""At most this for an answer whose cited passages miss most of the question's words."""
-TABLE_FIGURE_CONFIDENCE = 0.3
-"""At most this for a count, amount or rate the model read off a table excerpt."""
 MIN_SUBJECT_SHARE = 0.5
 """Share of the question's words the cited passages must hold (issue 23: "保修索赔团队的负责人
 是谁？" was answered from a payroll sheet's 负责人 column, status ok)."""
@@ -77,6 +70,12 @@ class RAGOptions:
     table_rows: Mapping[str, int] = field(default_factory=dict)
     """Rows of each SQL table (lower-case name): a passage cut from a table holding fewer is
     an excerpt, which a question over all of its rows cannot be answered from."""
+    confidence: ConfidenceBase = LOCAL
+    stages: Switches = ALL_ON
+    """Which of the answer's checks run (:data:`DOC_CHECKS`)."""
+    """Where the answer's confidence starts (the model profile's): cited or not; its doubts
+    (a number from nowhere, a figure read off a table excerpt, passages off the subject) cap
+    it (:mod:`tablerag.answer.confidence`)."""
 
 
 def is_relevant(hits: Sequence[Hit], min_score: float) -> bool:
@@ -155,26 +154,18 @@ def answer_from_documents(
         )
     facts = facts_of(text, [h.text for h in hits])
     # the answer's checks: a sentence tied to a passage, every number from the passages
-    confidence = CITED_CONFIDENCE if any(f.citation for f in facts) else UNCITED_CONFIDENCE
-    loose = ungrounded_numbers(text, [h.text for h in hits] + [question])
-    status: AnswerStatus = "ok"
+    base = opts.confidence
+    start = base.cited if any(f.citation for f in facts) else base.uncited
     found: list[Finding] = []  # in the order the text states them
-    if loose:  # a number from nowhere: not an answer that passed (issue 23)
-        found.append(_doubt("ungrounded", numbers=", ".join(loose), placement="inline"))
-        text += " " + says(found[-1], language)
-        confidence, status = min(confidence, UNGROUNDED_CONFIDENCE), "unsure"
-    cited = [hits[f.citation - 1] for f in facts if f.citation is not None]
-    excerpt = read_off_table(question, text, hits, opts.table_rows)
-    if excerpt:  # numbers come from SQL, not from the model reading a few rows (issue 23)
-        found.insert(0, _doubt("table_figure", table=excerpt))
-        text = says(found[0], language) + "\n" + text
-        confidence, status = min(confidence, TABLE_FIGURE_CONFIDENCE), "unsure"
-    missing = off_subject(question, [_searchable(h) for h in cited])
-    if missing:  # the passages it cites are about something else (issue 23)
-        words = "、".join(missing) if language == "zh" else ", ".join(missing)
-        found.insert(0, _doubt("off_subject", words=words))
-        text = says(found[0], language) + "\n" + text
-        confidence, status = min(confidence, OFF_SUBJECT_CONFIDENCE), "unsure"
+    said = text
+    for check in opts.stages.enabled(DOC_CHECKS):
+        draft = Draft(question, composed(said, found, language), hits, facts, language,
+                      opts.table_rows)  # fmt: skip
+        finding = check.run(draft)
+        if finding is not None:  # a later check's line goes above an earlier one's
+            found = [*found, finding] if finding.placement == "inline" else [finding, *found]
+    text = composed(said, found, language)
+    status: AnswerStatus = "unsure" if found else "ok"
     return _answer(
         question,
         language,
@@ -182,10 +173,72 @@ def answer_from_documents(
         timings,
         citations=citations,
         facts=facts,
-        confidence=confidence,
+        confidence=confidence(start, [f.code for f in found], base=base),
         status=status,
         findings=found,
     )
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A document answer as its checks read it: the question, the text so far, the passages
+    the model was shown, the facts tied to them, the language, the SQL tables' row counts."""
+
+    question: str
+    text: str
+    hits: Sequence[Hit]
+    facts: Sequence[Fact]
+    language: Language
+    table_rows: Mapping[str, int]
+
+
+DocCheck = Callable[[Draft], Finding | None]
+"""``(Draft) -> Finding | None``: a check of a document answer (a doubt makes it ``unsure``)."""
+
+
+def _ungrounded(d: Draft) -> Finding | None:
+    loose = ungrounded_numbers(d.text, [h.text for h in d.hits] + [d.question])
+    return _doubt("ungrounded", numbers=", ".join(loose), placement="inline") if loose else None
+
+
+def _table_figure(d: Draft) -> Finding | None:
+    excerpt = read_off_table(d.question, d.text, d.hits, d.table_rows)
+    return _doubt("table_figure", table=excerpt) if excerpt else None
+
+
+def _off_subject(d: Draft) -> Finding | None:
+    cited = [d.hits[f.citation - 1] for f in d.facts if f.citation is not None]
+    missing = off_subject(d.question, [_searchable(h) for h in cited])
+    if not missing:
+        return None
+    return _doubt("off_subject", words=("、" if d.language == "zh" else ", ").join(missing))
+
+
+DOC_CHECKS: tuple[Stage[DocCheck], ...] = (
+    Stage(
+        "ungrounded",
+        "check",
+        "a document answer states a number no passage (nor the question) holds: unsure, the "
+        "numbers named after it",
+        _ungrounded,
+    ),
+    Stage(
+        "table_figure",
+        "check",
+        "a count, amount or rate the model read off a few rows of a table excerpt, which SQL "
+        "reads whole: unsure",
+        _table_figure,
+    ),
+    Stage(
+        "off_subject",
+        "check",
+        "the passages a document answer cites miss most of the question's words (Tibet asked, "
+        "another region cited): unsure",
+        _off_subject,
+    ),
+)
+"""The document answer's checks, in order (registered with every step in
+:mod:`tablerag.nl2sql.stages`)."""
 
 
 def read_off_table(

@@ -14,6 +14,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from tablerag.lang.time import cue_words
 from tablerag.lang.tokenize import tokenize
 
 #: Cue families of ``data/cues.json`` that are plain word lists.
@@ -100,6 +101,7 @@ def load_cues() -> Cues:
     """The packaged cue lists (``tablerag/router/data/cues.json``), compiled once."""
     text = resources.files("tablerag.router").joinpath("data/cues.json").read_text("utf-8")
     data: dict[str, Any] = json.loads(text)
+    data["time"] = cue_words()  # every time word is in lang/time.json
     families = {
         name: CueSet.build(data[name]["zh"], data[name]["en"], data[name].get("regex", ()))
         for name in FAMILIES

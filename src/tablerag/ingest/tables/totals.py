@@ -30,14 +30,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tablerag.ingest import infer
+from tablerag.lang.totals import LABEL
 from tablerag.types import Problem
 
 Row = Sequence[str | None]
 
-_LABEL = re.compile(
-    r"(?:.{0,12}?(?:合计|總計|总计|小计|小計|共计|共計|总和|合計))[:：]?"
-    r"|(?i:(?:[a-z][\w.&'-]* ){0,2}(?:grand[ -]?|sub-?)?totals?|sum)[:：]?",
-)
 _EDGE_ROWS = 2
 _MAX_LABELLED = 200
 HINT = re.compile(r"计|計|总和|total|sum")
@@ -73,7 +70,7 @@ def is_total_label(text: str | None) -> bool:
     compact = text.strip(infer.WHITESPACE)
     if re.search(r"[\u4e00-\u9fff]", compact):
         compact = re.sub(r"[\s\u3000]+", "", compact)
-    return _LABEL.fullmatch(compact) is not None
+    return LABEL.fullmatch(compact) is not None
 
 
 def number(text: str | None) -> float | None:
