@@ -34,6 +34,7 @@ from tablerag.nl2sql.schema_context import SchemaContext, schema_context
 from tablerag.nl2sql.stages import Switches, switches
 from tablerag.rag.answer import RAGOptions, answer_from_documents
 from tablerag.rag.index import LoadedIndex
+from tablerag.rag.rewrite import Rewrite, Synonym, rewrite_query
 from tablerag.request import Request
 from tablerag.router.features import extract_features
 from tablerag.router.router import RouterContext
@@ -41,6 +42,7 @@ from tablerag.semantic.knowledge import Knowledge
 from tablerag.semantic.ossie import OssieDocument
 from tablerag.semantic.path import Declined, SemanticOptions, answer_with_model, no_definition
 from tablerag.semantic.path import usable as usable_knowledge
+from tablerag.semantic.terms import document_terms
 from tablerag.settings import Settings
 from tablerag.sources import FILES, Choice, SourceSet, SQLSource
 from tablerag.sql.engines import SQLEngine
@@ -53,7 +55,7 @@ DEFINITION_K = 4
 _CLAUSE = re.compile(r"[，,（(：:；;。.]")
 
 Search = Callable[..., Sequence[Hit]]
-"""``search(query, k, mode="hybrid")``: the loaded index's search."""
+"""``search(query, k, mode="hybrid", rewrite=None)``: the loaded index's search."""
 
 
 def stage_switches(
@@ -152,6 +154,7 @@ class Work:
         self._linked: dict[tuple[str, str], SchemaContext] = {}
         self.unreachable: SQLSource | None = None
         """The source this request found down (its engine could not be opened), if any."""
+        self._terms: tuple[Synonym, ...] | None = None
 
     def _called(self, completion: Completion) -> None:
         self.rq.trace.emit(
@@ -176,15 +179,31 @@ class Work:
 
     # -- searching -----------------------------------------------------------------------------
 
+    def rewrite(self, query: str) -> Rewrite:
+        """``query`` as the index reads it: rewritten with the semantic model's document terms
+        (the ``query_rewriting`` setting; issue 33)."""
+        if self._terms is None:
+            self._terms = document_terms(self.semantic)
+        return rewrite_query(query, self._terms, mode=self.settings.query_rewriting)
+
     def search_docs(self, query: str, k: int) -> Sequence[Hit]:
         """Hybrid search; lexical only when the query embedder fails (e.g. an endpoint is down).
-        The trace records the chunks found."""
+        The trace records the chunks found, and the query as rewritten when the document terms
+        changed it."""
+        rewrite = self.rewrite(query)
         try:
-            hits = self._search(query, k)
+            hits = self._search(query, k, rewrite=rewrite)
             mode = "hybrid"
         except ProviderError:
-            hits, mode = self._search(query, k, mode="bm25"), "bm25"
-        self.rq.trace.emit("retrieval", query=query, mode=mode, chunks=[h.chunk_id for h in hits])
+            hits, mode = self._search(query, k, mode="bm25", rewrite=rewrite), "bm25"
+        shown: dict[str, Any] = (
+            {"rewritten": rewrite.text, "replaced": [list(p) for p in rewrite.replaced]}
+            if rewrite.changed
+            else {}
+        )
+        self.rq.trace.emit(
+            "retrieval", query=query, mode=mode, chunks=[h.chunk_id for h in hits], **shown
+        )
         return hits
 
     def definition_passages(self, question: str) -> Sequence[Hit]:
