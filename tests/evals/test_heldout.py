@@ -24,7 +24,7 @@ FRANCE = "SELECT count(*) FROM singer WHERE country = 'France'"
 TOTAL = "SELECT count(*) FROM singer"
 QUESTIONS = [
     ("How many singers are from France?", FRANCE),
-    ("Count the singers whose country is France.", "select COUNT(*) from singer where country='France'"),
+    ("Count the singers from France.", "select COUNT(*) from singer where country='France'"),
     ("How many singers are there in total?", TOTAL),
     ("How many singers are there?", "SELECT count(singer_id) FROM singer"),
     ("List the names of singers ordered by age.", "SELECT name FROM singer ORDER BY age"),
