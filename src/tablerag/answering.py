@@ -23,6 +23,7 @@ from tablerag.answer.fallback import as_written, fall_back, wants_fallback
 from tablerag.answer.findings import reasons
 from tablerag.errors import ProviderError, RetrievalError, TableragError
 from tablerag.examples.library import Verified, consult, with_examples
+from tablerag.examples.selection import closest
 from tablerag.lang.messages import message
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.llm import LLM
@@ -218,6 +219,40 @@ class Work:
             return ()
 
     # -- the paths -----------------------------------------------------------------------------
+
+    def reused(self, question: str) -> Answer | None:
+        """The answer of the verified query ``question`` matches, whichever path the router
+        chose (issue 33): a question people verified is answered from its SQL even when the
+        router sends it to the documents or the loop. None when no pair matches closely
+        enough, its source cannot be reached, or the answer checks doubt the reuse (the path
+        the router chose answers then)."""
+        verified, s = self.verified, self.settings
+        if verified is None or not s.examples or not verified.examples:
+            return None
+        match = closest(question, verified.examples, s.examples_reuse_min_similarity)
+        source = self.sources.source(match.example.source) if match is not None else None
+        if source is None:
+            return None
+        try:
+            engine = self.sources.engine(source)
+        except TableragError:  # the source is down: the chosen path says so, or answers
+            return None
+        shown = consult(
+            question,
+            verified,
+            source=source.label,
+            engine=engine,
+            settings=s,
+            language=self.language,
+            checked=lambda a: checked_answer(
+                question, a, engine, self.linked(question, source, engine)
+            ),
+        )
+        if not isinstance(shown, Answer):
+            return None
+        for attempt in shown.sql_attempts:
+            self.rq.trace.emit("sql", **attempt.model_dump(mode="json"))
+        return shown
 
     def data_first(self, question: str) -> Answer:
         """The data path, then the documents when its answer is not ``ok`` and the workspace

@@ -455,7 +455,12 @@ class QA:
         )
         # a follow-up that changes the previous query: the SQL model starts from it (issue 34)
         data_text = f"{rq.context}{text}" if rq.context else text
-        if decision.loop and self.sources.sources and self.index is not None:
+        # a verified question is reused whichever path was chosen; the data path consults the
+        # verified queries itself (issue 33)
+        reused = work.reused(data_text) if decision.intent != "data" or decision.loop else None
+        if reused is not None:
+            answer = reused
+        elif decision.loop and self.sources.sources and self.index is not None:
             answer = self.loop(text, language=language, request=rq, work=work)
         elif decision.intent == "data":
             answer = work.data_first(data_text)
