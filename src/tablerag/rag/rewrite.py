@@ -37,14 +37,6 @@ class Rewrite:
     def changed(self) -> bool:
         return self.text != self.query
 
-    def as_dict(self) -> dict[str, object]:
-        """Plain data for the trace and ``--json`` output."""
-        return {
-            "query": self.query,
-            "text": self.text,
-            "replaced": [list(p) for p in self.replaced],
-        }
-
 
 def unchanged(query: str) -> Rewrite:
     """The query searched as asked."""
