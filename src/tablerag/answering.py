@@ -23,6 +23,7 @@ from tablerag.answer.fallback import as_written, fall_back, wants_fallback
 from tablerag.answer.findings import reasons
 from tablerag.errors import ProviderError, RetrievalError, TableragError
 from tablerag.examples.library import Verified, consult, with_examples
+from tablerag.examples.selection import closest
 from tablerag.lang.messages import message
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.llm import LLM
@@ -34,6 +35,7 @@ from tablerag.nl2sql.schema_context import SchemaContext, schema_context
 from tablerag.nl2sql.stages import Switches, switches
 from tablerag.rag.answer import RAGOptions, answer_from_documents
 from tablerag.rag.index import LoadedIndex
+from tablerag.rag.rewrite import Rewrite, Synonym, rewrite_query
 from tablerag.request import Request
 from tablerag.router.features import extract_features
 from tablerag.router.router import RouterContext
@@ -41,6 +43,7 @@ from tablerag.semantic.knowledge import Knowledge
 from tablerag.semantic.ossie import OssieDocument
 from tablerag.semantic.path import Declined, SemanticOptions, answer_with_model, no_definition
 from tablerag.semantic.path import usable as usable_knowledge
+from tablerag.semantic.terms import document_terms
 from tablerag.settings import Settings
 from tablerag.sources import FILES, Choice, SourceSet, SQLSource
 from tablerag.sql.engines import SQLEngine
@@ -53,7 +56,7 @@ DEFINITION_K = 4
 _CLAUSE = re.compile(r"[，,（(：:；;。.]")
 
 Search = Callable[..., Sequence[Hit]]
-"""``search(query, k, mode="hybrid")``: the loaded index's search."""
+"""``search(query, k, mode="hybrid", rewrite=None)``: the loaded index's search."""
 
 
 def stage_switches(
@@ -158,6 +161,7 @@ class Work:
         self._linked: dict[tuple[str, str], SchemaContext] = {}
         self.unreachable: SQLSource | None = None
         """The source this request found down (its engine could not be opened), if any."""
+        self._terms: tuple[Synonym, ...] | None = None
 
     def _called(self, completion: Completion) -> None:
         self.rq.trace.emit(
@@ -182,15 +186,31 @@ class Work:
 
     # -- searching -----------------------------------------------------------------------------
 
+    def rewrite(self, query: str) -> Rewrite:
+        """``query`` as the index reads it: rewritten with the semantic model's document terms
+        (the ``query_rewriting`` setting; issue 33)."""
+        if self._terms is None:
+            self._terms = document_terms(self.semantic)
+        return rewrite_query(query, self._terms, mode=self.settings.query_rewriting)
+
     def search_docs(self, query: str, k: int) -> Sequence[Hit]:
         """Hybrid search; lexical only when the query embedder fails (e.g. an endpoint is down).
-        The trace records the chunks found."""
+        The trace records the chunks found, and the query as rewritten when the document terms
+        changed it."""
+        rewrite = self.rewrite(query)
         try:
-            hits = self._search(query, k)
+            hits = self._search(query, k, rewrite=rewrite)
             mode = "hybrid"
         except ProviderError:
-            hits, mode = self._search(query, k, mode="bm25"), "bm25"
-        self.rq.trace.emit("retrieval", query=query, mode=mode, chunks=[h.chunk_id for h in hits])
+            hits, mode = self._search(query, k, mode="bm25", rewrite=rewrite), "bm25"
+        shown: dict[str, Any] = (
+            {"rewritten": rewrite.text, "replaced": [list(p) for p in rewrite.replaced]}
+            if rewrite.changed
+            else {}
+        )
+        self.rq.trace.emit(
+            "retrieval", query=query, mode=mode, chunks=[h.chunk_id for h in hits], **shown
+        )
         return hits
 
     def definition_passages(self, question: str) -> Sequence[Hit]:
@@ -205,6 +225,40 @@ class Work:
             return ()
 
     # -- the paths -----------------------------------------------------------------------------
+
+    def reused(self, question: str) -> Answer | None:
+        """The answer of the verified query ``question`` matches, whichever path the router
+        chose (issue 33): a question people verified is answered from its SQL even when the
+        router sends it to the documents or the loop. None when no pair matches closely
+        enough, its source cannot be reached, or the answer checks doubt the reuse (the path
+        the router chose answers then)."""
+        verified, s = self.verified, self.settings
+        if verified is None or not s.examples or not verified.examples:
+            return None
+        match = closest(question, verified.examples, s.examples_reuse_min_similarity)
+        source = self.sources.source(match.example.source) if match is not None else None
+        if source is None:
+            return None
+        try:
+            engine = self.sources.engine(source)
+        except TableragError:  # the source is down: the chosen path says so, or answers
+            return None
+        shown = consult(
+            question,
+            verified,
+            source=source.label,
+            engine=engine,
+            settings=s,
+            language=self.language,
+            checked=lambda a: checked_answer(
+                question, a, engine, self.linked(question, source, engine)
+            ),
+        )
+        if not isinstance(shown, Answer):
+            return None
+        for attempt in shown.sql_attempts:
+            self.rq.trace.emit("sql", **attempt.model_dump(mode="json"))
+        return shown
 
     def data_first(self, question: str) -> Answer:
         """The data path, then the documents when its answer is not ``ok`` and the workspace

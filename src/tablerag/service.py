@@ -53,6 +53,7 @@ from tablerag.llm import LLM, load_llm
 from tablerag.loop import LoopOptions, StepTools, run_loop
 from tablerag.rag.index import LoadedIndex, load_index, refresh_index
 from tablerag.rag.retrieve import search
+from tablerag.rag.rewrite import Rewrite
 from tablerag.request import Request
 from tablerag.router.router import PROBE_K, RouterContext, route
 from tablerag.semantic.edges import with_relationships  # issue 30
@@ -454,7 +455,12 @@ class QA:
         )
         # a follow-up that changes the previous query: the SQL model starts from it (issue 34)
         data_text = f"{rq.context}{text}" if rq.context else text
-        if decision.loop and self.sources.sources and self.index is not None:
+        # a verified question is reused whichever path was chosen; the data path consults the
+        # verified queries itself (issue 33)
+        reused = work.reused(data_text) if decision.intent != "data" or decision.loop else None
+        if reused is not None:
+            answer = reused
+        elif decision.loop and self.sources.sources and self.index is not None:
             answer = self.loop(text, language=language, request=rq, work=work)
         elif decision.intent == "data":
             answer = work.data_first(data_text)
@@ -522,15 +528,18 @@ class QA:
     ) -> None:
         self.close()
 
-    def search(self, query: str, k: int, mode: str = "hybrid") -> Sequence[Hit]:
-        """Search the text index loaded at :meth:`open`.
+    def search(
+        self, query: str, k: int, mode: str = "hybrid", rewrite: Rewrite | None = None
+    ) -> Sequence[Hit]:
+        """Search the text index loaded at :meth:`open` (``rewrite``: the query as BM25 and the
+        embedder read it, :meth:`Work.rewrite`).
 
         Raises:
             RetrievalError: there is no index, or the query cannot be searched.
         """
         if self.index is None:
             raise RetrievalError(self.index_problem or "The workspace has no text index.")
-        return search(self._view, query, k=k, mode=mode)
+        return search(self._view, query, k=k, mode=mode, rewrite=rewrite)
 
     def work(self, rq: Request, language: Language | None = None) -> Work:
         """The answering of ``rq`` over this session's parts (:class:`Work`)."""

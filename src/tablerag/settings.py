@@ -162,6 +162,12 @@ class Settings(BaseModel):
         description="Least BM25 score of the best passage for the documents to count as "
         "relevant; below it the answer is 'not found in the documents'.",
     )
+    query_rewriting: Literal["off", "replace", "expand"] = Field(
+        "replace",
+        description="Rewrite a question's words to the documents' own terms before BM25 and the "
+        "query embedder read it, from the semantic model's document terms: `replace` the words, "
+        "`expand` (add the terms after the question) or `off`.",
+    )
     nl2sql_max_repairs: int = Field(
         2, ge=0, le=5, description="Extra LLM calls to repair a rejected or failing SQL query."
     )

@@ -46,3 +46,30 @@ def test_custom_sources_over_a_workspace(tmp_path: Path, sample_dir: Path) -> No
     assert res.exit_code == 0, res.output
     summary = json.loads(res.stdout)
     assert summary["cases"] == 1 and summary["methods"]["bm25"]["n"] == 1
+
+
+def test_custom_questions_with_and_without_rewriting(tmp_path: Path, sample_dir: Path) -> None:
+    """`--rewrite replace` adds MODE+replace, searching with the workspace's document terms: a
+    question in words the documents do not use finds its passage only rewritten."""
+    from tablerag.sample.documents import read_text
+    from tablerag.semantic.library import import_document
+    from tablerag.semantic.ossie import loads
+    from tablerag.store.workspace import Workspace
+
+    ws = build_sample_workspace(sample_dir, tmp_path / "ws")
+    document = loads(read_text("semantic_model.yaml"))
+    model = document.semantic_model[0]
+    model.set_ext({**model.ext, "terms": [{"term": "赠品", "synonyms": ["小礼物"]}]})
+    with Workspace.open(ws) as opened:
+        import_document(opened.con, document, opened.tables(), origin="test")
+    questions = tmp_path / "q.jsonl"
+    line = {"id": "1", "question": "小礼物要寄回吗", "sources": ["退货政策.md"]}
+    questions.write_text(json.dumps(line, ensure_ascii=False) + "\n", encoding="utf-8")
+    args = ["eval", "retrieval", "--dataset", "custom", "--path", str(questions), "--workspace"]
+    args += [str(ws), "--methods", "bm25", "--rewrite", "replace", "--out", str(tmp_path / "r")]
+    res = runner.invoke(app, [*args, "--json"])
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout)
+    assert set(summary["methods"]) == {"bm25", "bm25+replace"}
+    assert summary["methods"]["bm25"]["accuracy"] == 0.0  # no word in common
+    assert summary["methods"]["bm25+replace"]["accuracy"] == 1.0

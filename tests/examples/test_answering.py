@@ -130,3 +130,31 @@ def test_a_reused_answer_goes_through_the_answer_checks(ws: Path) -> None:
     assert not other.knowledge and other.llm.calls >= 1, other.answer
     assert "广东" in (other.sql or "")
     assert "-- Q: 上海的已支付订单有多少笔？" in llm.history[0].messages[-1]["content"]
+
+
+REASONS = Example(
+    "What reasons do customers give for refunds?",
+    "SELECT reason_name FROM dim_refund_reason ORDER BY reason_code",
+    "files",
+)
+
+
+def test_a_verified_question_is_reused_where_the_router_sends_it_elsewhere(ws: Path) -> None:
+    """The router calls this question hybrid (documents and data); a person verified its SQL,
+    so it is answered from that SQL, as on the data path."""
+    _store(ws, REASONS)
+    llm = FunctionLLM(lambda messages: "The documents list several reasons [1].")
+    with QA.open(ws, llm=llm, settings=SETTINGS) as qa:
+        rq = Request.make(REASONS.question, max_seconds=60)
+        answer = qa.answer(rq)
+    assert answer.route is not None and answer.route.intent == "hybrid"
+    assert [(k.kind, k.name) for k in answer.knowledge] == [("example", REASONS.id)]
+    assert answer.status == "ok" and answer.table is not None
+    assert answer.table.rows[0] == ["七天无理由退货"]
+    assert [e.data["note"] for e in rq.trace.events if e.kind == "sql"] == [
+        f"verified query {REASONS.id}"
+    ]
+    off = SETTINGS.model_copy(update={"examples": False})
+    with QA.open(ws, llm=llm, settings=off) as qa:
+        plain = qa.ask(REASONS.question)
+    assert not [k for k in plain.knowledge if k.kind == "example"]

@@ -55,6 +55,14 @@ def retrieval(
     out: OutOpt = None,
     time_budget: TimeBudgetOpt = None,
     only: OnlyOpt = None,
+    rewrite: Annotated[
+        str,
+        typer.Option(
+            "--rewrite",
+            help="replace or expand: also run each mode with the question rewritten by the "
+            "workspace's document terms (methods MODE+replace, MODE+expand); off: no.",
+        ),
+    ] = "off",
     as_json: EvalJsonOpt = False,
 ) -> None:
     """Retrieval recall@1/5/10 and MRR@10 per search mode; accuracy = recall@5.
@@ -84,6 +92,7 @@ def retrieval(
         "cases": len(picked),
         "total_questions": len(cases),
         "metric": "accuracy = recall@5; mean_score = MRR@10",
+        "rewrite": rewrite,
     }
     if corpus is not None:
         err_console.print(f"Indexing {len(corpus.chunks)} chunks with {embedder} (once per run)")
@@ -98,7 +107,7 @@ def retrieval(
     with Workspace.open(ws_path, create=False, read_only=True) as ws:
         run_task(
             picked,
-            build_methods(names, ws),
+            build_methods(names, ws, rewrite=rewrite),
             folder,
             meta=meta,
             workers=1,

@@ -27,6 +27,7 @@ from tablerag.cli.eval_common import (
     run_folder,
     run_task,
 )
+from tablerag.errors import ConfigError
 
 
 def register(eval_app: typer.Typer) -> None:
@@ -49,18 +50,33 @@ def sql(
     llm_timeout: LLMTimeoutOpt = None,
     llm_threads: LLMThreadsOpt = None,
     stages: StagesOpt = None,
+    examples: Annotated[
+        str,
+        typer.Option(
+            "--examples",
+            help="leave-one-out: also run tablerag-examples, tablerag with verified queries "
+            "drawn from the other questions on the same database (never the question itself "
+            "nor one with the same gold SQL; at most examples_max ≤ 3 shown), and report how "
+            "often a verified query was reused and how accurate those answers were; none: no.",
+        ),
+    ] = "none",
     as_json: EvalJsonOpt = False,
 ) -> None:
     """Text-to-SQL execution accuracy: naive full-schema prompt vs tablerag's NL2SQL path.
 
-    Methods: naive, tablerag, tablerag-nolink, tablerag-novalues, tablerag-norepair,
-    tablerag-tiers.
+    Methods: naive, tablerag, tablerag-direct, tablerag-examples, tablerag-nolink,
+    tablerag-novalues, tablerag-norepair, tablerag-tiers.
     """
-    from tablerag.evals.runner import EVAL_TODAY, only_cases, sample_cases
+    from tablerag.evals.heldout import reuse_figures
+    from tablerag.evals.runner import EVAL_TODAY, ResultLog, only_cases, sample_cases
     from tablerag.evals.sql_task import DEFAULT_METHODS, METHODS, SQLTask, load_sql_dataset
     from tablerag.settings import load_settings
 
     names = parse_methods(methods, METHODS, DEFAULT_METHODS)
+    if examples not in ("none", "leave-one-out"):
+        raise ConfigError(f"Unknown --examples {examples!r}; use none or leave-one-out.")
+    if examples == "leave-one-out" and "tablerag-examples" not in names:
+        names = [*names, "tablerag-examples"]
     data = load_sql_dataset(dataset, path)
     cases = only_cases(sample_cases(data.cases, limit, sample_seed), only)
     folder = run_folder("sql", dataset, limit, sample_seed, out)
@@ -95,11 +111,30 @@ def sql(
                 "llm_timeout_s": settings.llm_timeout_s,
                 "today": EVAL_TODAY.isoformat(),
                 "stages_off": sorted(task.stages.off),
+                "examples": examples,
             },
             workers=workers,
             time_budget_s=time_budget,
             as_json=as_json,
+            extra_meta=reuse_figures,
         )
     finally:
         task.close()
         model.close()
+    if examples == "leave-one-out" and not as_json:
+        _print_reuse(ResultLog(folder).meta().get("reuse", {}))
+
+
+def _print_reuse(figures: dict[str, dict[str, float | int | None]]) -> None:
+    """The reuse path apart: how often a verified query was reused, and how accurate."""
+    for method, f in figures.items():
+        err_console.print(
+            f"{method}: reused a verified query in {f['reused']} of {f['n']} cases "
+            f"({f['reuse_rate']:.1%}); accuracy when reused {_share(f['reused_accuracy'])}, "
+            f"otherwise {_share(f['other_accuracy'])}.",
+            highlight=False,
+        )
+
+
+def _share(value: float | int | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"

@@ -87,7 +87,7 @@ def export(
 
 @knowledge_app.command("list")
 def list_(workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: JsonOpt = False) -> None:
-    """Every dataset, field, relationship and metric, draft or confirmed."""
+    """Every dataset, field, relationship, metric and document term, draft or confirmed."""
     from tablerag.semantic.library import entries
 
     found = entries(_document(workspace))

@@ -12,11 +12,13 @@ from tablerag.cli._common import (
     JsonOpt,
     WorkspaceOpt,
     console,
+    err_console,
     open_workspace,
     print_json,
     short,
     shown,
 )
+from tablerag.errors import ConfigError
 
 if TYPE_CHECKING:
     from tablerag.types import Hit
@@ -33,15 +35,39 @@ def search(
     mode: Annotated[
         str, typer.Option("--mode", "-m", help="hybrid (BM25 + dense, RRF), bm25 or dense.")
     ] = "hybrid",
+    rewrite: Annotated[
+        str | None,
+        typer.Option(
+            "--rewrite",
+            help="replace or expand the question's words with the documents' terms (the "
+            "semantic model's document terms), or off; default: the query_rewriting setting.",
+        ),
+    ] = None,
     workspace: WorkspaceOpt = DEFAULT_WORKSPACE,
     as_json: JsonOpt = False,
 ) -> None:
-    """Show the chunks that best match QUERY, with source, headings, page and table."""
+    """Show the chunks that best match QUERY, with source, headings, page and table.
+
+    The query as searched is printed first when the document terms rewrote it (with --json,
+    on stderr).
+    """
     from tablerag.rag.retrieve import search as run_search
+    from tablerag.rag.rewrite import REWRITE_MODES, rewrite_query
+    from tablerag.semantic.library import stored_terms
+    from tablerag.settings import load_settings
     from tablerag.sql.mask import mask_chunk
 
+    how = rewrite or load_settings(workspace).query_rewriting
+    if how not in REWRITE_MODES:
+        raise ConfigError(f"Unknown --rewrite {how!r}; use one of {', '.join(REWRITE_MODES)}.")
     with open_workspace(workspace) as ws:
-        hits = [mask_chunk(h) for h in run_search(ws, query, k=k, mode=mode)]
+        rewritten = rewrite_query(query, stored_terms(ws.con), mode=how)  # type: ignore[arg-type]
+        hits = [mask_chunk(h) for h in run_search(ws, query, k=k, mode=mode, rewrite=rewritten)]
+    if rewritten.changed:
+        replaced = ", ".join(f"{shown(w)} → {shown(t)}" for w, t in rewritten.replaced)
+        (err_console if as_json else console).print(
+            f"Searched as: {shown(rewritten.text)} ({replaced})", highlight=False
+        )
     if as_json:
         print_json([h.to_dict() for h in hits])
         return

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from tablerag.answer import Answer
+from tablerag.examples.library import Verified
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.llm.base import LLM
 from tablerag.router.router import RouterContext
@@ -67,6 +68,7 @@ class ProductPath:
         label: str,
         kind: Literal["files", "database"] = "database",
         today: dt.date | None = None,
+        verified: Verified | None = None,
     ) -> Answer:
         """``question`` answered as ``tablerag ask`` answers it, over ``engine``'s tables.
 
@@ -78,6 +80,8 @@ class ProductPath:
             label: the database's name (its source label).
             kind: ``files`` for a workspace's own tables, ``database`` for one queried in place.
             today: the date relative words refer to.
+            verified: the verified queries this question may see (``eval sql --examples``),
+                selected for the prompt or reused as over a workspace's store.
         """
         source = SQLSource(
             label=label.lower(),
@@ -95,6 +99,7 @@ class ProductPath:
             router=self._router(catalog),
             index=None,
         )
+        qa.verified = verified
         return qa.ask(question, today=today)
 
     def _router(self, catalog: SchemaCatalog) -> RouterContext:

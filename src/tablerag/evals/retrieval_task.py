@@ -41,6 +41,8 @@ from tablerag.evals.runner import Case, Outcome
 from tablerag.evals.stats import percentile
 from tablerag.rag.index import refresh_index
 from tablerag.rag.retrieve import MODES, search
+from tablerag.rag.rewrite import REWRITE_MODES, Synonym, rewrite_query
+from tablerag.semantic.library import stored_terms
 from tablerag.store.chunks import add_chunks
 from tablerag.store.workspace import Workspace
 from tablerag.types import Chunk, Hit
@@ -200,20 +202,25 @@ class SearchMethod:
     """One search mode over an open workspace, as a runner method named after the mode.
 
     Args:
-        name: ``bm25``, ``dense`` or ``hybrid``.
+        name: ``bm25``, ``dense`` or ``hybrid``; ``MODE+replace`` or ``MODE+expand`` for the
+            mode with the question rewritten by the workspace's document terms (issue 33).
         workspace: the open workspace with a text index.
         k: hits looked at.
+        terms: the document terms a rewriting method applies.
     """
 
     name: str
     workspace: Workspace
     k: int = TOP_K
+    terms: tuple[Synonym, ...] = ()
 
     def __call__(self, case: Case) -> Outcome:
         """Search the case's question; score the rank of its first relevant chunk."""
         started = time.perf_counter()
+        mode, _, how = self.name.partition("+")
+        rewrite = rewrite_query(case.question, self.terms, mode=how) if how else None  # type: ignore[arg-type]
         try:
-            hits = search(self.workspace, case.question, k=self.k, mode=self.name)
+            hits = search(self.workspace, case.question, k=self.k, mode=mode, rewrite=rewrite)
         except (RetrievalError, ProviderError) as exc:
             ms = (time.perf_counter() - started) * 1000
             kind = "llm_error" if isinstance(exc, ProviderError) else "execution_error"
@@ -240,22 +247,35 @@ class SearchMethod:
             prediction=[h.chunk_id for h in hits],
             category=case.category,
             latency_ms={"total": round(ms, 3)},
-            detail={"rank": rank},
+            detail={
+                "rank": rank,
+                **({"searched": rewrite.text} if rewrite and rewrite.changed else {}),
+            },
         )
 
 
-def build_methods(names: Sequence[str], workspace: Workspace) -> list[SearchMethod]:
-    """The search modes ``names`` over ``workspace``, each warmed up by one untimed search.
+def build_methods(
+    names: Sequence[str], workspace: Workspace, *, rewrite: str = "off"
+) -> list[SearchMethod]:
+    """The search modes ``names`` over ``workspace``, each warmed up by one untimed search;
+    with ``rewrite`` (``replace`` or ``expand``), each mode also as ``MODE+REWRITE``: the
+    question rewritten by the workspace's document terms (none without a semantic model).
 
     Raises:
-        ConfigError: an unknown mode.
+        ConfigError: an unknown mode or rewriting.
     """
     unknown = [n for n in names if n not in MODES]
     if unknown:
         raise ConfigError(f"Unknown retrieval method(s) {unknown}; choose from {', '.join(MODES)}.")
+    if rewrite not in REWRITE_MODES:
+        raise ConfigError(f"Unknown rewriting {rewrite!r}; use one of {', '.join(REWRITE_MODES)}.")
     for name in names:  # load the index and the query embedder before anything is timed
         search(workspace, "warm up", k=TOP_K, mode=name)
-    return [SearchMethod(n, workspace) for n in names]
+    methods = [SearchMethod(n, workspace) for n in names]
+    if rewrite != "off":
+        terms = stored_terms(workspace.con)
+        methods += [SearchMethod(f"{n}+{rewrite}", workspace, terms=terms) for n in names]
+    return methods
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,9 @@ Methods, all on the same model:
 * ``tablerag-direct``: the ablation that calls :func:`tablerag.nl2sql.path.answer_with_sql`
   directly (no router, no fallback, no explanation call): the figures of runs before the
   product path was measured.
+* ``tablerag-examples``: ``tablerag`` with verified queries held out per question
+  (:mod:`tablerag.evals.heldout`: the other questions of the database with their gold SQL; never
+  its own question nor one with its gold SQL); ``--examples leave-one-out`` adds it.
 * ``tablerag-novalues``: ``tablerag`` with a catalog without the value index.
 * ``tablerag-norepair``: ``tablerag`` without repairs.
 * ``tablerag-nolink``: ``tablerag-direct`` with the whole schema (product rendering).
@@ -46,6 +49,7 @@ from tablerag.evals.datasets.spider import (
     read_tables_json,
     without_missing_tables,
 )
+from tablerag.evals.heldout import REUSED, LeaveOneOut, reused_id
 from tablerag.evals.product import ProductPath
 from tablerag.evals.runner import EVAL_TODAY, Case, Metered, Outcome
 from tablerag.evals.sqlexec import Execution, Executor, Metric
@@ -71,6 +75,7 @@ METHODS = (
     "naive",
     "tablerag",
     "tablerag-direct",
+    "tablerag-examples",
     "tablerag-nolink",
     "tablerag-novalues",
     "tablerag-norepair",
@@ -414,6 +419,11 @@ class SQLTask:
                 self, "tablerag-tiers", repairs=repairs, options=COMPACT_TIER
             ),
         }
+        if "tablerag-examples" in names:  # issue 33: built only when asked (reads every case)
+            built["tablerag-examples"] = TableragMethod(
+                self, "tablerag-examples", repairs=repairs, product=True,
+                examples=LeaveOneOut(self.dataset.cases),
+            )  # fmt: skip
         return [built[n] for n in names]
 
     def close(self) -> None:
@@ -578,6 +588,7 @@ class TableragMethod:
         options: linker options (None: the product's defaults; direct only).
         product: answer through the product's entry point (router, fallback, explanation);
             False: call :func:`~tablerag.nl2sql.path.answer_with_sql` directly.
+        examples: the verified queries held out per case (product only; issue 33).
     """
 
     def __init__(
@@ -590,8 +601,11 @@ class TableragMethod:
         repairs: int = 2,
         options: LinkOptions | None = None,
         product: bool = False,
+        examples: LeaveOneOut | None = None,
     ) -> None:
         assert not product or (link and options is None), "the product links with its defaults"
+        assert examples is None or product, "verified queries go through the product's path"
+        self.examples = examples
         self.task, self.name = task, name
         self.link, self.values, self.repairs = link, values, repairs
         self.options, self.product = options, product
@@ -665,13 +679,15 @@ class TableragMethod:
         if self.repairs != settings.nl2sql_max_repairs:
             settings = settings.model_copy(update={"nl2sql_max_repairs": self.repairs})
         product = self.task.product if settings is self.task.settings else ProductPath(settings)
+        engine = self.task.executor.engine(db)
         answer = product.ask(
             question_text(case),
             llm=llm,
-            engine=self.task.executor.engine(db),
+            engine=engine,
             catalog=self.task.catalog(db, values=self.values),
             label=db,
             today=EVAL_TODAY,
+            verified=self.examples.for_case(case, engine) if self.examples else None,
         )
         latency = dict(answer.timings_ms)
         detail = {
@@ -680,6 +696,8 @@ class TableragMethod:
             "fallback": answer.fallback.outcome if answer.fallback is not None else None,
             **_answer_detail(answer),
         }
+        if self.examples is not None:
+            detail[REUSED] = reused_id(answer.knowledge)
         if answer.status == "error" or answer.sql is None:
             error = answer_error(answer) if answer.status == "error" else "no_sql"
             return _outcome(

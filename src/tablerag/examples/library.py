@@ -4,7 +4,7 @@ whole, and the session's view the answering code consults (issue 33)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -67,7 +67,17 @@ class Verified:
 
     def without(self, example_id: str) -> Verified:
         """The same pairs but one (an evaluation that holds a question's own pair out)."""
-        return Verified([e for e in self.examples if e.id != example_id])
+        return self.excluding({example_id})
+
+    def excluding(self, ids: Collection[str]) -> Verified:
+        """The same pairs but ``ids`` (an evaluation that holds a question's own pairs out);
+        the gate's verdicts found so far carry over, so a pool is gated once per source."""
+        kept = Verified([e for e in self.examples if e.id not in ids])
+        kept._usable = {
+            source: tuple(e for e in pairs if e.id not in ids)
+            for source, pairs in self._usable.items()
+        }
+        return kept
 
 
 def consult(

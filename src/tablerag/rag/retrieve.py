@@ -1,6 +1,8 @@
 """Search a workspace's text index: lexical, dense, fused (RRF), then reranked.
 
 The pipeline is the tuple :data:`RETRIEVAL_STEPS`; ``mode`` picks which of the first two run.
+The first two read the query as rewritten with the curated synonyms when the caller passes a
+:class:`~tablerag.rag.rewrite.Rewrite` (issue 33).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from tablerag.lang.tokenize import tokenize, unsupported_script
 from tablerag.rag.fusion import RRF_K, reciprocal_rank_fusion
 from tablerag.rag.index import LoadedIndex, WorkspaceLike, get_embedder, load_index
 from tablerag.rag.rerank import IdentityReranker, Reranker
+from tablerag.rag.rewrite import Rewrite
 from tablerag.types import Hit
 
 Mode = Literal["hybrid", "bm25", "dense"]
@@ -65,6 +68,7 @@ def search(
     embedder: Embedder | str | None = None,
     reranker: Reranker | str | None = None,
     rrf_k: int = RRF_K,
+    rewrite: Rewrite | None = None,
 ) -> list[Hit]:
     """The ``k`` chunks of the workspace most relevant to ``query``, best first.
 
@@ -78,6 +82,9 @@ def search(
             is refused unless it has the same spec.
         reranker: a reranker or spec (``api:<model>``); default: keep the fused order.
         rrf_k: the RRF constant.
+        rewrite: ``query`` rewritten with the curated synonyms
+            (:func:`~tablerag.rag.rewrite.rewrite_query`): its text is what BM25 and the query
+            embedder read; the reranker reads the question as asked. None: search as asked.
 
     Returns:
         Hits with chunk, source, heading path, page, table, scores; fewer than ``k`` when fewer
@@ -90,6 +97,7 @@ def search(
         ProviderError: the embedder or reranker failed.
     """
     text = check_query(query)
+    searched = check_query(rewrite.text) if rewrite is not None and rewrite.changed else text
     if mode not in MODES:
         close = difflib.get_close_matches(str(mode), MODES, n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
@@ -99,8 +107,8 @@ def search(
     index = load_index(workspace)
     rerank = _reranker(reranker)
     depth = max(CANDIDATES, k)
-    lexical = _lexical(index, text, depth) if mode in ("hybrid", "bm25") else []
-    dense = _dense(index, text, depth, embedder) if mode in ("hybrid", "dense") else []
+    lexical = _lexical(index, searched, depth) if mode in ("hybrid", "bm25") else []
+    dense = _dense(index, searched, depth, embedder) if mode in ("hybrid", "dense") else []
     if mode == "hybrid":
         ranked = reciprocal_rank_fusion([[i for i, _ in lexical], [i for i, _ in dense]], k=rrf_k)
     else:

@@ -1,10 +1,11 @@
 """Check a semantic model against the catalog: every problem, each naming its entry.
 
 Structure (duplicate names, a synonym two metrics claim, a relationship to an unknown dataset or
-between columns of different types, a dataset whose table no source has) is checked from the
-model and the catalog; every field, filter and metric caliber is then compiled into a small
-query and sent through the SQL gate (:func:`tablerag.sql.validate.validate`), which names an
-expression that does not parse or a column that does not exist.
+between columns of different types, a dataset whose table no source has, a malformed document
+term) is checked from the model and the catalog; every field, filter and metric caliber is then
+compiled into a small query and sent through the SQL gate
+(:func:`tablerag.sql.validate.validate`), which names an expression that does not parse or a
+column that does not exist.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from tablerag.semantic.compile import NotCompiled, compile_request, units_of
 from tablerag.semantic.knowledge import Knowledge
 from tablerag.semantic.ossie import Metric, OssieDocument, ansi, expression_for
 from tablerag.semantic.request import Request
+from tablerag.semantic.terms import term_problems
 from tablerag.sql.exposed import ExposedCatalog
 from tablerag.sql.validate import validate
 from tablerag.types import ColumnInfo, TableInfo
@@ -53,6 +55,7 @@ def check_model(
     found = _names(document) + _synonyms(knowledge)
     found += _datasets(knowledge, by_table, catalog, dialect)
     found += _relationships(knowledge, by_table)
+    found += [Finding("model", name, problem) for name, problem in term_problems(document)]
     for view in knowledge.metrics.values():
         found += check_metric(knowledge, view.name, tables, dialect=dialect, catalog=catalog)
     return found

@@ -15,6 +15,7 @@ from typing import Any
 import duckdb
 
 from tablerag.errors import ConfigError
+from tablerag.rag.rewrite import Synonym
 from tablerag.semantic.check import Finding, check_metric, check_model
 from tablerag.semantic.knowledge import DRAFT_MODEL, Knowledge
 from tablerag.semantic.ossie import (
@@ -26,6 +27,7 @@ from tablerag.semantic.ossie import (
     loads,
     to_data,
 )
+from tablerag.semantic.terms import document_terms, model_terms
 from tablerag.store.knowledge import drop_model, read_models, replace_models
 from tablerag.types import TableInfo
 
@@ -59,6 +61,15 @@ def stored_document(con: duckdb.DuckDBPyConnection) -> OssieDocument | None:
     return OssieDocument.model_validate(
         {"version": version, "semantic_model": [r.data for r in rows]}
     )
+
+
+def stored_terms(con: duckdb.DuckDBPyConnection) -> tuple[Synonym, ...]:
+    """The document terms of the workspace's semantic model, ``(words, term)`` each; none
+    when there is no model or the stored one no longer parses (``knowledge check`` says why)."""
+    try:
+        return document_terms(stored_document(con))
+    except KnowledgeInvalid:
+        return ()
 
 
 def read_file(path: Path) -> OssieDocument:
@@ -184,7 +195,8 @@ def merge(base: OssieDocument | None, added: OssieDocument) -> OssieDocument:
 
 
 def entries(document: OssieDocument) -> list[Entry]:
-    """Every dataset, field, relationship and metric (with its calibers' names)."""
+    """Every dataset, field, relationship and metric (with its calibers' names), then each
+    model's document terms (kind ``term``, the words people use as its synonyms)."""
     out = []
     for model in document.semantic_model:
         sub = OssieDocument(version=document.version, semantic_model=[model])
@@ -212,6 +224,8 @@ def entries(document: OssieDocument) -> list[Entry]:
                     model=model.name,
                 )
             )
+        for term, words in model_terms(model):
+            out.append(Entry("term", term, model.status, "", words, "document term", model.name))
     return out
 
 
