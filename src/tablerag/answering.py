@@ -10,6 +10,7 @@ switches come from the request. The options of the paths are built from the sett
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import time
 from collections import Counter
@@ -21,6 +22,7 @@ from tablerag.answer import Answer, Clarification, Language, detect_language
 from tablerag.answer.envelope import AnswerPath
 from tablerag.answer.fallback import as_written, fall_back, wants_fallback
 from tablerag.answer.findings import reasons
+from tablerag.clarify import find_readings
 from tablerag.errors import ProviderError, RetrievalError, TableragError
 from tablerag.examples.library import Verified, consult, with_examples
 from tablerag.lang.messages import message
@@ -264,20 +266,24 @@ class Work:
                 self.rq.trace.emit("sql", **attempt.model_dump(mode="json"))
             return shown
         # -- end of the verified-query hook
+        # -- clarification hook (issue 34): readings that give different numbers are asked
+        # back as choices (no model call); a picked choice, or a follow-up that starts from the
+        # previous query, is answered as it stands
+        if self.settings.ask_back and not self.rq.clarified and not self.rq.context:
+            asked = self.ask_back(question, source, engine)
+            if asked is not None:
+                return asked
+        # -- end of the clarification hook
         # -- semantic-model hook (issue 30): a question the model can express is answered from
         # its definitions; otherwise the free-SQL answer below says none was followed.
         declined: Declined | None = None
-        if self.semantic is not None and self.settings.semantic_model:
-            if source.label not in self.knowledge:  # checked once per source and session
-                tables = list(self.sources.catalog_of(source).tables.values())
-                self.knowledge[source.label] = usable_knowledge(
-                    self.semantic, tables, engine.dialect
-                )
+        knowledge = self.usable(source, engine)
+        if knowledge is not None:
             semantic = answer_with_model(
                 question,
                 llm=self.llm,
                 engine=engine,
-                knowledge=self.knowledge[source.label],
+                knowledge=knowledge,
                 language=language,
                 options=SemanticOptions(
                     today=self.rq.today or self.settings.today,
@@ -315,6 +321,41 @@ class Work:
         if declined is not None:  # semantic-model hook (issue 30)
             answer = no_definition(answer, declined)
         return answer.model_copy(update={"timings_ms": timings})
+
+    def usable(self, source: SQLSource, engine: SQLEngine) -> Knowledge | None:
+        """What of the semantic model ``source`` can use (checked once per source and
+        session); None without a model or with the ``semantic_model`` setting off."""
+        if self.semantic is None or not self.settings.semantic_model:
+            return None
+        if source.label not in self.knowledge:
+            tables = list(self.sources.catalog_of(source).tables.values())
+            self.knowledge[source.label] = usable_knowledge(self.semantic, tables, engine.dialect)
+        return self.knowledge[source.label]
+
+    def ask_back(self, question: str, source: SQLSource, engine: SQLEngine) -> Answer | None:
+        """The answer that asks back with the readings of ``question`` that give different
+        numbers (:func:`tablerag.clarify.find_readings`), None when it has one reading."""
+        readings = find_readings(
+            question,
+            language=self.language,
+            today=self.rq.today or self.settings.today or dt.date.today(),
+            catalog=self.sources.catalog_of(source),
+            linked=self.linked(question, source, engine).linked,
+            knowledge=self.usable(source, engine),
+        )
+        if readings is None:
+            return None
+        self.rq.trace.emit("clarify", reading=readings.kind, choices=len(readings.choices))
+        return Answer(
+            question=question,
+            answer=readings.text(self.language),
+            language=self.language,
+            path="clarify",
+            status="clarify",
+            clarifications=[
+                Clarification(label=c.label, question=c.question) for c in readings.choices
+            ],
+        )
 
     def docs(self, question: str) -> Answer:
         """The RAG path."""

@@ -404,7 +404,10 @@ class QA:
             answer = no_such_choice(rq.question, res.choices, language)
         else:
             context = sql_context(res.base, language) if res.base is not None else ""
-            answer = self._answer(replace(rq, question=res.standalone, context=context))
+            picked = res.kind == "picked"  # a choice picked is answered as it stands
+            answer = self._answer(
+                replace(rq, question=res.standalone, context=context, clarified=picked)
+            )
         standalone = res.standalone if res.kind in ("resolved", "picked") else None
         timings = dict(answer.timings_ms)
         timings["routing"] = round(timings.get("routing", 0.0) + resolving_ms, 3)
@@ -462,7 +465,10 @@ class QA:
             answer = work.documents_first(text)
         elif decision.intent == "hybrid":
             sql, doc = run_both(lambda: work.sql(data_text), lambda: work.docs(text))
-            answer = fuse(text, language, sql, doc, needs_both=decision.needs_both)
+            if sql.status == "clarify":  # the data side asks which reading: ask it (issue 34)
+                answer = sql
+            else:
+                answer = fuse(text, language, sql, doc, needs_both=decision.needs_both)
         elif decision.intent == "chitchat":
             answer = Answer(
                 question=text,
