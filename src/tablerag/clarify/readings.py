@@ -40,6 +40,9 @@ from tablerag.sqltypes import type_family
 ReadingKind = Literal["period", "value", "column"]
 _END = re.compile(r"[\s?？。.!！]+\Z")
 _ADDITIVE = re.compile(r"^\s*(?:sum|count)\s*\(", re.I)
+_HAN = re.compile(r"[\u3400-\u9fff]")
+_DATASET = re.compile(r"([A-Za-z_]\w*)\.[A-Za-z_\"]")
+_TIME_TYPES = frozenset({"date", "datetime", "timestamp", "time"})
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,7 @@ class Readings:
 class _Cues:
     periods: re.Pattern[str]
     amounts: re.Pattern[str]
+    counts: re.Pattern[str]
     not_measures: re.Pattern[str]
     min_column_score: float
     column_tie: float
@@ -88,6 +92,7 @@ def cues() -> _Cues:
     return _Cues(
         periods=re.compile("|".join(data["periods"]), re.I),
         amounts=re.compile("|".join(data["amounts"]), re.I),
+        counts=re.compile("|".join(data["counts"]), re.I),
         not_measures=re.compile(data["not_measures"], re.I),
         min_column_score=float(data["min_column_score"]),
         column_tie=float(data["column_tie"]),
@@ -125,12 +130,52 @@ def find_readings(
         linked: the linker's answer for the question on that catalog.
         knowledge: the semantic model the source can use, None without one.
     """
-    metrics = knowledge.mentioned(question) if knowledge is not None else []
-    if metrics:  # a metric's definition fixes the columns and the tables it reads
-        return period_readings(question, metrics, language=language, today=today)
+    if knowledge is not None and knowledge.mentioned(question):
+        # a metric's definition fixes the columns and the tables it reads
+        named = named_metrics(question, knowledge)
+        timed = [m for m in named if over_time(m, knowledge, catalog)]
+        return period_readings(question, timed, language=language, today=today)
     return value_readings(question, catalog, linked, language=language) or column_readings(
         question, catalog, linked, language=language
     )
+
+
+def named_metrics(question: str, knowledge: Knowledge) -> list[MetricView]:
+    """The metrics ``question`` names by a word that is not also a dataset's name or synonym
+    ("sales" names the sales table in "the sales team" as much as the net sales metric).
+
+    Example:
+        >>> from tablerag.semantic.ossie import loads
+        >>> k = Knowledge(loads('''
+        ... version: 0.2.0.dev0
+        ... semantic_model:
+        ... - name: m
+        ...   datasets: [{name: s, source: s, ai_context: {synonyms: [sales]}}]
+        ...   metrics:
+        ...   - name: net_sales
+        ...     expression: {dialects: [{dialect: ANSI_SQL, expression: SUM(s.x)}]}
+        ...     ai_context: {synonyms: [sales, revenue]}
+        ... '''))
+        >>> [m.name for m in named_metrics("Revenue of the sales team?", k)]
+        ['net_sales']
+        >>> named_metrics("How big is the sales team?", k)
+        []
+    """
+    tables = {ds.name.lower() for ds in knowledge.datasets.values()}
+    tables |= {w.lower() for ds in knowledge.datasets.values() for w in ds.synonyms}
+    text = question.lower()
+    out = []
+    for view in knowledge.mentioned(question):
+        words = [view.name, view.name.replace("_", " "), *view.metric.synonyms]
+        if any(w.lower() not in tables and _occurs(w.lower(), text) for w in words):
+            out.append(view)
+    return out
+
+
+def _occurs(word: str, text: str) -> bool:
+    if _HAN.search(word):
+        return word in text
+    return re.search(rf"(?<![a-z0-9_]){re.escape(word)}(?![a-z0-9_])", text) is not None
 
 
 def _bare(question: str) -> str:
@@ -140,7 +185,27 @@ def _bare(question: str) -> str:
 def additive(view: MetricView) -> bool:
     """Whether a metric adds up over time (a sum or a count, not a ratio or a rate)."""
     found = expression_for(view.metric.expression)
-    return view.unit != "%" and found is not None and bool(_ADDITIVE.match(found[0]))
+    if view.unit == "%" or found is None:
+        return False
+    return bool(_ADDITIVE.match(found[0])) and "/" not in found[0]
+
+
+def over_time(view: MetricView, knowledge: Knowledge, catalog: SchemaCatalog) -> bool:
+    """Whether a metric's rows have a time: its time field, or a date field (or column) of a
+    dataset its expression reads. A metric over rows without one needs no period."""
+    if view.time_field:
+        return True
+    found = expression_for(view.metric.expression)
+    for name in _DATASET.findall(found[0] if found is not None else ""):
+        ds = knowledge.dataset(name)
+        if ds is None:
+            continue
+        if any((f.datatype or "").lower() in _TIME_TYPES for f in ds.fields or []):
+            return True
+        info = catalog.tables.get(ds.table) or catalog.tables.get(ds.table.lower())
+        if info is not None and any(type_family(c.type) == "time" for c in info.columns):
+            return True
+    return False
 
 
 def period_readings(
@@ -255,8 +320,8 @@ def column_readings(
     """One choice per measure column of the linked tables that the linker scores alike (at
     the top, within a tie), for a question that asks for a number."""
     c = cues()
-    if linked is None or not c.amounts.search(question):
-        return None
+    if linked is None or not c.amounts.search(question) or c.counts.search(question):
+        return None  # a count of things reads no measure column
     measures: list[tuple[float, str, str]] = []
     for t in linked.tables:
         info = catalog.tables.get(t.name)
