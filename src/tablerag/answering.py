@@ -202,10 +202,11 @@ class Work:
 
     # -- the paths -----------------------------------------------------------------------------
 
-    def data_first(self, question: str) -> Answer:
+    def data_first(self, question: str, context: str = "") -> Answer:
         """The data path, then the documents when its answer is not ``ok`` and the workspace
-        has a text index (:func:`~tablerag.answer.fallback.fall_back`, issue 23)."""
-        answer = self.sql(question)
+        has a text index (:func:`~tablerag.answer.fallback.fall_back`, issue 23); ``context``:
+        what the SQL model reads before the question (:meth:`sql`)."""
+        answer = self.sql(question, context)
         if self.index is None or self.unreachable is not None:
             return answer  # a source that is down is said at once, before any model call
         return fall_back(answer, lambda: self.docs(question), deadline=self.rq.deadline)
@@ -231,8 +232,10 @@ class Work:
             return answer
         return fall_back(answer, lambda: self.sql(question), deadline=self.rq.deadline, terms=terms)
 
-    def sql(self, question: str) -> Answer:
-        """The NL2SQL path on the source that holds the question's tables."""
+    def sql(self, question: str, context: str = "") -> Answer:
+        """The NL2SQL path on the source that holds the question's tables; ``context`` is what
+        the SQL model reads before the question (a follow-up's previous question and SQL, as
+        its starting point: issue 34)."""
         language = self.language
         if not self.sources.sources or self.catalog is None:
             return Answer(
@@ -269,7 +272,7 @@ class Work:
         # -- clarification hook (issue 34): readings that give different numbers are asked
         # back as choices (no model call); a picked choice, or a follow-up that starts from the
         # previous query, is answered as it stands
-        if self.settings.ask_back and not self.rq.clarified and not self.rq.context:
+        if self.settings.ask_back and not self.rq.clarified and not context:
             asked = self.ask_back(question, source, engine)
             if asked is not None:
                 return asked
@@ -313,7 +316,7 @@ class Work:
             engine=engine,
             schema=with_examples(schema, shown),  # verified-query hook (issue 33)
             language=language,
-            options=self.nl2sql(),
+            options=replace(self.nl2sql(), context=context),
         )
         for attempt in answer.sql_attempts:
             self.rq.trace.emit("sql", **attempt.model_dump(mode="json"))

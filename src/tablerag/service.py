@@ -456,15 +456,15 @@ class QA:
             reasons=list(decision.reasons[:MAX_REASONS]),
         )
         # a follow-up that changes the previous query: the SQL model starts from it (issue 34)
-        data_text = f"{rq.context}{text}" if rq.context else text
+        context = rq.context
         if decision.loop and self.sources.sources and self.index is not None:
             answer = self.loop(text, language=language, request=rq, work=work)
         elif decision.intent == "data":
-            answer = work.data_first(data_text)
+            answer = work.data_first(text, context)
         elif decision.intent == "knowledge":
             answer = work.documents_first(text)
         elif decision.intent == "hybrid":
-            sql, doc = run_both(lambda: work.sql(data_text), lambda: work.docs(text))
+            sql, doc = run_both(lambda: work.sql(text, context), lambda: work.docs(text))
             if sql.status == "clarify":  # the data side asks which reading: ask it (issue 34)
                 answer = sql
             else:

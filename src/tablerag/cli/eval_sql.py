@@ -50,6 +50,13 @@ def sql(
     llm_threads: LLMThreadsOpt = None,
     stages: StagesOpt = None,
     as_json: EvalJsonOpt = False,
+    turns: Annotated[
+        str,
+        typer.Option(
+            help="CHASE: ask an interaction's turns in order in one session of the product "
+            "(conversation) or each turn alone (alone, the baseline).",
+        ),
+    ] = "conversation",
 ) -> None:
     """Text-to-SQL execution accuracy: naive full-schema prompt vs tablerag's NL2SQL path.
 
@@ -57,13 +64,25 @@ def sql(
     tablerag-tiers.
     """
     from tablerag.evals.runner import EVAL_TODAY, only_cases, sample_cases
-    from tablerag.evals.sql_task import DEFAULT_METHODS, METHODS, SQLTask, load_sql_dataset
+    from tablerag.errors import ConfigError
+    from tablerag.evals.sql_task import (
+        DEFAULT_METHODS,
+        METHODS,
+        TURNS,
+        SQLTask,
+        load_sql_dataset,
+    )
     from tablerag.settings import load_settings
+
+    if turns not in TURNS:
+        raise ConfigError(f"Unknown --turns {turns!r}; use {' or '.join(TURNS)}.")
 
     names = parse_methods(methods, METHODS, DEFAULT_METHODS)
     data = load_sql_dataset(dataset, path)
     cases = only_cases(sample_cases(data.cases, limit, sample_seed), only)
-    folder = run_folder("sql", dataset, limit, sample_seed, out)
+    # the turns asked alone are another run than the conversation's (never resumed from it)
+    named = f"{dataset}-alone" if dataset == "chase" and turns == "alone" else dataset
+    folder = run_folder("sql", named, limit, sample_seed, out)
     skipped = sum(data.skipped.values())
     if skipped:
         err_console.print(
@@ -72,7 +91,7 @@ def sql(
         )
     model = open_llm(llm, folder, cache=not no_cache, threads=llm_threads)
     settings = load_settings(None, llm_timeout_s=llm_timeout, stages=stages)
-    task = SQLTask(data, model, settings)
+    task = SQLTask(data, model, settings, turns=turns)  # type: ignore[arg-type]
     try:
         run_task(
             cases,
@@ -95,6 +114,7 @@ def sql(
                 "llm_timeout_s": settings.llm_timeout_s,
                 "today": EVAL_TODAY.isoformat(),
                 "stages_off": sorted(task.stages.off),
+                "turns": turns,
             },
             workers=workers,
             time_budget_s=time_budget,

@@ -52,8 +52,11 @@ class ProductPath:
         settings: the settings in force (the same a user's workspace would have).
     """
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, home: Path | None = None) -> None:
         self.settings = settings
+        self.home = home
+        """Where the conversations of ``session`` questions are kept (a folder the
+        evaluation owns)."""
         self._routers: dict[int, tuple[SchemaCatalog, RouterContext]] = {}
         self._lock = threading.Lock()
 
@@ -67,17 +70,20 @@ class ProductPath:
         label: str,
         kind: Literal["files", "database"] = "database",
         today: dt.date | None = None,
+        session: str | None = None,
     ) -> Answer:
         """``question`` answered as ``tablerag ask`` answers it, over ``engine``'s tables.
 
         Args:
-            question: the question (with its conversation, as the case states it).
+            question: the question.
             llm: the model of every call (a per-case meter around the run's model).
             engine: the read-only engine of the case's database.
             catalog: the linking catalog of that database.
             label: the database's name (its source label).
             kind: ``files`` for a workspace's own tables, ``database`` for one queried in place.
             today: the date relative words refer to.
+            session: the conversation the question is a turn of (kept under ``home``), as
+                ``tablerag ask --session`` asks it; None: the question alone.
         """
         source = SQLSource(
             label=label.lower(),
@@ -94,8 +100,9 @@ class ProductPath:
             catalog=catalog,
             router=self._router(catalog),
             index=None,
+            home=self.home,
         )
-        return qa.ask(question, today=today)
+        return qa.ask(question, today=today, session=session)
 
     def _router(self, catalog: SchemaCatalog) -> RouterContext:
         """The router's vocabulary of ``catalog``, built once per catalog."""
