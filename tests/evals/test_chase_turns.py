@@ -59,7 +59,10 @@ def chase(tmp_path: Path) -> Path:
                 {"utterance": "他们的年龄呢？", "query": AGES},
             ],
         },
-        {"database_id": "concerts", "interaction": [{"utterance": "How many singers are there?", "query": COUNT}]},
+        {
+            "database_id": "concerts",
+            "interaction": [{"utterance": "How many singers are there?", "query": COUNT}],
+        },
     ]
     (root / "chase_dev.json").write_text(json.dumps(interactions), encoding="utf-8")
     return root

@@ -63,8 +63,8 @@ def sql(
     Methods: naive, tablerag, tablerag-nolink, tablerag-novalues, tablerag-norepair,
     tablerag-tiers.
     """
-    from tablerag.evals.runner import EVAL_TODAY, only_cases, sample_cases
     from tablerag.errors import ConfigError
+    from tablerag.evals.runner import EVAL_TODAY, only_cases, sample_cases
     from tablerag.evals.sql_task import (
         DEFAULT_METHODS,
         METHODS,
