@@ -65,13 +65,13 @@ class Readings:
 
     def text(self, language: Language) -> str:
         """The ask-back sentence, in ``language``."""
-        return message(
-            f"clarify.{self.kind}",
-            language,
-            subject=self.subject,
-            n=len(self.places),
-            places="、".join(self.places) if language == "zh" else ", ".join(self.places),
-        )
+        places = "、".join(self.places) if language == "zh" else ", ".join(self.places)
+        fields = {"subject": self.subject, "n": len(self.places), "places": places}
+        if self.kind == "period":
+            return message("clarify.period", language, **fields)
+        if self.kind == "value":
+            return message("clarify.value", language, **fields)
+        return message("clarify.column", language, **fields)
 
 
 @dataclass(frozen=True)
@@ -223,10 +223,10 @@ def period_readings(
         "metric": metric,
         "month": f"{last:%Y-%m}",
         "year": str(today.year),
-        "m": str(last.month),
         "question": bare,
     }
-    month_fields = {**fields, "year": str(last.year)}
+    when = f"{last.year}年{last.month}月" if language == "zh" else f"{last:%Y-%m}"
+    month_fields = {**fields, "when": when}
     choices = (
         Choice(
             message("clarify.period.month.label", language, **month_fields),

@@ -49,11 +49,13 @@ class ProductPath:
     """Answers evaluation cases through :meth:`QA.ask` over the evaluation's own engines.
 
     Args:
-        settings: the settings in force (the same a user's workspace would have).
+        settings: the settings in force (the same a user's workspace would have), with
+            ``ask_back`` off.
     """
 
     def __init__(self, settings: Settings, home: Path | None = None) -> None:
-        self.settings = settings
+        # nobody is there to pick one of the choices of an answer that asks back
+        self.settings = settings.model_copy(update={"ask_back": False})
         self.home = home
         """Where the conversations of ``session`` questions are kept (a folder the
         evaluation owns)."""
