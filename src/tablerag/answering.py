@@ -335,6 +335,17 @@ class Work:
             self.knowledge[source.label] = usable_knowledge(self.semantic, tables, engine.dialect)
         return self.knowledge[source.label]
 
+    def asks_back(self, question: str, context: str = "") -> Answer | None:
+        """The answer that asks back when ``question``'s readings differ, found before any
+        path runs (a hybrid question must not spend a documents call on it first); None when
+        it has one reading, or ``ask_back`` is off, or it is a pick or a follow-up."""
+        if not self.settings.ask_back or self.rq.clarified or context or self.catalog is None:
+            return None
+        if not self.sources.sources:
+            return None
+        place = self.place(question, "nl2sql")
+        return None if isinstance(place, Answer) else self.ask_back(question, *place)
+
     def ask_back(self, question: str, source: SQLSource, engine: SQLEngine) -> Answer | None:
         """The answer that asks back with the readings of ``question`` that give different
         numbers (:func:`tablerag.clarify.find_readings`), None when it has one reading."""

@@ -464,10 +464,11 @@ class QA:
         elif decision.intent == "knowledge":
             answer = work.documents_first(text)
         elif decision.intent == "hybrid":
-            sql, doc = run_both(lambda: work.sql(text, context), lambda: work.docs(text))
-            if sql.status == "clarify":  # the data side asks which reading: ask it (issue 34)
-                answer = sql
+            asked = work.asks_back(text, context)  # which reading, before any call (issue 34)
+            if asked is not None:
+                answer = asked
             else:
+                sql, doc = run_both(lambda: work.sql(text, context), lambda: work.docs(text))
                 answer = fuse(text, language, sql, doc, needs_both=decision.needs_both)
         elif decision.intent == "chitchat":
             answer = Answer(

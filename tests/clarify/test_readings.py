@@ -151,6 +151,8 @@ def test_a_text_pick_and_the_setting_off(ws: Path, tmp_path: Path) -> None:
 def test_an_english_question_gets_english_choices(qa: QA) -> None:
     answer = qa.answer(Request.make("What is net revenue?", max_seconds=60))
     assert answer.status == "clarify" and answer.answer.startswith("“net sales” is computed")
+    assert answer.route is not None and answer.route.intent == "hybrid"
+    assert answer.llm.calls == 0  # asked back before the documents path ran
     assert [c.question for c in answer.clarifications] == [
         "What is net revenue in 2026-10?",
         "What is net revenue in 2026?",

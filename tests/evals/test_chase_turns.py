@@ -46,9 +46,8 @@ def _reply(messages: Sequence[Message]) -> str:
     return "结果如上表。"
 
 
-@pytest.fixture
-def chase(tmp_path: Path) -> Path:
-    root = tmp_path / "chase"
+def make_chase(root: Path) -> Path:
+    """A CHASE-format folder: two interactions on one database."""
     make_db(root / "database" / "concerts" / "concerts.sqlite")
     (root / "tables.json").write_text(json.dumps([TABLES_RECORD]), encoding="utf-8")
     interactions = [
@@ -66,6 +65,11 @@ def chase(tmp_path: Path) -> Path:
     ]
     (root / "chase_dev.json").write_text(json.dumps(interactions), encoding="utf-8")
     return root
+
+
+@pytest.fixture
+def chase(tmp_path: Path) -> Path:
+    return make_chase(tmp_path / "chase")
 
 
 def _resolver_calls(llm: FunctionLLM) -> int:

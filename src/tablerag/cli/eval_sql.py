@@ -63,7 +63,6 @@ def sql(
     Methods: naive, tablerag, tablerag-nolink, tablerag-novalues, tablerag-norepair,
     tablerag-tiers.
     """
-    from tablerag.errors import ConfigError
     from tablerag.evals.runner import EVAL_TODAY, only_cases, sample_cases
     from tablerag.evals.sql_task import (
         DEFAULT_METHODS,
@@ -75,7 +74,7 @@ def sql(
     from tablerag.settings import load_settings
 
     if turns not in TURNS:
-        raise ConfigError(f"Unknown --turns {turns!r}; use {' or '.join(TURNS)}.")
+        raise typer.BadParameter(f"use {' or '.join(TURNS)}", param_hint="--turns")
 
     names = parse_methods(methods, METHODS, DEFAULT_METHODS)
     data = load_sql_dataset(dataset, path)
