@@ -17,6 +17,7 @@ import argparse
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import sqlglot
@@ -24,7 +25,13 @@ from sqlglot import exp
 
 from tablerag.answer import detect_language
 from tablerag.evals.runner import EVAL_TODAY, Case
-from tablerag.evals.sql_task import SQLTask, TableragMethod, load_sql_dataset, question_text
+from tablerag.evals.sql_task import (
+    SQLTask,
+    TableragMethod,
+    asked_text,
+    history_context,
+    load_sql_dataset,
+)
 from tablerag.llm.base import Message
 from tablerag.llm.testing import FunctionLLM
 from tablerag.nl2sql.checks import run_checks
@@ -85,8 +92,9 @@ def measure(kind: str, path: Path, limit: int, spoil: Spoil) -> tuple[Counter[st
 
 
 def _codes(method: TableragMethod, task: SQLTask, case: Case, options: object) -> list[str]:
-    question = question_text(case)
-    schema = method.schema(case, question)
+    question = asked_text(case)
+    context = history_context(case.question, case.context.get("history", ()))
+    schema = method.schema(case, context + question)  # linked with the earlier questions
     engine = task.executor.engine(str(case.context["db"]))
     got = answer_with_sql(
         question,
@@ -94,7 +102,7 @@ def _codes(method: TableragMethod, task: SQLTask, case: Case, options: object) -
         engine=engine,
         schema=schema,
         language=detect_language(case.question),
-        options=options,  # type: ignore[arg-type]
+        options=replace(options, context=context),  # type: ignore[type-var]
     )
     if got.status not in ("ok", "unsure") or got.table is None or not got.sql:
         return [f"status:{got.status}"]

@@ -10,6 +10,7 @@ switches come from the request. The options of the paths are built from the sett
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import time
 from collections import Counter
@@ -21,6 +22,7 @@ from tablerag.answer import Answer, Clarification, Language, detect_language
 from tablerag.answer.envelope import AnswerPath
 from tablerag.answer.fallback import as_written, fall_back, wants_fallback
 from tablerag.answer.findings import reasons
+from tablerag.clarify import find_readings
 from tablerag.errors import ProviderError, RetrievalError, TableragError
 from tablerag.examples.library import Verified, consult, with_examples
 from tablerag.examples.selection import closest
@@ -260,10 +262,11 @@ class Work:
             self.rq.trace.emit("sql", **attempt.model_dump(mode="json"))
         return shown
 
-    def data_first(self, question: str) -> Answer:
+    def data_first(self, question: str, context: str = "") -> Answer:
         """The data path, then the documents when its answer is not ``ok`` and the workspace
-        has a text index (:func:`~tablerag.answer.fallback.fall_back`, issue 23)."""
-        answer = self.sql(question)
+        has a text index (:func:`~tablerag.answer.fallback.fall_back`, issue 23); ``context``:
+        what the SQL model reads before the question (:meth:`sql`)."""
+        answer = self.sql(question, context)
         if self.index is None or self.unreachable is not None:
             return answer  # a source that is down is said at once, before any model call
         return fall_back(answer, lambda: self.docs(question), deadline=self.rq.deadline)
@@ -289,8 +292,10 @@ class Work:
             return answer
         return fall_back(answer, lambda: self.sql(question), deadline=self.rq.deadline, terms=terms)
 
-    def sql(self, question: str) -> Answer:
-        """The NL2SQL path on the source that holds the question's tables."""
+    def sql(self, question: str, context: str = "") -> Answer:
+        """The NL2SQL path on the source that holds the question's tables; ``context`` is what
+        the SQL model reads before the question (a follow-up's previous question and SQL, as
+        its starting point: issue 34)."""
         language = self.language
         if not self.sources.sources or self.catalog is None:
             return Answer(
@@ -324,20 +329,24 @@ class Work:
                 self.rq.trace.emit("sql", **attempt.model_dump(mode="json"))
             return shown
         # -- end of the verified-query hook
+        # -- clarification hook (issue 34): readings that give different numbers are asked
+        # back as choices (no model call); a picked choice, or a follow-up that starts from the
+        # previous query, is answered as it stands
+        if self.settings.ask_back and not self.rq.clarified and not context:
+            asked = self.ask_back(question, source, engine)
+            if asked is not None:
+                return asked
+        # -- end of the clarification hook
         # -- semantic-model hook (issue 30): a question the model can express is answered from
         # its definitions; otherwise the free-SQL answer below says none was followed.
         declined: Declined | None = None
-        if self.semantic is not None and self.settings.semantic_model:
-            if source.label not in self.knowledge:  # checked once per source and session
-                tables = list(self.sources.catalog_of(source).tables.values())
-                self.knowledge[source.label] = usable_knowledge(
-                    self.semantic, tables, engine.dialect
-                )
+        knowledge = self.usable(source, engine)
+        if knowledge is not None:
             semantic = answer_with_model(
                 question,
                 llm=self.llm,
                 engine=engine,
-                knowledge=self.knowledge[source.label],
+                knowledge=knowledge,
                 language=language,
                 options=SemanticOptions(
                     today=self.rq.today or self.settings.today,
@@ -367,7 +376,7 @@ class Work:
             engine=engine,
             schema=with_examples(schema, shown),  # verified-query hook (issue 33)
             language=language,
-            options=self.nl2sql(),
+            options=replace(self.nl2sql(), context=context),
         )
         for attempt in answer.sql_attempts:
             self.rq.trace.emit("sql", **attempt.model_dump(mode="json"))
@@ -375,6 +384,52 @@ class Work:
         if declined is not None:  # semantic-model hook (issue 30)
             answer = no_definition(answer, declined)
         return answer.model_copy(update={"timings_ms": timings})
+
+    def usable(self, source: SQLSource, engine: SQLEngine) -> Knowledge | None:
+        """What of the semantic model ``source`` can use (checked once per source and
+        session); None without a model or with the ``semantic_model`` setting off."""
+        if self.semantic is None or not self.settings.semantic_model:
+            return None
+        if source.label not in self.knowledge:
+            tables = list(self.sources.catalog_of(source).tables.values())
+            self.knowledge[source.label] = usable_knowledge(self.semantic, tables, engine.dialect)
+        return self.knowledge[source.label]
+
+    def asks_back(self, question: str, context: str = "") -> Answer | None:
+        """The answer that asks back when ``question``'s readings differ, found before any
+        path runs (a hybrid question must not spend a documents call on it first); None when
+        it has one reading, or ``ask_back`` is off, or it is a pick or a follow-up."""
+        if not self.settings.ask_back or self.rq.clarified or context or self.catalog is None:
+            return None
+        if not self.sources.sources:
+            return None
+        place = self.place(question, "nl2sql")
+        return None if isinstance(place, Answer) else self.ask_back(question, *place)
+
+    def ask_back(self, question: str, source: SQLSource, engine: SQLEngine) -> Answer | None:
+        """The answer that asks back with the readings of ``question`` that give different
+        numbers (:func:`tablerag.clarify.find_readings`), None when it has one reading."""
+        readings = find_readings(
+            question,
+            language=self.language,
+            today=self.rq.today or self.settings.today or dt.date.today(),
+            catalog=self.sources.catalog_of(source),
+            linked=self.linked(question, source, engine).linked,
+            knowledge=self.usable(source, engine),
+        )
+        if readings is None:
+            return None
+        self.rq.trace.emit("clarify", reading=readings.kind, choices=len(readings.choices))
+        return Answer(
+            question=question,
+            answer=readings.text(self.language),
+            language=self.language,
+            path="clarify",
+            status="clarify",
+            clarifications=[
+                Clarification(label=c.label, question=c.question) for c in readings.choices
+            ],
+        )
 
     def docs(self, question: str) -> Answer:
         """The RAG path."""

@@ -82,6 +82,8 @@ class Request:
         queries: what each query sent to an engine returned, for this question only (an
             answer's lookups repeat; :mod:`tablerag.sql.engines.once`).
         context: what the SQL model reads before the question (a follow-up's previous SQL).
+        clarified: the question is a choice the user picked from an earlier answer's choices:
+            it is answered as it stands, never asked back again.
     """
 
     question: str
@@ -97,6 +99,7 @@ class Request:
     origin: str = "library"
     queries: dict[Hashable, Any] = field(default_factory=dict, repr=False)
     context: str = ""
+    clarified: bool = False
 
     @classmethod
     def make(

@@ -405,7 +405,10 @@ class QA:
             answer = no_such_choice(rq.question, res.choices, language)
         else:
             context = sql_context(res.base, language) if res.base is not None else ""
-            answer = self._answer(replace(rq, question=res.standalone, context=context))
+            picked = res.kind == "picked"  # a choice picked is answered as it stands
+            answer = self._answer(
+                replace(rq, question=res.standalone, context=context, clarified=picked)
+            )
         standalone = res.standalone if res.kind in ("resolved", "picked") else None
         timings = dict(answer.timings_ms)
         timings["routing"] = round(timings.get("routing", 0.0) + resolving_ms, 3)
@@ -454,21 +457,25 @@ class QA:
             reasons=list(decision.reasons[:MAX_REASONS]),
         )
         # a follow-up that changes the previous query: the SQL model starts from it (issue 34)
-        data_text = f"{rq.context}{text}" if rq.context else text
+        context = rq.context
         # a verified question is reused whichever path was chosen; the data path consults the
         # verified queries itself (issue 33)
-        reused = work.reused(data_text) if decision.intent != "data" or decision.loop else None
+        reused = work.reused(text) if decision.intent != "data" or decision.loop else None
         if reused is not None:
             answer = reused
         elif decision.loop and self.sources.sources and self.index is not None:
             answer = self.loop(text, language=language, request=rq, work=work)
         elif decision.intent == "data":
-            answer = work.data_first(data_text)
+            answer = work.data_first(text, context)
         elif decision.intent == "knowledge":
             answer = work.documents_first(text)
         elif decision.intent == "hybrid":
-            sql, doc = run_both(lambda: work.sql(data_text), lambda: work.docs(text))
-            answer = fuse(text, language, sql, doc, needs_both=decision.needs_both)
+            asked = work.asks_back(text, context)  # which reading, before any call (issue 34)
+            if asked is not None:
+                answer = asked
+            else:
+                sql, doc = run_both(lambda: work.sql(text, context), lambda: work.docs(text))
+                answer = fuse(text, language, sql, doc, needs_both=decision.needs_both)
         elif decision.intent == "chitchat":
             answer = Answer(
                 question=text,

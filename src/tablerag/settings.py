@@ -303,6 +303,12 @@ class Settings(BaseModel):
         description="The most recent turns of a conversation a follow-up is resolved against; "
         "older ones are left out of the resolver's prompt.",
     )
+    ask_back: bool = Field(
+        True,
+        description="Offer 2-4 choices instead of an answer when a data question has readings "
+        "that give different numbers (a metric without a period, a value of two tables, "
+        "measure columns that fit alike); off: answer the question as asked.",
+    )
 
     @field_validator("sensitive_columns", "allow_columns", "serve_cors_origins", mode="before")
     @classmethod

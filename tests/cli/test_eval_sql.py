@@ -126,3 +126,29 @@ def test_errors(
     result = runner.invoke(app, argv)
     assert result.exit_code != 0
     assert message in str(result.exception) + result.output
+
+
+def test_chase_turns_alone_is_its_own_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.evals.test_chase_turns import _reply, make_chase
+
+    chase = make_chase(tmp_path / "chase")
+    llm = FunctionLLM(_reply)
+    monkeypatch.setattr("tablerag.cli.eval_common.load_llm", lambda spec=None, **kw: llm)
+    monkeypatch.chdir(tmp_path)
+    base = ["eval", "sql", "--dataset", "chase", "--path", str(chase), "--methods", "tablerag"]
+    together = runner.invoke(app, [*base, "--json"])
+    alone = runner.invoke(app, [*base, "--turns", "alone", "--json"])
+    assert together.exit_code == 0 and alone.exit_code == 0, together.output + alone.output
+    assert json.loads(together.stdout)["methods"]["tablerag"]["accuracy"] == 1.0
+    assert json.loads(alone.stdout)["methods"]["tablerag"]["accuracy"] == pytest.approx(
+        2 / 3, abs=1e-3
+    )
+    runs = tmp_path / "eval-runs"
+    assert sorted(p.name for p in runs.iterdir()) == [
+        "sql-chase-alone-nall-s0",
+        "sql-chase-nall-s0",
+    ]
+    meta = json.loads((runs / "sql-chase-alone-nall-s0" / "run.json").read_text("utf-8"))
+    assert meta["turns"] == "alone"
+    wrong = runner.invoke(app, [*base, "--turns", "together"])
+    assert wrong.exit_code == 2 and "--turns" in wrong.output

@@ -61,6 +61,13 @@ def sql(
         ),
     ] = "none",
     as_json: EvalJsonOpt = False,
+    turns: Annotated[
+        str,
+        typer.Option(
+            help="CHASE: ask an interaction's turns in order in one session of the product "
+            "(conversation) or each turn alone (alone, the baseline).",
+        ),
+    ] = "conversation",
 ) -> None:
     """Text-to-SQL execution accuracy: naive full-schema prompt vs tablerag's NL2SQL path.
 
@@ -69,8 +76,17 @@ def sql(
     """
     from tablerag.evals.heldout import reuse_figures
     from tablerag.evals.runner import EVAL_TODAY, ResultLog, only_cases, sample_cases
-    from tablerag.evals.sql_task import DEFAULT_METHODS, METHODS, SQLTask, load_sql_dataset
+    from tablerag.evals.sql_task import (
+        DEFAULT_METHODS,
+        METHODS,
+        TURNS,
+        SQLTask,
+        load_sql_dataset,
+    )
     from tablerag.settings import load_settings
+
+    if turns not in TURNS:
+        raise typer.BadParameter(f"use {' or '.join(TURNS)}", param_hint="--turns")
 
     names = parse_methods(methods, METHODS, DEFAULT_METHODS)
     if examples not in ("none", "leave-one-out"):
@@ -79,7 +95,9 @@ def sql(
         names = [*names, "tablerag-examples"]
     data = load_sql_dataset(dataset, path)
     cases = only_cases(sample_cases(data.cases, limit, sample_seed), only)
-    folder = run_folder("sql", dataset, limit, sample_seed, out)
+    # the turns asked alone are another run than the conversation's (never resumed from it)
+    named = f"{dataset}-alone" if dataset == "chase" and turns == "alone" else dataset
+    folder = run_folder("sql", named, limit, sample_seed, out)
     skipped = sum(data.skipped.values())
     if skipped:
         err_console.print(
@@ -88,7 +106,7 @@ def sql(
         )
     model = open_llm(llm, folder, cache=not no_cache, threads=llm_threads)
     settings = load_settings(None, llm_timeout_s=llm_timeout, stages=stages)
-    task = SQLTask(data, model, settings)
+    task = SQLTask(data, model, settings, turns=turns)  # type: ignore[arg-type]
     try:
         run_task(
             cases,
@@ -112,6 +130,7 @@ def sql(
                 "today": EVAL_TODAY.isoformat(),
                 "stages_off": sorted(task.stages.off),
                 "examples": examples,
+                "turns": turns,
             },
             workers=workers,
             time_budget_s=time_budget,

@@ -324,7 +324,8 @@ def build_methods(
     names: Sequence[str], llm: LLM, workspace: Path, units: Mapping[str, str], settings: Settings
 ) -> MixedMethods:
     """Open the corpus workspace once and build the named methods over it."""
-    qa = QA.open(workspace, llm=llm, settings=settings)
+    # nobody is there to pick one of the choices of an answer that asks back
+    qa = QA.open(workspace, llm=llm, settings=settings.model_copy(update={"ask_back": False}))
     built = MixedMethods(qa, units)
     built.methods = [_Method(n, qa, units, llm) for n in names]
     return built

@@ -50,11 +50,16 @@ class ProductPath:
     """Answers evaluation cases through :meth:`QA.ask` over the evaluation's own engines.
 
     Args:
-        settings: the settings in force (the same a user's workspace would have).
+        settings: the settings in force (the same a user's workspace would have), with
+            ``ask_back`` off.
     """
 
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
+    def __init__(self, settings: Settings, home: Path | None = None) -> None:
+        # nobody is there to pick one of the choices of an answer that asks back
+        self.settings = settings.model_copy(update={"ask_back": False})
+        self.home = home
+        """Where the conversations of ``session`` questions are kept (a folder the
+        evaluation owns)."""
         self._routers: dict[int, tuple[SchemaCatalog, RouterContext]] = {}
         self._lock = threading.Lock()
 
@@ -69,11 +74,12 @@ class ProductPath:
         kind: Literal["files", "database"] = "database",
         today: dt.date | None = None,
         verified: Verified | None = None,
+        session: str | None = None,
     ) -> Answer:
         """``question`` answered as ``tablerag ask`` answers it, over ``engine``'s tables.
 
         Args:
-            question: the question (with its conversation, as the case states it).
+            question: the question.
             llm: the model of every call (a per-case meter around the run's model).
             engine: the read-only engine of the case's database.
             catalog: the linking catalog of that database.
@@ -82,6 +88,8 @@ class ProductPath:
             today: the date relative words refer to.
             verified: the verified queries this question may see (``eval sql --examples``),
                 selected for the prompt or reused as over a workspace's store.
+            session: the conversation the question is a turn of (kept under ``home``), as
+                ``tablerag ask --session`` asks it; None: the question alone.
         """
         source = SQLSource(
             label=label.lower(),
@@ -98,9 +106,10 @@ class ProductPath:
             catalog=catalog,
             router=self._router(catalog),
             index=None,
+            home=self.home,
         )
         qa.verified = verified
-        return qa.ask(question, today=today)
+        return qa.ask(question, today=today, session=session)
 
     def _router(self, catalog: SchemaCatalog) -> RouterContext:
         """The router's vocabulary of ``catalog``, built once per catalog."""

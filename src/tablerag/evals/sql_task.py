@@ -1,8 +1,15 @@
 """The text-to-SQL task: dataset cases and the methods compared on them (execution accuracy).
 
-Datasets: Spider (category = database, with Spider's hardness), CHASE (each turn with the earlier
-questions of its interaction) and BIRD (with its evidence). Only cases whose database exists as
-a SQLite file can be executed; the others are counted and left out.
+Datasets: Spider (category = database, with Spider's hardness), CHASE (turns of interactions)
+and BIRD (with its evidence). Only cases whose database exists as a SQLite file can be
+executed; the others are counted and left out.
+
+CHASE's turns are asked by the product methods as a user asks them (``turns``
+``conversation``, the default): in order, in one session of the product per interaction, so a
+follow-up is resolved against the earlier turns and may start from the previous SQL
+(:mod:`tablerag.evals.turns`); ``turns`` ``alone`` asks each turn as if it were the first, the
+baseline. The naive baseline and the direct ablations read the earlier questions of the
+interaction before the turn (:func:`history_context`).
 
 Methods, all on the same model:
 
@@ -32,12 +39,14 @@ Every predicted query is scored by running it through the SQL gate (see
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from tablerag.answer import Answer, detect_language
 from tablerag.answer.findings import LLM_FAILED, has
@@ -53,6 +62,7 @@ from tablerag.evals.heldout import REUSED, LeaveOneOut, reused_id
 from tablerag.evals.product import ProductPath
 from tablerag.evals.runner import EVAL_TODAY, Case, Metered, Outcome
 from tablerag.evals.sqlexec import Execution, Executor, Metric
+from tablerag.evals.turns import Conversations
 from tablerag.linking import (
     LinkOptions,
     SchemaCatalog,
@@ -84,6 +94,11 @@ METHODS = (
 COMPACT_TIER = LinkOptions(compact=TIER_PRESETS["extra"])
 """The opt-in compact tier as measured in bench/RESULTS.md (linking: CHASE 0.993 tables)."""
 DEFAULT_METHODS = ("naive", "tablerag")
+TURNS = ("conversation", "alone")
+Turns = Literal["conversation", "alone"]
+"""How the product methods ask the turns of a CHASE interaction: ``conversation``, in order in
+one session of the product (follow-ups resolved against the earlier turns, the previous SQL
+as the starting point), or ``alone``, each turn as if it were the first."""
 
 NAIVE_SYSTEM = (
     "You write one SQLite SELECT query that answers the question, using the tables below. "
@@ -114,31 +129,37 @@ class SQLDataset:
     skipped: dict[str, int] = field(default_factory=dict)
 
 
-def with_history(question: str, history: Sequence[str]) -> str:
-    """The question as a method sees it in a conversation: earlier questions first.
+def history_context(question: str, history: Sequence[str]) -> str:
+    """What the naive baseline and the direct ablations read before a CHASE turn: the earlier
+    questions of its interaction, ending with the current-question marker (the product asks
+    the turns in one session instead, :class:`TableragMethod`).
 
     Example:
-        >>> with_history("它的评分呢？", ["有哪些电视剧？"])
-        '之前的问题：\\n- 有哪些电视剧？\\n当前问题：它的评分呢？'
-        >>> with_history("How many?", [])
-        'How many?'
+        >>> history_context("它的评分呢？", ["有哪些电视剧？"])
+        '之前的问题：\\n- 有哪些电视剧？\\n当前问题：'
+        >>> history_context("How many?", [])
+        ''
     """
     if not history:
-        return question
+        return ""
     if detect_language(question) == "zh":
-        return "之前的问题：\n" + "".join(f"- {h}\n" for h in history) + f"当前问题：{question}"
+        return "之前的问题：\n" + "".join(f"- {h}\n" for h in history) + "当前问题："
     return (
         "Earlier questions in this conversation:\n"
         + "".join(f"- {h}\n" for h in history)
-        + f"Current question: {question}"
+        + "Current question: "
     )
 
 
-def question_text(case: Case) -> str:
-    """What the methods are asked: history (CHASE) and evidence (BIRD) included."""
-    text = with_history(case.question, case.context.get("history", ()))
+def asked_text(case: Case) -> str:
+    """The case's own question, with its evidence (BIRD) as a hint."""
     evidence = case.context.get("evidence")
-    return f"{text}\nHint: {evidence}" if evidence else text
+    return f"{case.question}\nHint: {evidence}" if evidence else case.question
+
+
+def question_text(case: Case) -> str:
+    """What the naive baseline is asked: history (CHASE) and evidence (BIRD) included."""
+    return history_context(case.question, case.context.get("history", ())) + asked_text(case)
 
 
 def _split(path: Path, default: str) -> tuple[Path, Path]:
@@ -359,10 +380,22 @@ class SQLTask:
             defaults with ``TABLERAG_*`` environment overrides.
     """
 
-    def __init__(self, dataset: SQLDataset, llm: LLM, settings: Settings | None = None) -> None:
+    def __init__(
+        self,
+        dataset: SQLDataset,
+        llm: LLM,
+        settings: Settings | None = None,
+        *,
+        turns: Turns = "conversation",
+    ) -> None:
         self.dataset = dataset
         self.llm = llm
-        self.settings = settings or load_settings()
+        # nobody is there to pick one of the choices of an answer that asks back
+        self.settings = (settings or load_settings()).model_copy(update={"ask_back": False})
+        self.turns: Turns = turns
+        """How the product methods ask a multi-turn dataset's turns (:data:`Turns`)."""
+        self._home: Path | None = None  # where the sessions are kept, made when first needed
+        self.conversations = Conversations(dataset.cases)
         self.stages = stage_switches(self.settings, llm.spec)
         """The notes, mends, doubts and checks the ``tablerag`` methods run."""
         self.executor = Executor(dataset.databases, metric=dataset.metric)
@@ -427,8 +460,18 @@ class SQLTask:
         return [built[n] for n in names]
 
     def close(self) -> None:
-        """Close the database connections."""
+        """Close the database connections and drop the evaluation's sessions."""
         self.executor.close()
+        if self._home is not None:
+            shutil.rmtree(self._home, ignore_errors=True)
+
+    def sessions_home(self) -> Path:
+        """The folder the product methods' sessions are kept in (a temporary one, removed by
+        :meth:`close`)."""
+        with self._lock:
+            if self._home is None:
+                self._home = Path(tempfile.mkdtemp(prefix="tablerag-eval-sessions-"))
+            return self._home
 
 
 def _with_row_counts(tables: list[TableInfo], rows: SQLiteRows) -> list[TableInfo]:
@@ -631,10 +674,11 @@ class TableragMethod:
             return self._asked(case)
         started = time.perf_counter()
         llm = Metered(self.task.llm)
-        question = question_text(case)
+        question = asked_text(case)
+        context = history_context(case.question, case.context.get("history", ()))
         db = str(case.context["db"])
         t0 = time.perf_counter()
-        schema = self.schema(case, question)
+        schema = self.schema(case, context + question)  # linked with the earlier questions
         latency = {"schema": (time.perf_counter() - t0) * 1000}
         options = nl2sql_options(
             self.task.settings,
@@ -642,6 +686,7 @@ class TableragMethod:
             explain=False,
             max_repairs=self.repairs,
             today=EVAL_TODAY,
+            context=context,
         )
         answer = answer_with_sql(
             question,
@@ -671,27 +716,41 @@ class TableragMethod:
         )  # fmt: skip
 
     def _asked(self, case: Case) -> Outcome:
-        """Answer one case through the product's entry point (:class:`ProductPath`)."""
+        """Answer one case through the product's entry point (:class:`ProductPath`): a turn of
+        an interaction in its session (``turns`` ``conversation``), any other case alone."""
+        if self.task.turns == "conversation" and "interaction" in case.context:
+            return self.task.conversations.answer(self.name, case, self._ask)
+        return self._ask(case, None)
+
+    def _ask(self, case: Case, session: str | None) -> Outcome:
+        """Answer one case through :class:`ProductPath`, in ``session`` when given."""
         started = time.perf_counter()
         llm = Metered(self.task.llm)
         db = str(case.context["db"])
         settings = self.task.settings
         if self.repairs != settings.nl2sql_max_repairs:
             settings = settings.model_copy(update={"nl2sql_max_repairs": self.repairs})
-        product = self.task.product if settings is self.task.settings else ProductPath(settings)
+        product = self.task.product
+        if settings is not self.task.settings:
+            product = ProductPath(settings)
+        if session is not None:
+            product.home = self.task.sessions_home()
         engine = self.task.executor.engine(db)
         answer = product.ask(
-            question_text(case),
+            asked_text(case),
             llm=llm,
             engine=engine,
             catalog=self.task.catalog(db, values=self.values),
             label=db,
             today=EVAL_TODAY,
             verified=self.examples.for_case(case, engine) if self.examples else None,
+            session=session,
         )
         latency = dict(answer.timings_ms)
         detail = {
             "path": answer.path,
+            "session": session,
+            "standalone": answer.standalone_question,
             "route": answer.route.intent if answer.route is not None else None,
             "fallback": answer.fallback.outcome if answer.fallback is not None else None,
             **_answer_detail(answer),

@@ -98,7 +98,6 @@ _LATIN = re.compile(r"[A-Za-z]+")
 _QUOTED = re.compile(r"'([^']{1,40})'")
 _AGGREGATED = re.compile(r"\(\s*(?:distinct\s+)?([A-Za-z_][\w.]*)\s*\)", re.I)
 _COMPARED = re.compile(r"([A-Za-z_][\w.]*)\s*(?:=|<>|!=|\bin\b|为|是)", re.I)
-_CURRENT = re.compile(r"(?:当前问题：|Current question: )(.*)\Z", re.S)
 _DISTINCT = re.compile(r"\bdistinct\b|去重", re.I)
 _SENTENCES = re.compile(r"(?<=[。；;！？!?])|\n+")
 _FORMULA_MARK = re.compile(r"[=÷/]|divided by", re.I)
@@ -134,7 +133,6 @@ def gather_evidence(
         tree = sqlglot.parse_one(sql, read=engine.dialect)
     except SqlglotError:
         tree = None
-    question = current_question(question)
     base = Evidence(question, tree, tuple(columns), tuple(tuple(r) for r in result_rows))
     linked, catalog = schema.linked, schema.catalog
     if linked is None or catalog is None or not linked.tables:
@@ -181,20 +179,6 @@ def gather_evidence(
         ),
         money_units=catalog_units(catalog),
     )
-
-
-def current_question(question: str) -> str:
-    """The question itself, without the earlier questions of a conversation before it (they
-    are context: the query need not read what they were about).
-
-    Example:
-        >>> current_question("之前的问题：\\n- 有哪些电视剧？\\n当前问题：它的评分呢？")
-        '它的评分呢？'
-        >>> current_question("How many?")
-        'How many?'
-    """
-    found = _CURRENT.search(question)
-    return found.group(1) if found else question
 
 
 def question_words(question: str) -> tuple[tuple[str, str], ...]:

@@ -113,6 +113,10 @@ class NL2SQLOptions:
     """Where the answer's confidence starts (the model profile's)."""
     deadline: Deadline | None = None
     """The question's deadline: each query's time limit is cut to what is left of it."""
+    context: str = ""
+    """What the SQL model reads right before the question: a follow-up's previous question and
+    SQL, ending with the current-question marker (:func:`tablerag.conversation.sql_context`).
+    Only the prompt reads it; the checks and the explanation read the question alone."""
 
 
 def answer_with_sql(
@@ -151,7 +155,7 @@ def answer_with_sql(
         this_month=f"{today:%Y-%m}",
         last_month=f"{today.replace(day=1) - dt.timedelta(days=1):%Y-%m}",
         schema=schema.text or "(no tables)",
-        question=_noted(question, today, opts.stages),
+        question=opts.context + _noted(question, today, opts.stages),
     )
     query = Query(question, engine.dialect, schema.canonical, opts.today, schema.catalog)
     checked = _Checked(schema, engine, query, opts.stages)

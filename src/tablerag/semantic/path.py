@@ -22,7 +22,16 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-from tablerag.answer import Answer, Fact, Finding, KnowledgeUse, Language, ResultTable, SQLAttempt
+from tablerag.answer import (
+    Answer,
+    Clarification,
+    Fact,
+    Finding,
+    KnowledgeUse,
+    Language,
+    ResultTable,
+    SQLAttempt,
+)
 from tablerag.answer.findings import UNSURE, says
 from tablerag.errors import EngineError, ProviderError, SQLRejected
 from tablerag.lang.messages import message
@@ -203,7 +212,30 @@ def answer_with_model(
         checks=["definition"],
         timings_ms=timings,
         knowledge=used,
+        clarifications=[] if empty else other_calibers(question, compiled, language),
     )
+
+
+MAX_OTHER_CALIBERS = 3
+_OTHER_CALIBER = {
+    "zh": "{question}（{metric}按“{caliber}”口径）",
+    "en": "{question} ({metric} by the caliber “{caliber}”)",
+}
+
+
+def other_calibers(question: str, compiled: Compiled, language: Language) -> list[Clarification]:
+    """The metrics' other calibers as choices of an answer given with the default: each one a
+    question that names its caliber, for the next turn of a conversation to pick (issue 34)."""
+    bare = question.strip().rstrip("?？。.!！ ")
+    out = []
+    for m in compiled.metrics:
+        label = m.view.label(language)
+        for c in m.view.calibers:
+            if c.name == m.caliber.name:
+                continue
+            text = _OTHER_CALIBER[language].format(question=bare, metric=label, caliber=c.name)
+            out.append(Clarification(label=f"{label}：{c.name}", question=text))
+    return out[:MAX_OTHER_CALIBERS]
 
 
 def _absent_values(
