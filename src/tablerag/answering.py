@@ -21,7 +21,7 @@ from tablerag.answer import Answer, Clarification, Language, detect_language
 from tablerag.answer.envelope import AnswerPath
 from tablerag.answer.fallback import as_written, fall_back, wants_fallback
 from tablerag.answer.findings import reasons
-from tablerag.errors import ProviderError, RetrievalError, TableragError
+from tablerag.errors import ProviderError, RetrievalError, SQLRejected, TableragError
 from tablerag.examples.library import Verified, consult, with_examples
 from tablerag.lang.messages import message
 from tablerag.linking.catalog import SchemaCatalog
@@ -41,6 +41,7 @@ from tablerag.semantic.knowledge import Knowledge
 from tablerag.semantic.ossie import OssieDocument
 from tablerag.semantic.path import Declined, SemanticOptions, answer_with_model, no_definition
 from tablerag.semantic.path import usable as usable_knowledge
+from tablerag.semantic.place import metric_queries
 from tablerag.settings import Settings
 from tablerag.sources import FILES, Choice, SourceSet, SQLSource
 from tablerag.sql.engines import SQLEngine
@@ -342,12 +343,31 @@ class Work:
             )
         return self._linked[key]
 
+    def metric_place(self, question: str) -> Choice | None:
+        """Semantic-model hook (issue 30): in a workspace of several sources, the source holding
+        the tables of every metric the question names (None: no model, no metric named, or
+        the metrics read tables of different sources: the linker chooses)."""
+        if self.semantic is None or not self.settings.semantic_model:
+            return None
+        if len(self.sources.sources) < 2:
+            return None
+        dialect = self.sources.sources[0].dialect
+        labels = set()
+        for sql in metric_queries(question, Knowledge(self.semantic), dialect=dialect):
+            try:
+                labels.add(self.sources.locate(sql).source.label)
+            except SQLRejected:
+                return None
+        found = self.sources.source(labels.pop()) if len(labels) == 1 else None
+        return Choice(found) if found is not None else None
+
     def place(self, question: str, path: AnswerPath) -> tuple[SQLSource, SQLEngine] | Answer:
         """The source whose tables answer ``question`` and its engine, or the answer that
         says why no single source can: the question needs two, names a table two hold
         alike (ask back which), or the source cannot be reached now."""
         language = self.language
-        choice = self.sources.choose(question)
+        choice = self.metric_place(question)  # semantic-model hook (issue 30)
+        choice = choice or self.sources.choose(question)
         if choice is None:
             fallback = self.sources.source(FILES) or self.sources.sources[0]
             choice = Choice(fallback)
