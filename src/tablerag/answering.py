@@ -298,6 +298,8 @@ class Work:
                 # the free-SQL path answers instead, saying no definition was followed
                 semantic = Declined("doubted", reasons(checked.findings, "en"))
             declined = semantic
+            if declined.code == "no_metric" and not _confirmed(self.knowledge[source.label]):
+                declined = None  # only a drafted model, none of it named: nothing was agreed
         # -- end of the semantic-model hook
         schema = self.linked(question, source, engine)
         schema_ms = (time.perf_counter() - started) * 1000
@@ -472,3 +474,9 @@ def suggestions(
             else:
                 out.append((f"Documents: {heading}", f"What does '{heading}' say?"))
     return out
+
+
+def _confirmed(knowledge: Knowledge) -> bool:
+    """Whether a person confirmed any metric of the model (a model drafted at ingest alone
+    makes no free-SQL answer say that no agreed definition was followed)."""
+    return any(view.status == "confirmed" for view in knowledge.metrics.values())

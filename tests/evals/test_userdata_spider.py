@@ -93,7 +93,14 @@ def _car_1(path: Path, rng: random.Random) -> None:
     makers = ["ford", "honda", "bmw", "fiat", "volvo"]
     con.executemany(
         "INSERT INTO car_makers VALUES (?, ?, ?, '1')",
-        [(i + 1, m, m.title(), ) for i, m in enumerate(makers)],
+        [
+            (
+                i + 1,
+                m,
+                m.title(),
+            )
+            for i, m in enumerate(makers)
+        ],
     )
     brands = [(i + 1, 1 + i % len(makers), b) for i, b in enumerate(
         ["ford", "mercury", "honda", "acura", "bmw", "fiat", "volvo", "lincoln"])]  # fmt: skip
@@ -179,7 +186,9 @@ def workspace(spider_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
     root = tmp_path_factory.mktemp("ws") / "workspace"
     settings = load_settings(None, embedder="hashing")
     with Workspace.open(root) as ws:
-        reports = ingest(ws, SETS["spider"].prepare(root.parent, None, spider_dir), settings=settings)
+        reports = ingest(
+            ws, SETS["spider"].prepare(root.parent, None, spider_dir), settings=settings
+        )
     assert [r.status for r in reports] == ["added", "added"]
     return root
 

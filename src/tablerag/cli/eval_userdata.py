@@ -126,7 +126,12 @@ def userdata(
     dataset = chosen.folder_name(part, db) + ("" if knowledge == "none" else f"-{knowledge}")
     folder = run_folder("userdata", dataset, limit, sample_seed, out)
     settings = load_settings(
-        None, embedder=embedder, llm_timeout_s=llm_timeout, today=chosen.today, stages=stages
+        None,
+        embedder=embedder,
+        llm_timeout_s=llm_timeout,
+        today=chosen.today,
+        stages=stages,
+        draft_on_ingest=False,  # --knowledge says which model the workspace holds
     )
     workspace, notes = build_workspace(folder, settings, lambda f: chosen.prepare(f, db, path))
     notes += apply_knowledge(workspace, knowledge, chosen.model)
