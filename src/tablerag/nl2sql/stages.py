@@ -35,8 +35,8 @@ from tablerag.nl2sql.canonical import canonicalize_formats
 from tablerag.nl2sql.checks import REPAIRABLE, Evidence, Finding
 from tablerag.nl2sql.dates import dated
 from tablerag.nl2sql.definitions import definition_note, definition_rows
-from tablerag.nl2sql.denominator import widen
-from tablerag.nl2sql.distinct import count_distinct, distinct_key
+from tablerag.nl2sql.denominator import denominator_set, widen
+from tablerag.nl2sql.distinct import count_distinct, distinct_key, key_columns
 from tablerag.nl2sql.joins import rebridge, unjoined
 from tablerag.nl2sql.labels import label_notes
 from tablerag.nl2sql.literals import found_nothing, label_elsewhere, past_the_data, stored_labels
@@ -224,7 +224,8 @@ def _distinct(a: Attempt) -> Fixed | None:
         values = dict(finding.values)
         if finding.code != "definition_ignored" or "DISTINCT" not in values.get("missing", ""):
             continue
-        key = distinct_key(values["definition"])
+        known = set().union(*columns.values())
+        key = distinct_key(values["definition"], known, key_columns(a.catalog.tables.values()))
         counted = count_distinct(a.sql, key, columns, dialect=a.engine.dialect) if key else None
         if counted is not None:
             note = (
@@ -238,11 +239,14 @@ def _denominator(a: Attempt) -> Fixed | None:
     if not a.linked or a.catalog is None:
         return None
     columns = _table_columns(a.catalog)
+    known = set().union(*columns.values())
+    stored = {
+        c.name.lower(): c.samples for t in a.catalog.tables.values() for c in t.columns if c.samples
+    }  # the values the data holds name the denominator's set, however the text joins them
     for d in a.evidence.definitions:
-        if d.denominator is not None and (
-            wider := widen(a.sql, d.denominator, columns, dialect=a.engine.dialect)
-        ):
-            note = f"tablerag divided by {d.denominator.said()}, as {d.document} defines {d.term}"
+        wanted = d.denominator or denominator_set(d.text, known, stored)
+        if wanted is not None and (wider := widen(a.sql, wanted, columns, dialect=a.engine.dialect)):
+            note = f"tablerag divided by {wanted.said()}, as {d.document} defines {d.term}"
             return Fixed(wider, note)
     return None
 
