@@ -347,15 +347,18 @@ class Work:
 
     def metric_place(self, question: str) -> Choice | None:
         """Semantic-model hook (issue 30): in a workspace of several sources, the source holding
-        the tables of every metric the question names (None: no model, no metric named, or
-        the metrics read tables of different sources: the linker chooses)."""
+        the tables of every confirmed metric the question names (None: no model, no such
+        metric named, or the metrics read tables of different sources: the linker chooses)."""
         if self.semantic is None or not self.settings.semantic_model:
             return None
         if len(self.sources.sources) < 2:
             return None
         dialect = self.sources.sources[0].dialect
         labels = set()
-        for sql in metric_queries(question, Knowledge(self.semantic), dialect=dialect):
+        knowledge = Knowledge(self.semantic)
+        # drafted metrics are the catalog's own names, which the linker reads already
+        knowledge.metrics = {k: v for k, v in knowledge.metrics.items() if v.status == "confirmed"}
+        for sql in metric_queries(question, knowledge, dialect=dialect):
             try:
                 labels.add(self.sources.locate(sql).source.label)
             except SQLRejected:
