@@ -353,7 +353,7 @@ class Work:
             return None
         if len(self.sources.sources) < 2:
             return None
-        dialect = self.sources.sources[0].dialect
+        dialect = self.sources.sources[0].dialect or "duckdb"
         labels = set()
         knowledge = Knowledge(self.semantic)
         # drafted metrics are the catalog's own names, which the linker reads already

@@ -219,7 +219,7 @@ def test_the_model_passes_its_check_and_is_stored(workspace: Path) -> None:
 def _filler(messages: Sequence[Message]) -> str:
     """A model that reads every question of the set right: its request, as JSON."""
     text = "\n".join(m["content"] for m in messages)
-    q = next((q for q in sorted(QUESTIONS, key=lambda q: -len(q.question)) if q.question in text))
+    q = next(q for q in sorted(QUESTIONS, key=lambda q: -len(q.question)) if q.question in text)
     if "SELECT" in messages[0]["content"]:
         return "```sql\nSELECT 1\n```"  # the free-SQL path must not be reached
     return json.dumps(REQUESTS[q.qid])

@@ -33,7 +33,8 @@ def _shop(path: Path, rows: int = 3) -> str:
     con.execute("INSERT INTO customers VALUES (1, '上海'), (2, '北京')")
     for i in range(rows):
         con.execute(
-            f"INSERT INTO orders VALUES ({i + 1}, {1 + i % 2}, {1000 * (i + 1)}, DATE '2026-01-0{1 + i % 9}')"
+            "INSERT INTO orders VALUES (?, ?, ?, ?)",
+            [i + 1, 1 + i % 2, 1000 * (i + 1), f"2026-01-0{1 + i % 9}"],
         )
     con.close()
     return f"duckdb:///{path}"

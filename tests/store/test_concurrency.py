@@ -52,7 +52,8 @@ SLOW_INGEST = (
     "        print('half', flush=True)\n"
     "        time.sleep(float(sys.argv[4]))\n"
     "with Workspace.open(sys.argv[1]) as ws:\n"
-    "    ingest(ws, sys.argv[2:4], settings=Settings(embedder='hashing', draft_on_ingest=False), progress=step)\n"
+    "    settings = Settings(embedder='hashing', draft_on_ingest=False)\n"
+    "    ingest(ws, sys.argv[2:4], settings=settings, progress=step)\n"
 )
 
 

@@ -33,9 +33,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _ID_NAME = re.compile(r"(?:^|_)id$", re.I)
 
 
-def distinct_key(
-    definition: str, columns: Iterable[str] = (), keys: Iterable[str] = ()
-) -> str:
+def distinct_key(definition: str, columns: Iterable[str] = (), keys: Iterable[str] = ()) -> str:
     """The column a definition counts distinct values of ("" when it names none): the one its
     formula counts distinct, else the first key column of the schema it mentions.
 
@@ -62,8 +60,8 @@ def distinct_key(
         return next(g for g in found.groups() if g).rsplit(".", 1)[-1].lower()
     known = {c.lower() for c in columns}
     declared = {k.lower() for k in keys}
-    for word in _IDENT.findall(definition):
-        name = word.rsplit(".", 1)[-1].lower()
+    for word in _IDENT.finditer(definition):
+        name = word.group(0).rsplit(".", 1)[-1].lower()
         if name in known and (name in declared or _ID_NAME.search(name)):
             return name
     return ""

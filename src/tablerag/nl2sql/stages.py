@@ -245,7 +245,9 @@ def _denominator(a: Attempt) -> Fixed | None:
     }  # the values the data holds name the denominator's set, however the text joins them
     for d in a.evidence.definitions:
         wanted = d.denominator or denominator_set(d.text, known, stored)
-        if wanted is not None and (wider := widen(a.sql, wanted, columns, dialect=a.engine.dialect)):
+        if wanted is not None and (
+            wider := widen(a.sql, wanted, columns, dialect=a.engine.dialect)
+        ):
             note = f"tablerag divided by {wanted.said()}, as {d.document} defines {d.term}"
             return Fixed(wider, note)
     return None

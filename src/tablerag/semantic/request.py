@@ -134,7 +134,7 @@ def request_model(knowledge: Knowledge, metrics: Sequence[str] | None = None) ->
     having_model = create_model(
         "Having",
         __base__=HavingSpec,
-        metric=(Literal[metric_names], ...),  # type: ignore[valid-type]
+        metric=(Literal[metric_names], ...),  # type: ignore[arg-type]
     )
     return create_model(
         "SemanticRequest",

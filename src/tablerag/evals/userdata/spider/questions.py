@@ -88,7 +88,10 @@ CAR_1: tuple[Question, ...] = (
         "What is the power-to-weight ratio of muscle cars built before 1975?",
         "metric",
         numbers=((41.5016,),),
-        sql=f"SELECT AVG({_HP} * 1000.0 / d.Weight) FROM cars_data d WHERE {_MUSCLE} AND d.Year < 1975",
+        sql=(
+            f"SELECT AVG({_HP} * 1000.0 / d.Weight) FROM cars_data d WHERE {_MUSCLE} "
+            "AND d.Year < 1975"
+        ),
     ),
     Question(
         "sp-09",
@@ -123,8 +126,7 @@ DOG_KENNELS: tuple[Question, ...] = (
         "breakdown",
         numbers=((485.8,), (478.4,), (508,)),
         sql=(
-            f"SELECT y.treatment_type_description, AVG(t.cost_of_treatment) {_TREATED} "
-            "GROUP BY 1"
+            f"SELECT y.treatment_type_description, AVG(t.cost_of_treatment) {_TREATED} GROUP BY 1"
         ),
     ),
     Question(
