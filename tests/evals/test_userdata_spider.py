@@ -184,7 +184,7 @@ def spider_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def workspace(spider_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("ws") / "workspace"
-    settings = load_settings(None, embedder="hashing")
+    settings = load_settings(None, embedder="hashing", draft_on_ingest=False)
     with Workspace.open(root) as ws:
         reports = ingest(
             ws, SETS["spider"].prepare(root.parent, None, spider_dir), settings=settings
@@ -247,7 +247,7 @@ def test_without_the_model_a_metric_question_is_sent_where_its_words_point(
     """The loss the model prevents: with two databases and no model, "就诊次数" links to no
     table, and the question goes to the first source (the cars), where no query can answer it."""
     root = tmp_path / "workspace"
-    settings = load_settings(None, embedder="hashing")
+    settings = load_settings(None, embedder="hashing", draft_on_ingest=False)
     with Workspace.open(root) as ws:
         ingest(ws, SETS["spider"].prepare(tmp_path, None, spider_dir), settings=settings)
     sql = "SELECT COUNT(*) FROM Treatments"
