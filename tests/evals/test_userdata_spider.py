@@ -227,7 +227,7 @@ def _filler(messages: Sequence[Message]) -> str:
 
 @pytest.mark.parametrize("qid", sorted(REQUESTS))
 def test_each_question_is_answered_from_the_model_with_the_gold_rows(
-    workspace: Path, spider_dir: Path, qid: str
+    workspace: Path, spider_dir: Path, qid: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     apply_knowledge(workspace, "curated", MODEL)
     question = next(q for q in QUESTIONS if q.qid == qid)
@@ -239,6 +239,8 @@ def test_each_question_is_answered_from_the_model_with_the_gold_rows(
     assert answer.table is not None, answer.answer
     want = _gold(spider_dir, qid)
     assert _rows(answer.table.rows) == want, (answer.sql, want)
+    # the other database's model is another source's, not an entry "not used"
+    assert "entry not used" not in caplog.text
 
 
 def test_without_the_model_a_metric_question_is_sent_where_its_words_point(
