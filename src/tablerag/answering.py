@@ -23,7 +23,7 @@ from tablerag.answer.envelope import AnswerPath
 from tablerag.answer.fallback import as_written, fall_back, wants_fallback
 from tablerag.answer.findings import reasons
 from tablerag.clarify import find_readings
-from tablerag.errors import ProviderError, RetrievalError, TableragError
+from tablerag.errors import ProviderError, RetrievalError, SQLRejected, TableragError
 from tablerag.examples.library import Verified, consult, with_examples
 from tablerag.examples.selection import closest
 from tablerag.lang.messages import message
@@ -45,6 +45,7 @@ from tablerag.semantic.knowledge import Knowledge
 from tablerag.semantic.ossie import OssieDocument
 from tablerag.semantic.path import Declined, SemanticOptions, answer_with_model, no_definition
 from tablerag.semantic.path import usable as usable_knowledge
+from tablerag.semantic.place import metric_queries
 from tablerag.semantic.terms import document_terms
 from tablerag.settings import Settings
 from tablerag.sources import FILES, Choice, SourceSet, SQLSource
@@ -366,6 +367,8 @@ class Work:
                 # the free-SQL path answers instead, saying no definition was followed
                 semantic = Declined("doubted", reasons(checked.findings, "en"))
             declined = semantic
+            if declined.code == "no_metric" and not _confirmed(self.knowledge[source.label]):
+                declined = None  # only a drafted model, none of it named: nothing was agreed
         # -- end of the semantic-model hook
         schema = self.linked(question, source, engine)
         schema_ms = (time.perf_counter() - started) * 1000
@@ -459,12 +462,34 @@ class Work:
             )
         return self._linked[key]
 
+    def metric_place(self, question: str) -> Choice | None:
+        """Semantic-model hook (issue 30): in a workspace of several sources, the source holding
+        the tables of every confirmed metric the question names (None: no model, no such
+        metric named, or the metrics read tables of different sources: the linker chooses)."""
+        if self.semantic is None or not self.settings.semantic_model:
+            return None
+        if len(self.sources.sources) < 2:
+            return None
+        dialect = self.sources.sources[0].dialect or "duckdb"
+        labels = set()
+        knowledge = Knowledge(self.semantic)
+        # drafted metrics are the catalog's own names, which the linker reads already
+        knowledge.metrics = {k: v for k, v in knowledge.metrics.items() if v.status == "confirmed"}
+        for sql in metric_queries(question, knowledge, dialect=dialect):
+            try:
+                labels.add(self.sources.locate(sql).source.label)
+            except SQLRejected:
+                return None
+        found = self.sources.source(labels.pop()) if len(labels) == 1 else None
+        return Choice(found) if found is not None else None
+
     def place(self, question: str, path: AnswerPath) -> tuple[SQLSource, SQLEngine] | Answer:
         """The source whose tables answer ``question`` and its engine, or the answer that
         says why no single source can: the question needs two, names a table two hold
         alike (ask back which), or the source cannot be reached now."""
         language = self.language
-        choice = self.sources.choose(question)
+        choice = self.metric_place(question)  # semantic-model hook (issue 30)
+        choice = choice or self.sources.choose(question)
         if choice is None:
             fallback = self.sources.source(FILES) or self.sources.sources[0]
             choice = Choice(fallback)
@@ -569,3 +594,9 @@ def suggestions(
             else:
                 out.append((f"Documents: {heading}", f"What does '{heading}' say?"))
     return out
+
+
+def _confirmed(knowledge: Knowledge) -> bool:
+    """Whether a person confirmed any metric of the model (a model drafted at ingest alone
+    makes no free-SQL answer say that no agreed definition was followed)."""
+    return any(view.status == "confirmed" for view in knowledge.metrics.values())

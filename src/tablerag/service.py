@@ -56,6 +56,7 @@ from tablerag.rag.retrieve import search
 from tablerag.rag.rewrite import Rewrite
 from tablerag.request import Request
 from tablerag.router.router import PROBE_K, RouterContext, route
+from tablerag.semantic.draft import draft_quietly  # issue 30
 from tablerag.semantic.edges import with_relationships  # issue 30
 from tablerag.semantic.knowledge import Knowledge, metric_terms  # issue 30
 from tablerag.semantic.library import stored_document  # issue 30
@@ -149,6 +150,8 @@ def ingest(
             # Always: it returns at once when nothing changed, and it repairs a stale index or
             # applies a changed embedder setting.
             refresh_index(ws, embedder_spec=settings.embedder, progress=embed_progress)
+        if settings.draft_on_ingest and any(r.status in ("added", "replaced") for r in reports):
+            draft_quietly(ws)  # the drafted semantic model, entries marked draft (issue 30)
     except (OSError, duckdb.Error) as exc:
         if not is_disk_full(exc):
             raise

@@ -117,6 +117,11 @@ class Settings(BaseModel):
     index_on_ingest: bool = Field(
         True, description="Update the text index (BM25 + vectors) at the end of every ingest."
     )
+    draft_on_ingest: bool = Field(
+        True,
+        description="Propose the drafted semantic model at the end of an ingest that added or "
+        "replaced a source (no model call; entries marked draft, people's entries kept).",
+    )
     sql_time_limit_ms: int = Field(
         10_000, ge=10, description="Time limit of one SQL query, in milliseconds."
     )

@@ -158,3 +158,24 @@ def test_an_english_question_gets_english_choices(qa: QA) -> None:
         "What is net revenue in 2026?",
         "What is net revenue over all time?",
     ]
+
+
+def test_a_metric_over_data_long_past_is_answered_over_all_of_it(qa: QA) -> None:
+    """The sample's data ends in 2026-10: asked in 2028 it is a record of the past, and a
+    metric named without a period means all of it (no ask-back); in 2026-11 it is asked."""
+    question = "销售额是多少？"
+    work = qa.work(Request.make(question, max_seconds=60))
+    source, engine = work.place(question, "nl2sql")  # type: ignore[misc]
+
+    def readings(today: dt.date):  # type: ignore[no-untyped-def]
+        return find_readings(
+            question,
+            language="zh",
+            today=today,
+            catalog=qa.sources.catalog_of(source),
+            linked=work.linked(question, source, engine).linked,
+            knowledge=work.usable(source, engine),
+        )
+
+    assert readings(TODAY) is not None
+    assert readings(dt.date(2028, 1, 10)) is None

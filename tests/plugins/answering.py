@@ -34,9 +34,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def build_sample_workspace(sample: Path, root: Path) -> Path:
-    """Ingest the sample corpus into ``root`` with the hashing embedder; returns ``root``."""
+    """Ingest the sample corpus into ``root`` with the hashing embedder; returns ``root``.
+    Without the drafted semantic model: the tests of answers over it import the sample's
+    model when they need one (``tests/semantic/test_ingest_draft.py`` tests the draft)."""
     with Workspace.open(root) as ws:
-        reports = ws.ingest([sample], settings=Settings(index_on_ingest=True, embedder="hashing"))
+        settings = Settings(index_on_ingest=True, embedder="hashing", draft_on_ingest=False)
+        reports = ws.ingest([sample], settings=settings)
     assert not [r for r in reports if r.status == "failed"]
     return root
 

@@ -40,6 +40,12 @@ REQUESTS: list[tuple[dict[str, Any], list[tuple[Any, ...]]]] = [
          "time_range": {"period": "last_month"}},
         [(GP_OCT["饮料"] + 5 * (1.00 - 0.60) + (2.50 - 1.50),)],
     ),
+    (  # a condition on the metric per group: HAVING 毛利 > 2 keeps 饮料 (4.01), not 零食 (1.50)
+        {"metrics": ["gross_profit"], "dimensions": ["category.category_name"],
+         "time_range": {"period": "last_month"},
+         "having": [{"metric": "gross_profit", "op": ">", "value": 2}]},
+        [("饮料", GP_OCT["饮料"])],
+    ),
 ]  # fmt: skip
 
 
@@ -128,3 +134,29 @@ def test_what_cannot_be_compiled_is_named(shop: Knowledge) -> None:
             dialect="duckdb",
             today=TODAY,
         )
+
+
+def test_a_condition_on_a_metric_needs_it_among_the_metrics(shop: Knowledge) -> None:
+    request = Request.model_validate(
+        {"metrics": ["units_sold"], "dimensions": ["category.category_name"],
+         "having": [{"metric": "gross_profit", "op": ">", "value": 2}]}
+    )  # fmt: skip
+    with pytest.raises(NotCompiled, match="'gross_profit' needs it among the metrics"):
+        compile_request(request, shop, dialect="duckdb", today=TODAY)
+    # a metric not in % is compared with the value as written ...
+    rate = Request.model_validate(
+        {"metrics": ["gross_profit"], "dimensions": ["category.category_name"],
+         "having": [{"metric": "gross_profit", "op": ">=", "value": 10}]}
+    )  # fmt: skip
+    compiled = compile_request(rate, shop, dialect="duckdb", today=TODAY)
+    assert ") >= 10.0 ORDER BY" in compiled.sql and "gross_profit >= 10" in compiled.filters
+    # ... a rate in % as a fraction: 退货率 > 10 (%) is > 0.1
+    from tablerag.evals.userdata.shop.model import MODEL as SHOP_MODEL
+    from tablerag.semantic.ossie import loads
+
+    returns = Request.model_validate(
+        {"metrics": ["return_rate"], "dimensions": ["customers.city"],
+         "having": [{"metric": "return_rate", "op": ">", "value": 10}]}
+    )  # fmt: skip
+    sql = compile_request(returns, Knowledge(loads(SHOP_MODEL)), dialect="duckdb", today=TODAY).sql
+    assert ") > 0.1 ORDER BY" in sql

@@ -14,7 +14,7 @@ from tablerag.service import Workspace
 from tablerag.settings import Settings
 from tablerag.types import SourceReport
 
-SETTINGS = Settings(embedder="hashing", rag_min_score=0.0)
+SETTINGS = Settings(embedder="hashing", rag_min_score=0.0, draft_on_ingest=False)
 
 EMPLOYEES = [(1, "Ann", "sales", 5200.0), (2, "Bob", "ops", 4100.0), (3, "Cy", "ops", 3900.0)]
 """hr.db (SQLite): employees(id, name, dept, salary)."""

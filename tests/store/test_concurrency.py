@@ -21,7 +21,7 @@ from tablerag.service import Workspace
 from tablerag.settings import Settings
 from tablerag.store.lock import _lock_holder, acquire, holders, reading
 
-SETTINGS = Settings(embedder="hashing", index_on_ingest=True)
+SETTINGS = Settings(embedder="hashing", index_on_ingest=True, draft_on_ingest=False)
 ASK = (
     "import json, sys\n"
     "from tablerag.llm.testing import ScriptedLLM\n"
@@ -52,7 +52,8 @@ SLOW_INGEST = (
     "        print('half', flush=True)\n"
     "        time.sleep(float(sys.argv[4]))\n"
     "with Workspace.open(sys.argv[1]) as ws:\n"
-    "    ingest(ws, sys.argv[2:4], settings=Settings(embedder='hashing'), progress=step)\n"
+    "    settings = Settings(embedder='hashing', draft_on_ingest=False)\n"
+    "    ingest(ws, sys.argv[2:4], settings=settings, progress=step)\n"
 )
 
 

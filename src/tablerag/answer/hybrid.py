@@ -98,6 +98,7 @@ def fuse(
         status=status,
         error="; ".join(errors) or None,
         timings_ms=merge_timings(sql.timings_ms, doc.timings_ms),
+        knowledge=sql.knowledge,  # the definitions the data part followed (issue 30)
     )
 
 

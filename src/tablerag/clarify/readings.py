@@ -133,7 +133,11 @@ def find_readings(
     if knowledge is not None and knowledge.mentioned(question):
         # a metric's definition fixes the columns and the tables it reads
         named = named_metrics(question, knowledge)
-        timed = [m for m in named if over_time(m, knowledge, catalog)]
+        timed = [
+            m
+            for m in named
+            if over_time(m, knowledge, catalog) and not historical(m, knowledge, catalog, today)
+        ]
         return period_readings(question, timed, language=language, today=today)
     return value_readings(question, catalog, linked, language=language) or column_readings(
         question, catalog, linked, language=language
@@ -206,6 +210,46 @@ def over_time(view: MetricView, knowledge: Knowledge, catalog: SchemaCatalog) ->
         if info is not None and any(type_family(c.type) == "time" for c in info.columns):
             return True
     return False
+
+
+HISTORY_DAYS = 366
+"""Data whose latest date is older than this before today is a record of the past (a closed
+year, an archive, a benchmark's database): a question over it without a period means all of it,
+answered as such, not asked back."""
+_ISO_DAY = re.compile(r"^(\d{4})-(\d{2})(?:-(\d{2}))?")
+
+
+def historical(
+    view: MetricView, knowledge: Knowledge, catalog: SchemaCatalog, today: dt.date
+) -> bool:
+    """Whether every date the metric's tables were seen to hold (their time columns' sampled
+    values, which include each column's latest) lies over :data:`HISTORY_DAYS` before today.
+    Unknown (no dated sample): False, the period is asked."""
+    found = expression_for(view.metric.expression)
+    latest: dt.date | None = None
+    for name in _DATASET.findall(found[0] if found is not None else ""):
+        ds = knowledge.dataset(name)
+        info = (
+            None
+            if ds is None
+            else (catalog.tables.get(ds.table) or catalog.tables.get(ds.table.lower()))
+        )
+        if info is None:
+            continue
+        for c in info.columns:
+            if type_family(c.type) != "time":
+                continue
+            profile = catalog.profiles.get((info.name, c.name))
+            for value in (*c.samples, *(profile.samples if profile else ())):
+                m = _ISO_DAY.match(str(value).strip())
+                if m is None:
+                    continue
+                try:
+                    day = dt.date(int(m[1]), int(m[2]), int(m[3] or 1))
+                except ValueError:
+                    continue
+                latest = day if latest is None or day > latest else latest
+    return latest is not None and (today - latest).days > HISTORY_DAYS
 
 
 def period_readings(

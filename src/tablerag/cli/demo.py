@@ -107,11 +107,12 @@ def demo(
 
 
 def _import_model(ws: Workspace, corpus: Path) -> None:
-    """Import the sample's semantic model once (a model already there is left alone)."""
+    """Import the sample's semantic model once (a model people imported is left alone; the one
+    ingest drafted gives way to it)."""
     from tablerag.sample import MODEL_NAME
-    from tablerag.semantic.library import import_document, read_file, stored_document
+    from tablerag.semantic.library import import_document, read_file, stored_document, without_draft
 
-    if stored_document(ws.con) is None and (corpus / MODEL_NAME).is_file():
+    if without_draft(stored_document(ws.con)) is None and (corpus / MODEL_NAME).is_file():
         import_document(
             ws.con, read_file(corpus / MODEL_NAME), ws.tables(), origin=str(corpus / MODEL_NAME)
         )

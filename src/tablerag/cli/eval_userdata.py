@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -37,7 +38,9 @@ def userdata(
         typer.Option(
             "--set",
             help="Which set: v1 (the first, tuned on), v2 (a clinic and a freight company), "
-            "v3 (a training school), shop (a retailer's database with definition documents).",
+            "v3 (a training school), shop (a retailer's database with definition documents), "
+            "spider (two Spider dev databases with a semantic model written for them; needs "
+            "--path).",
         ),
     ] = "v1",
     part: Annotated[
@@ -53,6 +56,13 @@ def userdata(
             help="--set shop: a PostgreSQL URL (an existing database; a role that may create "
             "tables and roles) to load the shop into and ask as its read-only role. Without it "
             "the shop is a DuckDB file in the run folder."
+        ),
+    ] = None,
+    path: Annotated[
+        Path | None,
+        typer.Option(
+            help="--set spider: the Spider folder (dev.json, database/<db>/<db>.sqlite); its "
+            "databases are read in place."
         ),
     ] = None,
     limit: LimitOpt = None,
@@ -80,7 +90,7 @@ def userdata(
         typer.Option(
             help="The workspace's semantic model: none (free SQL), draft (what `tablerag "
             "knowledge draft` proposes) or curated (the set's model, written from its "
-            "documents; shop only). Each gets its own run folder."
+            "documents, or for the data; shop and spider). Each gets its own run folder."
         ),
     ] = "none",
     as_json: EvalJsonOpt = False,
@@ -111,7 +121,7 @@ def userdata(
     from tablerag.settings import load_settings
 
     chosen = get_set(set_name)
-    chosen.check_db(db)
+    chosen.check_db(db, path)
     part = part or chosen.default_part
     questions = select_part(chosen.questions, part)
     names = parse_methods(methods, METHODS, ("tablerag",))
@@ -119,9 +129,14 @@ def userdata(
     dataset = chosen.folder_name(part, db) + ("" if knowledge == "none" else f"-{knowledge}")
     folder = run_folder("userdata", dataset, limit, sample_seed, out)
     settings = load_settings(
-        None, embedder=embedder, llm_timeout_s=llm_timeout, today=chosen.today, stages=stages
+        None,
+        embedder=embedder,
+        llm_timeout_s=llm_timeout,
+        today=chosen.today,
+        stages=stages,
+        draft_on_ingest=False,  # --knowledge says which model the workspace holds
     )
-    workspace, notes = build_workspace(folder, settings, lambda f: chosen.prepare(f, db))
+    workspace, notes = build_workspace(folder, settings, lambda f: chosen.prepare(f, db, path))
     notes += apply_knowledge(workspace, knowledge, chosen.model)
     model = open_llm(llm, folder, cache=not no_cache, threads=llm_threads)
     built = build_methods(names, model, workspace, settings, chosen.questions)

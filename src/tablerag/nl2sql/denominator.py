@@ -58,12 +58,16 @@ _NAMES_DENOMINATOR = re.compile(r"分母|denominator", re.I)
 _SUBJECT_END = re.compile(r"\s*(?:指|是|为|即|means|is|are|:|：)\s*$", re.I)
 
 
-def denominator_set(text: str, columns: Iterable[str]) -> Denominator | None:
+def denominator_set(
+    text: str, columns: Iterable[str], stored: Mapping[str, Iterable[str]] | None = None
+) -> Denominator | None:
     """The set of values of one column the denominator of the definition ``text`` admits.
 
     A clause gives it when it says 分母 (denominator) or when its subject is what the formula
-    divides by, and names a column of ``columns`` with two or more values ("status 为 PAID 或
-    REFUND", "status in ('PAID', 'REFUND')").
+    divides by, and names a column of ``columns`` with two or more values: written as a list
+    ("status 为 PAID 或 REFUND", "status in ('PAID', 'REFUND')"), or — with ``stored``, the
+    values the data holds per column (lower-case names) — any two or more of the column's
+    stored values the clause mentions, however they are joined.
 
     Example:
         >>> cols = {"status", "order_id"}
@@ -77,6 +81,14 @@ def denominator_set(text: str, columns: Iterable[str]) -> Denominator | None:
         >>> denominator_set("销售额：status 为 PAID 或 REFUND", cols) is None  # no division
         True
         >>> denominator_set("分母：status为PAID或REFUND的订单", cols)  # no spaces
+        Denominator(column='status', values=('PAID', 'REFUND'))
+        >>> held = {"status": ["PAID", "REFUND", "CANCELLED"]}
+        >>> denominator_set("Denominator: the orders whose status was PAID and later REFUND", cols)
+        >>> denominator_set("Denominator: the orders whose status was PAID and later REFUND",
+        ...                 cols, held)
+        Denominator(column='status', values=('PAID', 'REFUND'))
+        >>> denominator_set("Return rate = refunded ÷ paid orders. Paid orders: status "
+        ...                 "PAID, plus REFUND (refunded after paying)", cols, held)
         Denominator(column='status', values=('PAID', 'REFUND'))
     """
     known = {c.lower() for c in columns}
@@ -97,6 +109,37 @@ def denominator_set(text: str, columns: Iterable[str]) -> Denominator | None:
                 len(subject) >= 2 and divides_by and subject in divides_by
             ):
                 return Denominator(column, values)
+        if stored and (found_stored := _stored_set(clause, known, stored, divides_by)):
+            return found_stored
+    return None
+
+
+def _stored_set(
+    clause: str, known: set[str], stored: Mapping[str, Iterable[str]], divides_by: str
+) -> Denominator | None:
+    """Two or more stored values of one column a denominator clause mentions (the column named
+    in it; the clause says 分母 / denominator, or its subject — the words before the column —
+    is what the formula divides by)."""
+    lowered = clause.lower()
+    for column, held in stored.items():
+        found = re.search(rf"(?<![A-Za-z0-9_]){re.escape(column)}(?![A-Za-z0-9_])", lowered)
+        if column not in known or found is None:
+            continue
+        before = re.split(r"[.!?]\s+", clause[: found.start()])[-1]  # this sentence's words
+        subject = _SUBJECT_END.sub("", before.rstrip()).strip(" -*·•（(")
+        if not (
+            _NAMES_DENOMINATOR.search(clause)
+            or (len(subject) >= 2 and divides_by and subject.lower() in divides_by.lower())
+        ):
+            continue
+        rest = clause[found.end() :]
+        at = {
+            v: m.start()
+            for v in dict.fromkeys(str(x) for x in held)
+            if v and (m := re.search(rf"(?<![A-Za-z0-9_]){re.escape(v)}(?![A-Za-z0-9_])", rest))
+        }
+        if len(at) >= 2:
+            return Denominator(column, tuple(sorted(at, key=at.__getitem__)))
     return None
 
 

@@ -1,10 +1,12 @@
 """Counts of rows rewritten as counts of distinct keys, as a metric's definition says to count.
 
-The flagship question's definition counts orders by distinct ``order_id`` ("按 order_id 去重");
-the 1.5B model counted order lines (``SUM(CASE WHEN status = 'REFUND' THEN 1 ELSE 0 END)``,
-``COUNT(*)``) and, told so by the answer checks, wrote the same query again (issue 23). A fact
-table at line grain makes every such count too large by the lines per order; the rewrite is
-mechanical once the definition names the key, so no model call is needed:
+A definition that counts distinct things (the answer checks flag a query that does not) names
+what it counts: in its formula (``COUNT(DISTINCT s.order_id)``) or as one of the schema's key
+columns it mentions (a declared primary or foreign key, or an ``id`` / ``…_id`` column) —
+whatever words surround it. The 1.5B model counted order lines (``SUM(CASE WHEN status =
+'REFUND' THEN 1 ELSE 0 END)``, ``COUNT(*)``) and, told so by the answer checks, wrote the same
+query again (issue 23). A fact table at line grain makes every such count too large by the
+lines per order; the rewrite is mechanical once the key is known, so no model call is needed:
 
 - ``COUNT(*)`` and ``COUNT(x)`` → ``COUNT(DISTINCT key)``;
 - ``COUNT(CASE WHEN c THEN 1 END)`` and ``SUM(CASE WHEN c THEN 1 ELSE 0 END)`` →
@@ -16,32 +18,63 @@ Counts that already say DISTINCT, and sums of anything but 1, are left as they a
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-_KEY = re.compile(
-    r"按\s*([A-Za-z_][\w.]*)\s*去重|count\s*\(\s*distinct\s+([A-Za-z_][\w.]*)\s*\)"
-    r"|distinct\s+([A-Za-z_][\w.]*)",
-    re.I,
+from tablerag.types import TableInfo
+
+_COUNTED = re.compile(
+    r"count\s*\(\s*distinct\s+([A-Za-z_][\w.]*)\s*\)|distinct\s+([A-Za-z_][\w.]*)", re.I
 )
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_ID_NAME = re.compile(r"(?:^|_)id$", re.I)
 
 
-def distinct_key(definition: str) -> str:
-    """The column a definition counts distinct values of ("" when it names none).
+def distinct_key(definition: str, columns: Iterable[str] = (), keys: Iterable[str] = ()) -> str:
+    """The column a definition counts distinct values of ("" when it names none): the one its
+    formula counts distinct, else the first key column of the schema it mentions.
+
+    Args:
+        definition: the definition's text.
+        columns: the schema's column names (any case).
+        keys: the columns the schema declares as primary or foreign keys (any case).
 
     Example:
-        >>> distinct_key("分子：含有 status = 'REFUND' 订单行的订单，按 order_id 去重")
+        >>> cols = {"status", "order_id", "customer_id", "qty"}
+        >>> distinct_key("分子：含有 status = 'REFUND' 订单行的订单，按 order_id 去重", cols)
         'order_id'
         >>> distinct_key("COUNT(DISTINCT s.order_id)，status = 'PAID'"), distinct_key("SUM(x)")
         ('order_id', '')
+        >>> distinct_key("Buyers: each customer_id once, whatever its qty", cols)
+        'customer_id'
+        >>> distinct_key("units: qty of every line, status counted once", cols, keys={"sku"})
+        ''
+        >>> distinct_key("每个 sku 只算一次", {"sku", "qty"}, keys={"sku"})
+        'sku'
     """
-    found = _KEY.search(definition)
-    if found is None:
-        return ""
-    return next(g for g in found.groups() if g).rsplit(".", 1)[-1].lower()
+    found = _COUNTED.search(definition)
+    if found is not None:
+        return next(g for g in found.groups() if g).rsplit(".", 1)[-1].lower()
+    known = {c.lower() for c in columns}
+    declared = {k.lower() for k in keys}
+    for word in _IDENT.finditer(definition):
+        name = word.group(0).rsplit(".", 1)[-1].lower()
+        if name in known and (name in declared or _ID_NAME.search(name)):
+            return name
+    return ""
+
+
+def key_columns(tables: Iterable[TableInfo]) -> frozenset[str]:
+    """The columns (lower-case) the tables declare as primary or foreign keys."""
+    out: set[str] = set()
+    for t in tables:
+        out.update(c.lower() for c in t.primary_key)
+        for fk in t.foreign_keys:
+            out.update(c.lower() for c in fk.columns)
+    return frozenset(out)
 
 
 def count_distinct(

@@ -52,8 +52,8 @@ from tablerag.nl2sql.checks import (
 )
 from tablerag.nl2sql.dates import dated
 from tablerag.nl2sql.definitions import definition_note, definition_rows
-from tablerag.nl2sql.denominator import widen
-from tablerag.nl2sql.distinct import count_distinct, distinct_key
+from tablerag.nl2sql.denominator import denominator_set, widen
+from tablerag.nl2sql.distinct import count_distinct, distinct_key, key_columns
 from tablerag.nl2sql.explanation import Explanation, Reply, cut_in_sql, ungrounded
 from tablerag.nl2sql.joins import rebridge, unjoined
 from tablerag.nl2sql.labels import label_notes
@@ -285,7 +285,8 @@ def _distinct(a: Attempt) -> Fixed | None:
         values = dict(finding.values)
         if finding.code != "definition_ignored" or "DISTINCT" not in values.get("missing", ""):
             continue
-        key = distinct_key(values["definition"])
+        known = set().union(*columns.values())
+        key = distinct_key(values["definition"], known, key_columns(a.catalog.tables.values()))
         counted = count_distinct(a.sql, key, columns, dialect=a.engine.dialect) if key else None
         if counted is not None:
             note = (
@@ -299,11 +300,16 @@ def _denominator(a: Attempt) -> Fixed | None:
     if not a.linked or a.catalog is None:
         return None
     columns = _table_columns(a.catalog)
+    known = set().union(*columns.values())
+    stored = {
+        c.name.lower(): c.samples for t in a.catalog.tables.values() for c in t.columns if c.samples
+    }  # the values the data holds name the denominator's set, however the text joins them
     for d in a.evidence.definitions:
-        if d.denominator is not None and (
-            wider := widen(a.sql, d.denominator, columns, dialect=a.engine.dialect)
+        wanted = d.denominator or denominator_set(d.text, known, stored)
+        if wanted is not None and (
+            wider := widen(a.sql, wanted, columns, dialect=a.engine.dialect)
         ):
-            note = f"tablerag divided by {d.denominator.said()}, as {d.document} defines {d.term}"
+            note = f"tablerag divided by {wanted.said()}, as {d.document} defines {d.term}"
             return Fixed(wider, note)
     return None
 

@@ -24,7 +24,7 @@ from sqlglot.errors import ParseError, TokenError
 from tablerag.errors import ConfigError
 from tablerag.semantic.knowledge import Caliber, Knowledge, MetricView
 from tablerag.semantic.ossie import Dataset, OssieField, expression_for
-from tablerag.semantic.request import Request, describe_period, resolve_period
+from tablerag.semantic.request import HavingSpec, Request, describe_period, resolve_period
 
 _GRAIN_FORMATS = {"day": "%Y-%m-%d", "month": "%Y-%m", "year": "%Y"}
 _MAX_DEPTH = 8
@@ -111,10 +111,12 @@ def compile_request(
         alias = _alias(ref, [r for r, _ in dims][:i])
         aliases[ref.lower()] = alias
         projections.append(exp.alias_(expr, alias, quoted=not _PLAIN.match(alias)))
+    computed: dict[str, tuple[UsedMetric, exp.Expr]] = {}
     for metric, tree, conds in trees:
         own = [c for c in conds if c.sql() not in shared]
         if own:
             tree = _filtered(tree, exp.and_(*[c.copy() for c in own]))
+        computed[metric.view.name.lower()] = (metric, tree)
         alias = metric.view.name
         aliases[alias.lower()] = alias
         projections.append(exp.alias_(tree, alias, quoted=not _PLAIN.match(alias)))
@@ -132,6 +134,9 @@ def compile_request(
         query = query.where(exp.and_(*conditions))
     if dims:
         query = query.group_by(*[_grained(n, r, request, knowledge) for r, n in dims if n])
+    having = [h for h in (_having(s, computed, scope) for s in request.having) if h is not None]
+    if having:
+        query = query.having(exp.and_(*having))
     query = _ordered(query, request, aliases, dims, used)
     if request.limit is not None:
         query = query.limit(request.limit)
@@ -142,7 +147,8 @@ def compile_request(
         dialect=dialect,
         metrics=tuple(used),
         dimensions=tuple(r for r, _ in dims),
-        filters=tuple(_describe_filter(f.field, f.op, f.values) for f in request.filters),
+        filters=tuple(_describe_filter(f.field, f.op, f.values) for f in request.filters)
+        + tuple(f"{h.metric} {h.op} {_plain(h.value)}" for h in request.having),
         period=period,
         time_field=time_field,
         fields=tuple(scope.fields.values()),
@@ -379,6 +385,27 @@ def _request_filter(
         "in": exp.EQ, "not in": exp.NEQ,
     }  # fmt: skip
     return ops[op](this=node, expression=literals[0])
+
+
+def _having(
+    spec: HavingSpec, computed: dict[str, tuple[UsedMetric, exp.Expr]], scope: _Scope
+) -> exp.Expr | None:
+    """``metric op value`` on the metric as the query computes it (its own filters inside);
+    a value above 1 compared with a metric in % is read as a percentage."""
+    found = computed.get(spec.metric.lower())
+    if found is None:
+        scope.problems.append(f"a condition on {spec.metric!r} needs it among the metrics")
+        return None
+    metric, tree = found
+    value = spec.value / 100 if metric.unit == "%" and abs(spec.value) > 1 else spec.value
+    ops: dict[str, type[exp.Expr]] = {
+        "=": exp.EQ, "!=": exp.NEQ, ">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE,
+    }  # fmt: skip
+    return ops[spec.op](this=_paren(tree.copy()), expression=exp.Literal.number(value))
+
+
+def _plain(value: float) -> str:
+    return f"{value:g}"
 
 
 def _literal(value: str | int | float | bool) -> exp.Expr:

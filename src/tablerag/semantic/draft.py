@@ -18,9 +18,10 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import duckdb
 from pydantic import BaseModel, Field
 
-from tablerag.errors import ProviderError
+from tablerag.errors import ProviderError, TableragError
 from tablerag.llm.base import LLM
 from tablerag.semantic.check import check_metric
 from tablerag.semantic.knowledge import DRAFT_MODEL, Knowledge
@@ -203,24 +204,82 @@ def prose_definitions(texts: Iterable[str]) -> list[tuple[str, str]]:
 
 def store_draft(ws: Workspace, document: OssieDocument) -> int:
     """Store the draft as the workspace's ``drafted`` model, without what people's models
-    already define (:func:`~tablerag.semantic.library.fit_draft`). Returns the number of
-    entries stored (0: nothing was left to draft)."""
+    already define (:func:`~tablerag.semantic.library.fit_draft`). An entry of the stored
+    ``drafted`` model a person confirmed (its ``status`` mark removed) is kept as it is and
+    never replaced by a new proposal. Returns the number of drafted entries stored (0: nothing
+    was left to draft)."""
     from tablerag.semantic.library import fit_draft, stored_document, without_draft
     from tablerag.semantic.ossie import to_data
     from tablerag.store.knowledge import drop_model, replace_models
 
-    model = fit_draft(
-        document.semantic_model[0], without_draft(stored_document(ws.con)), ws.tables()
-    )
-    with ws.transaction() as con:
-        drop_model(con, DRAFT_MODEL)
-        if model is None:
-            return 0
+    stored = stored_document(ws.con)
+    kept = confirmed_part(stored)
+    people = without_draft(stored)
+    if kept is not None:
+        people = OssieDocument(
+            version=WRITE_VERSION,
+            semantic_model=[*(people.semantic_model if people else []), kept],
+        )
+    model = fit_draft(document.semantic_model[0], people, ws.tables())
+    if model is not None:
         for entity in [*model.datasets, *(model.relationships or []), *(model.metrics or [])]:
             entity.set_ext({**entity.ext, "status": "draft"})
-        data = to_data(OssieDocument(version=WRITE_VERSION, semantic_model=[model]))
-        replace_models(con, data["semantic_model"], version=WRITE_VERSION, origin="draft")
-    return sum(1 for _ in OssieDocument(version=WRITE_VERSION, semantic_model=[model]).entities())
+    drafted = 0 if model is None else sum(1 for _ in _doc(model).entities())
+    merged = _merged(kept, model)
+    if merged is None and kept is not None:
+        return 0  # confirmed entries that need no drafted dataset: leave them as they are
+    with ws.transaction() as con:
+        drop_model(con, DRAFT_MODEL)
+        if merged is not None:
+            data = to_data(_doc(merged))
+            replace_models(con, data["semantic_model"], version=WRITE_VERSION, origin="draft")
+    return drafted
+
+
+def draft_quietly(ws: Workspace) -> int | None:
+    """:func:`draft_workspace` and :func:`store_draft`, for the end of an ingest: a failure is
+    logged and never raised (the sources are stored; ``tablerag knowledge draft`` says what is
+    wrong). Returns the entries drafted, or None when drafting failed."""
+    try:
+        drafted = store_draft(ws, draft_workspace(ws))
+    except (TableragError, duckdb.Error) as exc:
+        log.warning("the semantic model was not drafted: %s", exc)
+        return None
+    log.info("drafted %d semantic model entries", drafted)
+    return drafted
+
+
+def _doc(model: SemanticModel) -> OssieDocument:
+    return OssieDocument(version=WRITE_VERSION, semantic_model=[model])
+
+
+def confirmed_part(document: OssieDocument | None) -> SemanticModel | None:
+    """The entries of the stored ``drafted`` model a person confirmed (datasets,
+    relationships and metrics without the ``draft`` mark), or None when there are none."""
+    models = document.semantic_model if document is not None else []
+    old = next((m for m in models if m.name == DRAFT_MODEL), None)
+    if old is None:
+        return None
+    kept = old.model_copy(deep=True)
+    kept.datasets = [d for d in kept.datasets if d.status == "confirmed"]
+    kept.relationships = [r for r in kept.relationships or [] if r.status == "confirmed"] or None
+    kept.metrics = [m for m in kept.metrics or [] if m.status == "confirmed"] or None
+    if not kept.datasets and not kept.relationships and not kept.metrics:
+        return None
+    return kept
+
+
+def _merged(kept: SemanticModel | None, model: SemanticModel | None) -> SemanticModel | None:
+    """One ``drafted`` model: the confirmed entries kept, then the new proposals."""
+    if kept is None or model is None:
+        return model if kept is None else (kept if kept.datasets else None)
+    return model.model_copy(
+        update={
+            "datasets": [*kept.datasets, *model.datasets],
+            "relationships": [*(kept.relationships or []), *(model.relationships or [])] or None,
+            "metrics": [*(kept.metrics or []), *(model.metrics or [])] or None,
+        }
+    )
 
 
 def definition_rows(ws: Workspace, tables: Sequence[TableInfo]) -> list[tuple[str, str]]:

@@ -104,7 +104,9 @@ class SemanticOptions:
 
 def usable(document: OssieDocument, tables: Sequence[TableInfo], dialect: str) -> Knowledge:
     """The model without the metrics that fail their check against this catalog (each is
-    logged): at answer time an entry that does not compile is not used."""
+    logged): at answer time an entry that does not compile is not used. The semantic models
+    none of whose datasets this catalog holds are another source's: left out, not logged."""
+    document = for_catalog(document, tables)
     findings = check_model(document, tables, dialect=dialect)
     bad = {f.name.split(" (", 1)[0].lower() for f in findings if f.kind == "metric"}
     for f in findings:
@@ -117,6 +119,16 @@ def usable(document: OssieDocument, tables: Sequence[TableInfo], dialect: str) -
     knowledge = Knowledge(doc)
     knowledge.values.update(field_values(knowledge, tables))
     return knowledge
+
+
+def for_catalog(document: OssieDocument, tables: Sequence[TableInfo]) -> OssieDocument:
+    """``document`` with only the semantic models that read a table of ``tables`` (a workspace
+    of two databases keeps one model per database); all of them when none does."""
+    names = {t.name.rpartition(".")[2].lower() for t in tables}
+    kept = [m for m in document.semantic_model if any(d.table.lower() in names for d in m.datasets)]
+    if not kept or len(kept) == len(document.semantic_model):
+        return document
+    return document.model_copy(update={"semantic_model": kept})
 
 
 def field_values(knowledge: Knowledge, tables: Sequence[TableInfo]) -> dict[str, tuple[str, ...]]:

@@ -47,6 +47,18 @@ class TimeRange(_Frozen):
     end: dt.date | None = None
 
 
+Comparison = Literal["=", "!=", ">", ">=", "<", "<="]
+
+
+class HavingSpec(_Frozen):
+    """A condition on a metric's value per group (``HAVING 退货率 > 10%``): the metric must be
+    one of the request's metrics; a rate in % is compared as a fraction (10 % → 0.1)."""
+
+    metric: str
+    op: Comparison
+    value: float
+
+
 class OrderSpec(_Frozen):
     by: str
     desc: bool = True
@@ -64,6 +76,8 @@ class Request(_Frozen):
     time_grain: Grain | None = None
     filters: list[FilterSpec] = Field(default_factory=list)
     time_range: TimeRange | None = None
+    having: list[HavingSpec] = Field(default_factory=list)
+    """Conditions on metric values per group ("品类中退货率超过 10% 的")."""
     order_by: list[OrderSpec] = Field(default_factory=list)
     limit: int | None = Field(default=None, ge=1, le=MAX_LIMIT)
 
@@ -117,12 +131,18 @@ def request_model(knowledge: Knowledge, metrics: Sequence[str] | None = None) ->
         __base__=OrderSpec,
         by=(Literal[(*metric_names, *dims)], ...),  # type: ignore[arg-type]
     )
+    having_model = create_model(
+        "Having",
+        __base__=HavingSpec,
+        metric=(Literal[metric_names], ...),  # type: ignore[arg-type]
+    )
     return create_model(
         "SemanticRequest",
         __base__=Request,
         metrics=(list[Literal[metric_names]], Field(default_factory=list)),  # type: ignore[valid-type]
         dimensions=(list[Literal[dims]], Field(default_factory=list)),  # type: ignore[valid-type]
         filters=(list[filter_model], Field(default_factory=list)),  # type: ignore[valid-type]
+        having=(list[having_model], Field(default_factory=list)),  # type: ignore[valid-type]
         order_by=(list[order_model], Field(default_factory=list)),  # type: ignore[valid-type]
     )
 
