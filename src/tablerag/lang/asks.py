@@ -9,6 +9,7 @@ rate words ``lang/rates.json``); everything here is pure.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from dataclasses import dataclass
@@ -258,6 +259,67 @@ def named_months(question: str) -> set[tuple[int | None, int]]:
         if 1 <= int(m.group(2)) <= 12:
             out.add((int(m.group(1)) if m.group(1) else None, int(m.group(2))))
     return out
+
+
+_ZH_QUARTER = re.compile(r"((?:19|20)\d{2})\s*年\s*(?:的)?\s*第?\s*([一二三四1-4])\s*季度")
+_EN_QUARTER = re.compile(
+    r"\bQ([1-4])\s*(?:of\s+)?((?:19|20)\d{2})\b|\b((?:19|20)\d{2})\s*-?\s*Q([1-4])\b"
+    r"|\b(first|second|third|fourth) quarter of ((?:19|20)\d{2})\b",
+    re.I,
+)
+_ZH_YEAR = re.compile(
+    r"((?:19|20)\d{2})\s*年(?!\s*(?:的)?\s*(?:第|\d{1,2}\s*月|[一二三四五六七八九十]+月|上半年|下半年|前|后))"
+)
+_EN_YEAR = re.compile(
+    r"\b(?:in|during|for|of|throughout)\s+((?:19|20)\d{2})\b(?!\s*[-/]?\s*Q)", re.I
+)
+_QUARTER_NUMBER = {"一": 1, "二": 2, "三": 3, "四": 4, "first": 1, "second": 2, "third": 3,
+                   "fourth": 4}  # fmt: skip
+
+
+def named_span(question: str) -> tuple[dt.date, dt.date] | None:
+    """The one whole year or quarter the question names, as [start, end) dates; None when it
+    names none, more than one, a month or a day (months: :func:`named_months`).
+
+    Example:
+        >>> named_span("2026年第三季度已支付订单中，手机数码类商品一共卖出多少件？")
+        (datetime.date(2026, 7, 1), datetime.date(2026, 10, 1))
+        >>> named_span("2026年哪个门店的销售额最高？")
+        (datetime.date(2026, 1, 1), datetime.date(2027, 1, 1))
+        >>> named_span("What was the total refunded amount in 2026, in yuan?")
+        (datetime.date(2026, 1, 1), datetime.date(2027, 1, 1))
+        >>> named_span("Orders in Q4 2025?"), named_span("2025年和2026年的销售额")
+        ((datetime.date(2025, 10, 1), datetime.date(2026, 1, 1)), None)
+        >>> named_span("2026年3月的销售额"), named_span("2026年上半年"), named_span("销售额")
+        (None, None, None)
+    """
+    if names_day(question) or named_months(question):
+        return None
+    quarters = set()
+    for m in _ZH_QUARTER.finditer(question):
+        n = m.group(2)
+        quarters.add((int(m.group(1)), int(n) if n.isdigit() else _QUARTER_NUMBER[n]))
+    for m in _EN_QUARTER.finditer(question):
+        if m.group(1):
+            quarters.add((int(m.group(2)), int(m.group(1))))
+        elif m.group(3):
+            quarters.add((int(m.group(3)), int(m.group(4))))
+        else:
+            quarters.add((int(m.group(6)), _QUARTER_NUMBER[m.group(5).lower()]))
+    if quarters:
+        if len(quarters) != 1:
+            return None
+        ((year, q),) = quarters
+        start = dt.date(year, 3 * q - 2, 1)
+        return start, (dt.date(year + 1, 1, 1) if q == 4 else dt.date(year, 3 * q + 1, 1))
+    years = {int(m.group(1)) for m in (*_ZH_YEAR.finditer(question), *_EN_YEAR.finditer(question))}
+    if len(years) != 1 or len(set(_YEAR_ANY.findall(question))) != 1:
+        return None
+    (year,) = years
+    return dt.date(year, 1, 1), dt.date(year + 1, 1, 1)
+
+
+_YEAR_ANY = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
 
 
 def names_day(question: str) -> bool:

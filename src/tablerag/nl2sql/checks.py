@@ -29,6 +29,7 @@ thresholds a calibration run (``tablerag eval``, the report's calibration table)
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -50,6 +51,7 @@ from tablerag.lang.asks import (
     is_day,
     is_money_column,
     named_months,
+    named_span,
     names_period,
     names_rate,
     names_time,
@@ -675,7 +677,7 @@ def _other_period(question: str, tree: exp.Expr) -> tuple[tuple[str, str], ...]:
     """
     months = sorted((y, m) for y, m in named_months(question) if y is not None)
     if not months:
-        return ()
+        return _other_span(question, tree)
     dates = [
         str(lit.this).strip()
         for clause in (*tree.find_all(exp.Where), *tree.find_all(exp.Having))
@@ -691,6 +693,55 @@ def _other_period(question: str, tree: exp.Expr) -> tuple[tuple[str, str], ...]:
     return (("asked", asked), ("dates", ", ".join(dict.fromkeys(dates))))
 
 
+def _other_span(question: str, tree: exp.Expr) -> tuple[tuple[str, str], ...]:
+    """(asked, dates) when the question names one whole year or quarter and the full dates the
+    query filters on do not span it: one reaches past it, or none reaches its start or its end
+    (2026年第三季度 asked, ``>= '2026-07-01' AND < '2027-01-01'`` computed; 2026年 asked, one
+    month of it computed); () otherwise, or when the query filters on no full date.
+
+    Example:
+        >>> import sqlglot
+        >>> q = "2026年第三季度卖出多少件？"
+        >>> _other_span(q, sqlglot.parse_one(
+        ...     "SELECT 1 FROM o WHERE d >= '2026-07-01' AND d < '2027-01-01'"))
+        (('asked', '2026-07-01 – 2026-09-30'), ('dates', '2026-07-01, 2027-01-01'))
+        >>> _other_span(q, sqlglot.parse_one(
+        ...     "SELECT 1 FROM o WHERE d BETWEEN '2026-07-01' AND '2026-09-30 23:59:59'"))
+        ()
+        >>> _other_span("2026年各门店的销售额", sqlglot.parse_one(
+        ...     "SELECT 1 FROM o WHERE d BETWEEN '2026-11-01' AND '2026-11-30'"))[0]
+        ('asked', '2026-01-01 – 2026-12-31')
+        >>> _other_span("2026年的销售额", sqlglot.parse_one(
+        ...     "SELECT 1 FROM o WHERE EXTRACT(YEAR FROM d) = 2026"))
+        ()
+    """
+    span = named_span(question)
+    if span is None:
+        return ()
+    texts = [
+        str(lit.this).strip()
+        for clause in (*tree.find_all(exp.Where), *tree.find_all(exp.Having))
+        for lit in clause.find_all(exp.Literal)
+        if lit.is_string and _DAY_PREFIX.match(str(lit.this).strip())
+    ]
+    days = []
+    for text in texts:
+        try:
+            days.append(dt.date.fromisoformat(text.replace("/", "-")[:10]))
+        except ValueError:
+            continue
+    if not days:
+        return ()
+    start, end = span
+    last = end - dt.timedelta(days=1)
+    inside = all(start <= d <= end for d in days)
+    if inside and min(days) == start and max(days) >= last:
+        return ()
+    asked = f"{start.isoformat()} – {last.isoformat()}"
+    return (("asked", asked), ("dates", ", ".join(dict.fromkeys(texts))))
+
+
+_DAY_PREFIX = re.compile(r"^\d{4}[-/](0[1-9]|1[0-2])[-/]\d{2}(?:[ T].*)?$")
 _MONTH_PREFIX = re.compile(r"^\d{4}[-/](0[1-9]|1[0-2])(?:[-/]\d{2})?(?:[ T].*)?$")
 
 
