@@ -34,6 +34,7 @@ from tablerag.answer import (
 )
 from tablerag.answer.findings import UNSURE, says
 from tablerag.errors import EngineError, ProviderError, SQLRejected
+from tablerag.lang.asks import names_time
 from tablerag.lang.messages import message
 from tablerag.llm.base import LLM
 from tablerag.prompts import render
@@ -189,6 +190,7 @@ def answer_with_model(
     timings["llm"] = round((time.perf_counter() - started) * 1000, 3)
     if not request.expressible or not request.metrics:
         return Declined("not_expressible")
+    request = unasked_range(question, request)
     try:
         compiled = compile_request(request, knowledge, dialect=engine.dialect, today=today)
     except NotCompiled as exc:
@@ -248,6 +250,26 @@ def other_calibers(question: str, compiled: Compiled, language: Language) -> lis
             text = _OTHER_CALIBER[language].format(question=bare, metric=label, caliber=c.name)
             out.append(Clarification(label=f"{label}：{c.name}", question=text))
     return out[:MAX_OTHER_CALIBERS]
+
+
+def unasked_range(question: str, request: Request) -> Request:
+    """``request`` without a time range the question never names: a period is read from the
+    question's own words (a small model fills "last month" in for a question that names no
+    time, and a metric over data of 2018 then finds nothing in 2026-10). A question that names
+    none means all the data (the clarify step asks back first where the data is live).
+
+    Example:
+        >>> from tablerag.semantic.request import Request, TimeRange
+        >>> r = Request(metrics=["spend"], time_range=TimeRange(period="last_month"))
+        >>> unasked_range("流浪狗一共花了多少医疗费？", r).time_range is None
+        True
+        >>> unasked_range("上月流浪狗花了多少医疗费？", r).time_range is not None
+        True
+    """
+    if request.time_range is None or names_time(question):
+        return request
+    log.info("semantic request: a time range the question does not name was dropped")
+    return request.model_copy(update={"time_range": None})
 
 
 def _absent_values(
