@@ -235,7 +235,10 @@ def test_each_question_is_answered_from_the_model_with_the_gold_rows(
     with QA.open(workspace, llm=FunctionLLM(_filler), settings=settings) as qa:
         answer = qa.ask(question.question)
     # answered from the definitions (a hybrid answer keeps the data part's entries)
-    assert [k.name for k in answer.knowledge if k.kind == "metric"] == REQUESTS[qid]["metrics"], (answer.answer, answer.checks)
+    assert [k.name for k in answer.knowledge if k.kind == "metric"] == REQUESTS[qid]["metrics"], (
+        answer.answer,
+        answer.checks,
+    )
     assert answer.table is not None, answer.answer
     want = _gold(spider_dir, qid)
     assert _rows(answer.table.rows) == want, (answer.sql, want)
