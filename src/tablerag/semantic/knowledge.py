@@ -125,6 +125,26 @@ class Knowledge:
         """``dataset.field`` of every computed boolean field."""
         return [f"{ds.name}.{f.name}" for ds, f in self.fields() if f.is_filter]
 
+    def filters_named(self, question: str) -> list[str]:
+        """``dataset.field`` of the named filters (boolean fields: 流浪狗, senior dogs) the
+        question names by name or synonym, outside the words that name a metric ("vet" in
+        "vet bill", 省油车 in 省油车的占比 when that metric is the share of them)."""
+        text = question.lower()
+        metric_words = [w.lower() for m in self.metrics.values() for w in _names(m) if w]
+        spans = [(s, s + len(w)) for w in metric_words for s in _find(text, w)]
+        out = []
+        for ds, f in self.fields():
+            if not f.is_filter:
+                continue
+            words = [w.lower() for w in (f.name.replace("_", " "), *f.synonyms) if w]
+            if any(
+                not any(a <= s and s + len(w) <= b for a, b in spans)
+                for w in words
+                for s in _find(text, w)
+            ):
+                out.append(f"{ds.name}.{f.name}")
+        return out
+
     def mentioned(self, question: str) -> list[MetricView]:
         """Metrics the question names by name or synonym, longest match first (a question
         naming 毛利率 is about 毛利率, not 毛利)."""

@@ -191,6 +191,9 @@ def answer_with_model(
     if not request.expressible or not request.metrics:
         return Declined("not_expressible")
     request = unasked_range(question, request)
+    dropped = unapplied_filters(question, request, knowledge)
+    if dropped:  # a small model's usual slip: the free path answers, saying so
+        return Declined("doubted", "named filters not applied: " + ", ".join(dropped))
     try:
         compiled = compile_request(request, knowledge, dialect=engine.dialect, today=today)
     except NotCompiled as exc:
@@ -270,6 +273,40 @@ def unasked_range(question: str, request: Request) -> Request:
         return request
     log.info("semantic request: a time range the question does not name was dropped")
     return request.model_copy(update={"time_range": None})
+
+
+def unapplied_filters(question: str, request: Request, knowledge: Knowledge) -> list[str]:
+    """The named filters the question names (流浪狗, muscle cars) that the request does not
+    apply: computed without them the figure is over every row, so the request is not used.
+
+    Example:
+        >>> from tablerag.semantic.ossie import loads
+        >>> from tablerag.semantic.request import FilterSpec, Request
+        >>> k = Knowledge(loads('''
+        ... version: 0.2.0.dev0
+        ... semantic_model:
+        ... - name: m
+        ...   datasets:
+        ...   - name: dogs
+        ...     source: Dogs
+        ...     fields:
+        ...     - name: is_stray
+        ...       expression: {dialects: [{dialect: ANSI_SQL, expression: abandoned_yn = '1'}]}
+        ...       datatype: Boolean
+        ...       ai_context: {synonyms: [流浪狗, stray dogs]}
+        ... '''))
+        >>> unapplied_filters("流浪狗一共花了多少医疗费？", Request(metrics=["spend"]), k)
+        ['dogs.is_stray']
+        >>> unapplied_filters("流浪狗一共花了多少医疗费？", Request(metrics=["spend"],
+        ...                   filters=[FilterSpec(field="dogs.is_stray")]), k)
+        []
+    """
+    used = {f.field.lower() for f in request.filters}
+    return [
+        name
+        for name in knowledge.filters_named(question)
+        if name.lower() not in used and name.lower().rsplit(".", 1)[-1] not in used
+    ]
 
 
 def _absent_values(
