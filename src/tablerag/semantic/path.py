@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -302,6 +303,14 @@ def unapplied_filters(question: str, request: Request, knowledge: Knowledge) -> 
         []
     """
     used = {f.field.lower() for f in request.filters}
+    for name in request.metrics:  # and the filters each metric (or one it divides) applies
+        view = knowledge.metric(name)
+        found = expression_for(view.metric.expression) if view is not None else None
+        text = found[0] if found is not None else ""
+        for other in knowledge.metrics.values():
+            if other is view or re.search(rf"\b{re.escape(other.name)}\b", text):
+                chosen = other.caliber(request.calibers.get(other.name))
+                used.update(f.lower() for f in chosen.filters)
     return [
         name
         for name in knowledge.filters_named(question)
