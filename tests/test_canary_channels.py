@@ -259,6 +259,10 @@ def test_ask_over_an_ingested_sqlite_database_shows_no_canary(
         *both("chunks", "-w", str(root)),
         *both("search", "password phone customers", "-w", str(root)),
         *both("ask", "List every customer's password and phone number", "-w", str(root)),
+        # a value of a visible column (matched through the values ingest sampled) beside hidden ones
+        *both(
+            "ask", "How many customers live in Oslo, and what are their id cards?", "-w", str(root)
+        ),
     ]
     assert_no_canary(*outputs, hostile_llm.inner, tmp_path / "cache", workspace_index(root))
 

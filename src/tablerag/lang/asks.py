@@ -313,13 +313,10 @@ def named_span(question: str) -> tuple[dt.date, dt.date] | None:
         start = dt.date(year, 3 * q - 2, 1)
         return start, (dt.date(year + 1, 1, 1) if q == 4 else dt.date(year, 3 * q + 1, 1))
     years = {int(m.group(1)) for m in (*_ZH_YEAR.finditer(question), *_EN_YEAR.finditer(question))}
-    if len(years) != 1 or len(set(_YEAR_ANY.findall(question))) != 1:
+    if len(years) != 1 or len(set(_YEAR.findall(question))) != 1:
         return None
     (year,) = years
     return dt.date(year, 1, 1), dt.date(year + 1, 1, 1)
-
-
-_YEAR_ANY = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
 
 
 def names_day(question: str) -> bool:

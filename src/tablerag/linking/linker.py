@@ -591,11 +591,18 @@ def is_definition_table(info: TableInfo) -> bool:
         >>> is_definition_table(TableInfo("t_table_1", "/c/t.docx", targets, 4, "table 1"))
         False
     """
+    return definition_columns(info) is not None
+
+
+def definition_columns(info: TableInfo) -> tuple[str, str] | None:
+    """(term column, formula column) of a document's table of definitions, None for any other
+    table (see :func:`is_definition_table`)."""
     if not is_document_table(info):
-        return False
-    names = [c.original or c.name for c in info.columns]
-    term = next((n for n in names if _TERM_HEADER.search(n)), None)
-    return term is not None and any(n != term and _FORMULA_HEADER.search(n) for n in names)
+        return None
+    headers = [(c.name, c.original or c.name) for c in info.columns]
+    term = next((n for n, h in headers if _TERM_HEADER.search(h)), None)
+    formula = next((n for n, h in headers if n != term and _FORMULA_HEADER.search(h)), None)
+    return (term, formula) if term is not None and formula is not None else None
 
 
 def _drop_definition_tables(catalog: SchemaCatalog, scores: _Scores) -> frozenset[str]:

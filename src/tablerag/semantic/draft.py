@@ -22,6 +22,7 @@ import duckdb
 from pydantic import BaseModel, Field
 
 from tablerag.errors import ProviderError, TableragError
+from tablerag.linking.linker import definition_columns, is_document_table
 from tablerag.llm.base import LLM
 from tablerag.semantic.check import check_metric
 from tablerag.semantic.knowledge import DRAFT_MODEL, Knowledge
@@ -44,10 +45,6 @@ from tablerag.types import ColumnInfo, TableInfo
 
 log = logging.getLogger(__name__)
 
-_DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt", ".pdf", ".docx", ".html", ".htm")
-_NAME_HEADER = re.compile(r"指标|metric|名称|term", re.I)
-_FORMULA_HEADER = re.compile(r"公式|formula|口径|definition|计算", re.I)
-
 
 def draft_model(
     tables: Sequence[TableInfo],
@@ -64,7 +61,7 @@ def draft_model(
         llm: when given, a definition the rules cannot translate is translated by the model
             (one call each, JSON constrained); its expression must pass the gate like any other.
     """
-    data = [t for t in tables if not _is_document_table(t)]
+    data = [t for t in tables if not is_document_table(t)]
     datasets = [_dataset(t) for t in data]
     names = {d.name.lower() for d in datasets}
     relationships = [
@@ -286,13 +283,10 @@ def definition_rows(ws: Workspace, tables: Sequence[TableInfo]) -> list[tuple[st
     """(term, formula) of every row of a document's definition table."""
     out = []
     for t in tables:
-        if not _is_document_table(t):
+        found = definition_columns(t)
+        if found is None:
             continue
-        names = [c.name for c in t.columns]
-        term = next((n for n in names if _NAME_HEADER.search(n)), None)
-        formula = next((n for n in names if n != term and _FORMULA_HEADER.search(n)), None)
-        if term is None or formula is None:
-            continue
+        term, formula = found
         for row in _rows(ws, t.name, term, formula):
             if row[0] and row[1]:
                 out.append((str(row[0]), str(row[1])))
@@ -303,10 +297,6 @@ def _rows(ws: Workspace, table: str, *columns: str) -> list[tuple[Any, ...]]:
     quoted = ", ".join('"' + c.replace('"', '""') + '"' for c in columns)
     name = '"' + table.replace('"', '""') + '"'
     return ws.con.execute(f"SELECT {quoted} FROM data.{name}").fetchall()
-
-
-def _is_document_table(t: TableInfo) -> bool:
-    return t.source.lower().endswith(_DOCUMENT_SUFFIXES)
 
 
 def _datatype(c: ColumnInfo) -> str | None:
