@@ -324,6 +324,8 @@ class _Method:
                     path=answer.path,
                     route=answer.route.intent if answer.route is not None else "",
                     sql=answer.sql or "",
+                    attempt_sql=[a.sql for a in answer.sql_attempts],
+                    attempt_errors=[a.error for a in answer.sql_attempts if a.error],
                     citations=sorted({c.source for c in answer.citations}),
                     **self.passage(question, answer, rq),
                 )
