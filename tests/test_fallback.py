@@ -45,10 +45,12 @@ def _model(sql: str, passages: str) -> FunctionLLM:
 
 
 def _asked(llm: FunctionLLM) -> list[str]:
-    """Which path each model call served, in order."""
+    """Which path each model call served, in order (a question translated for searching the
+    documents in their other language serves retrieval, not a path: left out)."""
     return [
         "documents" if "numbered passages" in c.messages[0]["content"] else "sql"
         for c in llm.history
+        if not c.messages[0]["content"].startswith("Translate the question")
     ]
 
 

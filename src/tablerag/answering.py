@@ -35,9 +35,10 @@ from tablerag.llm.profiles import profile_for
 from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql, checked_answer
 from tablerag.nl2sql.schema_context import SchemaContext, schema_context
 from tablerag.nl2sql.stages import Switches, switches
-from tablerag.rag.answer import RAGOptions, answer_from_documents
+from tablerag.rag.answer import RAGOptions, answer_from_documents, is_relevant
 from tablerag.rag.index import LoadedIndex
 from tablerag.rag.rewrite import Rewrite, Synonym, rewrite_query
+from tablerag.rag.translate import fused, other_language, translated
 from tablerag.request import Request
 from tablerag.router.features import extract_features
 from tablerag.router.router import RouterContext
@@ -215,6 +216,28 @@ class Work:
             "retrieval", query=query, mode=mode, chunks=[h.chunk_id for h in hits], **shown
         )
         return hits
+
+    def search_across(self, query: str, k: int) -> Sequence[Hit]:
+        """:meth:`search_docs`; when nothing it found is relevant (the BM25 test of the
+        document path) and the index holds passages written in the other of Chinese and
+        English, the query translated by the model is searched too and the two fused
+        (:mod:`tablerag.rag.translate`; the ``retrieval_across_languages`` setting). A question
+        its own language's passages answer costs no call."""
+        hits = self.search_docs(query, k)
+        if (
+            self.index is None
+            or not self.settings.retrieval_across_languages
+            or is_relevant(hits, self.settings.rag_min_score)
+        ):
+            return hits
+        into = other_language(query, self.index.written_in.keys())
+        if into is None:
+            return hits
+        text = translated(query, into, self.llm, timeout_s=self.settings.llm_timeout_s)
+        self.rq.trace.emit("translation", query=query, into=into, text=text)
+        if text is None:
+            return hits
+        return fused(hits, self.search_docs(text, k), k)
 
     def definition_passages(self, question: str) -> Sequence[Hit]:
         """Passages that may define the question's metric in prose (``客单价 = … ÷ …``), for
@@ -439,7 +462,7 @@ class Work:
         return answer_from_documents(
             question,
             llm=self.llm,
-            search=self.search_docs,
+            search=self.search_across,
             language=self.language,
             options=rag_options(
                 self.settings, self.llm.spec, table_rows=self.table_rows(), stages=self.stages

@@ -173,6 +173,12 @@ class Settings(BaseModel):
         "query embedder read it, from the semantic model's document terms: `replace` the words, "
         "`expand` (add the terms after the question) or `off`.",
     )
+    retrieval_across_languages: bool = Field(
+        True,
+        description="Over documents in both Chinese and English, give the best passages of the "
+        "question's other language a place in the hybrid search's results (BM25 cannot match "
+        "across languages and the embedder prefers the question's own).",
+    )
     nl2sql_max_repairs: int = Field(
         2, ge=0, le=5, description="Extra LLM calls to repair a rejected or failing SQL query."
     )

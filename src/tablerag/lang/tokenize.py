@@ -110,6 +110,29 @@ def scripts(text: str) -> Counter[str]:
     return Counter(s for s in map(script_of, text) if s is not None)
 
 
+_LATIN_LETTER = re.compile(r"[A-Za-z\u00c0-\u024f]")
+_HAN_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def written_in(text: str) -> str | None:
+    """``CJK`` or ``LATIN``: the script a text is written in, None when it has no letters.
+
+    A Han character stands for a word, a Latin word has about five letters: a text is Chinese
+    when its Han characters are at least a third of its Latin letters (an English passage
+    naming a Chinese term stays English).
+
+    Example:
+        >>> [written_in(t) for t in ("退货政策", "refund policy", "考勤（absent）次数", "2026")]
+        ['CJK', 'LATIN', 'CJK', None]
+        >>> written_in("Lead instructors are paid 180 yuan (讲课费) per hour.")
+        'LATIN'
+    """
+    han, latin = len(_HAN_CHAR.findall(text)), len(_LATIN_LETTER.findall(text))
+    if not han and not latin:
+        return None
+    return "CJK" if 3 * han >= latin else "LATIN"
+
+
 def unsupported_script(text: str) -> str | None:
     """The script that dominates a query when it is not one the index supports, else None.
 

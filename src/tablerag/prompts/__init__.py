@@ -34,6 +34,7 @@ PROMPT_NAMES: tuple[str, ...] = (
     "rag",
     "semantic_draft",
     "semantic_request",
+    "translate",
 )
 
 

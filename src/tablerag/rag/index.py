@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -33,7 +34,7 @@ import numpy as np
 from tablerag import registry
 from tablerag.embed.base import Embedder, Matrix
 from tablerag.errors import RetrievalError
-from tablerag.lang.tokenize import TOKENIZER_VERSION, tokenize
+from tablerag.lang.tokenize import TOKENIZER_VERSION, tokenize, written_in
 from tablerag.rag.bm25 import BM25Index
 from tablerag.rag.vector import VectorIndex
 from tablerag.store import chunks as stored_chunks
@@ -98,6 +99,17 @@ class LoadedIndex:
     """Row ``i`` of both indexes is ``chunks[i]``; held in memory so a search runs no SQL."""
     bm25: BM25Index
     vectors: VectorIndex
+
+    @cached_property
+    def written_in(self) -> dict[str, np.ndarray]:
+        """Script (``CJK``, ``LATIN``) → the rows of the chunks written in it (chunks without
+        letters are in none), for searching across languages."""
+        rows: dict[str, list[int]] = {}
+        for i, chunk in enumerate(self.chunks):
+            script = written_in(chunk.text)
+            if script is not None:
+                rows.setdefault(script, []).append(i)
+        return {script: np.array(r, dtype=np.int64) for script, r in rows.items()}
 
 
 _EMBEDDERS: dict[str, Embedder] = {}

@@ -50,8 +50,11 @@ class VectorIndex:
     def __len__(self) -> int:
         return int(self.vectors.shape[0])
 
-    def search(self, query: Matrix, n: int) -> list[tuple[int, float]]:
-        """The ``n`` rows most similar to ``query`` (cosine, as vectors are normalised).
+    def search(
+        self, query: Matrix, n: int, among: np.ndarray | None = None
+    ) -> list[tuple[int, float]]:
+        """The ``n`` rows most similar to ``query`` (cosine, as vectors are normalised);
+        only rows of ``among`` (row numbers) when given.
 
         Raises:
             RetrievalError: the query vector has another dimension than the index.
@@ -62,7 +65,9 @@ class VectorIndex:
                 "vectors; search with the embedder the index was built with, or re-index."
             )
         scores: Matrix = self.vectors @ query.astype(np.float32, copy=False)
-        return top_k(scores, n)
+        if among is None:
+            return top_k(scores, n)
+        return [(int(among[i]), s) for i, s in top_k(scores[among], n)]
 
     def save(self, path: Path) -> None:
         """Write the matrix as one ``.npy`` file."""

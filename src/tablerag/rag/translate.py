@@ -1,0 +1,98 @@
+"""A question searched in the documents' other language: Chinese ↔ English.
+
+BM25 shares no word across languages, and the multilingual embedder ranks passages of the
+question's own language first, so "How long after graduation can I apply for the subsidy?" never
+finds the handbook's "结业之日起90天内申请…补贴", and the relevance test (the best BM25 score)
+says "not found" before any model reads it. When nothing the question found passes that test
+and the index holds passages written in the other language, the document path asks the model
+once for the question in that language (a short, bounded reply) and searches with both; the two
+rankings are fused. A reply that is empty, cut
+off, or not in the asked language is not used: the question is then searched as asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import replace
+
+from tablerag.errors import ProviderError
+from tablerag.lang.messages import LANGUAGE_NAMES, Language
+from tablerag.lang.tokenize import written_in
+from tablerag.llm.base import LLM
+from tablerag.prompts import render
+from tablerag.rag.fusion import reciprocal_rank_fusion
+from tablerag.types import Hit
+
+TRANSLATE_MAX_TOKENS = 96
+"""A question's translation is one line; a longer reply is not a translation."""
+
+_SCRIPTS: dict[str, Language] = {"CJK": "zh", "LATIN": "en"}
+
+
+def other_language(question: str, held: Collection[str]) -> Language | None:
+    """The language to translate ``question`` into: the other of Chinese and English, when
+    passages written in it are ``held`` (scripts, as :func:`~tablerag.lang.tokenize.written_in`
+    names them); else None.
+
+    Example:
+        >>> other_language("补考费是多少？", {"CJK", "LATIN"}), other_language("fee?", {"LATIN"})
+        ('en', None)
+        >>> other_language("How much is the resit fee?", {"CJK"})
+        'zh'
+    """
+    own = written_in(question)
+    if own is None:
+        return None
+    others = [_SCRIPTS[s] for s in sorted(held) if s != own and s in _SCRIPTS]
+    return others[0] if others else None
+
+
+def translated(question: str, into: Language, llm: LLM, *, timeout_s: float) -> str | None:
+    """``question`` in language ``into`` as the model writes it, or None when the model fails
+    or its reply is not a one-line question in that language."""
+    chat = render("translate", language=LANGUAGE_NAMES[into], question=question)
+    try:
+        reply = llm.complete(
+            chat, temperature=0.0, max_tokens=TRANSLATE_MAX_TOKENS, timeout_s=timeout_s
+        )
+    except ProviderError:
+        return None
+    return usable_translation(reply.text, into) if not reply.truncated else None
+
+
+def usable_translation(text: str, into: Language) -> str | None:
+    """The reply's first line, unquoted, when it is written in ``into``; else None.
+
+    Example:
+        >>> usable_translation('"结业后多少天内可以申请补贴？"\\n', "zh")
+        '结业后多少天内可以申请补贴？'
+        >>> usable_translation("Sure! Here it is", "zh") is None
+        True
+    """
+    lines = [line.strip().strip("\"'“”「」") for line in text.strip().splitlines()]
+    first = next((line for line in lines if line), "")
+    if not first or _SCRIPTS.get(written_in(first) or "") != into:
+        return None
+    return first
+
+
+def fused(asked: Sequence[Hit], other: Sequence[Hit], k: int) -> list[Hit]:
+    """The hits of the question as asked and of its translation, fused by rank (RRF), at most
+    ``k``; a chunk found by both keeps the higher BM25 score (what the relevance test reads).
+
+    Example:
+        >>> a = Hit("a", "s", 0, "t", (), None, None, 1.0, 1, bm25=0.5)
+        >>> b = Hit("b", "s", 1, "t", (), None, None, 1.0, 1, bm25=6.0)
+        >>> [(h.chunk_id, h.bm25, h.rank) for h in fused([a], [b, a], 5)]
+        [('a', 0.5, 1), ('b', 6.0, 2)]
+    """
+    by_id: dict[str, Hit] = {}
+    for hit in [*asked, *other]:
+        kept = by_id.get(hit.chunk_id)
+        if kept is None or (hit.bm25 or 0.0) > (kept.bm25 or 0.0):
+            by_id[hit.chunk_id] = hit if kept is None else replace(kept, bm25=hit.bm25)
+    ranked = reciprocal_rank_fusion([[h.chunk_id for h in asked], [h.chunk_id for h in other]])
+    return [
+        replace(by_id[cid], score=round(score, 6), rank=n)
+        for n, (cid, score) in enumerate(ranked[:k], start=1)
+    ]
