@@ -36,12 +36,10 @@ AVG_PRICE = (
     "JOIN stores ON orders.store_id = stores.store_id GROUP BY stores.channel"
 )
 RATE = (
-    "SELECT COUNT(DISTINCT order_id) / COUNT(DISTINCT refund_id) * 100 AS refund_rate "
-    "FROM refunds"
+    "SELECT COUNT(DISTINCT order_id) / COUNT(DISTINCT refund_id) * 100 AS refund_rate FROM refunds"
 )
 IN_2026 = (
-    "SELECT COUNT(*) AS n FROM orders AS o "
-    "WHERE o.order_time BETWEEN '2026-01-01' AND '2026-12-31'"
+    "SELECT COUNT(*) AS n FROM orders AS o WHERE o.order_time BETWEEN '2026-01-01' AND '2026-12-31'"
 )
 
 
@@ -94,10 +92,10 @@ def test_what_the_fractions_mend_leaves_alone(sql: str, dialect: str) -> None:
 def test_a_date_only_upper_bound_on_a_timestamp_reads_the_whole_day() -> None:
     fixed = whole_days(IN_2026, TYPES, dialect="postgres")
     assert fixed is not None
-    assert fixed.sql.endswith(
-        "WHERE o.order_time >= '2026-01-01' AND o.order_time < '2027-01-01'"
+    assert fixed.sql.endswith("WHERE o.order_time >= '2026-01-01' AND o.order_time < '2027-01-01'")
+    assert (
+        fixed.note == "tablerag read '2026-12-31' as the whole day: o.order_time holds times of day"
     )
-    assert fixed.note == "tablerag read '2026-12-31' as the whole day: o.order_time holds times of day"
     le = whole_days("SELECT * FROM orders WHERE order_time <= DATE '2026-02-28' OR pay_amt > 3",
                     TYPES, dialect="postgres")  # fmt: skip
     assert le is not None and "order_time < CAST('2026-03-01' AS DATE) OR" in le.sql

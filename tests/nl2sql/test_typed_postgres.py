@@ -40,8 +40,7 @@ REFUNDED = (  # the model's query 1 of the issue, word for word
     "JOIN orders ON refunds.order_id = orders.order_id"
 )
 IN_2026 = (
-    "SELECT COUNT(*) AS n FROM orders AS o "
-    "WHERE o.order_time BETWEEN '2026-01-01' AND '2026-12-31'"
+    "SELECT COUNT(*) AS n FROM orders AS o WHERE o.order_time BETWEEN '2026-01-01' AND '2026-12-31'"
 )
 
 
