@@ -1,15 +1,21 @@
 """The type mends as pure functions: SQL a small model wrote on a PostgreSQL shop database (amounts
 INTEGER in 分, order times TIMESTAMP), each answer marked ``ok`` and wrong; and what they leave
-alone. The rewritten SQL also runs on a real SQLite database (its ``/`` truncates too)."""
+alone. The rewritten SQL also runs on a real SQLite database (its ``/`` truncates too), and the
+issue's first query goes through the answer path on a SQLite file."""
 
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 import pytest
 
 from tablerag.linking.catalog import SchemaCatalog
+from tablerag.llm.testing import ScriptedLLM
 from tablerag.nl2sql.typed import column_types, keep_fractions, whole_days
+from tablerag.service import QA
+from tablerag.service import Workspace as ServiceWorkspace
+from tablerag.settings import Settings
 from tablerag.sql.division import truncates
 from tablerag.sqltypes import is_integer_type, is_timestamp_type
 from tablerag.types import ColumnInfo, TableInfo
@@ -160,3 +166,23 @@ def test_the_mended_queries_give_the_exact_figures_on_sqlite() -> None:
     assert one(IN_2026) == 2  # 2026-12-31 18:30 left out
     fixed = whole_days(IN_2026, TYPES, dialect="sqlite")
     assert fixed is not None and one(fixed.sql) == 3
+
+
+def test_the_answer_path_on_a_sqlite_database_gives_the_exact_sum(tmp_path: Path) -> None:
+    """The issue's query 1 through the product's path on a SQLite file queried in place."""
+    db = tmp_path / "shop.db"
+    con = sqlite3.connect(db)
+    for statement in SQLITE_ROWS:
+        con.execute(statement)
+    con.commit()
+    con.close()
+    settings = Settings(embedder="hashing", today="2026-12-31", semantic_model=False)  # type: ignore[arg-type]
+    with ServiceWorkspace.open(tmp_path / "ws") as opened:
+        reports = opened.ingest([f"sqlite:///{db}"], settings=settings)
+    assert [r.error for r in reports if r.status == "failed"] == []
+    llm = ScriptedLLM(replies=[f"```sql\n{REFUNDED}\n```"])
+    with QA.open(tmp_path / "ws", llm=llm, settings=settings) as qa:
+        answer = qa.ask("What is the total refunded amount?")
+    assert answer.status == "ok" and answer.table is not None, answer.answer
+    assert float(answer.table.rows[0][0]) == pytest.approx(20.50)
+    assert "kept the fraction of refund_amt / 100" in (answer.sql_attempts[0].note or "")
