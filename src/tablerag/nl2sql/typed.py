@@ -37,6 +37,7 @@ Types = Mapping[tuple[str, str], str]
 last part of its name)."""
 
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_A_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _WHOLE_OF_ONE = (exp.Sum, exp.Min, exp.Max, exp.Abs, exp.Neg, exp.Window)
 
 
@@ -75,7 +76,7 @@ def keep_fractions(sql: str, types: Types, *, dialect: str) -> Fixed | None:
         >>> keep_fractions("SELECT CAST(pay_amt / 100 AS INT) FROM orders", types,
         ...                dialect="postgres")
     """  # noqa: E501 (a doctest's output line)
-    if not types or not truncates(dialect):
+    if not types or "/" not in sql or not truncates(dialect):
         return None
     tree = parse_or_none(sql, dialect)
     if tree is None:
@@ -124,7 +125,7 @@ def whole_days(sql: str, types: Types, *, dialect: str) -> Fixed | None:
         >>> whole_days("SELECT * FROM orders WHERE order_time <= '2026-12-31 12:00:00'", types,
         ...            dialect="postgres")
     """  # noqa: E501 (a doctest's output line)
-    if not types:
+    if not types or not _A_DAY.search(sql):
         return None
     tree = parse_or_none(sql, dialect)
     if tree is None:
@@ -225,18 +226,14 @@ def _whole_day(node: exp.Expr, resolve: Resolve) -> tuple[exp.Expr, str, str] | 
     after = _next_day(bound)
     if sql_type is None or not is_timestamp_type(sql_type) or after is None:
         return None
-    day = _day_text(bound)
+    day, name = _day_text(bound), column.sql()
+    before = exp.LT(this=column.copy(), expression=after)
     if isinstance(node, exp.Between):
-        low = node.args["low"].copy()
-        lower = exp.GTE(this=column.copy(), expression=low)
-        return (
-            exp.And(this=lower, expression=exp.LT(this=column.copy(), expression=after)),
-            (column.sql()),
-            day,
-        )
+        lower = exp.GTE(this=column.copy(), expression=node.args["low"].copy())
+        return exp.And(this=lower, expression=before), name, day
     if isinstance(node, exp.LTE):
-        return exp.LT(this=column.copy(), expression=after), column.sql(), day
-    return exp.GT(this=after, expression=column.copy()), column.sql(), day
+        return before, name, day
+    return exp.GT(this=after, expression=column.copy()), name, day
 
 
 def _day_text(bound: exp.Expr) -> str:
