@@ -22,6 +22,22 @@ UUIDs, types of a user's own."""
 
 _DT = exp.DataType
 _NUMBER = frozenset(_DT.NUMERIC_TYPES) - {_DT.Type.BIT}
+_INTEGER = frozenset(_DT.INTEGER_TYPES) - {_DT.Type.BIT}
+_TIMESTAMP = frozenset(_DT.TEMPORAL_TYPES) - {
+    _DT.Type.DATE,
+    _DT.Type.DATE32,
+    _DT.Type.TIME,
+    _DT.Type.TIMETZ,
+}
+
+
+@lru_cache(maxsize=1024)
+def _kind(sql_type: str) -> exp.DType | None:
+    try:
+        kind = _DT.build(sql_type, dialect="duckdb", udt=True).this
+    except (ParseError, TokenError, ValueError):
+        return None
+    return kind if isinstance(kind, exp.DType) else None
 
 
 @lru_cache(maxsize=1024)
@@ -38,11 +54,7 @@ def type_family(sql_type: str) -> TypeFamily:
     """
     if not sql_type.strip():
         return "text"
-    try:
-        data_type = _DT.build(sql_type, dialect="duckdb", udt=True)
-    except (ParseError, TokenError, ValueError):
-        return "other"
-    kind = data_type.this
+    kind = _kind(sql_type)
     if kind in _NUMBER:
         return "number"
     if kind == _DT.Type.BOOLEAN:
@@ -65,3 +77,28 @@ def is_number_type(sql_type: str, *, booleans: bool = False) -> bool:
     """
     family = type_family(sql_type)
     return family == "number" or (booleans and family == "boolean")
+
+
+def is_integer_type(sql_type: str) -> bool:
+    """Whether ``sql_type`` holds whole numbers only (a ``/`` of two of them truncates on
+    PostgreSQL and SQLite).
+
+    Example:
+        >>> [is_integer_type(t) for t in ("INTEGER", "int8", "HUGEINT", "INT UNSIGNED")]
+        [True, True, True, True]
+        >>> [is_integer_type(t) for t in ("NUMERIC(10,0)", "DOUBLE PRECISION", "BIT", "")]
+        [False, False, False, False]
+    """
+    return bool(sql_type.strip()) and _kind(sql_type) in _INTEGER
+
+
+def is_timestamp_type(sql_type: str) -> bool:
+    """Whether ``sql_type`` holds a day and a time of day (not a date alone, not a time alone).
+
+    Example:
+        >>> [is_timestamp_type(t) for t in ("TIMESTAMP", "timestamp with time zone", "DATETIME")]
+        [True, True, True]
+        >>> [is_timestamp_type(t) for t in ("DATE", "TIME", "VARCHAR", "")]
+        [False, False, False, False]
+    """
+    return bool(sql_type.strip()) and _kind(sql_type) in _TIMESTAMP

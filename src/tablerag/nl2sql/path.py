@@ -73,6 +73,7 @@ from tablerag.nl2sql.stages import (
     REFUSAL_MENDS,
     REPLY_CHECKS,
     REPLY_MENDS,
+    TYPE_MENDS,
     Query,
     Refusal,
     Switches,
@@ -397,11 +398,13 @@ def _found_mend(attempt: QueryAttempt, stages: Switches) -> Fixed | None:
 def _in_units(
     sql: str | None, mended: Fixed | None, query: Query, stages: Switches
 ) -> Fixed | None:
-    """``mended`` (or ``sql``) through the amount mends (:data:`AMOUNT_MENDS`: the amounts in
-    the unit the question asks for), their notes joined; ``mended`` when nothing changes."""
+    """``mended`` (or ``sql``) through the type mends (:data:`TYPE_MENDS`: a division of whole
+    numbers keeping its fraction, a date-only bound on a timestamp read as the whole day) and
+    the amount mends (:data:`AMOUNT_MENDS`: the amounts in the unit the question asks for),
+    their notes joined; ``mended`` when nothing changes."""
     if not sql:
         return mended
-    for mend in stages.enabled(AMOUNT_MENDS):
+    for mend in (*stages.enabled(TYPE_MENDS), *stages.enabled(AMOUNT_MENDS)):
         fixed = mend.run(mended.sql if mended else sql, query)
         if fixed is not None:
             mended = Fixed(fixed.sql, f"{mended.note}; {fixed.note}" if mended else fixed.note)

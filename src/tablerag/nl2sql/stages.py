@@ -64,6 +64,7 @@ from tablerag.nl2sql.rollup import rollup_note, rollups
 from tablerag.nl2sql.scale import scale_notes
 from tablerag.nl2sql.slashdates import slash_date_notes
 from tablerag.nl2sql.spelling import spelling_note, spellings
+from tablerag.nl2sql.typed import column_types, keep_fractions, whole_days
 from tablerag.nl2sql.units import catalog_units, in_major_units
 from tablerag.nl2sql.years import year_notes
 from tablerag.rag.answer import DOC_CHECKS
@@ -489,8 +490,26 @@ AMOUNT_MENDS: tuple[Stage[ReplyMend], ...] = (
         _units,
     ),
 )
-"""Run on the model's query (after the reply mends) and on every mended one, their notes
-joined (:mod:`tablerag.nl2sql.units`)."""
+"""Run on the model's query (after the reply mends and the type mends) and on every mended
+one, their notes joined (:mod:`tablerag.nl2sql.units`)."""
+TYPE_MENDS: tuple[Stage[ReplyMend], ...] = (
+    Stage(
+        "fractions",
+        "mend",
+        "a division of whole numbers (SUM(fen / 100), COUNT(a) / COUNT(b)) that PostgreSQL and "
+        "SQLite truncate: the fraction kept, from the catalog's column types",
+        lambda sql, q: keep_fractions(sql, column_types(q.catalog), dialect=q.dialect),
+    ),
+    Stage(
+        "whole_days",
+        "mend",
+        "a timestamp column compared with a date-only upper bound (BETWEEN … AND '2026-12-31') "
+        "stops at that day's midnight: the whole day read, from the catalog's column types",
+        lambda sql, q: whole_days(sql, column_types(q.catalog), dialect=q.dialect),
+    ),
+)
+"""Run on the model's query (after the reply mends) and on every mended one, before the
+amount mends, their notes joined (:mod:`tablerag.nl2sql.typed`)."""
 QUERY_MENDS: tuple[Stage[QueryMend], ...] = (
     Stage(
         "formats",
@@ -693,6 +712,7 @@ STAGES: tuple[Stage[Any], ...] = (
     *VALUE_NOTES,
     *TABLE_NOTES,
     *QUERY_MENDS,
+    *TYPE_MENDS,
     *AMOUNT_MENDS,
     *REPLY_MENDS,
     *REFUSAL_MENDS,
@@ -795,6 +815,7 @@ __all__ = [
     "STAGES",
     "TABLE_NOTES",
     "TIERS",
+    "TYPE_MENDS",
     "VALUE_NOTES",
     "Attempt",
     "NoteInput",

@@ -25,6 +25,7 @@ from tablerag.errors import ConfigError
 from tablerag.semantic.knowledge import Caliber, Knowledge, MetricView
 from tablerag.semantic.ossie import Dataset, OssieField, expression_for
 from tablerag.semantic.request import HavingSpec, Request, describe_period, resolve_period
+from tablerag.sql.division import with_fractions
 
 _GRAIN_FORMATS = {"day": "%Y-%m-%d", "month": "%Y-%m", "year": "%Y"}
 _MAX_DEPTH = 8
@@ -299,17 +300,10 @@ def _field_expression(ds: Dataset, f: OssieField, scope: _Scope) -> exp.Expr:
 
 
 def _safe_division(tree: exp.Expr) -> exp.Expr:
-    """``a / b`` as ``a * 1.0 / NULLIF(b, 0)``: a ratio of counts is not integer division on
-    PostgreSQL or SQLite, and an empty denominator gives NULL instead of an error."""
-
-    def replace(node: exp.Expr) -> exp.Expr:
-        if isinstance(node, exp.Div):
-            left = exp.Mul(this=_paren(node.this), expression=exp.Literal.number("1.0"))
-            right = exp.Nullif(this=node.expression, expression=exp.Literal.number(0))
-            return exp.Div(this=left, expression=right)
-        return node
-
-    return tree.transform(replace)
+    """Every ``a / b`` as ``a * 1.0 / NULLIF(b, 0)`` (:func:`tablerag.sql.division.fraction`):
+    a ratio of counts is not integer division on PostgreSQL or SQLite, and an empty
+    denominator gives NULL instead of an error."""
+    return with_fractions(tree.copy(), lambda _: True)[0]
 
 
 def _paren(node: exp.Expr) -> exp.Expr:
