@@ -518,7 +518,7 @@ def _store(
     samples = _samples(con, info, settings.sample_values)
     info = replace(
         info,
-        description=description or info.description,
+        description=" ".join(d for d in (description, info.description) if d),
         columns=tuple(replace(c, samples=s) for c, s in zip(info.columns, samples, strict=True)),
     )
     recorded = withhold_samples(con, info, rules_from(settings))  # issue 28
