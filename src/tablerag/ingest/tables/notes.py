@@ -85,16 +85,25 @@ def find_notes(rows: Sequence[Row]) -> list[NoteRow]:
     width = max((len(r) for r in rows), default=0)
     if width < 2:
         return []
+    # the run of rows of one cell (or none) that ends the table; its cells are measured
+    # against the rows above it, so one note does not widen the column for the next
+    start, sparse = len(rows), 0
+    while start > 0 and len(filled := _filled(rows[start - 1])) <= 1:
+        sparse += len(filled)
+        if sparse > MAX_NOTES:
+            break
+        start -= 1
+    above = rows[:start]
     found: list[NoteRow] = []
     empty: list[NoteRow] = []
-    for i in range(len(rows) - 1, -1, -1):
+    for i in range(len(rows) - 1, start - 1, -1):
         filled = _filled(rows[i])
         if not filled:
             empty.append(NoteRow(i, ""))
-            continue
-        if len(found) == MAX_NOTES or len(filled) != 1 or not _is_note(rows[:i], *filled[0]):
+        elif _is_note(above, *filled[0]):
+            found.append(NoteRow(i, filled[0][1]))
+        else:
             break
-        found.append(NoteRow(i, filled[0][1]))
     if not found:
         return []
     return sorted(found + empty, key=lambda n: n.index)
@@ -164,7 +173,7 @@ def display_width(text: str) -> int:
 
 
 def _is_note(above: Sequence[Row], column: int, text: str) -> bool:
-    """Whether ``text``, alone in cell ``column`` under the rows ``above``, is a note."""
+    """Whether ``text``, alone in cell ``column`` below the rows ``above``, is a note."""
     if len(above) < 2 or infer.shape_of(text) is not None:
         return False
     wide = sum(1 for r in above if len(_filled(r)) >= 2)
