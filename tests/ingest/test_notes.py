@@ -137,7 +137,9 @@ def test_schema_and_search_show_the_note(tmp_path: Path) -> None:
     assert "早鸟九折" in res.output
     with Workspace.open(root) as workspace:
         hits = workspace.search("早鸟九折 退费另行登记", k=3)
-    assert hits and hits[0].chunk.table == "enroll" and "早鸟九折" in hits[0].chunk.text
+        noted = [c.ordinal for c in workspace.chunks() if "早鸟九折" in c.text]
+    assert hits[0].table == "enroll" and f"Note: {NOTE}" in hits[0].text
+    assert noted == [hits[0].ordinal]  # on the table's card, not repeated on its rows
 
 
 def test_last_row_with_only_its_id_stays_data(workspace: Workspace, tmp_path: Path) -> None:
