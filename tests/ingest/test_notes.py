@@ -10,6 +10,7 @@ import openpyxl
 import pytest
 from typer.testing import CliRunner
 
+from tablerag.answering import suggestions
 from tablerag.cli import app
 from tablerag.ingest.tables.notes import find_notes
 from tablerag.linking.cache import workspace_catalog
@@ -84,6 +85,8 @@ def test_workbook_footnote_is_the_tables_note(workspace: Workspace, tmp_path: Pa
     catalog = workspace_catalog(workspace)
     assert NOTE in render_table(catalog, "报名记录").splitlines()[0]  # the schema the model reads
     assert catalog.tables["课程"].description == ""
+    # a note is no caption: the example question names the table, not the note's "注"
+    assert suggestions(catalog, None, "zh")[0][0] == "查数据：报名记录"
 
 
 def test_note_directly_under_the_data(workspace: Workspace, tmp_path: Path) -> None:
