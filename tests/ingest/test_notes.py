@@ -169,7 +169,10 @@ def test_last_row_with_only_its_id_stays_data(workspace: Workspace, tmp_path: Pa
         pytest.param(
             [["1", "a"], ["2", "b"], ["3", "c"], ["Note: net", None]], [3], id="marker-short"
         ),
-        pytest.param([["1", "a"], ["2", "b"], ["Unknown", None]], [2], id="text-under-numbers"),
+        pytest.param(
+            [["1", "a"], ["2", "b"], ["Provisional figures", None]], [2], id="text-under-numbers"
+        ),
+        pytest.param([["1", "a"], ["2", "b"], ["Unknown", None]], [], id="short-under-numbers"),
         pytest.param([["E001", "x"], ["E002", "y"], ["E003", None]], [], id="id-alone"),
         pytest.param([["E001", "x"], ["E002", "y"], ["2026-01-02", None]], [], id="date-alone"),
         pytest.param([["张三", "x"], ["李四", "y"], ["王五", None]], [], id="name-alone"),

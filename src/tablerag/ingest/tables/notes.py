@@ -15,9 +15,10 @@ row, a row is a note while
 * the row fills exactly one cell, and that cell is not a number or a date;
 * the text does not fit its column, measured in display width (a Chinese character counts two)
   against the values the column holds in the rows above: it is more than twice as wide as the
-  widest of them and at least :data:`MIN_WIDTH` wide; or, when it opens with a note marker
-  (``注：``, ``Source:``, ``*``, from ``lang/notes.json``) or its column holds no text above
-  (only numbers and dates), it is wider than every value there.
+  widest of them and at least :data:`MIN_WIDTH` wide; or, when its column holds no text above
+  (only numbers and dates), wider than every value there and at least :data:`MIN_WIDTH` wide;
+  or, when it opens with a note marker (``注：``, ``Source:``, ``*``, from ``lang/notes.json``),
+  wider than every value there.
 
 Empty rows between the data and its notes go with the notes (a blank line of a CSV that some
 writers spell ``,,,``). At most :data:`MAX_NOTES` rows are taken.
@@ -186,8 +187,10 @@ def _is_note(above: Sequence[Row], column: int, text: str) -> bool:
     ]
     widest = max((display_width(v) for v in values), default=0)
     width = display_width(text)
-    if MARKER.match(text) or all(infer.shape_of(v) is not None for v in values):
+    if MARKER.match(text):
         return width > widest
+    if all(infer.shape_of(v) is not None for v in values):  # no text in the column
+        return width > widest and width >= MIN_WIDTH
     return width > 2 * widest and width >= MIN_WIDTH
 
 
