@@ -12,7 +12,10 @@ from typer.testing import CliRunner
 
 from tablerag.answering import suggestions
 from tablerag.cli import app
+from tablerag.ingest.limits import IngestLimits
+from tablerag.ingest.pipeline import ingest_sources
 from tablerag.ingest.tables.notes import find_notes
+from tablerag.ingest.worker import LocalReaders
 from tablerag.linking.cache import workspace_catalog
 from tablerag.linking.render import render_table
 from tablerag.service import Workspace
@@ -192,3 +195,26 @@ def test_last_row_with_only_its_id_stays_data(workspace: Workspace, tmp_path: Pa
 )
 def test_find_notes_cases(rows: list[list[str | None]], expected: list[int]) -> None:
     assert [n.index for n in find_notes(rows) if n.text] == expected
+
+
+def test_long_csv_reads_its_head_and_tail_for_notes_then_its_totals(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("tablerag.ingest.tables.delimited._TOTALS_SCAN_ROWS", 4)
+    monkeypatch.setattr("tablerag.ingest.tables.delimited._NOTES_HEAD_ROWS", 3)
+    lines = [f"r{i},{i}" for i in range(1, 8)]
+    (tmp_path / "long.csv").write_text(
+        "name,n\n" + "\n".join(lines) + "\n合计：,28\nSource: the 2026 ledger,\n",
+        encoding="utf-8",
+    )
+    # read in this process: the worker would not see the patched constants
+    (report,) = ingest_sources(
+        workspace, [tmp_path / "long.csv"], settings=SETTINGS, readers=LocalReaders(IngestLimits())
+    )
+    assert report.status == "added", report.error
+    assert _count(workspace, "long") == 7
+    assert _note_lines(report) == [
+        "line 10: 1 note row under the table: 'Source: the 2026 ledger' "
+        "(kept as the table's note, not as a row)"
+    ]
+    assert any(p.where == "line 9" and "totals row" in p.what for p in report.problems)
