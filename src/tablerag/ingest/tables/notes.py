@@ -94,14 +94,14 @@ def find_notes(rows: Sequence[Row]) -> list[NoteRow]:
         if sparse > MAX_NOTES:
             break
         start -= 1
-    above = rows[:start]
+    above = _Above(rows[:start])
     found: list[NoteRow] = []
     empty: list[NoteRow] = []
     for i in range(len(rows) - 1, start - 1, -1):
         filled = _filled(rows[i])
         if not filled:
             empty.append(NoteRow(i, ""))
-        elif _is_note(above, *filled[0]):
+        elif above.is_note(*filled[0]):
             found.append(NoteRow(i, filled[0][1]))
         else:
             break
@@ -173,25 +173,40 @@ def display_width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
-def _is_note(above: Sequence[Row], column: int, text: str) -> bool:
-    """Whether ``text``, alone in cell ``column`` below the rows ``above``, is a note."""
-    if len(above) < 2 or infer.shape_of(text) is not None:
-        return False
-    wide = sum(1 for r in above if len(_filled(r)) >= 2)
-    if 2 * wide < len(above):
-        return False
-    values = [
-        cell.strip(infer.WHITESPACE)
-        for r in above
-        if column < len(r) and (cell := r[column]) is not None and cell.strip(infer.WHITESPACE)
-    ]
-    widest = max((display_width(v) for v in values), default=0)
-    width = display_width(text)
-    if MARKER.match(text):
-        return width > widest
-    if all(infer.shape_of(v) is not None for v in values):  # no text in the column
-        return width > widest and width >= MIN_WIDTH
-    return width > 2 * widest and width >= MIN_WIDTH
+class _Above:
+    """The rows above the trailing one-cell rows, read once per column a candidate sits in."""
+
+    def __init__(self, rows: Sequence[Row]) -> None:
+        self.rows = rows
+        wide = sum(1 for r in rows if len(_filled(r)) >= 2)
+        self.usual = len(rows) >= 2 and 2 * wide >= len(rows)
+        """Enough rows, most of them filling two cells or more: a one-cell row is unusual."""
+        self._columns: dict[int, tuple[int, bool]] = {}
+
+    def column(self, j: int) -> tuple[int, bool]:
+        """(display width of the widest value of column ``j``, whether one of them is text)."""
+        if j not in self._columns:
+            values = [
+                text
+                for r in self.rows
+                if j < len(r) and (cell := r[j]) is not None
+                if (text := cell.strip(infer.WHITESPACE))
+            ]
+            widest = max((display_width(v) for v in values), default=0)
+            self._columns[j] = (widest, any(infer.shape_of(v) is None for v in values))
+        return self._columns[j]
+
+    def is_note(self, column: int, text: str) -> bool:
+        """Whether ``text``, alone in cell ``column`` below these rows, is a note."""
+        if not self.usual or infer.shape_of(text) is not None:
+            return False
+        widest, has_text = self.column(column)
+        width = display_width(text)
+        if MARKER.match(text):
+            return width > widest
+        if not has_text:  # only numbers and dates in the column
+            return width > widest and width >= MIN_WIDTH
+        return width > 2 * widest and width >= MIN_WIDTH
 
 
 def _filled(row: Row) -> list[tuple[int, str]]:
