@@ -27,6 +27,7 @@ from tablerag.errors import ProviderError, RetrievalError, SQLRejected, Tablerag
 from tablerag.examples.library import Verified, consult, with_examples
 from tablerag.examples.selection import closest
 from tablerag.lang.messages import message
+from tablerag.lang.notes import MARKER
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.llm import LLM
 from tablerag.llm.base import Completion
@@ -599,7 +600,8 @@ def suggestions(
     out: list[tuple[str, str]] = []
     if catalog is not None and catalog.tables:
         table = max(catalog.tables.values(), key=lambda t: t.row_count)
-        head = _CLAUSE.split(table.description.split(" / ")[0], maxsplit=1)[0].strip()
+        caption = "" if MARKER.match(table.description) else table.description  # not a note
+        head = _CLAUSE.split(caption.split(" / ")[0], maxsplit=1)[0].strip()
         if language == "zh":
             head = head or table.name
             out.append((f"查数据：{head}", f"{head}按月汇总是多少？"))

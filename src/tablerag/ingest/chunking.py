@@ -491,11 +491,13 @@ def table_chunks(
     start_ordinal: int = 0,
     row_count: int | None = None,
     hidden: Collection[int] = (),
+    note: str = "",
 ) -> list[Chunk]:
     """Chunks for a stand-alone table (CSV, Excel sheet): a table card, then its rows.
 
-    The first chunk is the card: table name, title, source, columns and, if given, the row
-    count. Then the given rows follow as Markdown, split between rows with the header repeated.
+    The first chunk is the card: table name, title, source, columns, if given the row
+    count, and the note written under the table (on the card only: the rows do not repeat
+    it). Then the given rows follow as Markdown, split between rows with the header repeated.
 
     Args:
         table: The SQL table name (every chunk's ``table``).
@@ -510,6 +512,7 @@ def table_chunks(
         row_count: Rows in the full table, shown on the card when given.
         hidden: Positions of the columns to leave out (header and every value); the card
             says how many, never which.
+        note: The text written under the table in its file (``注：…``, ``Source: …``).
 
     Returns:
         The card chunk followed by the row chunks.
@@ -525,6 +528,11 @@ def table_chunks(
         Source: sales.csv
         Columns: region, amount
         Rows: 2
+        >>> print(table_chunks("t", "t.csv", ["a"], [["1"]], note="Source: NBS")[0].text)
+        Table t
+        Source: t.csv
+        Columns: a
+        Note: Source: NBS
         >>> print(chunks[1].text)
         Table sales: Sales 2024
         | region | amount |
@@ -549,14 +557,16 @@ def table_chunks(
     context = f"Table {table}: {title}" if title else f"Table {table}"
     gone = {i for i in hidden if 0 <= i < len(header)}
     shown = [str(h) for h in _without(header, gone)]
-    note = _hidden_note(len(gone))
+    gone_note = _hidden_note(len(gone))
     card = [
         context,
         f"Source: {source_label(source)}",  # the folder is nobody's business (a model API)
-        " ".join(p for p in ("Columns:", ", ".join(shown), note) if p),
+        " ".join(p for p in ("Columns:", ", ".join(shown), gone_note) if p),
     ]
     if row_count is not None:
         card.append(f"Rows: {row_count}")
+    if note:
+        card.append(f"Note: {mask_value(note)}")  # masked as a cell is
     texts = ["\n".join(card)]
     if rows:
         # cells masked as a query's result is (tablerag.sql.mask): the text index, the prompts

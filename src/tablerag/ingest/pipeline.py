@@ -518,7 +518,7 @@ def _store(
     samples = _samples(con, info, settings.sample_values)
     info = replace(
         info,
-        description=description or info.description,
+        description=" ".join(d for d in (description, info.description) if d),
         columns=tuple(replace(c, samples=s) for c, s in zip(info.columns, samples, strict=True)),
     )
     recorded = withhold_samples(con, info, rules_from(settings))  # issue 28
@@ -565,7 +565,8 @@ def _table_chunks(
     rows: list[list[str]] = []
     if info.stored and settings.table_chunk_rows:
         rows = _rows(con, info, limit=settings.table_chunk_rows)
-    title = (info.description or info.origin) if info.stored else info.description
+    # a stored table's description is the note under it in its file (issue 29): on the card
+    title, note = (info.origin, info.description) if info.stored else (info.description, "")
     return chunking.table_chunks(
         info.name,
         location,
@@ -577,6 +578,7 @@ def _table_chunks(
         start_ordinal=start_ordinal,
         row_count=info.row_count,
         hidden=_hidden_positions(con, info, settings),
+        note=note,
     )
 
 

@@ -597,6 +597,7 @@ def _table_info(
         row_count=int(count[0]),
         origin=staged.origin,
         page=staged.page,
+        description=" ".join(staged.notes),
     )
 
 

@@ -30,6 +30,8 @@ class StagedTable:
             ``relation`` is a table of the ``data`` schema that the store renames instead of
             copying (the CSV fast path). Such a relation must be stored or dropped by the
             caller's transaction, or it stays in the ``data`` schema.
+        notes: the text of the notes found under the table (``注：…``, ``Source: …``), left out
+            of its rows and kept as its description.
     """
 
     name: str
@@ -42,6 +44,7 @@ class StagedTable:
     typed: bool = False
     units: dict[str, str] = field(default_factory=dict)
     final: bool = False
+    notes: list[str] = field(default_factory=list)
 
     @property
     def sql(self) -> str:

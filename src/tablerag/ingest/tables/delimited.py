@@ -27,7 +27,7 @@ from tablerag.ingest import limits
 from tablerag.ingest.encoding import utf8_path
 from tablerag.ingest.infer import ColumnType
 from tablerag.ingest.store import load_typed, propose, propose_types
-from tablerag.ingest.tables import totals
+from tablerag.ingest.tables import notes, totals
 from tablerag.ingest.tables.rows import (
     clean_header,
     new_relation_name,
@@ -48,6 +48,7 @@ with the limit, and a file that fits in one buffer is read by one thread."""
 _PROPOSAL_ROWS = 500
 _TOTALS_SCAN_ROWS = 20_000
 _TOTALS_EDGE_ROWS = 2
+_NOTES_HEAD_ROWS = 2_000
 _SCAN_BYTES = 4 << 20
 csv.field_size_limit(2**31 - 1)
 
@@ -245,9 +246,11 @@ def _read_fast(
         problems.append(
             Problem("", "the file has a header but no data rows", "stored as an empty table")
         )
-    dropped = _drop_totals(con, table, rows, problems, by_line=lines == rows + 1)
-    if dropped:
-        rows -= dropped
+    by_line = lines == rows + 1
+    noted, texts = _drop_notes(con, table, rows, problems, by_line=by_line)
+    dropped = _drop_totals(con, table, rows - noted, problems, by_line=by_line)
+    if noted or dropped:
+        rows -= noted + dropped
         decided |= _retype(con, relation, problems)
     units = {name: t.unit for name, t in decided.items() if t.unit}
     staged = StagedTable(
@@ -260,8 +263,49 @@ def _read_fast(
         typed=True,
         units=units,
         final=True,
+        notes=texts,
     )
     return staged, ""
+
+
+def _drop_notes(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    rows: int,
+    problems: list[Problem],
+    *,
+    by_line: bool,
+) -> tuple[int, list[str]]:
+    """Delete the notes under the typed table (:mod:`.notes`), report them; (rows deleted,
+    the notes' texts).
+
+    Only a table whose last row may be a note is read: all of it up to ``_TOTALS_SCAN_ROWS``
+    rows, else its first ``_NOTES_HEAD_ROWS`` rows (the columns' widths) and its last rows.
+    ``by_line``: rows are file lines (no blank lines), so a row is named ``line <n>``.
+    """
+    if rows < 3:
+        return 0, []
+    cast = f"SELECT rowid, COLUMNS(* EXCLUDE (rowid))::VARCHAR FROM (SELECT rowid, * FROM {table})"
+    last = con.execute(f"{cast} ORDER BY rowid DESC LIMIT 1").fetchone()
+    if last is None or not notes.maybe_note(list(last[1:])):
+        return 0, []  # the common case: one row read
+    if rows <= _TOTALS_SCAN_ROWS:
+        fetched = con.execute(f"{cast} ORDER BY rowid").fetchall()
+        positions = list(range(len(fetched)))
+    else:
+        tail_rows = 2 * notes.MAX_NOTES + 2
+        head = con.execute(f"{cast} ORDER BY rowid LIMIT {_NOTES_HEAD_ROWS}").fetchall()
+        tail = con.execute(f"{cast} ORDER BY rowid DESC LIMIT {tail_rows}").fetchall()[::-1]
+        fetched = head + tail
+        positions = list(range(len(head))) + list(range(rows - len(tail), rows))
+    found = notes.find_notes([list(r[1:]) for r in fetched])
+    if not found:
+        return 0, []
+    labels = [f"line {at + 2}" if by_line else f"row {at + 1}" for at in positions]
+    problems.append(notes.report(found, labels))
+    listed = ", ".join(str(int(fetched[n.index][0])) for n in found)
+    con.execute(f"DELETE FROM {table} WHERE rowid IN ({listed})")
+    return len(found), [n.text for n in found if n.text]
 
 
 def _drop_totals(

@@ -141,22 +141,15 @@ def _stage_sheet(con: duckdb.DuckDBPyConnection, sheet: _Sheet, name: str) -> St
                 "joined as 'upper / lower'",
             )
         )
-    rows, labels, blank = [], [], 0
+    rows, labels, gaps, blank = [], [], [], 0
     for number, row in enumerate(grid[data_at:], start=data_at + 1):
         if all(v is None for v in row):
             blank += 1
             continue
         rows.append(row)
         labels.append(f"row {number}")
-    trailing_blank = 0
-    for row in reversed(grid[data_at:]):
-        if any(v is not None for v in row):
-            break
-        trailing_blank += 1
-    if blank - trailing_blank:
-        problems.append(
-            Problem("", f"{blank - trailing_blank} blank row(s) inside the table", "skipped")
-        )
+        gaps.append(blank)  # blank rows seen before this one
+    blank_at = len(problems)
     data_merges = sum(1 for r0, *_ in merged if r0 >= data_at)
     if data_merges:
         problems.append(
@@ -177,6 +170,12 @@ def _stage_sheet(con: duckdb.DuckDBPyConnection, sheet: _Sheet, name: str) -> St
             )
         )
     staged = stage_rows(con, name, header, rows, origin=f"sheet {sheet.title!r}", row_labels=labels)
+    # blank rows after the last row of data (before the notes under it, or at the end) are not
+    # inside the table
+    last = len(rows) - 1 - len(staged.notes)  # one note a row; the rows hold no blank row
+    inside = gaps[last] if last >= 0 else 0
+    if inside:
+        problems.insert(blank_at, Problem("", f"{inside} blank row(s) inside the table", "skipped"))
     staged.problems[:0] = problems
     return staged
 

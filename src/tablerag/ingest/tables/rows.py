@@ -16,6 +16,7 @@ import duckdb
 
 from tablerag.ingest import limits
 from tablerag.ingest.store import sanitize_column_name, sanitize_column_names
+from tablerag.ingest.tables.notes import drop_notes
 from tablerag.ingest.tables.totals import drop_totals
 from tablerag.store.staging import STAGE_PREFIX, StagedTable
 from tablerag.types import Problem
@@ -45,8 +46,9 @@ def stage_rows(
         page: the page the table was found on, if any.
         row_labels: how to name each row in the report (``"line 7"``); default ``"row <n>"``.
 
-    Totals and subtotal rows (``合计``, ``Total``..., see :mod:`.totals`) are left out and
-    reported; ``rows_read`` counts the rows kept.
+    Notes under the table (``注：…``, ``Source: …``, see :mod:`.notes`) are left out of the rows
+    and kept as the table's ``notes``; totals and subtotal rows (``合计``, ``Total``..., see
+    :mod:`.totals`) are left out; both are reported; ``rows_read`` counts the rows kept.
 
     Returns:
         The staged table, with every rename, padding, extra column and totals row reported.
@@ -54,7 +56,9 @@ def stage_rows(
     where = f"{origin or name}"
     limits.check_columns(name, len(header), where)
     labels = row_labels or [f"row {n}" for n in range(1, len(rows) + 1)]
-    rows, labels, problems = drop_totals(rows, labels)
+    rows, labels, problems, notes = drop_notes(rows, labels)
+    rows, labels, totals = drop_totals(rows, labels)
+    problems += totals
     fitted, originals = fit_rows(header, rows, labels, problems)
     limits.check_columns(name, len(originals), where)
     names, renames = clean_header(originals)
@@ -73,6 +77,7 @@ def stage_rows(
         origin=origin,
         page=page,
         problems=problems,
+        notes=notes,
     )
 
 
