@@ -11,7 +11,7 @@ import pytest
 
 from tablerag.evals.drafted import metric_names
 from tablerag.evals.runner import Case
-from tablerag.evals.sql_task import SQLTask, SQLDataset, load_sql_dataset
+from tablerag.evals.sql_task import SQLDataset, SQLTask, load_sql_dataset
 from tablerag.llm.base import Message
 from tablerag.llm.testing import FunctionLLM
 from tests.evals.test_sql_task import EASY_TREE, QUESTIONS, make_spider, sql_reply
