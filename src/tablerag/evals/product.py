@@ -94,7 +94,8 @@ class ProductPath:
                 ``tablerag ask --session`` asks it; None: the question alone.
             semantic: the workspace's semantic model (``eval sql --knowledge draft``: the
                 database's drafted model), as ``ask`` reads it from the workspace; None: none.
-                The catalog is then the one built with its relationships and terms.
+                ``catalog`` is then the one ``ask`` builds with it (its relationships as
+                foreign keys, its metric terms).
         """
         source = SQLSource(
             label=label.lower(),

@@ -422,7 +422,7 @@ class SQLTask:
         self.executor = Executor(dataset.databases, metric=dataset.metric)
         self.product = ProductPath(self.settings)
         """The product's entry point over the run's databases (the ``tablerag`` methods)."""
-        self._catalogs: dict[tuple[str, bool] | tuple[str, bool, str], SchemaCatalog] = {}
+        self._catalogs: dict[tuple[str, bool], SchemaCatalog] = {}
         self._drafts: dict[str, OssieDocument | None] = {}
         self._lock = threading.Lock()
 
@@ -431,59 +431,43 @@ class SQLTask:
         ``knowledge`` ``none``; with ``draft``, the draft of its catalog (with the value index,
         as a workspace's), made once per run.
 
+        ``ask`` builds a workspace's catalog with its model's relationships as foreign keys
+        and its metrics' terms; a draft's relationships are its catalog's own foreign keys and
+        its metrics have no synonyms, so the catalog is the one it was drafted from (asserted).
+
         Raises:
             EngineError: the SQLite file could not be read.
         """
         if self.knowledge == "none":
             return None
-        tables = list(self._plain_catalog(db, values=True).tables.values())
+        tables = list(self.catalog(db).tables.values())
         with self._lock:
             if db not in self._drafts:
-                self._drafts[db] = drafted_document(tables)
+                drafted = drafted_document(tables)
+                if drafted is not None:
+                    assert with_relationships(tables, drafted) == tables, "no new join edge"
+                    assert not metric_terms(drafted), "no metric term"
+                self._drafts[db] = drafted
             return self._drafts[db]
 
     def catalog(self, db: str, *, values: bool = True) -> SchemaCatalog:
-        """The linking catalog of ``db``: profiles from the SQLite file, value index if asked;
-        with a semantic model, built as ``ask`` builds a workspace's (its relationships as
-        foreign keys, its metric terms), the catalog it was drafted from when that adds
-        nothing.
+        """The linking catalog of ``db``: profiles from the SQLite file, value index if asked.
 
         Raises:
             EngineError: the SQLite file could not be read.
         """
-        plain = self._plain_catalog(db, values=values)
-        semantic = self.semantic(db)
-        if semantic is None:
-            return plain
-        base = self.dataset.schemas[db]
-        tables, terms = with_relationships(base, semantic), metric_terms(semantic)
-        if tables == base and not terms:
-            return plain
-        return self._built((db, values, "semantic"), tables, values=values, terms=terms)
-
-    def _plain_catalog(self, db: str, *, values: bool) -> SchemaCatalog:
-        return self._built((db, values), self.dataset.schemas[db], values=values)
-
-    def _built(
-        self,
-        key: tuple[str, bool] | tuple[str, bool, str],
-        tables: list[TableInfo],
-        *,
-        values: bool,
-        terms: Sequence[tuple[str, str]] = (),
-    ) -> SchemaCatalog:
-        db = key[0]
+        key = (db, values)
         with self._lock:
             if key not in self._catalogs:
                 rows = SQLiteRows(self.executor.path(db))
                 try:
+                    tables = _with_row_counts(self.dataset.schemas[db], rows)
                     self._catalogs[key] = build_catalog(
-                        _with_row_counts(tables, rows),
+                        tables,
                         rows=rows,
                         redact=False,
                         use_declared_keys=True,
                         index_values=values,
-                        terms=terms,
                     )
                 finally:
                     rows.close()
