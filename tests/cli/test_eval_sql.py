@@ -152,3 +152,36 @@ def test_chase_turns_alone_is_its_own_run(tmp_path: Path, monkeypatch: pytest.Mo
     assert meta["turns"] == "alone"
     wrong = runner.invoke(app, [*base, "--turns", "together"])
     assert wrong.exit_code == 2 and "--turns" in wrong.output
+
+
+def test_knowledge_draft_is_its_own_run_and_reports_the_semantic_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.evals.test_sql_knowledge import scripted, spider_with_a_metric_question
+
+    spider = spider_with_a_metric_question(tmp_path / "spider")
+    llm = scripted()
+    monkeypatch.setattr("tablerag.cli.eval_common.load_llm", lambda spec=None, **kw: llm)
+    monkeypatch.chdir(tmp_path)
+    base = ["eval", "sql", "--dataset", "spider", "--path", str(spider), "--methods", "tablerag"]
+    none = runner.invoke(app, [*base, "--json"])
+    draft = runner.invoke(app, [*base, "--knowledge", "draft", "--json"])
+    assert none.exit_code == 0 and draft.exit_code == 0, none.output + draft.output
+    assert json.loads(none.stdout)["methods"]["tablerag"]["accuracy"] == 0.75
+    data = json.loads(draft.stdout)
+    assert data["methods"]["tablerag"]["accuracy"] == 1.0
+    assert data["knowledge"] == "draft"
+    assert data["semantic"]["tablerag"] == {
+        "n": 4, "answered": 1, "answered_accuracy": 1.0, "declined": 0,
+        "declined_accuracy": None, "other_accuracy": 1.0,
+    }  # fmt: skip
+    assert data["drafted"]["metrics_per_database"] == {"concerts": 3}
+    folder = tmp_path / "eval-runs" / "sql-spider-draft-nall-s0"
+    assert "total_age" in (folder / "drafts" / "concerts.yaml").read_text("utf-8")
+    report = (folder / "report.md").read_text("utf-8")
+    assert "- knowledge: `draft`" in report
+    assert "| tablerag | 4 | 1 | 100.0% | 0 | — | 100.0% |" in report
+    assert json.loads((tmp_path / "eval-runs" / "sql-spider-nall-s0" / "run.json").read_text(
+        "utf-8"))["knowledge"] == "none"  # fmt: skip
+    wrong = runner.invoke(app, [*base, "--knowledge", "curated"])
+    assert wrong.exit_code == 2 and "--knowledge" in wrong.output

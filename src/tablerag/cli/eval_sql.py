@@ -68,12 +68,22 @@ def sql(
             "(conversation) or each turn alone (alone, the baseline).",
         ),
     ] = "conversation",
+    knowledge: Annotated[
+        str,
+        typer.Option(
+            help="The semantic model each database has when the product methods ask: none "
+            "(free SQL), or draft (what `tablerag knowledge draft` proposes from its catalog; "
+            "drafted once per database, written to the run folder's drafts/). The report "
+            "splits the semantic path's answers from the rest.",
+        ),
+    ] = "none",
 ) -> None:
     """Text-to-SQL execution accuracy: naive full-schema prompt vs tablerag's NL2SQL path.
 
     Methods: naive, tablerag, tablerag-direct, tablerag-examples, tablerag-nolink,
     tablerag-novalues, tablerag-norepair, tablerag-tiers.
     """
+    from tablerag.evals.drafted import KNOWLEDGE, semantic_figures, write_drafts
     from tablerag.evals.heldout import reuse_figures
     from tablerag.evals.runner import EVAL_TODAY, ResultLog, only_cases, sample_cases
     from tablerag.evals.sql_task import (
@@ -88,6 +98,8 @@ def sql(
     if turns not in TURNS:
         raise typer.BadParameter(f"use {' or '.join(TURNS)}", param_hint="--turns")
 
+    if knowledge not in KNOWLEDGE:
+        raise typer.BadParameter(f"use {' or '.join(KNOWLEDGE)}", param_hint="--knowledge")
     names = parse_methods(methods, METHODS, DEFAULT_METHODS)
     if examples not in ("none", "leave-one-out"):
         raise ConfigError(f"Unknown --examples {examples!r}; use none or leave-one-out.")
@@ -97,6 +109,7 @@ def sql(
     cases = only_cases(sample_cases(data.cases, limit, sample_seed), only)
     # the turns asked alone are another run than the conversation's (never resumed from it)
     named = f"{dataset}-alone" if dataset == "chase" and turns == "alone" else dataset
+    named += "" if knowledge == "none" else f"-{knowledge}"  # never resumed from another
     folder = run_folder("sql", named, limit, sample_seed, out)
     skipped = sum(data.skipped.values())
     if skipped:
@@ -106,8 +119,11 @@ def sql(
         )
     model = open_llm(llm, folder, cache=not no_cache, threads=llm_threads)
     settings = load_settings(None, llm_timeout_s=llm_timeout, stages=stages)
-    task = SQLTask(data, model, settings, turns=turns)  # type: ignore[arg-type]
+    task = SQLTask(data, model, settings, turns=turns, knowledge=knowledge)  # type: ignore[arg-type]
     try:
+        drafted = {}
+        if knowledge != "none":  # drafted before the run: run.json says what it exercises
+            drafted = write_drafts(task.semantic, sorted({c.category for c in cases}), folder)
         run_task(
             cases,
             task.methods(names),
@@ -131,17 +147,21 @@ def sql(
                 "stages_off": sorted(task.stages.off),
                 "examples": examples,
                 "turns": turns,
+                "knowledge": knowledge,
+                **({"drafted": drafted} if drafted else {}),
             },
             workers=workers,
             time_budget_s=time_budget,
             as_json=as_json,
-            extra_meta=reuse_figures,
+            extra_meta=lambda done: {**reuse_figures(done), **semantic_figures(done)},
         )
     finally:
         task.close()
         model.close()
     if examples == "leave-one-out" and not as_json:
         _print_reuse(ResultLog(folder).meta().get("reuse", {}))
+    if knowledge != "none" and not as_json:
+        _print_semantic(ResultLog(folder).meta().get("semantic", {}))
 
 
 def _print_reuse(figures: dict[str, dict[str, float | int | None]]) -> None:
@@ -151,6 +171,17 @@ def _print_reuse(figures: dict[str, dict[str, float | int | None]]) -> None:
             f"{method}: reused a verified query in {f['reused']} of {f['n']} cases "
             f"({f['reuse_rate']:.1%}); accuracy when reused {_share(f['reused_accuracy'])}, "
             f"otherwise {_share(f['other_accuracy'])}.",
+            highlight=False,
+        )
+
+
+def _print_semantic(figures: dict[str, dict[str, float | int | None]]) -> None:
+    """The semantic path apart: how many answers it gave, and how accurate."""
+    for method, f in figures.items():
+        err_console.print(
+            f"{method}: the semantic path answered {f['answered']} of {f['n']} cases "
+            f"(accuracy {_share(f['answered_accuracy'])}); declined {f['declined']}; "
+            f"accuracy of the other answers {_share(f['other_accuracy'])}.",
             highlight=False,
         )
 

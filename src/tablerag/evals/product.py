@@ -20,6 +20,7 @@ from tablerag.examples.library import Verified
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.llm.base import LLM
 from tablerag.router.router import RouterContext
+from tablerag.semantic.ossie import OssieDocument
 from tablerag.service import QA
 from tablerag.settings import Settings
 from tablerag.sources import SourceSet, SQLSource
@@ -75,6 +76,7 @@ class ProductPath:
         today: dt.date | None = None,
         verified: Verified | None = None,
         session: str | None = None,
+        semantic: OssieDocument | None = None,
     ) -> Answer:
         """``question`` answered as ``tablerag ask`` answers it, over ``engine``'s tables.
 
@@ -90,6 +92,10 @@ class ProductPath:
                 selected for the prompt or reused as over a workspace's store.
             session: the conversation the question is a turn of (kept under ``home``), as
                 ``tablerag ask --session`` asks it; None: the question alone.
+            semantic: the workspace's semantic model (``eval sql --knowledge draft``: the
+                database's drafted model), as ``ask`` reads it from the workspace; None: none.
+                ``catalog`` is then the one ``ask`` builds with it (its relationships as
+                foreign keys, its metric terms).
         """
         source = SQLSource(
             label=label.lower(),
@@ -109,6 +115,7 @@ class ProductPath:
             home=self.home,
         )
         qa.verified = verified
+        qa.semantic = semantic
         return qa.ask(question, today=today, session=session)
 
     def _router(self, catalog: SchemaCatalog) -> RouterContext:

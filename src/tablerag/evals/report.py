@@ -15,6 +15,7 @@ from typing import Any
 
 from tablerag.errors import ConfigError
 from tablerag.evals.calibration import calibration, calibration_markdown
+from tablerag.evals.drafted import semantic_markdown
 from tablerag.evals.runner import ERROR_KINDS, MethodSummary, Outcome, ResultLog, summarise
 from tablerag.evals.userdata.passages import passages_markdown
 
@@ -114,7 +115,16 @@ def render_markdown(
     lines = [f"# Evaluation: {title}", ""]
     facts = [
         f"{k}: `{meta[k]}`"
-        for k in ("llm", "limit", "sample_seed", "cases", "executable", "skipped", "command")
+        for k in (
+            "llm",
+            "knowledge",
+            "limit",
+            "sample_seed",
+            "cases",
+            "executable",
+            "skipped",
+            "command",
+        )
         if meta.get(k) not in (None, "", {})
     ]
     lines += [f"- {f}" for f in facts] + ([""] if facts else [])
@@ -147,6 +157,7 @@ def render_markdown(
     lines += _interactions(outcomes, methods)
     lines += calibration_markdown(calibration(outcomes))
     lines += passages_markdown(meta.get("passages") or {})
+    lines += semantic_markdown(meta.get("semantic") or {})
     by_cat = {m: s.by_category for m, s in summaries.items()}
     hardness = {
         m: {k: {"n": len(v), "accuracy": sum(v) / len(v)} for k, v in per.items()}

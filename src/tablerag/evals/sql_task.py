@@ -33,6 +33,11 @@ Methods, all on the same model:
 * ``tablerag-tiers``: ``tablerag-direct`` with the opt-in compact tier (key neighbours and
   runner-up tables as one line each, :class:`tablerag.linking.TierOptions`).
 
+With ``knowledge`` ``draft`` (``--knowledge draft``), the product methods answer each database's
+questions with the semantic model ``tablerag knowledge draft`` proposes from its catalog
+(:mod:`tablerag.evals.drafted`), as ``ask`` does in a workspace holding it; the outcomes record
+whether the semantic path answered.
+
 Every predicted query is scored by running it through the SQL gate (see
 :mod:`tablerag.evals.sqlexec`).
 """
@@ -58,6 +63,13 @@ from tablerag.evals.datasets.spider import (
     read_tables_json,
     without_missing_tables,
 )
+from tablerag.evals.drafted import (
+    SEMANTIC,
+    Knowledge,
+    drafted_document,
+    model_entries,
+    semantic_use,
+)
 from tablerag.evals.heldout import REUSED, LeaveOneOut, reused_id
 from tablerag.evals.product import ProductPath
 from tablerag.evals.runner import EVAL_TODAY, Case, Metered, Outcome
@@ -75,6 +87,9 @@ from tablerag.llm.base import LLM, Message
 from tablerag.nl2sql.path import SQL_MAX_TOKENS, answer_with_sql
 from tablerag.nl2sql.schema_context import SchemaContext, schema_context
 from tablerag.nl2sql.sqltext import extract_sql
+from tablerag.semantic.edges import with_relationships
+from tablerag.semantic.knowledge import metric_terms
+from tablerag.semantic.ossie import OssieDocument
 from tablerag.service import nl2sql_options, stage_switches
 from tablerag.settings import Settings, load_settings
 from tablerag.tokens import count_tokens
@@ -378,6 +393,10 @@ class SQLTask:
         llm: the model, loaded once per run.
         settings: product settings (schema budget, repairs, time limits); default: the
             defaults with ``TABLERAG_*`` environment overrides.
+        turns: how the product methods ask a multi-turn dataset's turns (:data:`Turns`).
+        knowledge: the semantic model each database has when the product methods ask
+            (``draft``: the one ``tablerag knowledge draft`` proposes from its catalog,
+            :mod:`tablerag.evals.drafted`; ``none``: none, the runs before issue 30).
     """
 
     def __init__(
@@ -387,8 +406,10 @@ class SQLTask:
         settings: Settings | None = None,
         *,
         turns: Turns = "conversation",
+        knowledge: Knowledge = "none",
     ) -> None:
         self.dataset = dataset
+        self.knowledge: Knowledge = knowledge
         self.llm = llm
         # nobody is there to pick one of the choices of an answer that asks back
         self.settings = (settings or load_settings()).model_copy(update={"ask_back": False})
@@ -402,7 +423,32 @@ class SQLTask:
         self.product = ProductPath(self.settings)
         """The product's entry point over the run's databases (the ``tablerag`` methods)."""
         self._catalogs: dict[tuple[str, bool], SchemaCatalog] = {}
+        self._drafts: dict[str, OssieDocument | None] = {}
         self._lock = threading.Lock()
+
+    def semantic(self, db: str) -> OssieDocument | None:
+        """The semantic model of ``db`` the product methods answer with: None with
+        ``knowledge`` ``none``; with ``draft``, the draft of its catalog (with the value index,
+        as a workspace's), made once per run.
+
+        ``ask`` builds a workspace's catalog with its model's relationships as foreign keys
+        and its metrics' terms; a draft's relationships are its catalog's own foreign keys and
+        its metrics have no synonyms, so the catalog is the one it was drafted from (asserted).
+
+        Raises:
+            EngineError: the SQLite file could not be read.
+        """
+        if self.knowledge == "none":
+            return None
+        tables = list(self.catalog(db).tables.values())
+        with self._lock:
+            if db not in self._drafts:
+                drafted = drafted_document(tables)
+                if drafted is not None:
+                    assert with_relationships(tables, drafted) == tables, "no new join edge"
+                    assert not metric_terms(drafted), "no metric term"
+                self._drafts[db] = drafted
+            return self._drafts[db]
 
     def catalog(self, db: str, *, values: bool = True) -> SchemaCatalog:
         """The linking catalog of ``db``: profiles from the SQLite file, value index if asked.
@@ -745,6 +791,7 @@ class TableragMethod:
             today=EVAL_TODAY,
             verified=self.examples.for_case(case, engine) if self.examples else None,
             session=session,
+            semantic=self.task.semantic(db),
         )
         latency = dict(answer.timings_ms)
         detail = {
@@ -757,6 +804,9 @@ class TableragMethod:
         }
         if self.examples is not None:
             detail[REUSED] = reused_id(answer.knowledge)
+        if self.task.knowledge != "none":  # issue 30: the semantic path apart in the report
+            detail[SEMANTIC] = semantic_use(answer)
+            detail["knowledge"] = model_entries(answer)
         if answer.status == "error" or answer.sql is None:
             error = answer_error(answer) if answer.status == "error" else "no_sql"
             return _outcome(

@@ -205,7 +205,7 @@ def store_draft(ws: Workspace, document: OssieDocument) -> int:
     ``drafted`` model a person confirmed (its ``status`` mark removed) is kept as it is and
     never replaced by a new proposal. Returns the number of drafted entries stored (0: nothing
     was left to draft)."""
-    from tablerag.semantic.library import fit_draft, stored_document, without_draft
+    from tablerag.semantic.library import stored_document, without_draft
     from tablerag.semantic.ossie import to_data
     from tablerag.store.knowledge import drop_model, replace_models
 
@@ -217,10 +217,7 @@ def store_draft(ws: Workspace, document: OssieDocument) -> int:
             version=WRITE_VERSION,
             semantic_model=[*(people.semantic_model if people else []), kept],
         )
-    model = fit_draft(document.semantic_model[0], people, ws.tables())
-    if model is not None:
-        for entity in [*model.datasets, *(model.relationships or []), *(model.metrics or [])]:
-            entity.set_ext({**entity.ext, "status": "draft"})
+    model = proposal(document, people, ws.tables())
     drafted = 0 if model is None else sum(1 for _ in _doc(model).entities())
     merged = _merged(kept, model)
     if merged is None and kept is not None:
@@ -231,6 +228,21 @@ def store_draft(ws: Workspace, document: OssieDocument) -> int:
             data = to_data(_doc(merged))
             replace_models(con, data["semantic_model"], version=WRITE_VERSION, origin="draft")
     return drafted
+
+
+def proposal(
+    document: OssieDocument, people: OssieDocument | None, tables: Sequence[TableInfo]
+) -> SemanticModel | None:
+    """The drafted model :func:`store_draft` stores beside ``people``'s models: without what
+    they define (:func:`~tablerag.semantic.library.fit_draft`), every dataset, relationship
+    and metric marked ``draft``; None when nothing is left to draft."""
+    from tablerag.semantic.library import fit_draft
+
+    model = fit_draft(document.semantic_model[0], people, tables)
+    if model is not None:
+        for entity in [*model.datasets, *(model.relationships or []), *(model.metrics or [])]:
+            entity.set_ext({**entity.ext, "status": "draft"})
+    return model
 
 
 def draft_quietly(ws: Workspace) -> int | None:
