@@ -113,6 +113,22 @@ def asked(question: str) -> Ask | None:
     return "count" if count else "amount"
 
 
+def asks_quantity(question: str) -> bool:
+    """Whether the question asks how many or how much (a count, an amount, or both): its answer
+    is a number.
+
+    Example:
+        >>> asks_quantity("每个教学班最多可以有多少名学员？"), asks_quantity("How much was paid?")
+        (True, True)
+        >>> asks_quantity("How many claims, and what is their total amount?")
+        True
+        >>> asks_quantity("Which teacher teaches PY101?"), asks_quantity("学员手册在哪里下载？")
+        (False, False)
+    """
+    words = ask_words()
+    return bool(words.count.search(question) or words.amount.search(question))
+
+
 def asks_one_figure(question: str) -> bool:
     """Whether the question asks for one figure (a count, an amount, a rate) and no rows.
 

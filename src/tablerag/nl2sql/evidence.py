@@ -178,6 +178,8 @@ def gather_evidence(
             if type_family(c.type) == "time"
         ),
         money_units=catalog_units(catalog),
+        value_words=frozenset(m.value.lower() for m in linked.values),
+        passages=tuple(h.text for h in schema.passages),
     )
 
 
