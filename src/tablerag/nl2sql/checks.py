@@ -61,7 +61,7 @@ from tablerag.lang.messages import Language, message
 from tablerag.lang.tokenize import light_stem, tokenize
 from tablerag.lang.totals import TOTAL_LABELS
 from tablerag.linking.fkgraph import is_idlike
-from tablerag.linking.text import bigrams, han_text
+from tablerag.linking.text import bigrams, han_text, name_words
 from tablerag.linking.values import ValueMatch
 from tablerag.llm.profiles import ConfidenceBase
 from tablerag.nl2sql.denominator import Denominator, narrowed
@@ -966,7 +966,7 @@ def quantity(e: Evidence) -> list[Finding]:
         return []  # another column reports the number asked
     if wrong:
         i, said = wrong[0]
-    elif asks_one_figure(e.question) and projections:
+    elif asks_one_figure(e.question) and len(projections) == 1:  # one thing asked, text said
         i, said = 0, projections[0].sql()
     else:
         return []
@@ -1003,7 +1003,11 @@ def invented(e: Evidence) -> list[Finding]:
     school dormitory?" with ``WHERE course = 'BK202'``, status ok: the data cannot answer it.
 
     Only a code (``BK202``: letters and digits) or a value in the question's own script is
-    judged (an English question's data may store 退学); numbers and dates are other checks'.
+    judged (an English question's data may store 退学), or any value when the tables read hold
+    no word of the question ("rent expense" answered from a handbook's 课程类别 = '电工');
+    numbers and dates are other checks'. A value of a column the question names is taken for
+    a paraphrase ("not French citizens": ``citizenship <> 'France'``; "has high definition
+    TV": ``hight_definition_tv = 'yes'``).
 
     Example:
         >>> import sqlglot
@@ -1033,17 +1037,25 @@ def invented(e: Evidence) -> list[Finding]:
         known |= {v.lower() for v in (*d.literals, *d.others)}
         known |= {v.lower() for v in (d.denominator.values if d.denominator else ())}
     passages = " ".join(e.passages).lower()
+    words = frozenset().union(*(e.table_words.get(t, frozenset()) for t in tables_read(e.tree)))
+    unrelated = bool(words and e.question_words) and not any(
+        _holds(words, stem) for stem, _ in e.question_words
+    )  # the tables read hold no word of the question: no value of theirs was asked for
     for column, said in _filters(e.tree):
         value = said.strip().strip("%_").strip()
         low = value.lower()
-        if not value or column.lower() in e.date_columns or _not_a_name(value):
+        if not value or column.lower() in e.date_columns or _not_a_name(value) or (
+            low in TOTAL_LABELS  # the totals row read as the total
+        ):
             continue
         code = bool(_CODE.fullmatch(value))
         same_script = bool(han_text(value)) if han else value.isascii()
-        if not (code or same_script) or low in known or (passages and low in passages):
+        if not (code or same_script or unrelated) or low in known or (passages and low in passages):
             continue
         if _mentioned(low, question, e.question_grams):
             continue
+        if not code and _names_column(column, e.question, e.question_grams):
+            continue  # "French citizens", "has HD TV": the attribute is asked, its value paraphrased
         return [Finding("invented_filter", (("column", column), ("value", said)))]
     return []
 
@@ -1064,19 +1076,47 @@ def _not_a_name(value: str) -> bool:
     return bool(_NUMBER_OR_DATE.fullmatch(value) or _DATE_LIKE.match(value))
 
 
+def _names_column(column: str, question: str, grams: frozenset[str]) -> bool:
+    """Whether the question names every word of a column's name (a stem holding another, or
+    its Han bigrams).
+
+    Example:
+        >>> q = "Which TV channel has high definition TV?"
+        >>> _names_column("hight_definition_TV", q, frozenset()), _names_column("country", q,
+        ...     frozenset())
+        (True, False)
+        >>> _names_column("课程类别", "各课程类别的学员", frozenset({"课程", "程类", "类别"}))
+        True
+    """
+    words = [w for w in name_words(column) if not w.isdigit()]
+    asked = [t for t in tokenize(question) if t.isascii()]
+    han = bigrams(han_text(column))
+    if not words and not han:
+        return False
+    latin = all(
+        any(t == w or (min(len(t), len(w)) >= 3 and (t in w or w in t)) for t in asked)
+        for w in words
+    )
+    return latin and han <= (grams | bigrams(han_text(question)))
+
+
 def _filters(tree: exp.Expr) -> list[tuple[str, str]]:
     """(column, string) of each comparison of a column with a string literal in a WHERE or
-    HAVING (``=``, ``<>``, ``IN``, ``LIKE``; the literal as written).
+    HAVING that keeps the rows holding it (``=``, ``IN``, ``LIKE``; not under a NOT; the
+    literal as written): a row left out (``<> '合计'``) narrows nothing the question asks.
 
     Example:
         >>> import sqlglot
         >>> sorted(_filters(sqlglot.parse_one(
-        ...     "SELECT 1 FROM t WHERE a = 'x' AND b IN ('y', 'z') AND c LIKE '%w%' AND d = 3")))
+        ...     "SELECT 1 FROM t WHERE a = 'x' AND b IN ('y', 'z') AND c LIKE '%w%' AND d = 3 "
+        ...     "AND e <> 'u' AND f NOT IN ('v')")))
         [('a', 'x'), ('b', 'y'), ('b', 'z'), ('c', '%w%')]
     """
     out = []
     for clause in (*tree.find_all(exp.Where), *tree.find_all(exp.Having)):
-        for node in clause.find_all(exp.EQ, exp.NEQ, exp.In, exp.Like, exp.ILike):
+        for node in clause.find_all(exp.EQ, exp.In, exp.Like, exp.ILike):
+            if node.find_ancestor(exp.Not) is not None:
+                continue
             sides = [node.this, *node.expressions] if isinstance(node, exp.In) else [
                 node.left, node.right]  # fmt: skip
             column = next((s for s in sides if isinstance(s, exp.Column)), None)
@@ -1101,7 +1141,7 @@ def _mentioned(value: str, question: str, grams: frozenset[str]) -> bool:
     """
     if value in question:
         return True
-    if bigrams(han_text(value)) & grams:
+    if bigrams(han_text(value)) & (grams | bigrams(han_text(question))):
         return True
     words = {w for w in tokenize(question) if w.isascii() and len(w) >= 3 and not w.isdigit()}
     return any(w in value for w in words) or bool(words & set(tokenize(value)))
