@@ -574,14 +574,24 @@ def test_a_handbook_filter_for_a_question_its_table_holds_no_word_of_is_invented
         ((300,),),
         question_words=(("school", "school's"), ("rent", "rent"), ("expens", "expense")),
         table_words={table.lower(): frozenset({"补贴标准", "元", "人", "课程类别", "学员手册"})},
+        document_tables=frozenset({table.lower()}),
     )
     assert [(f.code, dict(f.values)["value"]) for f in invented(e)] == [
         ("invented_filter", "电工")
     ]
-    # the same value from a table that holds the question's words is left to the data's
-    # language: an English question's data may store Chinese values
+    # the same value from a table that holds the question's words, or from a data table, is
+    # left to the data's language: an English question's data may store Chinese values
     held = replace(e, table_words={table.lower(): frozenset({"rent", "expens", "课程类别"})})
     assert invented(held) == []
+    assert invented(replace(e, document_tables=frozenset())) == []
+    # a mostly English question with a Han name in it is English
+    mixed = _evidence(
+        "How many dental (口腔科) visits were completed?",
+        "SELECT COUNT(*) FROM visits WHERE dept = '口腔科' AND status = '已就诊'",
+        ("n",),
+        ((23,),),
+    )
+    assert invented(mixed) == []
 
 
 def test_values_the_index_a_definition_or_a_passage_name_are_not_invented() -> None:
@@ -593,12 +603,13 @@ def test_values_the_index_a_definition_or_a_passage_name_are_not_invented() -> N
     fuzzy = _evidence("有多少学员中途离校？", zh, ("n",), ((3,),))
     assert [f.code for f in invented(fuzzy)] == ["invented_filter"]
     assert invented(replace(fuzzy, value_words=frozenset({"已退学"}))) == []
-    # an English question whose Han value the index matched, though the tables read hold
-    # none of its words
+    # an English question whose Han value the index matched, though the (document's) table
+    # read holds none of its words
     matched = replace(
         dropped,
         question_words=(("drop", "dropped"),),
         table_words={"students": frozenset({"学员", "状态"})},
+        document_tables=frozenset({"students"}),
     )
     assert [f.code for f in invented(matched)] == ["invented_filter"]
     value = ValueMatch("students", "status", "退学", 0.9, "fuzzy")

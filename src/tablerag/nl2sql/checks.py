@@ -39,6 +39,7 @@ from typing import Literal
 from sqlglot import exp
 
 from tablerag.answer import Finding as AnswerFinding
+from tablerag.answer import detect_language
 from tablerag.answer.confidence import LOCAL, confidence
 from tablerag.answer.confidence import WEIGHTS as CONFIDENCE_WEIGHTS
 from tablerag.answer.findings import CHECKS as CHECKS_STAGE
@@ -276,6 +277,9 @@ class Evidence:
     passages: tuple[str, ...] = ()
     """The texts of the documents' passages the prompt showed (a value they name is not one
     the model invented)."""
+    document_tables: frozenset[str] = frozenset()
+    """The tables the query reads that were cut from documents (lower-case): their cells are
+    rules and definitions, not data a question filters by."""
 
 
 Check = Callable[[Evidence], list[Finding]]
@@ -1003,8 +1007,9 @@ def invented(e: Evidence) -> list[Finding]:
     school dormitory?" with ``WHERE course = 'BK202'``, status ok: the data cannot answer it.
 
     Only a code (``BK202``: letters and digits) or a value in the question's own script is
-    judged (an English question's data may store 退学), or any value when the tables read hold
-    no word of the question ("rent expense" answered from a handbook's 课程类别 = '电工');
+    judged (an English question's data may store 退学), or any value when the tables read are
+    documents' tables holding no word of the question ("rent expense" answered from a
+    handbook's table with 课程类别 = '电工');
     numbers and dates are other checks'. A value of a column the question names is taken for
     a paraphrase ("not French citizens": ``citizenship <> 'France'``; "has high definition
     TV": ``hight_definition_tv = 'yes'``).
@@ -1029,7 +1034,7 @@ def invented(e: Evidence) -> list[Finding]:
     """
     if e.tree is None:
         return []
-    han = bool(han_text(e.question))
+    han = detect_language(e.question) == "zh"
     question = e.question.lower()
     known = {v.lower() for v in (*e.value_words, *(m.value for m in e.values))}
     known |= {c for cells in e.value_cells.values() for c in cells}
@@ -1037,10 +1042,13 @@ def invented(e: Evidence) -> list[Finding]:
         known |= {v.lower() for v in (*d.literals, *d.others)}
         known |= {v.lower() for v in (d.denominator.values if d.denominator else ())}
     passages = " ".join(e.passages).lower()
-    words = frozenset().union(*(e.table_words.get(t, frozenset()) for t in tables_read(e.tree)))
-    unrelated = bool(words and e.question_words) and not any(
-        _holds(words, stem) for stem, _ in e.question_words
-    )  # the tables read hold no word of the question: no value of theirs was asked for
+    read = tables_read(e.tree)
+    words = frozenset().union(*(e.table_words.get(t, frozenset()) for t in read))
+    unrelated = (
+        bool(read and e.question_words)
+        and read <= e.document_tables
+        and not any(_holds(words, stem) for stem, _ in e.question_words)
+    )  # a document's table holding no word of the question: no value of its was asked for
     for column, said in _filters(e.tree):
         value = said.strip().strip("%_").strip()
         low = value.lower()
