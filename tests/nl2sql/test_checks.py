@@ -17,8 +17,8 @@ import sqlglot
 
 from tablerag.answer import Answer
 from tablerag.linking.catalog import SchemaCatalog
-from tablerag.llm.testing import ScriptedLLM
 from tablerag.linking.values import ValueMatch
+from tablerag.llm.testing import ScriptedLLM
 from tablerag.nl2sql.checks import (
     FIRST_CONFIDENCE,
     REPAIRABLE,
@@ -518,8 +518,10 @@ def test_a_term_defined_twice_is_cited_once_when_followed() -> None:
     assert [f.code for f in missed] == ["definition_ignored", "definition_ignored"]
 
 
-def _evidence(question: str, sql: str, columns: tuple[str, ...], rows: tuple[tuple[object, ...], ...],
-              **known: Any) -> Evidence:  # fmt: skip
+def _evidence(
+    question: str, sql: str, columns: tuple[str, ...], rows: tuple[tuple[object, ...], ...],
+    **known: Any,
+) -> Evidence:  # fmt: skip
     return Evidence(question, sqlglot.parse_one(sql), columns, rows, **known)
 
 
@@ -550,7 +552,7 @@ def test_how_many_answered_by_the_max_of_an_identifier_is_no_quantity() -> None:
 
 
 def test_a_filter_on_a_code_the_question_never_names_is_invented() -> None:
-    """"How many students live in the school dormitory?" answered over attendance with
+    """ "How many students live in the school dormitory?" answered over attendance with
     course = 'BK202': the data cannot answer it (issue 29)."""
     sql = "SELECT COUNT(DISTINCT student) FROM data.attendance_2026h1 WHERE course = 'BK202'"
     e = _evidence("How many students live in the school dormitory?", sql, ("n",), ((14,),))
@@ -563,7 +565,7 @@ def test_a_filter_on_a_code_the_question_never_names_is_invented() -> None:
 
 
 def test_a_handbook_filter_for_a_question_its_table_holds_no_word_of_is_invented() -> None:
-    """"What was the school's rent expense in April 2026?" answered from the handbook's table
+    """ "What was the school's rent expense in April 2026?" answered from the handbook's table
     with 课程类别 = '电工': an English question, a Han value, but the table read holds no word
     of the question, so the value is judged too (issue 29)."""
     table = "学员手册_2026版_table_1"
@@ -576,9 +578,7 @@ def test_a_handbook_filter_for_a_question_its_table_holds_no_word_of_is_invented
         table_words={table.lower(): frozenset({"补贴标准", "元", "人", "课程类别", "学员手册"})},
         document_tables=frozenset({table.lower()}),
     )
-    assert [(f.code, dict(f.values)["value"]) for f in invented(e)] == [
-        ("invented_filter", "电工")
-    ]
+    assert [(f.code, dict(f.values)["value"]) for f in invented(e)] == [("invented_filter", "电工")]
     # the same value from a table that holds the question's words, or from a data table, is
     # left to the data's language: an English question's data may store Chinese values
     held = replace(e, table_words={table.lower(): frozenset({"rent", "expens", "课程类别"})})

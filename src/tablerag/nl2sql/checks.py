@@ -46,9 +46,9 @@ from tablerag.answer.findings import CHECKS as CHECKS_STAGE
 from tablerag.lang.asks import (
     ask_words,
     asked,
-    asks_quantity,
     asks_for_labels,
     asks_one_figure,
+    asks_quantity,
     asks_rate,
     is_day,
     is_money_column,
@@ -1052,18 +1052,16 @@ def invented(e: Evidence) -> list[Finding]:
     for column, said in _filters(e.tree):
         value = said.strip().strip("%_").strip()
         low = value.lower()
-        if not value or column.lower() in e.date_columns or _not_a_name(value) or (
-            low in TOTAL_LABELS  # the totals row read as the total
-        ):
+        if not value or column.lower() in e.date_columns or _not_a_name(value):
             continue
+        if low in TOTAL_LABELS or low in known or (passages and low in passages):
+            continue  # a totals row read as the total; a value the index or a document names
         code = bool(_CODE.fullmatch(value))
         same_script = bool(han_text(value)) if han else value.isascii()
-        if not (code or same_script or unrelated) or low in known or (passages and low in passages):
-            continue
-        if _mentioned(low, question, e.question_grams):
+        if not (code or same_script or unrelated) or _mentioned(low, question, e.question_grams):
             continue
         if not code and _names_column(column, e.question, e.question_grams):
-            continue  # "French citizens", "has HD TV": the attribute is asked, its value paraphrased
+            continue  # "French citizens", "has HD TV": the attribute asked, its value paraphrased
         return [Finding("invented_filter", (("column", column), ("value", said)))]
     return []
 
@@ -1125,8 +1123,8 @@ def _filters(tree: exp.Expr) -> list[tuple[str, str]]:
         for node in clause.find_all(exp.EQ, exp.In, exp.Like, exp.ILike):
             if node.find_ancestor(exp.Not) is not None:
                 continue
-            sides = [node.this, *node.expressions] if isinstance(node, exp.In) else [
-                node.left, node.right]  # fmt: skip
+            sides = [node.this, *(node.expressions if isinstance(node, exp.In) else [])]
+            sides += [] if isinstance(node, exp.In) else [node.expression]
             column = next((s for s in sides if isinstance(s, exp.Column)), None)
             if column is None:
                 continue
