@@ -179,7 +179,7 @@ def gather_evidence(
         ),
         money_units=catalog_units(catalog),
         value_words=frozenset(m.value.lower() for m in linked.values),
-        passages=tuple(h.text for h in schema.passages),
+        passages=tuple(h.text for h in schema.passages if h.table is None),
         document_tables=frozenset(t.lower() for t in read if is_document_table(catalog.tables[t])),
     )
 
