@@ -641,3 +641,28 @@ def test_a_made_up_filter_on_a_users_table_is_doubted_on_the_path(mine: Parts) -
     _unsure(made_up, "product = 'Laptop'")
     _ok(_ask("How many Laptop warranty claims were filed?",
              "SELECT count(*) FROM warranty_claims WHERE product = 'Laptop'", mine))  # fmt: skip
+
+
+def test_a_documents_passage_naming_the_value_exempts_it_a_tables_rows_do_not(
+    mine: Parts,
+) -> None:
+    """A value the prompt's prose passage names (a policy on laptops) is the documents', not
+    the model's; one that only the table's rows cut into passages show is every stored value."""
+    engine, catalog = mine
+    question = "How many warranty claims were filed?"
+    sql = "SELECT count(*) FROM warranty_claims WHERE product = 'Laptop'"
+    prose = replace(AOV_PROSE, text="Warranty claims count only Laptop repairs.", chunk_id="p1")
+    rows = replace(
+        prose, text="Table warranty_claims | 5 | Laptop | South |", table="warranty_claims"
+    )
+
+    def ask(passage: Hit) -> Answer:
+        schema = schema_context(question, catalog, engine=engine, passages=[passage])
+        llm = ScriptedLLM(replies=[f"```sql\n{sql}\n```"])
+        options = NL2SQLOptions(explain=False, max_repairs=0)
+        return answer_with_sql(
+            question, llm=llm, engine=engine, schema=schema, language="en", options=options
+        )
+
+    assert "invented_filter" not in ask(prose).checks
+    assert "invented_filter" in ask(rows).checks
