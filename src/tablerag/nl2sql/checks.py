@@ -275,9 +275,9 @@ class Evidence:
     """Every value the value index matched in the question, in any linked table, exact or
     fuzzy (lower-case): a query may filter on them though the question spells them otherwise."""
     passages: tuple[str, ...] = ()
-    """The texts of the documents' prose passages the prompt showed (a value they name is not
-    one the model invented; a table's rows cut into passages are not among them: every stored
-    value is in those)."""
+    """The texts of the documents' passages the prompt showed, prose or tables the query does
+    not read (a value they name is not one the model invented; a data table's rows cut into
+    passages are not among them: every stored value is in those)."""
     document_tables: frozenset[str] = frozenset()
     """The tables the query reads that were cut from documents (lower-case): their cells are
     rules and definitions, not data a question filters by."""
