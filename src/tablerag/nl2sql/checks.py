@@ -1110,7 +1110,9 @@ def _names_column(column: str, question: str, grams: frozenset[str]) -> bool:
 def _filters(tree: exp.Expr) -> list[tuple[str, str]]:
     """(column, string) of each comparison of a column with a string literal in a WHERE or
     HAVING that keeps the rows holding it (``=``, ``IN``, ``LIKE``; not under a NOT; the
-    literal as written): a row left out (``<> '合计'``) narrows nothing the question asks.
+    literal as written): a row left out (``<> '合计'``) narrows nothing the question asks, and
+    an aggregate's ``FILTER (WHERE …)`` counts some rows among all (a rate's numerator), it
+    keeps none.
 
     Example:
         >>> import sqlglot
@@ -1118,9 +1120,14 @@ def _filters(tree: exp.Expr) -> list[tuple[str, str]]:
         ...     "SELECT 1 FROM t WHERE a = 'x' AND b IN ('y', 'z') AND c LIKE '%w%' AND d = 3 "
         ...     "AND e <> 'u' AND f NOT IN ('v')")))
         [('a', 'x'), ('b', 'y'), ('b', 'z'), ('c', '%w%')]
+        >>> _filters(sqlglot.parse_one(
+        ...     "SELECT COUNT(*) FILTER (WHERE s = 'present') / COUNT(*) FROM t", read="duckdb"))
+        []
     """
     out = []
     for clause in (*tree.find_all(exp.Where), *tree.find_all(exp.Having)):
+        if clause.find_ancestor(exp.Filter) is not None:
+            continue
         for node in clause.find_all(exp.EQ, exp.In, exp.Like, exp.ILike):
             if node.find_ancestor(exp.Not) is not None:
                 continue
