@@ -161,7 +161,9 @@ def _catalog(path: Path, tables: list[TableInfo]) -> SchemaCatalog:
         con.close()
 
 
-def _ask(path: Path, tables: list[TableInfo], llm: ScriptedLLM, question: str) -> Answer:
+def _ask(
+    path: Path, tables: list[TableInfo], llm: ScriptedLLM, question: str, off: tuple[str, ...] = ()
+) -> Answer:
     catalog = _catalog(path, tables)
     with open_engine(path, catalog=tables) as engine:
         answer, _ = answer_over_tables(
@@ -171,7 +173,7 @@ def _ask(path: Path, tables: list[TableInfo], llm: ScriptedLLM, question: str) -
             catalog=catalog,
             tables=["cash"],
             language="en",
-            options=NL2SQLOptions(explain=False),
+            options=NL2SQLOptions(explain=False, stages=switches(off)),
             max_tokens=700,
         )
     return answer
@@ -186,7 +188,9 @@ def test_a_label_only_an_unshown_table_stores_sends_the_question_to_that_table(
     right = f"```sql\nSELECT col_2019 - col_2018 FROM tax WHERE item = '{label}'\n```"
     llm = ScriptedLLM(replies=[wrong, right])
     # a question the linker finds nothing in: the retrieved table alone is shown
-    answer = _ask(path, tables, llm, "How did it change?")
+    # (a question this vague names no item: the invented-filter check would rightly doubt the
+    # model's label, which is what the round reads; it is off here)
+    answer = _ask(path, tables, llm, "How did it change?", off=("invented",))
     first, second = (c.messages[-1]["content"] for c in llm.history)
     assert "TABLE tax" not in first
     assert answer.status == "ok" and answer.table is not None

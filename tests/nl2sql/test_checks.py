@@ -8,14 +8,27 @@ unrelated orders table) or the sample corpus (whose metric document defines 客�
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
+import sqlglot
 
 from tablerag.answer import Answer
 from tablerag.linking.catalog import SchemaCatalog
+from tablerag.linking.values import ValueMatch
 from tablerag.llm.testing import ScriptedLLM
-from tablerag.nl2sql.checks import FIRST_CONFIDENCE, WEIGHTS
+from tablerag.nl2sql.checks import (
+    FIRST_CONFIDENCE,
+    REPAIRABLE,
+    WEIGHTS,
+    Definition,
+    Evidence,
+    invented,
+    quantity,
+    verdict,
+)
 from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql
 from tablerag.nl2sql.schema_context import schema_context
 from tablerag.nl2sql.stages import switches
@@ -503,3 +516,153 @@ def test_a_term_defined_twice_is_cited_once_when_followed() -> None:
     ignored = sqlglot.parse_one("SELECT COUNT(order_id) FROM s")  # neither is followed: both say so
     missed = definitions(Evidence("q", ignored, ("x",), ((1,),), definitions=(row, prose)))
     assert [f.code for f in missed] == ["definition_ignored", "definition_ignored"]
+
+
+def _evidence(
+    question: str, sql: str, columns: tuple[str, ...], rows: tuple[tuple[object, ...], ...],
+    **known: Any,
+) -> Evidence:  # fmt: skip
+    return Evidence(question, sqlglot.parse_one(sql), columns, rows, **known)
+
+
+def test_how_many_answered_by_the_max_of_an_identifier_is_no_quantity() -> None:
+    """A training school's set: "how many students per class at most" (a rule of the handbook)
+    answered by MAX(学员编号), S125, marked ok (issue 29)."""
+    e = _evidence(
+        "每个教学班最多可以有多少名学员？",
+        "SELECT 课程代码, MAX(学员编号) AS 最多学员数 FROM data.报名记录 GROUP BY 课程代码",
+        ("课程代码", "最多学员数"),
+        (("PY101", "S125"), ("BK202", "S093")),
+    )
+    (found,) = quantity(e)
+    assert found.code == "no_quantity" and found.code in REPAIRABLE
+    assert "最多学员数 = S125" in found.says("zh") and "MAX(学员编号)" in found.says("en")
+    assert verdict([found]).status == "unsure"
+    # a figure of its own in the same answer is the quantity asked: nothing to doubt
+    counted = _evidence(
+        "每个教学班最多可以有多少名学员？",
+        "SELECT 课程代码, COUNT(学员编号) AS n FROM data.报名记录 GROUP BY 课程代码",
+        ("课程代码", "n"),
+        (("PY101", 25),),
+    )
+    assert quantity(counted) == []
+    # SUM over an identifier is no quantity either, though it is a number
+    summed = _evidence("How many students?", "SELECT SUM(student_id) FROM s", ("x",), ((903,),))
+    assert [f.code for f in quantity(summed)] == ["no_quantity"]
+
+
+def test_a_filter_on_a_code_the_question_never_names_is_invented() -> None:
+    """ "How many students live in the school dormitory?" answered over attendance with
+    course = 'BK202': the data cannot answer it (issue 29)."""
+    sql = "SELECT COUNT(DISTINCT student) FROM data.attendance_2026h1 WHERE course = 'BK202'"
+    e = _evidence("How many students live in the school dormitory?", sql, ("n",), ((14,),))
+    (found,) = invented(e)
+    assert found.code == "invented_filter" and found.code not in REPAIRABLE
+    assert "course = 'BK202'" in found.says("en") and "'BK202'" in found.says("zh")
+    # the question naming the code (in another case) is not an invention
+    named_q = "How many students attended PY101 in 2026?"
+    assert invented(_evidence(named_q, sql.replace("BK202", "py101"), ("n",), ((14,),))) == []
+
+
+def test_a_handbook_filter_for_a_question_its_table_holds_no_word_of_is_invented() -> None:
+    """ "What was the school's rent expense in April 2026?" answered from the handbook's table
+    with 课程类别 = '电工': an English question, a Han value, but the table read holds no word
+    of the question, so the value is judged too (issue 29)."""
+    table = "学员手册_2026版_table_1"
+    e = _evidence(
+        "What was the school's rent expense in April 2026?",
+        f"SELECT 补贴标准_元_人 FROM data.{table} WHERE 课程类别 = '电工'",
+        ("补贴标准_元_人",),
+        ((300,),),
+        question_words=(("school", "school's"), ("rent", "rent"), ("expens", "expense")),
+        table_words={table.lower(): frozenset({"补贴标准", "元", "人", "课程类别", "学员手册"})},
+        document_tables=frozenset({table.lower()}),
+    )
+    assert [(f.code, dict(f.values)["value"]) for f in invented(e)] == [("invented_filter", "电工")]
+    # the same value from a table that holds the question's words, or from a data table, is
+    # left to the data's language: an English question's data may store Chinese values
+    held = replace(e, table_words={table.lower(): frozenset({"rent", "expens", "课程类别"})})
+    assert invented(held) == []
+    assert invented(replace(e, document_tables=frozenset())) == []
+    # a mostly English question with a Han name in it is English
+    mixed = _evidence(
+        "How many dental (口腔科) visits were completed?",
+        "SELECT COUNT(*) FROM visits WHERE dept = '口腔科' AND status = '已就诊'",
+        ("n",),
+        ((23,),),
+    )
+    assert invented(mixed) == []
+
+
+def test_values_the_index_a_definition_or_a_passage_name_are_not_invented() -> None:
+    sql = "SELECT COUNT(*) FROM students WHERE status = '退学'"
+    dropped = _evidence("How many students dropped out?", sql, ("n",), ((3,),))
+    assert invented(dropped) == []  # another script: not judged
+    # a Chinese question whose value the index matched fuzzily (退学 for 已退学)
+    zh = "SELECT COUNT(*) FROM students WHERE status = '已退学'"
+    fuzzy = _evidence("有多少学员中途离校？", zh, ("n",), ((3,),))
+    assert [f.code for f in invented(fuzzy)] == ["invented_filter"]
+    assert invented(replace(fuzzy, value_words=frozenset({"已退学"}))) == []
+    # an English question whose Han value the index matched, though the (document's) table
+    # read holds none of its words
+    matched = replace(
+        dropped,
+        question_words=(("drop", "dropped"),),
+        table_words={"students": frozenset({"学员", "状态"})},
+        document_tables=frozenset({"students"}),
+    )
+    assert [f.code for f in invented(matched)] == ["invented_filter"]
+    value = ValueMatch("students", "status", "退学", 0.9, "fuzzy")
+    assert invented(replace(matched, values=(value,))) == []
+    # a definition the question uses names 'PAID'
+    paid = _evidence(
+        "What is the average order value?",
+        "SELECT SUM(amount) / COUNT(*) FROM orders WHERE status = 'PAID'",
+        ("aov",),
+        ((52.5,),),
+    )
+    assert [f.code for f in invented(paid)] == ["invented_filter"]
+    d = Definition("average order value", "SUM(amount) ÷ orders", "metrics.md", "",
+                   literals=("PAID",))  # fmt: skip
+    assert invented(replace(paid, definitions=(d,))) == []
+    # a passage the prompt showed names it
+    shown = replace(paid, passages=("Only orders with status PAID count as sales.",))
+    assert invented(shown) == []
+
+
+def test_a_made_up_filter_on_a_users_table_is_doubted_on_the_path(mine: Parts) -> None:
+    """The check runs on the path (registered with the answer checks): a value of the table
+    the question does not mention makes the answer unsure, one it names does not."""
+    made_up = _ask(
+        "How many warranty claims were filed?",
+        "SELECT count(*) FROM warranty_claims WHERE product = 'Laptop'",
+        mine,
+    )
+    _unsure(made_up, "product = 'Laptop'")
+    _ok(_ask("How many Laptop warranty claims were filed?",
+             "SELECT count(*) FROM warranty_claims WHERE product = 'Laptop'", mine))  # fmt: skip
+
+
+def test_a_documents_passage_naming_the_value_exempts_it_a_tables_rows_do_not(
+    mine: Parts,
+) -> None:
+    """A value the prompt's prose passage names (a policy on laptops) is the documents', not
+    the model's; one that only the table's rows cut into passages show is every stored value."""
+    engine, catalog = mine
+    question = "How many warranty claims were filed?"
+    sql = "SELECT count(*) FROM warranty_claims WHERE product = 'Laptop'"
+    prose = replace(AOV_PROSE, text="Warranty claims count only Laptop repairs.", chunk_id="p1")
+    rows = replace(
+        prose, text="Table warranty_claims | 5 | Laptop | South |", table="warranty_claims"
+    )
+
+    def ask(passage: Hit) -> Answer:
+        schema = schema_context(question, catalog, engine=engine, passages=[passage])
+        llm = ScriptedLLM(replies=[f"```sql\n{sql}\n```"])
+        options = NL2SQLOptions(explain=False, max_repairs=0)
+        return answer_with_sql(
+            question, llm=llm, engine=engine, schema=schema, language="en", options=options
+        )
+
+    assert "invented_filter" not in ask(prose).checks
+    assert "invented_filter" in ask(rows).checks

@@ -40,6 +40,7 @@ class AskWords:
 
     count: re.Pattern[str]
     amount: re.Pattern[str]
+    quantity: re.Pattern[str]
     rate: re.Pattern[str]
     grouping: re.Pattern[str]
     labels: re.Pattern[str]
@@ -77,6 +78,7 @@ def ask_words() -> AskWords:
     return AskWords(
         count=_alternation(data["count"]["zh"], data["count"]["en"]),
         amount=_alternation(data["amount"]["zh"], data["amount"]["en"]),
+        quantity=_alternation(data["quantity"]["zh"], data["quantity"]["en"]),
         rate=_alternation(*rates.asked_words()),
         grouping=_alternation(data["grouping"]["zh"], data["grouping"]["en"]),
         labels=_alternation(data["labels"]["zh"], data["labels"]["en"]),
@@ -111,6 +113,20 @@ def asked(question: str) -> Ask | None:
     if count == amount:
         return None
     return "count" if count else "amount"
+
+
+def asks_quantity(question: str) -> bool:
+    """Whether the question asks how many or how much (多少, 几个): its answer is a number.
+
+    Example:
+        >>> asks_quantity("每个教学班最多可以有多少名学员？"), asks_quantity("How much was paid?")
+        (True, True)
+        >>> asks_quantity("What is the name of the student with the greatest number of friends?")
+        False
+        >>> asks_quantity("Which teacher teaches PY101?"), asks_quantity("学员手册在哪里下载？")
+        (False, False)
+    """
+    return bool(ask_words().quantity.search(question))
 
 
 def asks_one_figure(question: str) -> bool:

@@ -39,6 +39,7 @@ from typing import Literal
 from sqlglot import exp
 
 from tablerag.answer import Finding as AnswerFinding
+from tablerag.answer import detect_language
 from tablerag.answer.confidence import LOCAL, confidence
 from tablerag.answer.confidence import WEIGHTS as CONFIDENCE_WEIGHTS
 from tablerag.answer.findings import CHECKS as CHECKS_STAGE
@@ -47,6 +48,7 @@ from tablerag.lang.asks import (
     asked,
     asks_for_labels,
     asks_one_figure,
+    asks_quantity,
     asks_rate,
     is_day,
     is_money_column,
@@ -57,9 +59,10 @@ from tablerag.lang.asks import (
     names_time,
 )
 from tablerag.lang.messages import Language, message
-from tablerag.lang.tokenize import light_stem
+from tablerag.lang.tokenize import light_stem, tokenize
 from tablerag.lang.totals import TOTAL_LABELS
 from tablerag.linking.fkgraph import is_idlike
+from tablerag.linking.text import bigrams, han_text, name_words
 from tablerag.linking.values import ValueMatch
 from tablerag.llm.profiles import ConfidenceBase
 from tablerag.nl2sql.denominator import Denominator, narrowed
@@ -93,6 +96,8 @@ FindingCode = Literal[
     "rate_out_of_range",
     "minor_unit",
     "mixed_units",
+    "no_quantity",
+    "invented_filter",
 ]
 
 WEIGHTS: Mapping[str, float] = CONFIDENCE_WEIGHTS
@@ -120,10 +125,13 @@ REPAIRABLE: frozenset[FindingCode] = frozenset(
         "rate_out_of_range",
         "minor_unit",
         "mixed_units",
+        "no_quantity",
     }
 )
 """Doubts a model can mend when told (the ``recheck`` stage asks once): not a weak link, a
-0 or a size, which say the data may differ from what the question expects, not what to fix."""
+0 or a size, which say the data may differ from what the question expects, not what to fix;
+nor a filter on a value the question never mentions, which the model "mends" by dropping it
+and then answers a question the data may not answer, unflagged."""
 
 FIRST_CONFIDENCE = LOCAL.sql
 """Confidence of an answer from the model's first query that no check doubts (the local
@@ -263,6 +271,16 @@ class Evidence:
     """Names (lower-case) of the DATE and TIMESTAMP columns of the tables the query reads."""
     money_units: Mapping[tuple[str, str], str] = field(default_factory=dict)
     """(table, column) → money unit (``分``, ``元``) of the catalog's columns."""
+    value_words: frozenset[str] = frozenset()
+    """Every value the value index matched in the question, in any linked table, exact or
+    fuzzy (lower-case): a query may filter on them though the question spells them otherwise."""
+    passages: tuple[str, ...] = ()
+    """The texts of the documents' passages the prompt showed, prose or tables the query does
+    not read (a value they name is not one the model invented; a data table's rows cut into
+    passages are not among them: every stored value is in those)."""
+    document_tables: frozenset[str] = frozenset()
+    """The tables the query reads that were cut from documents (lower-case): their cells are
+    rules and definitions, not data a question filters by."""
 
 
 Check = Callable[[Evidence], list[Finding]]
@@ -904,6 +922,243 @@ def named(e: Evidence) -> list[Finding]:
 
 
 _TIME_NAME = re.compile(r"year|month|quarter|date|day|week|年|月|季|日|周", re.I)
+
+
+def quantity(e: Evidence) -> list[Finding]:
+    """A question asking how many or how much (多少名, 几个, how much) answered by no number:
+    the figure the query reports is text, or the MAX/MIN/SUM/AVG of an identifier (the 1.5B
+    model answered "每个教学班最多可以有多少名学员？" with ``MAX(学员编号) AS 最多学员数``,
+    ``S125``, status ok).
+
+    Example:
+        >>> import sqlglot
+        >>> def codes(q, sql, columns, rows):
+        ...     e = Evidence(q, sqlglot.parse_one(sql), columns, rows)
+        ...     return [f.code for f in quantity(e)]
+        >>> codes("每个教学班最多可以有多少名学员？",
+        ...       "SELECT 课程代码, MAX(学员编号) AS 最多学员数 FROM 报名记录 GROUP BY 课程代码",
+        ...       ("课程代码", "最多学员数"), (("PY101", "S125"), ("BK202", "S093")))
+        ['no_quantity']
+        >>> codes("How many students are enrolled?", "SELECT name FROM students", ("name",),
+        ...       (("Ann",),))
+        ['no_quantity']
+        >>> codes("How many students are enrolled?", "SELECT COUNT(*) FROM students", ("n",),
+        ...       ((12,),))
+        []
+        >>> codes("How much did the latest order cost?", "SELECT MAX(d), SUM(a) FROM o",
+        ...       ("d", "a"), (("2026-04-01", 9.5),))
+        []
+        >>> codes("Which student has the highest id?", "SELECT MAX(student_id) FROM s",
+        ...       ("m",), ((40,),))
+        []
+    """
+    if e.tree is None or not e.rows or not asks_quantity(e.question):
+        return []
+    projections = _projections(e.tree)[: len(e.columns)]
+    wrong: list[tuple[int, str]] = []
+    numbers = 0
+    for i, p in enumerate(projections):
+        cells = [row[i] for row in e.rows if i < len(row) and row[i] is not None]
+        figures = bool(cells) and all(_quantity_cell(v) for v in cells)
+        agg = p.find(exp.Max, exp.Min, exp.Sum, exp.Avg)
+        if agg is not None and p.find(exp.Count) is None:
+            columns = list(agg.find_all(exp.Column))
+            if (cells and not figures) or (columns and all(is_idlike(c.name) for c in columns)):
+                wrong.append((i, agg.sql()))
+                continue
+        numbers += figures and not (isinstance(p, exp.Column) and is_idlike(p.name))
+    if numbers:
+        return []  # another column reports the number asked
+    if wrong:
+        i, said = wrong[0]
+    elif asks_one_figure(e.question) and len(projections) == 1:  # one thing asked, text said
+        i, said = 0, projections[0].sql()
+    else:
+        return []
+    first = next((row[i] for row in e.rows if row[i] is not None), None)
+    values = (("column", e.columns[i]), ("value", str(first)), ("expression", said))
+    return [Finding("no_quantity", values)]
+
+
+def _quantity_cell(value: object) -> bool:
+    """Whether a cell states a number (``12``, ``'1,200'``, ``'¥35.5'``, ``'12%'``).
+
+    Example:
+        >>> _quantity_cell(3), _quantity_cell("1,200"), _quantity_cell("¥35.5")
+        (True, True, True)
+        >>> _quantity_cell("S125"), _quantity_cell("2026-04-01"), _quantity_cell(True)
+        (False, False, False)
+    """
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float | Decimal):
+        return True
+    text = str(value).strip().strip("$¥￥%％元").replace(",", "").strip()
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def invented(e: Evidence) -> list[Finding]:
+    """A filter on a value nobody named: a WHERE or HAVING compares a column with a string the
+    question does not mention (nor the value index's matches of it, the definitions it uses or
+    the passages the prompt showed). The 1.5B model answered "How many students live in the
+    school dormitory?" with ``WHERE course = 'BK202'``, status ok: the data cannot answer it.
+
+    Only a code (``BK202``: letters and digits) or a value in the question's own script is
+    judged (an English question's data may store 退学), or any value when the tables read are
+    documents' tables holding no word of the question ("rent expense" answered from a
+    handbook's table with 课程类别 = '电工');
+    numbers and dates are other checks'. A value of a column the question names is taken for
+    a paraphrase ("not French citizens": ``citizenship <> 'France'``; "has high definition
+    TV": ``hight_definition_tv = 'yes'``).
+
+    Example:
+        >>> import sqlglot
+        >>> def codes(q, sql, **kw):
+        ...     e = Evidence(q, sqlglot.parse_one(sql), ("n",), ((3,),), **kw)
+        ...     return [f.code for f in invented(e)]
+        >>> codes("How many students live in the school dormitory?",
+        ...       "SELECT COUNT(DISTINCT student) FROM a WHERE course = 'BK202'")
+        ['invented_filter']
+        >>> codes("How many students take PY101?", "SELECT COUNT(*) FROM a WHERE course = 'py101'")
+        []
+        >>> codes("How many students dropped out?", "SELECT COUNT(*) FROM a WHERE s = '退学'")
+        []
+        >>> codes("How many students dropped out?", "SELECT COUNT(*) FROM a WHERE s = 'quit'")
+        ['invented_filter']
+        >>> codes("How many students quit?", "SELECT COUNT(*) FROM a WHERE s = 'quit' "
+        ...       "AND d >= '2026-01-01' AND n > '3'")
+        []
+    """
+    if e.tree is None:
+        return []
+    han = detect_language(e.question) == "zh"
+    question = e.question.lower()
+    known = {v.lower() for v in (*e.value_words, *(m.value for m in e.values))}
+    known |= {c for cells in e.value_cells.values() for c in cells}
+    for d in e.definitions:
+        known |= {v.lower() for v in (*d.literals, *d.others)}
+        known |= {v.lower() for v in (d.denominator.values if d.denominator else ())}
+    passages = " ".join(e.passages).lower()
+    read = tables_read(e.tree)
+    words = frozenset().union(*(e.table_words.get(t, frozenset()) for t in read))
+    unrelated = (
+        bool(read and e.question_words)
+        and read <= e.document_tables
+        and not any(_holds(words, stem) for stem, _ in e.question_words)
+    )  # a document's table holding no word of the question: no value of its was asked for
+    for column, said in _filters(e.tree):
+        value = said.strip().strip("%_").strip()
+        low = value.lower()
+        if not value or column.lower() in e.date_columns or _not_a_name(value):
+            continue
+        if low in TOTAL_LABELS or low in known or (passages and low in passages):
+            continue  # a totals row read as the total; a value the index or a document names
+        code = bool(_CODE.fullmatch(value))
+        same_script = bool(han_text(value)) if han else value.isascii()
+        if not (code or same_script or unrelated) or _mentioned(low, question, e.question_grams):
+            continue
+        if not code and _names_column(column, e.question, e.question_grams):
+            continue  # "French citizens", "has HD TV": the attribute asked, its value paraphrased
+        return [Finding("invented_filter", (("column", column), ("value", said)))]
+    return []
+
+
+_CODE = re.compile(r"(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9][A-Za-z0-9_.-]*")
+_NUMBER_OR_DATE = re.compile(r"[\d\s,.:/+-]*|\d{4}\s*年.*|.*\d{1,2}\s*[月日号]")
+
+
+def _not_a_name(value: str) -> bool:
+    """Whether a literal is a number or a date (other checks judge those), not a name.
+
+    Example:
+        >>> _not_a_name("2026-04-01"), _not_a_name("3.5"), _not_a_name("2026年4月")
+        (True, True, True)
+        >>> _not_a_name("BK202"), _not_a_name("电工")
+        (False, False)
+    """
+    return bool(_NUMBER_OR_DATE.fullmatch(value) or _DATE_LIKE.match(value))
+
+
+def _names_column(column: str, question: str, grams: frozenset[str]) -> bool:
+    """Whether the question names every word of a column's name (a stem holding another, or
+    its Han bigrams).
+
+    Example:
+        >>> q = "Which TV channel has high definition TV?"
+        >>> _names_column("hight_definition_TV", q, frozenset()), _names_column("country", q,
+        ...     frozenset())
+        (True, False)
+        >>> _names_column("课程类别", "各课程类别的学员", frozenset({"课程", "程类", "类别"}))
+        True
+    """
+    words = [w for w in name_words(column) if not w.isdigit()]
+    asked = [t for t in tokenize(question) if t.isascii()]
+    han = bigrams(han_text(column))
+    if not words and not han:
+        return False
+    latin = all(
+        any(t == w or (min(len(t), len(w)) >= 3 and (t in w or w in t)) for t in asked)
+        for w in words
+    )
+    return latin and han <= (grams | bigrams(han_text(question)))
+
+
+def _filters(tree: exp.Expr) -> list[tuple[str, str]]:
+    """(column, string) of each comparison of a column with a string literal in a WHERE or
+    HAVING that keeps the rows holding it (``=``, ``IN``, ``LIKE``; not under a NOT; the
+    literal as written): a row left out (``<> '合计'``) narrows nothing the question asks, and
+    an aggregate's ``FILTER (WHERE …)`` counts some rows among all (a rate's numerator), it
+    keeps none.
+
+    Example:
+        >>> import sqlglot
+        >>> sorted(_filters(sqlglot.parse_one(
+        ...     "SELECT 1 FROM t WHERE a = 'x' AND b IN ('y', 'z') AND c LIKE '%w%' AND d = 3 "
+        ...     "AND e <> 'u' AND f NOT IN ('v')")))
+        [('a', 'x'), ('b', 'y'), ('b', 'z'), ('c', '%w%')]
+        >>> _filters(sqlglot.parse_one(
+        ...     "SELECT COUNT(*) FILTER (WHERE s = 'present') / COUNT(*) FROM t", read="duckdb"))
+        []
+    """
+    out = []
+    for clause in (*tree.find_all(exp.Where), *tree.find_all(exp.Having)):
+        if clause.find_ancestor(exp.Filter) is not None:
+            continue
+        for node in clause.find_all(exp.EQ, exp.In, exp.Like, exp.ILike):
+            if node.find_ancestor(exp.Not) is not None:
+                continue
+            sides = [node.this, *(node.expressions if isinstance(node, exp.In) else [])]
+            sides += [] if isinstance(node, exp.In) else [node.expression]
+            column = next((s for s in sides if isinstance(s, exp.Column)), None)
+            if column is None:
+                continue
+            for side in sides:
+                if isinstance(side, exp.Literal) and side.is_string:
+                    out.append((column.name, str(side.this)))
+    return out
+
+
+def _mentioned(value: str, question: str, grams: frozenset[str]) -> bool:
+    """Whether the question mentions a (lower-case) value: either holds the other, a word of
+    the question is in it, or (Han) they share a bigram.
+
+    Example:
+        >>> q = "how many female students are in the 北京 campus?"
+        >>> _mentioned("f", q, frozenset()), _mentioned("北京市", q, frozenset({"北京"}))
+        (True, True)
+        >>> _mentioned("students of 2026", q, frozenset()), _mentioned("电工", q, frozenset())
+        (True, False)
+    """
+    if value in question:
+        return True
+    if bigrams(han_text(value)) & (grams | bigrams(han_text(question))):
+        return True
+    words = {w for w in tokenize(question) if w.isascii() and len(w) >= 3 and not w.isdigit()}
+    return any(w in value for w in words) or bool(words & set(tokenize(value)))
 
 
 def _is_figure(value: object) -> bool:

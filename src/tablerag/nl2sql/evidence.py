@@ -178,7 +178,18 @@ def gather_evidence(
             if type_family(c.type) == "time"
         ),
         money_units=catalog_units(catalog),
+        value_words=frozenset(m.value.lower() for m in linked.values),
+        passages=tuple(h.text for h in schema.passages if _documents(h, catalog, read)),
+        document_tables=frozenset(t.lower() for t in read if is_document_table(catalog.tables[t])),
     )
+
+
+def _documents(hit: Hit, catalog: SchemaCatalog, read: Sequence[str]) -> bool:
+    """Whether a passage is the documents' (prose, or a table cut from a document that the
+    query does not read), not rows of a table cut into passages: a data table's show every
+    stored value, and a read table's own values do not vouch for filtering on them."""
+    info = catalog.tables.get(hit.table) if hit.table else None
+    return info is None or (hit.table not in read and is_document_table(info))
 
 
 def question_words(question: str) -> tuple[tuple[str, str], ...]:

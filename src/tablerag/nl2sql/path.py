@@ -545,11 +545,19 @@ def _explained(
 
 
 LINKING_CHECKS = frozenset(
-    {"unrelated_table", "weak_link", "unread_table", "definition_ignored", "definition_followed"}
+    {
+        "unrelated_table",
+        "weak_link",
+        "unread_table",
+        "definition_ignored",
+        "definition_followed",
+        "invented_filter",
+    }
 )
-"""Checks of the linker's tables and the definition passages: an answer compiled from a
-semantic model reads the tables and follows the definitions its model names, so these do not
-apply to it (:func:`checked_answer`)."""
+"""Checks of the linker's tables, the definition passages and the filters the question does
+not name: an answer compiled from a semantic model reads the tables, follows the definitions
+and keeps the rows (``status = 'PAID'``) its model names, so these do not apply to it
+(:func:`checked_answer`)."""
 
 
 def checked_answer(

@@ -45,8 +45,10 @@ from tablerag.nl2sql.checks import (
     asked_for,
     dates_read,
     definitions,
+    invented,
     named,
     plausibility,
+    quantity,
     relevance,
     units_read,
 )
@@ -602,6 +604,20 @@ ANSWER_CHECKS: tuple[Stage[Check], ...] = (
         "a count asked but an amount summed (or the other way), one day for a month, a period "
         "never asked, a formula applied row by row: doubted",
         asked_for,
+    ),
+    Stage(
+        "quantity",
+        "check",
+        "a question asking how many or how much answered by text, or by the MAX/MIN/SUM/AVG of "
+        "an identifier (MAX(学员编号) as 最多学员数): doubted",
+        quantity,
+    ),
+    Stage(
+        "invented",
+        "check",
+        "a filter on a string the question never mentions (course = 'BK202' for a question about "
+        "the dormitory), neither matched by the value index nor named by a definition: doubted",
+        invented,
     ),
     Stage(
         "named",
