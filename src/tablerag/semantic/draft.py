@@ -22,6 +22,7 @@ import duckdb
 from pydantic import BaseModel, Field
 
 from tablerag.errors import ProviderError, TableragError
+from tablerag.linking.fkgraph import is_idlike
 from tablerag.linking.linker import definition_columns, is_document_table
 from tablerag.llm.base import LLM
 from tablerag.semantic.check import check_metric
@@ -64,26 +65,31 @@ def draft_model(
     data = [t for t in tables if not is_document_table(t)]
     datasets = [_dataset(t) for t in data]
     names = {d.name.lower() for d in datasets}
-    relationships = [
-        _relationship(t, fk) for t in data for fk in t.foreign_keys if fk.ref_table.lower() in names
-    ]
+    edges = {
+        (t.name, fk.ref_table, tuple(fk.columns), tuple(fk.ref_columns)): (t, fk)
+        for t in data
+        for fk in t.foreign_keys
+        if fk.ref_table.lower() in names
+    }  # a key declared twice is one relationship
+    relationships = _named_apart([_relationship(t, fk) for t, fk in edges.values()])
+    measures = {t.name: _measures(t) for t in data}
+    shared = _shared(c.name for cs in measures.values() for c in cs)
     metrics: list[Metric] = []
     for t in data:
         metrics.append(_metric(f"{t.name}_count", "COUNT(*)", f"Rows of {t.name}", None, t.name))
-        hidden = set(hidden_columns(t))
-        for c in t.columns:
-            if is_measure(c) and c.name not in hidden:
-                unit = "元" if _in_fen(c) else _unit(c)
-                metrics.append(
-                    _metric(
-                        f"total_{c.name}",
-                        f"SUM({t.name}.{c.name})",
-                        f"Sum of {t.name}.{c.name}"
-                        + (f" ({c.description})" if c.description else ""),
-                        unit,
-                        t.name,
-                    )
+        for c in measures[t.name]:
+            unit = "元" if _in_fen(c) else _unit(c)
+            total = f"total_{t.name}_{c.name}" if c.name.lower() in shared else f"total_{c.name}"
+            described = f" ({c.description})" if c.description else ""
+            metrics.append(
+                _metric(
+                    total,
+                    f"SUM({t.name}.{c.name})",
+                    f"Sum of {t.name}.{c.name}{described}",
+                    unit,
+                    t.name,
                 )
+            )
     model = SemanticModel(
         name=DRAFT_MODEL,
         description="Drafted by tablerag from the catalog and the definition documents.",
@@ -372,6 +378,47 @@ def _dataset(t: TableInfo) -> Dataset:
     )
     ds.set_ext({"status": "draft"})
     return ds
+
+
+def _measures(t: TableInfo) -> list[ColumnInfo]:
+    """The columns of ``t`` a draft sums: numbers that are not keys (its primary and foreign
+    key columns, and names like ``StuID``, ``学生ID``) nor hidden."""
+    keys = {k.lower() for k in t.primary_key}
+    keys |= {c.lower() for fk in t.foreign_keys for c in fk.columns}
+    hidden = set(hidden_columns(t))
+    return [
+        c
+        for c in t.columns
+        if is_measure(c)
+        and c.name not in hidden
+        and c.name.lower() not in keys
+        and not is_idlike(c.name)
+    ]
+
+
+def _shared(names: Iterable[str]) -> set[str]:
+    """The names (lower-case) that occur more than once.
+
+    Example:
+        >>> sorted(_shared(["Age", "age", "Sales"]))
+        ['age']
+    """
+    seen: set[str] = set()
+    twice: set[str] = set()
+    for name in names:
+        low = name.lower()
+        (twice if low in seen else seen).add(low)
+    return twice
+
+
+def _named_apart(relationships: list[Relationship]) -> list[Relationship]:
+    """``relationships`` with a name used twice (two keys of one table on the same columns,
+    to two tables) made unique by the table each points to."""
+    shared = _shared(r.name for r in relationships)
+    for r in relationships:
+        if r.name.lower() in shared:
+            r.name = f"{r.name}_{r.to}"
+    return relationships
 
 
 def _relationship(t: TableInfo, fk: Any) -> Relationship:
