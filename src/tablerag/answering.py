@@ -167,6 +167,8 @@ class Work:
         self.unreachable: SQLSource | None = None
         """The source this request found down (its engine could not be opened), if any."""
         self._terms: tuple[Synonym, ...] | None = None
+        self._translations: dict[str, str | None] = {}
+        """Question → its translation for the search (None: none), asked once per request."""
 
     def _called(self, completion: Completion) -> None:
         self.rq.trace.emit(
@@ -218,27 +220,32 @@ class Work:
         )
         return hits
 
-    def search_across(self, query: str, k: int) -> Sequence[Hit]:
+    def search_across(self, query: str, k: int, *, translate: bool = False) -> Sequence[Hit]:
         """:meth:`search_docs`; when nothing it found is relevant (the BM25 test of the
-        document path) and the index holds passages written in the other of Chinese and
-        English, the query translated by the model is searched too and the two fused
-        (:mod:`tablerag.rag.translate`; the ``retrieval_across_languages`` setting). A question
-        its own language's passages answer costs no call."""
+        document path), or ``translate``, and the index holds passages written in the other of
+        Chinese and English, the query translated by the model is searched too and the two
+        fused (:mod:`tablerag.rag.translate`; the ``retrieval_across_languages`` setting). A
+        question its own language's passages answer costs no call."""
         hits = self.search_docs(query, k)
-        if (
-            self.index is None
-            or not self.settings.retrieval_across_languages
-            or is_relevant(hits, self.settings.rag_min_score)
-        ):
+        if not translate and is_relevant(hits, self.settings.rag_min_score):
             return hits
-        into = other_language(query, self.index.written_in.keys())
-        if into is None:
-            return hits
-        text = translated(query, into, self.llm, timeout_s=self.settings.llm_timeout_s)
-        self.rq.trace.emit("translation", query=query, into=into, text=text)
-        if text is None:
-            return hits
-        return fused(hits, self.search_docs(text, k), k)
+        text = self.translation(query)
+        return fused(hits, self.search_docs(text, k), k) if text is not None else hits
+
+    def translation(self, query: str) -> str | None:
+        """``query`` in the other of Chinese and English, when the index holds passages
+        written in it (one model call per query and request); None otherwise or when the
+        model's reply is not a translation."""
+        if self.index is None or not self.settings.retrieval_across_languages:
+            return None
+        if query not in self._translations:
+            into = other_language(query, self.index.written_in.keys())
+            text = None
+            if into is not None:
+                text = translated(query, into, self.llm, timeout_s=self.settings.llm_timeout_s)
+                self.rq.trace.emit("translation", query=query, into=into, text=text)
+            self._translations[query] = text
+        return self._translations[query]
 
     def definition_passages(self, question: str) -> Sequence[Hit]:
         """Passages that may define the question's metric in prose (``客单价 = … ÷ …``), for
@@ -459,16 +466,32 @@ class Work:
         )
 
     def docs(self, question: str) -> Answer:
-        """The RAG path."""
-        return answer_from_documents(
+        """The RAG path. An answer "not found" from passages of the question's own language is
+        asked once more over the passages its translation finds, when the index holds the
+        other language (a Chinese handbook beside an English one shares words with an English
+        question it does not answer)."""
+        options = rag_options(
+            self.settings, self.llm.spec, table_rows=self.table_rows(), stages=self.stages
+        )
+        answer = answer_from_documents(
             question,
             llm=self.llm,
             search=self.search_across,
             language=self.language,
-            options=rag_options(
-                self.settings, self.llm.spec, table_rows=self.table_rows(), stages=self.stages
-            ),
+            options=options,
         )
+        if answer.status != "not_found" or question in self._translations:
+            return answer
+        if self.translation(question) is None:
+            return answer
+        again = answer_from_documents(
+            question,
+            llm=self.llm,
+            search=lambda q, k: self.search_across(q, k, translate=True),
+            language=self.language,
+            options=options,
+        )
+        return again if again.status != "not_found" else answer
 
     def linked(self, question: str, source: SQLSource, engine: SQLEngine) -> SchemaContext:
         """The schema context of ``question`` on ``source``: the linked tables, their notes and

@@ -106,3 +106,39 @@ def test_a_reply_that_is_not_a_translation_is_not_searched(chinese_ws: Path) -> 
     with QA.open(chinese_ws, llm=FunctionLLM(garbage)) as qa:
         answer = qa.ask(ASKED)
     assert answer.status != "ok" and not answer.citations
+
+
+INSTRUCTORS = """# Instructor handbook
+
+Instructors may not apply for the training subsidy on behalf of a student. Every student
+applies in person after graduation.
+
+Lead instructors are paid 180 yuan per teaching hour.
+"""
+
+
+def _reads(messages: Sequence[Message]) -> str:
+    system, user = messages[0]["content"], messages[-1]["content"]
+    if system.startswith("Translate the question"):
+        return "结业后多少天内可以申请培训补贴？"
+    if "numbered passages" in system:
+        return "Within 90 days of graduation [1]." if "90天内" in user else "NOT_FOUND"
+    return "NOT_FOUND"
+
+
+def test_not_found_in_the_own_language_is_asked_again_over_the_translation(
+    chinese_ws: Path, tmp_path: Path
+) -> None:
+    docs = tmp_path / "more"
+    docs.mkdir()
+    (docs / "instructors.md").write_text(INSTRUCTORS, encoding="utf-8")
+    with Workspace.open(chinese_ws, create=False) as ws:
+        ws.ingest([docs], settings=Settings(embedder="hashing"))
+    llm = FunctionLLM(_reads)
+    with QA.open(chinese_ws, llm=llm) as qa:
+        answer = qa.ask(ASKED)
+    assert answer.status == "ok" and "90" in answer.answer
+    asked = [c.messages[0]["content"][:22] for c in llm.history]
+    assert asked.count("Translate the question") == 1
+    # the English passages were relevant enough to be read first, then the retry answered
+    assert sum("numbered passages" in c.messages[0]["content"] for c in llm.history) == 2
