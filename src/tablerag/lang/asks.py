@@ -158,6 +158,8 @@ def asks_for_labels(question: str) -> bool:
         (True, True)
         >>> asks_for_labels("Which category had the highest net sales in 2025?")
         True
+        >>> asks_for_labels("Show the names of singers and the total sales of their songs.")
+        True
         >>> asks_for_labels("What was the highest order amount?"), asks_for_labels("每笔订单多少钱")
         (False, False)
     """
