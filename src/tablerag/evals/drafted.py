@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tablerag.answer import Answer
+from tablerag.evals.heldout import latest_per_method
 from tablerag.evals.runner import Outcome
 from tablerag.semantic.draft import draft_model, proposal
 from tablerag.semantic.ossie import WRITE_VERSION, OssieDocument, dumps, to_data
@@ -114,13 +115,7 @@ def semantic_figures(outcomes: Iterable[Outcome]) -> dict[str, Any]:
         >>> semantic_figures(o)["semantic"]["m"]["other_accuracy"]
         0.5
     """
-    latest: dict[tuple[str, str], Outcome] = {}
-    for o in outcomes:
-        if SEMANTIC in o.detail:
-            latest[(o.method, o.case_id)] = o
-    per: dict[str, list[Outcome]] = {}
-    for (method, _), o in sorted(latest.items()):
-        per.setdefault(method, []).append(o)
+    per = latest_per_method(outcomes, SEMANTIC)
     figures = {}
     for method, done in per.items():
         answered = [o for o in done if o.detail.get(SEMANTIC) == "answered"]

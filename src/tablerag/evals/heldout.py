@@ -99,6 +99,19 @@ def reused_id(knowledge: Sequence[Any]) -> str | None:
     return next((k.name for k in knowledge if getattr(k, "kind", None) == "example"), None)
 
 
+def latest_per_method(outcomes: Iterable[Outcome], key: str) -> dict[str, list[Outcome]]:
+    """Method → the last outcome of each of its cases whose detail records ``key`` (a resumed
+    run may hold a case twice), in case order."""
+    latest: dict[tuple[str, str], Outcome] = {}
+    for o in outcomes:
+        if key in o.detail:
+            latest[(o.method, o.case_id)] = o
+    per: dict[str, list[Outcome]] = {}
+    for (method, _), o in sorted(latest.items()):
+        per.setdefault(method, []).append(o)
+    return per
+
+
 def reuse_figures(outcomes: Iterable[Outcome]) -> dict[str, Any]:
     """Per method that saw verified queries: how often an answer reused one, the accuracy of
     those answers and of the others (the last outcome of a repeated pair wins).
@@ -110,13 +123,7 @@ def reuse_figures(outcomes: Iterable[Outcome]) -> dict[str, Any]:
         >>> reuse_figures(o)["reuse"]["m"]
         {'n': 3, 'reused': 1, 'reuse_rate': 0.3333, 'reused_accuracy': 1.0, 'other_accuracy': 0.5}
     """
-    latest: dict[tuple[str, str], Outcome] = {}
-    for o in outcomes:
-        if REUSED in o.detail:
-            latest[(o.method, o.case_id)] = o
-    per: dict[str, list[Outcome]] = {}
-    for (method, _), o in sorted(latest.items()):
-        per.setdefault(method, []).append(o)
+    per = latest_per_method(outcomes, REUSED)
     figures = {}
     for method, done in per.items():
         reused = [o for o in done if o.detail.get(REUSED)]

@@ -13,23 +13,13 @@ Example:
 
 from __future__ import annotations
 
-import json
 import re
-from functools import cache
-from importlib import resources
 
-
-@cache
-def _data() -> dict[str, object]:
-    text = resources.files("tablerag.lang").joinpath("notes.json").read_text("utf-8")
-    data: dict[str, object] = json.loads(text)
-    return data
+from tablerag.lang.wordlists import word_list
 
 
 def _words(key: str) -> list[str]:
-    words = _data()[key]
-    assert isinstance(words, list)
-    return [str(w) for w in words]
+    return word_list("notes", key)
 
 
 def _alternatives(words: list[str]) -> str:

@@ -13,23 +13,13 @@ Example:
 
 from __future__ import annotations
 
-import json
 import re
-from functools import cache
-from importlib import resources
 
-
-@cache
-def _data() -> dict[str, object]:
-    text = resources.files("tablerag.lang").joinpath("totals.json").read_text("utf-8")
-    data: dict[str, object] = json.loads(text)
-    return data
+from tablerag.lang.wordlists import lang_data, word_list
 
 
 def _words(key: str) -> list[str]:
-    words = _data()[key]
-    assert isinstance(words, list)
-    return [str(w) for w in words]
+    return word_list("totals", key)
 
 
 TOTAL_LABELS: frozenset[str] = frozenset(w.lower() for w in (*_words("zh"), *_words("en")))
@@ -37,7 +27,7 @@ TOTAL_LABELS: frozenset[str] = frozenset(w.lower() for w in (*_words("zh"), *_wo
 
 LABEL = re.compile(
     r"(?:.{0,12}?(?:" + "|".join(map(re.escape, _words("zh"))) + r"))[:：]?"
-    r"|(?i:" + str(_data()["en_pattern"]) + r")[:：]?"
+    r"|(?i:" + str(lang_data("totals")["en_pattern"]) + r")[:：]?"
 )
 """A totals row's label as a sheet writes it (matched whole: ``华东小计``, ``Grand total:``)."""
 
