@@ -12,6 +12,7 @@ off, or not in the asked language is not used: the question is then searched as 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import replace
 
@@ -27,6 +28,7 @@ TRANSLATE_MAX_TOKENS = 96
 """A question's translation is one line; a longer reply is not a translation."""
 
 _SCRIPTS: dict[str, Language] = {"CJK": "zh", "LATIN": "en"}
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 def other_language(question: str, held: Collection[str]) -> Language | None:
@@ -57,21 +59,25 @@ def translated(question: str, into: Language, llm: LLM, *, timeout_s: float) -> 
         )
     except ProviderError:
         return None
-    return usable_translation(reply.text, into) if not reply.truncated else None
+    return usable_translation(reply.text, into, question) if not reply.truncated else None
 
 
-def usable_translation(text: str, into: Language) -> str | None:
-    """The reply's first line, unquoted, when it is written in ``into``; else None.
+def usable_translation(text: str, into: Language, question: str = "") -> str | None:
+    """The reply's first line, unquoted, when it is written in ``into`` and keeps every
+    number of ``question`` (a reply that drops them is a summary, not a translation); else None.
 
     Example:
         >>> usable_translation('"结业后多少天内可以申请补贴？"\\n', "zh")
         '结业后多少天内可以申请补贴？'
         >>> usable_translation("Sure! Here it is", "zh") is None
         True
+        >>> usable_translation("可以吗？", "zh", "Can a student at 75% with a score of 85 pass?")
     """
     lines = [line.strip().strip("\"'“”「」") for line in text.strip().splitlines()]
     first = next((line for line in lines if line), "")
     if not first or _SCRIPTS.get(written_in(first) or "") != into:
+        return None
+    if not set(_NUMBER.findall(question)) <= set(_NUMBER.findall(first)):
         return None
     return first
 
