@@ -39,7 +39,7 @@ from tablerag.nl2sql.stages import Switches, switches
 from tablerag.rag.answer import RAGOptions, answer_from_documents, is_relevant
 from tablerag.rag.index import LoadedIndex
 from tablerag.rag.rewrite import Rewrite, Synonym, rewrite_query
-from tablerag.rag.translate import fused, other_language, translated
+from tablerag.rag.translate import other_language, translated, translated_first
 from tablerag.request import Request
 from tablerag.router.features import extract_features
 from tablerag.router.router import RouterContext
@@ -223,14 +223,14 @@ class Work:
     def search_across(self, query: str, k: int, *, translate: bool = False) -> Sequence[Hit]:
         """:meth:`search_docs`; when nothing it found is relevant (the BM25 test of the
         document path), or ``translate``, and the index holds passages written in the other of
-        Chinese and English, the query translated by the model is searched too and the two
-        fused (:mod:`tablerag.rag.translate`; the ``retrieval_across_languages`` setting). A
+        Chinese and English, the query translated by the model is searched too and its passages come
+        first (:mod:`tablerag.rag.translate`; the ``retrieval_across_languages`` setting). A
         question its own language's passages answer costs no call."""
         hits = self.search_docs(query, k)
         if not translate and is_relevant(hits, self.settings.rag_min_score):
             return hits
         text = self.translation(query)
-        return fused(hits, self.search_docs(text, k), k) if text is not None else hits
+        return translated_first(self.search_docs(text, k), hits, k) if text is not None else hits
 
     def translation(self, query: str) -> str | None:
         """``query`` in the other of Chinese and English, when the index holds passages

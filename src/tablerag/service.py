@@ -549,14 +549,7 @@ class QA:
         """
         if self.index is None:
             raise RetrievalError(self.index_problem or "The workspace has no text index.")
-        return search(
-            self._view,
-            query,
-            k=k,
-            mode=mode,
-            rewrite=rewrite,
-            across=self.settings.retrieval_across_languages,
-        )
+        return search(self._view, query, k=k, mode=mode, rewrite=rewrite)
 
     def work(self, rq: Request, language: Language | None = None) -> Work:
         """The answering of ``rq`` over this session's parts (:class:`Work`)."""

@@ -175,9 +175,9 @@ class Settings(BaseModel):
     )
     retrieval_across_languages: bool = Field(
         True,
-        description="Over documents in both Chinese and English, give the best passages of the "
-        "question's other language a place in the hybrid search's results (BM25 cannot match "
-        "across languages and the embedder prefers the question's own).",
+        description="When the documents hold passages in the other of Chinese and English, search "
+        "the question's translation too (one model call) where its own words find nothing "
+        "relevant or the documents answer 'not found'.",
     )
     nl2sql_max_repairs: int = Field(
         2, ge=0, le=5, description="Extra LLM calls to repair a rejected or failing SQL query."

@@ -130,17 +130,3 @@ def test_hit_to_dict_is_json_ready(corpus_ws: Workspace) -> None:
     assert {"chunk_id", "source", "score", "text", "table", "heading_path", "page"} <= set(data)
     assert data["heading_path"] == ["指标口径", "销售额"]
     assert isinstance(Hit(**{**data, "heading_path": tuple(data["heading_path"])}), Hit)
-
-
-def test_hybrid_gives_the_best_passage_of_the_other_language_a_place(
-    corpus_ws: Workspace,
-) -> None:
-    query = "enterprise discounts"  # BM25 matches one English chunk and no Chinese one
-    dense = search(corpus_ws, query, k=50, mode="dense")
-    best_zh = [h.chunk_id for h in dense if h.chunk_id.startswith("zh-")][:2]
-    across = [h.chunk_id for h in search(corpus_ws, query, k=50)]
-    alone = [h.chunk_id for h in search(corpus_ws, query, k=50, across=False)]
-    assert all(across.index(c) <= alone.index(c) for c in best_zh)
-    assert any(across.index(c) < alone.index(c) for c in best_zh)
-    assert across[0] == alone[0] == "en-3"  # the lexical match stays first
-    assert sorted(across) == sorted(alone)  # reordered, nothing added or lost

@@ -10,12 +10,10 @@ from __future__ import annotations
 import difflib
 from typing import Literal, get_args
 
-import numpy as np
-
 from tablerag import registry
 from tablerag.embed.base import Embedder, Matrix
 from tablerag.errors import ConfigError, RetrievalError
-from tablerag.lang.tokenize import tokenize, unsupported_script, written_in
+from tablerag.lang.tokenize import tokenize, unsupported_script
 from tablerag.rag.fusion import RRF_K, reciprocal_rank_fusion
 from tablerag.rag.index import LoadedIndex, WorkspaceLike, get_embedder, load_index
 from tablerag.rag.rerank import IdentityReranker, Reranker
@@ -28,12 +26,6 @@ RETRIEVAL_STEPS = ("lexical", "dense", "fuse", "rerank")
 #: Candidates taken from each list before fusion (and handed to the reranker).
 CANDIDATES = 50
 MAX_QUERY_CHARS = 2000
-#: Chunks of the other language fused as their own list (``across``): one or two slots of the
-#: top results, not a second ranking that would crowd out the query's own language.
-ACROSS = 2
-#: Its weight in the fusion: half a list's, so a passage of the other language the embedder
-#: alone ranks high comes just below the passages both BM25 and the embedder rank high.
-ACROSS_WEIGHT = 0.5
 
 
 def check_query(query: str) -> str:
@@ -77,7 +69,6 @@ def search(
     reranker: Reranker | str | None = None,
     rrf_k: int = RRF_K,
     rewrite: Rewrite | None = None,
-    across: bool = True,
 ) -> list[Hit]:
     """The ``k`` chunks of the workspace most relevant to ``query``, best first.
 
@@ -94,11 +85,6 @@ def search(
         rewrite: ``query`` rewritten with the curated synonyms
             (:func:`~tablerag.rag.rewrite.rewrite_query`): its text is what BM25 and the query
             embedder read; the reranker reads the question as asked. None: search as asked.
-        across: in ``hybrid`` mode over an index holding Chinese and English chunks, also fuse
-            the dense ranking of the chunks written in the other language (its best
-            :data:`ACROSS` only): BM25 cannot match across languages and the embedder prefers
-            its query's own, so a Chinese question about an English handbook would otherwise
-            never reach it.
 
     Returns:
         Hits with chunk, source, heading path, page, table, scores; fewer than ``k`` when fewer
@@ -125,12 +111,7 @@ def search(
     vector = _query_vector(index, searched, embedder) if mode in ("hybrid", "dense") else None
     dense = index.vectors.search(vector, depth) if vector is not None else []
     if mode == "hybrid":
-        lists = [[i for i, _ in lexical], [i for i, _ in dense]]
-        other = other_language(index, searched) if across else None
-        if other is not None and vector is not None:
-            lists.append([i for i, _ in index.vectors.search(vector, ACROSS, among=other)])
-        weights = [1.0, 1.0, ACROSS_WEIGHT][: len(lists)]
-        ranked = reciprocal_rank_fusion(lists, k=rrf_k, weights=weights)
+        ranked = reciprocal_rank_fusion([[i for i, _ in lexical], [i for i, _ in dense]], k=rrf_k)
     else:
         ranked = lexical or dense
     keep = ranked[: depth if not isinstance(rerank, IdentityReranker) else k]
@@ -140,17 +121,6 @@ def search(
 
 def _lexical(index: LoadedIndex, query: str, depth: int) -> list[tuple[int, float]]:
     return index.bm25.search(tokenize(query), depth)
-
-
-def other_language(index: LoadedIndex, query: str) -> np.ndarray | None:
-    """The rows of the chunks written in the other language than ``query`` (Chinese or
-    English), when the index holds chunks of both; else None."""
-    own = written_in(query)
-    scripts = index.written_in
-    if own is None or own not in scripts:
-        return None
-    rows = [r for script, r in scripts.items() if script != own]
-    return np.concatenate(rows) if rows else None
 
 
 def _query_vector(index: LoadedIndex, query: str, embedder: Embedder | str | None) -> Matrix:

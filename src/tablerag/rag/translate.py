@@ -5,8 +5,8 @@ question's own language first, so "How long after graduation can I apply for the
 finds the handbook's "结业之日起90天内申请…补贴", and the relevance test (the best BM25 score)
 says "not found" before any model reads it. When nothing the question found passes that test
 and the index holds passages written in the other language, the document path asks the model
-once for the question in that language (a short, bounded reply) and searches with both; the two
-rankings are fused. A reply that is empty, cut
+once for the question in that language (a short, bounded reply) and reads the passages its
+translation finds first. A reply that is empty, cut
 off, or not in the asked language is not used: the question is then searched as asked.
 """
 
@@ -21,7 +21,6 @@ from tablerag.lang.messages import LANGUAGE_NAMES, Language
 from tablerag.lang.tokenize import written_in
 from tablerag.llm.base import LLM
 from tablerag.prompts import render
-from tablerag.rag.fusion import reciprocal_rank_fusion
 from tablerag.types import Hit
 
 TRANSLATE_MAX_TOKENS = 96
@@ -82,23 +81,17 @@ def usable_translation(text: str, into: Language, question: str = "") -> str | N
     return first
 
 
-def fused(asked: Sequence[Hit], other: Sequence[Hit], k: int) -> list[Hit]:
-    """The hits of the question as asked and of its translation, fused by rank (RRF), at most
-    ``k``; a chunk found by both keeps the higher BM25 score (what the relevance test reads).
+def translated_first(translated: Sequence[Hit], asked: Sequence[Hit], k: int) -> list[Hit]:
+    """The hits of the translation, then those of the question as asked that are not among
+    them, at most ``k``, ranked anew: the question's own words found nothing relevant, or
+    passages that did not answer it, so the translation's passages are read first.
 
     Example:
         >>> a = Hit("a", "s", 0, "t", (), None, None, 1.0, 1, bm25=0.5)
         >>> b = Hit("b", "s", 1, "t", (), None, None, 1.0, 1, bm25=6.0)
-        >>> [(h.chunk_id, h.bm25, h.rank) for h in fused([a], [b, a], 5)]
-        [('a', 0.5, 1), ('b', 6.0, 2)]
+        >>> [(h.chunk_id, h.rank) for h in translated_first([b, a], [a], 5)]
+        [('b', 1), ('a', 2)]
     """
-    by_id: dict[str, Hit] = {}
-    for hit in [*asked, *other]:
-        kept = by_id.get(hit.chunk_id)
-        if kept is None or (hit.bm25 or 0.0) > (kept.bm25 or 0.0):
-            by_id[hit.chunk_id] = hit if kept is None else replace(kept, bm25=hit.bm25)
-    ranked = reciprocal_rank_fusion([[h.chunk_id for h in asked], [h.chunk_id for h in other]])
-    return [
-        replace(by_id[cid], score=round(score, 6), rank=n)
-        for n, (cid, score) in enumerate(ranked[:k], start=1)
-    ]
+    seen = {h.chunk_id for h in translated}
+    ordered = [*translated, *(h for h in asked if h.chunk_id not in seen)]
+    return [replace(h, rank=n) for n, h in enumerate(ordered[:k], start=1)]

@@ -50,11 +50,8 @@ class VectorIndex:
     def __len__(self) -> int:
         return int(self.vectors.shape[0])
 
-    def search(
-        self, query: Matrix, n: int, among: np.ndarray | None = None
-    ) -> list[tuple[int, float]]:
-        """The ``n`` rows most similar to ``query`` (cosine, as vectors are normalised);
-        only rows of ``among`` (row numbers) when given.
+    def search(self, query: Matrix, n: int) -> list[tuple[int, float]]:
+        """The ``n`` rows most similar to ``query`` (cosine, as vectors are normalised).
 
         Raises:
             RetrievalError: the query vector has another dimension than the index.
@@ -65,9 +62,7 @@ class VectorIndex:
                 "vectors; search with the embedder the index was built with, or re-index."
             )
         scores: Matrix = self.vectors @ query.astype(np.float32, copy=False)
-        if among is None:
-            return top_k(scores, n)
-        return [(int(among[i]), s) for i, s in top_k(scores[among], n)]
+        return top_k(scores, n)
 
     def save(self, path: Path) -> None:
         """Write the matrix as one ``.npy`` file."""
