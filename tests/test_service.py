@@ -128,7 +128,7 @@ def test_embedder_failure_falls_back_to_lexical_search(
     def down(*args: object, **kwargs: object) -> object:
         raise ProviderError("Embedding endpoint answered HTTP 503.", provider="openai")
 
-    monkeypatch.setattr("tablerag.rag.retrieve._query_vector", down)
+    monkeypatch.setattr("tablerag.rag.retrieve._dense", down)
     with QA.open(sample_ws, llm=ScriptedLLM(replies=["Partial refunds for damage [1]."])) as qa:
         answer = qa.ask("What is the refund policy for damaged goods?")
     assert answer.status == "ok" and answer.citations

@@ -239,7 +239,7 @@ class Work:
         if self.index is None or not self.settings.retrieval_across_languages:
             return None
         if query not in self._translations:
-            into = other_language(query, self.index.written_in.keys())
+            into = other_language(query, self.index.scripts)
             text = None
             if into is not None:
                 text = translated(query, into, self.llm, timeout_s=self.settings.llm_timeout_s)

@@ -101,15 +101,10 @@ class LoadedIndex:
     vectors: VectorIndex
 
     @cached_property
-    def written_in(self) -> dict[str, np.ndarray]:
-        """Script (``CJK``, ``LATIN``) → the rows of the chunks written in it (chunks without
-        letters are in none), for searching across languages."""
-        rows: dict[str, list[int]] = {}
-        for i, chunk in enumerate(self.chunks):
-            script = written_in(chunk.text)
-            if script is not None:
-                rows.setdefault(script, []).append(i)
-        return {script: np.array(r, dtype=np.int64) for script, r in rows.items()}
+    def scripts(self) -> frozenset[str]:
+        """The scripts (``CJK``, ``LATIN``) the chunks are written in: whether a question in
+        the other language needs translating for the search."""
+        return frozenset(s for s in map(written_in, (c.text for c in self.chunks)) if s)
 
 
 _EMBEDDERS: dict[str, Embedder] = {}

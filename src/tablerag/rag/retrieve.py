@@ -11,7 +11,7 @@ import difflib
 from typing import Literal, get_args
 
 from tablerag import registry
-from tablerag.embed.base import Embedder, Matrix
+from tablerag.embed.base import Embedder
 from tablerag.errors import ConfigError, RetrievalError
 from tablerag.lang.tokenize import tokenize, unsupported_script
 from tablerag.rag.fusion import RRF_K, reciprocal_rank_fusion
@@ -108,8 +108,7 @@ def search(
     rerank = _reranker(reranker)
     depth = max(CANDIDATES, k)
     lexical = _lexical(index, searched, depth) if mode in ("hybrid", "bm25") else []
-    vector = _query_vector(index, searched, embedder) if mode in ("hybrid", "dense") else None
-    dense = index.vectors.search(vector, depth) if vector is not None else []
+    dense = _dense(index, searched, depth, embedder) if mode in ("hybrid", "dense") else []
     if mode == "hybrid":
         ranked = reciprocal_rank_fusion([[i for i, _ in lexical], [i for i, _ in dense]], k=rrf_k)
     else:
@@ -123,7 +122,9 @@ def _lexical(index: LoadedIndex, query: str, depth: int) -> list[tuple[int, floa
     return index.bm25.search(tokenize(query), depth)
 
 
-def _query_vector(index: LoadedIndex, query: str, embedder: Embedder | str | None) -> Matrix:
+def _dense(
+    index: LoadedIndex, query: str, depth: int, embedder: Embedder | str | None
+) -> list[tuple[int, float]]:
     model = _embedder(index, embedder)
     vector = model.embed_query(query)
     if vector.shape[-1] != index.vectors.dim:
@@ -132,7 +133,7 @@ def _query_vector(index: LoadedIndex, query: str, embedder: Embedder | str | Non
             f"{model.spec!r} makes {vector.shape[-1]}-d ones; search with "
             f"{index.manifest.embedder!r} or re-index with `tablerag ingest` and the new embedder."
         )
-    return vector
+    return index.vectors.search(vector, depth)
 
 
 def _embedder(index: LoadedIndex, embedder: Embedder | str | None) -> Embedder:
