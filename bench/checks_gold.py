@@ -67,7 +67,9 @@ def no_filter(sql: str) -> str | None:
 SPOILS: dict[str, Spoil] = {"gold": gold, "constant": constant, "no_filter": no_filter}
 
 
-def measure(kind: str, path: Path, limit: int, spoil: Spoil) -> tuple[Counter[str], int]:
+def measure(
+    kind: str, path: Path, limit: int, spoil: Spoil, show: frozenset[str] = frozenset()
+) -> tuple[Counter[str], int]:
     dataset = load_sql_dataset(kind, path)
     cases = list(dataset.cases[:limit])
     reply = {"sql": ""}
@@ -86,7 +88,10 @@ def measure(kind: str, path: Path, limit: int, spoil: Spoil) -> tuple[Counter[st
             continue
         asked += 1
         reply["sql"] = sql
-        counts.update(_codes(method, task, case, options))
+        codes = _codes(method, task, case, options)
+        counts.update(codes)
+        for code in show.intersection(codes):
+            print(f"{code}\t{case.case_id}\t{case.question}\t{sql}")
     task.executor.close() if hasattr(task.executor, "close") else None
     return counts, asked
 
@@ -119,6 +124,7 @@ def main() -> None:
     parser.add_argument("--chase", type=Path)
     parser.add_argument("--limit", type=int, default=200)
     parser.add_argument("--spoils", default="gold,constant,no_filter")
+    parser.add_argument("--show", default="", help="print the cases raising these codes")
     args = parser.parse_args()
     print("| dataset | query | n | ok | unsure | other | findings (unsure answers) | s |")
     print("|---|---|---|---|---|---|---|---|")
@@ -127,7 +133,8 @@ def main() -> None:
             continue
         for name in args.spoils.split(","):
             started = time.perf_counter()
-            counts, asked = measure(kind, path, args.limit, SPOILS[name])
+            show = frozenset(filter(None, args.show.split(",")))
+            counts, asked = measure(kind, path, args.limit, SPOILS[name], show)
             ok, unsure = counts["status:ok"], counts["status:unsure"]
             other = asked - ok - unsure
             found = ", ".join(

@@ -666,3 +666,26 @@ def test_a_documents_passage_naming_the_value_exempts_it_a_tables_rows_do_not(
 
     assert "invented_filter" not in ask(prose).checks
     assert "invented_filter" in ask(rows).checks
+
+
+def test_a_dropped_grouping_is_flagged_but_figures_asked_for_all_rows_are_not(
+    mine: Parts,
+) -> None:
+    # "which"/"each"/各 ask for names: one row of figures has dropped the grouping
+    _unsure(_ask("Which region filed the most claims?", "SELECT count(*) FROM warranty_claims",
+                 mine), "'Which'")  # fmt: skip
+    _unsure(_ask("各地区的索赔金额是多少？", "SELECT sum(claim_amount) FROM warranty_claims",
+                 mine), "各")  # fmt: skip
+    # "for all", 分别 and a listing word next to a number ask for figures, not names
+    for question, sql in (
+        ("What is the average and maximum claim amount for all claims?",
+         "SELECT avg(claim_amount), max(claim_amount) FROM warranty_claims"),
+        ("索赔金额的最大值和最小值分别是多少？",
+         "SELECT max(claim_amount), min(claim_amount) FROM warranty_claims"),
+        ("List the number of different products and regions in the claims.",
+         "SELECT count(DISTINCT product), count(DISTINCT region) FROM warranty_claims"),
+    ):  # fmt: skip
+        _ok(_ask(question, sql, mine))
+    # the word asked by is the column shown: "the claim rank" → claim_rank, "which filed" → filed
+    ranked = "SELECT claim_id AS claim_rank FROM warranty_claims ORDER BY claim_amount DESC LIMIT 1"
+    _ok(_ask("What is the claim rank of the largest claim?", ranked, mine))

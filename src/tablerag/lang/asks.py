@@ -44,6 +44,7 @@ class AskWords:
     rate: re.Pattern[str]
     grouping: re.Pattern[str]
     labels: re.Pattern[str]
+    listing: re.Pattern[str]
     threshold: re.Pattern[str]
     time: re.Pattern[str]
     exclusion: re.Pattern[str]
@@ -82,6 +83,7 @@ def ask_words() -> AskWords:
         rate=_alternation(*rates.asked_words()),
         grouping=_alternation(data["grouping"]["zh"], data["grouping"]["en"]),
         labels=_alternation(data["labels"]["zh"], data["labels"]["en"]),
+        listing=_alternation(data["listing"]["zh"], data["listing"]["en"]),
         threshold=_threshold(data["threshold"]["zh"], data["threshold"]["en"]),
         time=_alternation(*asked_words()),
         exclusion=_alternation(data["exclusion"]["zh"], data["exclusion"]["en"]),
@@ -163,7 +165,32 @@ def asks_for_labels(question: str) -> bool:
         >>> asks_for_labels("What was the highest order amount?"), asks_for_labels("每笔订单多少钱")
         (False, False)
     """
-    return bool(ask_words().labels.search(question))
+    return label_word(question) is not None
+
+
+def label_word(question: str) -> str | None:
+    """The words by which the question asks for names (``'哪'``, ``'each'``), None when it asks
+    for none. A listing word (列出, list the, rank) asks for names only when the question asks
+    for no number: "List the number of different series names" wants the counts; 'for all'
+    and 分别 ("最大值和最小值分别是多少") are not asked for names at all.
+
+    Example:
+        >>> label_word("List the teams by size."), label_word("列出各渠道的销售额")
+        ('List the', '各')
+        >>> label_word("List the number of different series names and contents.") is None
+        True
+        >>> label_word("其中，排名第一的等级是多少？") is None, label_word("列出排名前三的品类")
+        (True, '前三')
+        >>> label_word("What is the average age for all French singers?") is None
+        True
+    """
+    words = ask_words()
+    if found := words.labels.search(question):
+        return found.group(0)
+    listing = words.listing.search(question)
+    if listing is None or words.quantity.search(question) or words.count.search(question):
+        return None
+    return listing.group(0)
 
 
 def asks_over_rows(question: str) -> bool:

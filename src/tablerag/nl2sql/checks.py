@@ -44,14 +44,13 @@ from tablerag.answer.confidence import LOCAL, confidence
 from tablerag.answer.confidence import WEIGHTS as CONFIDENCE_WEIGHTS
 from tablerag.answer.findings import CHECKS as CHECKS_STAGE
 from tablerag.lang.asks import (
-    ask_words,
     asked,
-    asks_for_labels,
     asks_one_figure,
     asks_quantity,
     asks_rate,
     is_day,
     is_money_column,
+    label_word,
     named_months,
     named_span,
     names_period,
@@ -908,20 +907,43 @@ def named(e: Evidence) -> list[Finding]:
         >>> codes("What was the highest order amount?", "SELECT MAX(a) FROM o", ("m",), ((9.5,),))
         []
     """
-    if len(e.rows) != 1 or not asks_for_labels(e.question):
-        return []
-    cells = e.rows[0]
+    asked = label_word(e.question) if len(e.rows) == 1 else None
+    cells = e.rows[0] if asked else ()
     if not cells or not all(_is_figure(v) for v in cells):
         return []
     if any(_TIME_NAME.search(c) or is_idlike(c) for c in e.columns) or any(
         isinstance(v, int) and 1900 <= v <= 2100 for v in cells
     ):
         return []  # a year, a month or a key (claim_id = 5) is what it names
-    match = ask_words().labels.search(e.question)
-    return [Finding("nothing_named", (("asked", match.group(0) if match else ""),))]
+    if any(_names_asked(e.question, asked, column) for column in e.columns):
+        return []  # "Which grade …" → grade 12; "the money rank" → Money_Rank 2
+    return [Finding("nothing_named", (("asked", asked),))]
 
 
 _TIME_NAME = re.compile(r"year|month|quarter|date|day|week|年|月|季|日|周", re.I)
+_NEXT_WORD = re.compile(r"\s*(?:个|一个|位|家|种)?\s*([A-Za-z]{3,}|[\u4e00-\u9fff]{2})")
+
+
+def _names_asked(question: str, asked: str, column: str) -> bool:
+    """Whether a result column is the thing the question asks for by name: the asking word
+    itself (``rank`` in ``Money_Rank``) or the word after it (``Which grade`` → ``grade``,
+    ``哪个航班`` → ``航班号``).
+
+    Example:
+        >>> _names_asked("Which grade has the most students?", "Which", "grade")
+        True
+        >>> _names_asked("其中加速最慢的是哪个车？", "哪", "加速")
+        False
+    """
+    name = re.sub(r"[_\s]+", " ", column).lower()
+    words = [asked.lower()] if len(asked) > 1 else []
+    at = question.lower().find(asked.lower())
+    if at >= 0 and (after := _NEXT_WORD.match(question, at + len(asked))):
+        words.append(after.group(1).lower())
+    return any(w in name for w in words if w not in _NOT_NAMES)
+
+
+_NOT_NAMES = frozenset({"the", "one", "ones", "of", "are", "is", "was", "were", "has", "have"})
 
 
 def quantity(e: Evidence) -> list[Finding]:
