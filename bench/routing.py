@@ -26,7 +26,7 @@ from tablerag.router.router import INTENTS, RouterContext, route
 from tablerag.service import Workspace
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_CASES = ROOT / "tests" / "agent" / "routing_cases.jsonl"
+DEFAULT_CASES = ROOT / "tests" / "router" / "routing_cases.jsonl"
 
 
 def load_cases(path: Path) -> list[dict[str, str]]:

@@ -113,6 +113,21 @@ def test_rules(question: str, intent: str) -> None:
     assert got.reasons
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the name and country of every singer who has a song with the word 'Hey' in "
+        "its title?",
+        "标题里有“你好”的歌曲有多少首？",
+        'Which albums are called "Hello"?',
+    ],
+)
+def test_a_greeting_inside_quotes_is_a_name_not_small_talk(question: str) -> None:
+    got = route(question)
+    assert got.intent != "chitchat", got.reasons
+    assert not any("small-talk" in r for r in got.reasons)
+
+
 def test_reasons_name_the_cues_that_decided() -> None:
     got = route("上月华东的毛利是多少？")
     text = " | ".join(got.reasons)

@@ -222,7 +222,8 @@ def extract_features(question: str, vocabulary: Vocabulary | None = None) -> Fea
     cues = load_cues()
     original = _PUNCT_END.sub("", " ".join(question.split()))
     text = original.lower()
-    found = {name: tuple(cues.families[name].find(text)) for name in FAMILIES}
+    said = quoted_out(text)  # a quoted title or value ('Hey', “你好”) is not a cue
+    found = {name: tuple(cues.families[name].find(said)) for name in FAMILIES}
     tokens = tuple(tokenize(text))
     words = tuple(vocab.match_words(tokens))
     values = tuple(vocab.match_values(original))
@@ -243,6 +244,26 @@ def extract_features(question: str, vocabulary: Vocabulary | None = None) -> Fea
         leftover=leftover,
         multi_hop=multi_hop_cues(text),
     )
+
+
+_QUOTED = re.compile(
+    r"(?<![a-z0-9])'[^'\n]{1,80}'(?![a-z0-9])|\"[^\"\n]{1,80}\"|“[^”\n]{1,80}”|‘[^’\n]{1,80}’"
+    r"|「[^」\n]{1,80}」|『[^』\n]{1,80}』|``[^'\n]{1,80}''|`[^`\n]{1,80}`",
+    re.I,
+)
+
+
+def quoted_out(text: str) -> str:
+    """The text with its quoted spans blanked: a quoted title or value is data the question
+    names, not words that ask something.
+
+    Example:
+        >>> quoted_out("Which singers have a song with the word 'Hey' in its title?")
+        'Which singers have a song with the word   in its title?'
+        >>> quoted_out("What's the “你好” column's type?")
+        "What's the   column's type?"
+    """
+    return _QUOTED.sub(" ", text)
 
 
 def multi_hop_cues(text: str) -> tuple[str, ...]:
