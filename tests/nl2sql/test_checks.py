@@ -689,3 +689,65 @@ def test_a_dropped_grouping_is_flagged_but_figures_asked_for_all_rows_are_not(
     # the word asked by is the column shown: "the claim rank" → claim_rank, "which filed" → filed
     ranked = "SELECT claim_id AS claim_rank FROM warranty_claims ORDER BY claim_amount DESC LIMIT 1"
     _ok(_ask("What is the claim rank of the largest claim?", ranked, mine))
+
+
+@pytest.fixture(scope="module")
+def channels(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Parts]:
+    """Channels and the cartoons they play: Italy's channel plays Todd Casey's and another."""
+    tables = [
+        TableInfo(
+            "channel",
+            "channel.csv",
+            (ColumnInfo("id", "INTEGER"), ColumnInfo("country", "VARCHAR")),
+            3,
+            description="TV channels",
+        ),
+        TableInfo(
+            "cartoon",
+            "cartoon.csv",
+            (
+                ColumnInfo("title", "VARCHAR"),
+                ColumnInfo("written_by", "VARCHAR"),
+                ColumnInfo("channel_id", "INTEGER"),
+            ),
+            4,
+            description="Cartoons and the channel that plays them",
+        ),
+    ]
+    data = [
+        ("CREATE TABLE channel (id INTEGER, country VARCHAR)",
+         [(1, "Italy"), (2, "Spain"), (3, "Poland")]),
+        ("CREATE TABLE cartoon (title VARCHAR, written_by VARCHAR, channel_id INTEGER)",
+         [("A", "Todd Casey", 1), ("B", "Joseph Kuhr", 1), ("C", "Joseph Kuhr", 2),
+          ("D", "Todd Casey", 3)]),
+    ]  # fmt: skip
+    folder = tmp_path_factory.mktemp("channels")
+    with duckdb_parts(Path(folder) / "channels.duckdb", tables, data) as parts:
+        yield parts
+
+
+def test_none_asked_but_an_inequality_across_a_join_answered_is_flagged(channels: Parts) -> None:
+    question = "Which countries' channels are not playing any cartoon written by Todd Casey?"
+    unequal = (
+        "SELECT DISTINCT c.country FROM cartoon AS t JOIN channel AS c ON t.channel_id = c.id "
+        "WHERE t.written_by <> 'Todd Casey' ORDER BY 1"
+    )
+    wrong = _ask(question, unequal, channels)
+    _unsure(wrong, "NOT IN", "'Todd Casey'")
+    assert wrong.table is not None and wrong.table.rows == [["Italy"], ["Spain"]]  # Italy: wrong
+    right = _ask(
+        question,
+        "SELECT country FROM channel WHERE id NOT IN "
+        "(SELECT channel_id FROM cartoon WHERE written_by = 'Todd Casey')",
+        channels,
+    )
+    _ok(right)
+    assert right.table is not None and right.table.rows == [["Spain"]]
+    # the cartoons themselves, filtered on their own column across the join, are a plain filter
+    own = (
+        "SELECT t.title, c.country FROM cartoon AS t JOIN channel AS c ON t.channel_id = c.id "
+        "WHERE t.written_by <> 'Todd Casey'"
+    )
+    _ok(_ask("Which cartoons were not written by Todd Casey, and where do they play?", own,
+             channels))  # fmt: skip
+    _unsure(_ask("哪些国家的频道没有播放 Todd Casey 写的动画？", unequal, channels), "NOT IN")

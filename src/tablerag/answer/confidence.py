@@ -52,6 +52,7 @@ WEIGHTS: Mapping[str, float] = {
     # value of the question and the filters disagree), so either alone makes the answer unsure
     "no_quantity": 0.35,
     "invented_filter": 0.35,
+    "negated_join": 0.35,
     # the rate caveat of an SQL answer whose repair round did not compute the rate asked for
     "rate_caveat": 0.3,
 }

@@ -45,6 +45,7 @@ class AskWords:
     grouping: re.Pattern[str]
     labels: re.Pattern[str]
     listing: re.Pattern[str]
+    negation: re.Pattern[str]
     threshold: re.Pattern[str]
     time: re.Pattern[str]
     exclusion: re.Pattern[str]
@@ -84,6 +85,7 @@ def ask_words() -> AskWords:
         grouping=_alternation(data["grouping"]["zh"], data["grouping"]["en"]),
         labels=_alternation(data["labels"]["zh"], data["labels"]["en"]),
         listing=_alternation(data["listing"]["zh"], data["listing"]["en"]),
+        negation=_alternation(data["negation"]["zh"], data["negation"]["en"]),
         threshold=_threshold(data["threshold"]["zh"], data["threshold"]["en"]),
         time=_alternation(*asked_words()),
         exclusion=_alternation(data["exclusion"]["zh"], data["exclusion"]["en"]),
@@ -191,6 +193,20 @@ def label_word(question: str) -> str | None:
     if listing is None or words.quantity.search(question) or words.count.search(question):
         return None
     return listing.group(0)
+
+
+def negates(question: str) -> bool:
+    """Whether the question asks for things with none of something (not, without, 没有).
+
+    Example:
+        >>> negates("Which countries are not playing any cartoon by Todd Casey?")
+        True
+        >>> negates("哪些学生没有宠物？"), negates("Which students don't own pets?")
+        (True, True)
+        >>> negates("Which countries play cartoons by Todd Casey?"), negates("注意事项")
+        (False, False)
+    """
+    return bool(ask_words().negation.search(question))
 
 
 def asks_over_rows(question: str) -> bool:

@@ -56,6 +56,7 @@ from tablerag.lang.asks import (
     names_period,
     names_rate,
     names_time,
+    negates,
 )
 from tablerag.lang.messages import Language, message
 from tablerag.lang.tokenize import light_stem, tokenize
@@ -65,6 +66,7 @@ from tablerag.linking.text import bigrams, han_text, name_words
 from tablerag.linking.values import ValueMatch
 from tablerag.llm.profiles import ConfidenceBase
 from tablerag.nl2sql.denominator import Denominator, narrowed
+from tablerag.nl2sql.negation import inequality_across_join
 from tablerag.nl2sql.slashdates import DateReading
 from tablerag.nl2sql.units import unit_problems
 from tablerag.sql.units import MINOR_UNITS, MIXED
@@ -97,6 +99,7 @@ FindingCode = Literal[
     "mixed_units",
     "no_quantity",
     "invented_filter",
+    "negated_join",
 ]
 
 WEIGHTS: Mapping[str, float] = CONFIDENCE_WEIGHTS
@@ -125,6 +128,7 @@ REPAIRABLE: frozenset[FindingCode] = frozenset(
         "minor_unit",
         "mixed_units",
         "no_quantity",
+        "negated_join",
     }
 )
 """Doubts a model can mend when told (the ``recheck`` stage asks once): not a weak link, a
@@ -909,7 +913,7 @@ def named(e: Evidence) -> list[Finding]:
     """
     asked = label_word(e.question) if len(e.rows) == 1 else None
     cells = e.rows[0] if asked else ()
-    if not cells or not all(_is_figure(v) for v in cells):
+    if asked is None or not cells or not all(_is_figure(v) for v in cells):
         return []
     if any(_TIME_NAME.search(c) or is_idlike(c) for c in e.columns) or any(
         isinstance(v, int) and 1900 <= v <= 2100 for v in cells
@@ -1087,6 +1091,31 @@ def invented(e: Evidence) -> list[Finding]:
             continue  # "French citizens", "has HD TV": the attribute asked, its value paraphrased
         return [Finding("invented_filter", (("column", column), ("value", said)))]
     return []
+
+
+def negation(e: Evidence) -> list[Finding]:
+    """A question asking for things with none of something answered by ``<>`` on a joined
+    table: "countries not playing any cartoon written by Todd Casey" as ``cartoon.written_by
+    <> 'Todd Casey'`` keeps a country showing one other cartoon beside his
+    (:mod:`tablerag.nl2sql.negation`).
+
+    Example:
+        >>> import sqlglot
+        >>> sql = ("SELECT DISTINCT c.country FROM cartoon AS t JOIN channel AS c ON t.ch = c.id "
+        ...        "WHERE t.written_by <> 'Todd Casey'")
+        >>> def codes(q):
+        ...     e = Evidence(q, sqlglot.parse_one(sql), ("country",), (("Italy",),))
+        ...     return [f.code for f in negation(e)]
+        >>> codes("Which countries are not playing any cartoon written by Todd Casey?")
+        ['negated_join']
+        >>> codes("Which countries play cartoons written by someone other than Todd Casey?")
+        []
+    """
+    found = inequality_across_join(e.tree) if negates(e.question) else None
+    if found is None:
+        return []
+    column, value, listed = found
+    return [Finding("negated_join", (("column", column), ("value", value), ("table", listed)))]
 
 
 _CODE = re.compile(r"(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9][A-Za-z0-9_.-]*")

@@ -47,6 +47,7 @@ from tablerag.nl2sql.checks import (
     definitions,
     invented,
     named,
+    negation,
     plausibility,
     quantity,
     relevance,
@@ -618,6 +619,13 @@ ANSWER_CHECKS: tuple[Stage[Check], ...] = (
         "a filter on a string the question never mentions (course = 'BK202' for a question about "
         "the dormitory), neither matched by the value index nor named by a definition: doubted",
         invented,
+    ),
+    Stage(
+        "negation",
+        "check",
+        "a question asking for things with none of something answered by <> on a joined table "
+        "(a country showing one other cartoon kept beside the excluded one): doubted",
+        negation,
     ),
     Stage(
         "named",
