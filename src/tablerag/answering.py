@@ -29,10 +29,12 @@ from tablerag.examples.selection import closest
 from tablerag.lang.messages import message
 from tablerag.lang.notes import MARKER
 from tablerag.linking.catalog import SchemaCatalog
+from tablerag.linking.linker import is_document_table
 from tablerag.llm import LLM
 from tablerag.llm.base import Completion
 from tablerag.llm.deadline import DeadlineLLM
 from tablerag.llm.profiles import profile_for
+from tablerag.nl2sql.definitions import Glossary
 from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql, checked_answer
 from tablerag.nl2sql.schema_context import SchemaContext, schema_context
 from tablerag.nl2sql.stages import Switches, switches
@@ -506,8 +508,27 @@ class Work:
                 engine=engine,
                 stages=self.stages,
                 passages=self.definition_passages(question),
+                glossary=self.glossary(source),
             )
         return self._linked[key]
+
+    def glossary(self, source: SQLSource) -> Glossary | None:
+        """The workspace's files as the glossary of ``source``, another place: a metric
+        defined in a document's table (指标定义.md's "GMV | … | 状态为 PAID 或 REFUND") is
+        quoted to and checked against a connected database's query as it is for the files'
+        own tables. None for the files themselves, or when they hold no document table or
+        cannot be opened (their tables were read already, so this is rare and costs the
+        definitions only)."""
+        files = self.sources.source(FILES)
+        if files is None or files.label == source.label:
+            return None
+        try:
+            catalog = self.sources.catalog_of(files)
+            if not any(is_document_table(info) for info in catalog.tables.values()):
+                return None
+            return Glossary(catalog, self.sources.engine(files))
+        except TableragError:
+            return None
 
     def metric_place(self, question: str) -> Choice | None:
         """Semantic-model hook (issue 30): in a workspace of several sources, the source holding

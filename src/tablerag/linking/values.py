@@ -187,10 +187,12 @@ class ValueIndex:
             [('region_name', '华东', 'exact')]
             >>> [(m.value, m.how) for m in ix.search("flights of jetblue airway")]
             [('jetblue airways', 'fuzzy')]
+            >>> [m.value for m in ix.search("去年United Airlines的航班有多少")]
+            ['united airlines']
         """
         text = normalise(question)
         found: dict[int, tuple[float, str]] = {}
-        for g in grams(text) | set(text.split()):
+        for g in _keys(text):
             for vid in self._buckets.get(g, ()):
                 if vid in found:
                     continue
@@ -210,6 +212,24 @@ class ValueIndex:
         return out[:limit]
 
 
+def _keys(text: str) -> set[str]:
+    """The n-grams a question is looked up by: its own, its words, and those of each stretch
+    between Han characters (a Latin value written inside Chinese, "2025年的GMV是多少", is
+    bucketed by its trigrams, not the text's bigrams).
+
+    Example:
+        >>> sorted(_keys("的gmv是"))
+        ['gm', 'gmv', 'mv', 'v是', '的g', '的gmv是']
+    """
+    keys = grams(text) | set(text.split())
+    for stretch in _HAN.split(text):
+        for word in stretch.split():
+            keys |= grams(word) | {word}
+        if stretch.strip():
+            keys |= grams(stretch.strip())
+    return keys
+
+
 def _occurs(value: str, text: str) -> bool:
     start = text.find(value)
     while start >= 0:
@@ -217,10 +237,21 @@ def _occurs(value: str, text: str) -> bool:
             return True
         before = text[start - 1] if start > 0 else " "
         after = text[start + len(value) : start + len(value) + 1] or " "
-        if not _BOUNDARY.match(before) and (not _BOUNDARY.match(after) or after in "s"):
+        if not _joins(before) and (not _joins(after) or after in "s"):
             return True
         start = text.find(value, start + 1)
     return False
+
+
+def _joins(char: str) -> bool:
+    """Whether ``char`` continues a Latin word: a letter, digit or underscore, but not a Han
+    character (in "2025年的GMV是多少" GMV stands alone).
+
+    Example:
+        >>> _joins("x"), _joins("的"), _joins(" ")
+        (True, False, False)
+    """
+    return bool(_BOUNDARY.match(char)) and not _HAN.match(char)
 
 
 def _best_window_ratio(value: str, text: str) -> float:

@@ -568,6 +568,7 @@ def definitions(e: Evidence) -> list[Finding]:
     used = {c.name.lower() for c in e.tree.find_all(exp.Column)}
     literals = _string_literals(e.tree)
     selected = _selected_literals(e.tree)
+    left_out = _left_out_literals(e.tree)
     distinct = e.tree.find(exp.Distinct) is not None
     out = []
     followed: set[str] = set()  # a term cited once, though a table and a passage both define it
@@ -575,7 +576,9 @@ def definitions(e: Evidence) -> list[Finding]:
         if not d.checkable:
             continue
         missing = [c for c in d.columns if c not in used]
-        missing += [f"'{v}'" for v in d.literals if v.lower() not in literals]
+        if not (d.others and all(v.lower() in left_out for v in d.others)):
+            # leaving out what it leaves out (status <> 'CANCELLED') follows it too
+            missing += [f"'{v}'" for v in d.literals if v.lower() not in literals]
         if d.distinct and not distinct:
             missing.append("COUNT(DISTINCT …)")
         if d.denominator is not None and narrowed(e.tree, d.denominator):
@@ -596,6 +599,24 @@ def definitions(e: Evidence) -> list[Finding]:
         elif d.term.lower() not in followed:
             followed.add(d.term.lower())
             out.append(Finding("definition_followed", said))
+    return out
+
+
+def _left_out_literals(tree: exp.Expr) -> set[str]:
+    """Strings a query leaves rows out by (lower-case): ``<> 'x'``, ``NOT IN ('x')``, ``NOT
+    … = 'x'``.
+
+    Example:
+        >>> import sqlglot
+        >>> sorted(_left_out_literals(sqlglot.parse_one(
+        ...     "SELECT 1 FROM t WHERE s <> 'CANCELLED' AND k NOT IN ('A', 'B') AND z = 'C'")))
+        ['a', 'b', 'cancelled']
+    """
+    out: set[str] = set()
+    for node in tree.find_all(exp.NEQ, exp.Not):
+        if isinstance(node, exp.Not) and not isinstance(node.this, (exp.In, exp.EQ)):
+            continue
+        out |= {lit.name.lower() for lit in node.find_all(exp.Literal) if lit.is_string}
     return out
 
 

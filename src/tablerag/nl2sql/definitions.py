@@ -9,12 +9,13 @@ of one of its cells exactly and another cell holds text (a formula, a rule); row
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.linking.lexicon import translate
-from tablerag.linking.linker import LinkedSchema, is_document_table
+from tablerag.linking.linker import LinkedSchema, is_document_table, link
 from tablerag.nl2sql.lookup import literal, quote, rows, specific_matches
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.sql.sensitive import sanitize_sample
@@ -26,6 +27,16 @@ MIN_TEXT_CHARS = 6
 
 
 @dataclass(frozen=True)
+class Glossary:
+    """The document tables of another place than the one asked: a metric glossary in the
+    workspace's files ("GMV | Σ(数量×单价) | 状态为 PAID 或 REFUND") defines what a connected
+    database's query must compute. Its rows are read through its own engine."""
+
+    catalog: SchemaCatalog
+    engine: SQLEngine
+
+
+@dataclass(frozen=True)
 class DefinitionRow:
     """One row of a document table, named by the question."""
 
@@ -34,10 +45,17 @@ class DefinitionRow:
     table: str
     cells: tuple[tuple[str, str], ...]
     """(column header, cell text) of the non-empty cells, in column order, both sanitised."""
+    glossary: Glossary | None = field(default=None, compare=False, repr=False)
+    """Where the row was read when it is not the place asked (None: the same place)."""
 
 
 def definition_rows(
-    question: str, linked: LinkedSchema, catalog: SchemaCatalog, engine: SQLEngine
+    question: str,
+    linked: LinkedSchema,
+    catalog: SchemaCatalog,
+    engine: SQLEngine,
+    *,
+    skip_linked: bool = True,
 ) -> tuple[DefinitionRow, ...]:
     """Rows of document tables (not linked themselves) whose cell the question names, in
     either language ("return rate" names a 退货率 row; see ``lexicon.translate``).
@@ -47,6 +65,7 @@ def definition_rows(
         linked: the linker's answer (its value matches and tables).
         catalog: the linking catalog (tables, their sources and columns).
         engine: the read-only engine the rows are read through.
+        skip_linked: leave out tables the linker chose (the SQL prompt shows them already).
 
     Returns:
         At most :data:`MAX_ROWS` definition rows, in the order of the value matches.
@@ -54,11 +73,13 @@ def definition_rows(
     found: list[DefinitionRow] = []
     for m in specific_matches(translate(question, catalog.terms), linked.values):
         info = catalog.tables.get(m.table)
-        if info is None or m.table in linked.table_names or not is_document_table(info):
+        shown = skip_linked and m.table in linked.table_names
+        if info is None or shown or not is_document_table(info):
             continue
         names = [c.name for c in info.columns]
         headers = [sanitize_sample(c.original or c.name, fold=False) for c in info.columns]
-        where = f"{quote(m.column)} = {literal(m.value)}"
+        # the index holds values lower-cased ("gmv" for GMV): compare as it does
+        where = f"lower(trim({quote(m.column)})) = {literal(m.value)}"
         got = rows(
             engine,
             f"SELECT {', '.join(map(quote, names))} FROM {quote(m.table)} "
@@ -75,6 +96,26 @@ def definition_rows(
             if len(found) == MAX_ROWS:
                 return tuple(found)
     return tuple(found)
+
+
+def glossary_rows(
+    question: str, glossary: Glossary | None, found: Sequence[DefinitionRow] = ()
+) -> tuple[DefinitionRow, ...]:
+    """The definition rows of ``glossary``'s document tables the question names, besides
+    ``found`` (the place asked's own), at most :data:`MAX_ROWS` in all: the glossary is
+    linked on its own, and a table of it the linker chose is read all the same (there it is
+    the only table, not a distraction among the data's).
+
+    Example:
+        >>> glossary_rows("GMV 是多少？", None)
+        ()
+    """
+    if glossary is None or len(found) >= MAX_ROWS:
+        return ()
+    linked = link(question, glossary.catalog)
+    rows_ = definition_rows(question, linked, glossary.catalog, glossary.engine, skip_linked=False)
+    out = [replace(r, glossary=glossary) for r in rows_ if not _seen([*found], r.table, r.cells)]
+    return tuple(out[: MAX_ROWS - len(found)])
 
 
 def _cell(value: object) -> str:

@@ -25,7 +25,7 @@ from tablerag.linking.linker import LinkedSchema, is_document_table
 from tablerag.linking.text import bigrams, han_text, name_words
 from tablerag.linking.values import ValueMatch
 from tablerag.nl2sql.checks import Definition, Evidence, tables_read
-from tablerag.nl2sql.definitions import DefinitionRow, definition_rows
+from tablerag.nl2sql.definitions import DefinitionRow, Glossary, definition_rows, glossary_rows
 from tablerag.nl2sql.denominator import denominator_set
 from tablerag.nl2sql.lookup import literal, quote, rows, specific_matches
 from tablerag.nl2sql.prose_definitions import defining_passages
@@ -165,7 +165,7 @@ def gather_evidence(
         magnitudes=_magnitudes(catalog, read),
         totals=_totals(catalog, read),
         definitions=(
-            *_definitions(question, linked, catalog, engine),
+            *_definitions(question, linked, catalog, engine, schema.glossary, read),
             *_prose_definitions(question, schema.passages, catalog, read),
         ),
         date_readings=tuple(
@@ -314,23 +314,37 @@ def _totals(catalog: SchemaCatalog, read: Sequence[str]) -> tuple[tuple[str, str
 
 
 def _definitions(
-    question: str, linked: LinkedSchema, catalog: SchemaCatalog, engine: SQLEngine
+    question: str,
+    linked: LinkedSchema,
+    catalog: SchemaCatalog,
+    engine: SQLEngine,
+    glossary: Glossary | None = None,
+    read: Sequence[str] = (),
 ) -> tuple[Definition, ...]:
-    found = definition_rows(question, linked, catalog, engine)
+    """The definition rows the question names, the place asked's own and its glossary's
+    (the workspace's files when a database is asked), as what a query following them has:
+    the columns and quoted values of its text, and the values of the tables the query reads
+    that its cells name ("状态为 PAID 或 REFUND 的订单") — those an aside or a sentence leaves
+    out ("（不含 CANCELLED）", "CANCELLED 订单不计入") are what it must not select."""
+    own = definition_rows(question, linked, catalog, engine)
     out = []
-    for row in found:
+    for row in (*own, *glossary_rows(question, glossary, own)):
         term, text = _term_and_text(row.cells)
         if not term or not text:
             continue
-        expanded = text + " " + " ".join(_referred(row, term, text, catalog, engine))
+        where = row.glossary or Glossary(catalog, engine)
+        referred = _referred(row, term, text, where.catalog, where.engine)
+        expanded = text + " " + " ".join(referred)
         known = {c.name.lower() for info in catalog.tables.values() for c in info.columns}
         columns, literals, distinct = requirements(expanded, known)
+        kept, left_out = _row_values(row.cells, catalog, read)
+        literals = tuple(dict.fromkeys((*literals, *kept)))
         short = text[:MAX_DEFINITION_CHARS]
         divides = denominator_set(text, known)
         out.append(
             Definition(
                 term, short, row.document, row.table, columns, literals, distinct,
-                denominator=divides,
+                others=left_out, denominator=divides,
             )
         )  # fmt: skip
     return tuple(out)
@@ -362,6 +376,27 @@ def _prose_definitions(
             )
         )  # fmt: skip
     return tuple(out)
+
+
+_PIECES = re.compile(r"[。；;！？!?\n（）()]")
+
+
+def _row_values(
+    cells: Sequence[tuple[str, str]], catalog: SchemaCatalog, read: Sequence[str]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The stored values of the ``read`` tables a definition row's cells keep, and those it
+    leaves out (in a sentence or an aside that excludes: 不含, 不计入, excluding).
+
+    Each sentence and each parenthesised aside of the cells (the term's cell aside) is read
+    apart, so "状态为 PAID 或 REFUND 的订单（不含 CANCELLED）" keeps PAID and REFUND and leaves
+    CANCELLED out.
+    """
+    kept: list[str] = []
+    out: list[str] = []
+    for piece in _PIECES.split(" ".join(v for _, v in cells[1:])):
+        (out if excludes(piece) else kept).extend(_stored_values(piece, catalog, read))
+    keep = tuple(dict.fromkeys(kept))
+    return keep, tuple(v for v in dict.fromkeys(out) if v not in keep)
 
 
 def _after_term(term: str, formula: str) -> str:

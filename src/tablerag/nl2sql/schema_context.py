@@ -26,6 +26,7 @@ from tablerag.linking.linker import LinkedColumn, LinkedSchema, LinkedTable, Lin
 from tablerag.linking.render import SchemaText, render_linked
 from tablerag.linking.tiers import CompactTable, Evidence, compact_table
 from tablerag.nl2sql.canonical import canonical_format
+from tablerag.nl2sql.definitions import Glossary
 from tablerag.nl2sql.stages import ALL_ON, VALUE_NOTES, NoteInput, Switches
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.tokens import count_tokens
@@ -63,6 +64,9 @@ class SchemaContext:
     passages: tuple[Hit, ...] = field(default=(), compare=False, repr=False)
     """Document passages retrieved for the question (metric definitions in prose), for the
     notes and the answer checks."""
+    glossary: Glossary | None = field(default=None, compare=False, repr=False)
+    """The document tables of another place (the workspace's files when a database is
+    asked), whose definition rows the notes quote and the answer checks read."""
 
 
 def schema_context(
@@ -74,6 +78,7 @@ def schema_context(
     options: LinkOptions | None = None,
     stages: Switches = ALL_ON,
     passages: Sequence[Hit] = (),
+    glossary: Glossary | None = None,
 ) -> SchemaContext:
     """Link ``question`` to ``catalog`` and render the linked schema within ``max_tokens``.
 
@@ -88,6 +93,8 @@ def schema_context(
         stages: which value notes run (:data:`~tablerag.nl2sql.stages.VALUE_NOTES`).
         passages: document passages retrieved for the question; one that defines a metric
             the question names is quoted (``definition_passages``) and checked against.
+        glossary: the document tables of another place, whose rows defining a metric the
+            question names are quoted and checked against like the catalog's own.
 
     Returns:
         The schema text and the tables it describes (empty when the catalog has no tables).
@@ -96,7 +103,7 @@ def schema_context(
     if not linked.tables:
         return SchemaContext("", (), 0)
     notes = (
-        value_notes(question, linked, catalog, engine, stages, passages)
+        value_notes(question, linked, catalog, engine, stages, passages, glossary)
         if engine is not None
         else ()
     )
@@ -112,6 +119,7 @@ def schema_context(
         linked=linked,
         catalog=catalog,
         passages=tuple(passages),
+        glossary=glossary,
     )
 
 
@@ -128,11 +136,12 @@ def value_notes(
     engine: SQLEngine,
     stages: Switches = ALL_ON,
     passages: Sequence[Hit] = (),
+    glossary: Glossary | None = None,
 ) -> tuple[str, ...]:
     """Comment lines about the question's values, from the value notes in their order:
     roll-ups of hierarchy parents, definition rows quoted from documents, definitions in the
     retrieved passages, then stored spellings the schema does not show."""
-    given = NoteInput(question, linked, catalog, engine, passages=passages)
+    given = NoteInput(question, linked, catalog, engine, passages=passages, glossary=glossary)
     return tuple(line for note in stages.enabled(VALUE_NOTES) for line in note.run(given))
 
 

@@ -54,7 +54,7 @@ from tablerag.nl2sql.checks import (
     units_read,
 )
 from tablerag.nl2sql.dates import dated
-from tablerag.nl2sql.definitions import definition_note, definition_rows
+from tablerag.nl2sql.definitions import Glossary, definition_note, definition_rows, glossary_rows
 from tablerag.nl2sql.denominator import denominator_set, widen
 from tablerag.nl2sql.distinct import count_distinct, distinct_key, key_columns
 from tablerag.nl2sql.explanation import Explanation, Reply, cut_in_sql, ungrounded
@@ -98,6 +98,8 @@ class NoteInput:
     covered: set[str] = field(default_factory=set)
     passages: Sequence[Hit] = ()
     """Document passages retrieved for the question (empty: the workspace has no index)."""
+    glossary: Glossary | None = None
+    """The document tables of another place than the one asked (the workspace's files)."""
 
 
 @dataclass(frozen=True)
@@ -221,7 +223,8 @@ def _rollups(n: NoteInput) -> list[str]:
 
 
 def _definitions(n: NoteInput) -> list[str]:
-    return [definition_note(d) for d in definition_rows(n.question, n.linked, n.catalog, n.engine)]
+    own = definition_rows(n.question, n.linked, n.catalog, n.engine)
+    return [definition_note(d) for d in (*own, *glossary_rows(n.question, n.glossary, own))]
 
 
 def _spellings(n: NoteInput) -> list[str]:
