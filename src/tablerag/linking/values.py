@@ -222,6 +222,8 @@ def _keys(text: str) -> set[str]:
         ['gm', 'gmv', 'mv', 'v是', '的g', '的gmv是']
     """
     keys = grams(text) | set(text.split())
+    if not _HAN.search(text):
+        return keys  # a Latin question is keyed by its own trigrams already
     for stretch in _HAN.split(text):
         for word in stretch.split():
             keys |= grams(word) | {word}
