@@ -128,13 +128,14 @@ REPAIRABLE: frozenset[FindingCode] = frozenset(
         "minor_unit",
         "mixed_units",
         "no_quantity",
-        "negated_join",
     }
 )
 """Doubts a model can mend when told (the ``recheck`` stage asks once): not a weak link, a
 0 or a size, which say the data may differ from what the question expects, not what to fix;
 nor a filter on a value the question never mentions, which the model "mends" by dropping it
-and then answers a question the data may not answer, unflagged."""
+and then answers a question the data may not answer, unflagged; nor a "none of" written as
+``<>`` across a join, which the 1.5B model "mended" by adding a NOT IN beside the same ``<>``
+(Spider's tvshow/393, 2026-12-04): the check then passed and the wrong answer was ``ok``."""
 
 FIRST_CONFIDENCE = LOCAL.sql
 """Confidence of an answer from the model's first query that no check doubts (the local
