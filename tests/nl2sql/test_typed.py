@@ -12,7 +12,7 @@ import pytest
 
 from tablerag.linking.catalog import SchemaCatalog
 from tablerag.llm.testing import ScriptedLLM
-from tablerag.nl2sql.typed import column_types, keep_fractions, whole_days
+from tablerag.nl2sql.typed import column_types, keep_fractions, whole_days, whole_periods
 from tablerag.service import QA
 from tablerag.service import Workspace as ServiceWorkspace
 from tablerag.settings import Settings
@@ -186,3 +186,28 @@ def test_the_answer_path_on_a_sqlite_database_gives_the_exact_sum(tmp_path: Path
     assert answer.status == "ok" and answer.table is not None, answer.answer
     assert float(answer.table.rows[0][0]) == pytest.approx(20.50)
     assert "kept the fraction of refund_amt / 100" in (answer.sql_attempts[0].note or "")
+
+
+def test_a_month_written_as_text_on_a_date_column_reads_the_whole_month(tmp_path: Path) -> None:
+    """``day = '2026-05'`` and ``day LIKE '2026-05-%'`` on a DATE column: DuckDB refuses both
+    (the local model wrote them again on every repair round); through the product's path on a
+    CSV of the workspace each is read as May and counts May's rows."""
+    (tmp_path / "files").mkdir()
+    days = ["2026-04-30", "2026-05-01", "2026-05-17", "2026-05-31", "2026-06-01"]
+    (tmp_path / "files" / "attendance.csv").write_text(
+        "day,hours\n" + "".join(f"{d},{i + 1}\n" for i, d in enumerate(days)), encoding="utf-8"
+    )
+    settings = Settings(embedder="hashing", today="2026-12-31", semantic_model=False)  # type: ignore[arg-type]
+    with ServiceWorkspace.open(tmp_path / "ws") as opened:
+        opened.ingest([tmp_path / "files"], settings=settings)
+    for sql in (
+        "SELECT COUNT(*) AS n, SUM(hours) AS h FROM attendance WHERE day = '2026-05'",
+        "SELECT COUNT(*) AS n, SUM(hours) AS h FROM attendance WHERE day LIKE '2026-05-%'",
+    ):
+        llm = ScriptedLLM(replies=[f"```sql\n{sql}\n```"])
+        with QA.open(tmp_path / "ws", llm=llm, settings=settings) as qa:
+            answer = qa.ask("How many attendance records in May 2026, and how many hours?")
+        assert answer.status == "ok" and answer.table is not None, answer.answer
+        assert answer.table.rows == [[3, 9]]
+        assert "as the whole period: day holds dates" in (answer.sql_attempts[0].note or "")
+    assert whole_periods("SELECT * FROM t WHERE day = '2026-05'", {}, dialect="duckdb") is None

@@ -67,7 +67,7 @@ from tablerag.nl2sql.rollup import rollup_note, rollups
 from tablerag.nl2sql.scale import scale_notes
 from tablerag.nl2sql.slashdates import slash_date_notes
 from tablerag.nl2sql.spelling import spelling_note, spellings
-from tablerag.nl2sql.typed import column_types, keep_fractions, whole_days
+from tablerag.nl2sql.typed import column_types, keep_fractions, whole_days, whole_periods
 from tablerag.nl2sql.units import catalog_units, in_major_units
 from tablerag.nl2sql.years import year_notes
 from tablerag.rag.answer import DOC_CHECKS
@@ -512,6 +512,13 @@ TYPE_MENDS: tuple[Stage[ReplyMend], ...] = (
         "a timestamp column compared with a date-only upper bound (BETWEEN … AND '2026-12-31') "
         "stops at that day's midnight: the whole day read, from the catalog's column types",
         lambda sql, q: whole_days(sql, column_types(q.catalog), dialect=q.dialect),
+    ),
+    Stage(
+        "whole_periods",
+        "mend",
+        "a date column compared with a month or a year written as text (day = '2026-05', day "
+        "LIKE '2026-05-%'), which the database refuses: read as that whole period",
+        lambda sql, q: whole_periods(sql, column_types(q.catalog), dialect=q.dialect),
     ),
 )
 """Run on the model's query (after the reply mends) and on every mended one, before the

@@ -14,6 +14,11 @@ A small model writes SQL as arithmetic and calendars read, not as its database d
   '2026-12-31'`` over a TIMESTAMP column stops at midnight of the last day and leaves out
   the rest of it; the bound is read as the day it names (``order_time < '2027-01-01'``).
 
+- :func:`whole_periods` (the ``whole_periods`` mend): ``date = '2026-05'`` or ``date LIKE
+  '2026-05-%'`` over a DATE or TIMESTAMP column is refused by DuckDB and PostgreSQL (a month is
+  not a date; LIKE takes text) and the 1.5B model wrote it again on every repair round; it is
+  read as the month or year it names (``date >= '2026-05-01' AND date < '2026-06-01'``).
+
 The types come from the catalog alone (:func:`column_types`): a column the catalog does not
 type is not mended, and DuckDB's and MySQL's ``/`` already keep fractions.
 """
@@ -30,7 +35,7 @@ from tablerag.linking.catalog import SchemaCatalog
 from tablerag.nl2sql.autofix import Fixed, parse_or_none
 from tablerag.sql.division import truncates, with_fractions
 from tablerag.sql.units import Resolve, resolver
-from tablerag.sqltypes import is_integer_type, is_timestamp_type
+from tablerag.sqltypes import is_integer_type, is_timestamp_type, type_family
 
 Types = Mapping[tuple[str, str], str]
 """``(table, column) → SQL type`` as the catalog records it (names lower case, a table by the
@@ -151,6 +156,88 @@ def whole_days(sql: str, types: Types, *, dialect: str) -> Fixed | None:
     return Fixed(tree.sql(dialect=dialect), "; ".join(dict.fromkeys(notes)))
 
 
+_PERIOD = re.compile(r"^(\d{4})(?:[-/.](\d{1,2}))?(?:[-/.](\d{1,2}))?$")
+_PATTERN = re.compile(r"^(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?-?%$")
+
+
+def whole_periods(sql: str, types: Types, *, dialect: str) -> Fixed | None:
+    """``sql`` with a month or a year written as text and compared with a DATE or TIMESTAMP
+    column read as that whole period (``d = '2026-05'`` and ``d LIKE '2026-05-%'`` → ``d >=
+    '2026-05-01' AND d < '2026-06-01'``; ``d = '2026'`` → the year); None when there is none.
+
+    Example:
+        >>> types = {("att", "day"): "DATE", ("att", "note"): "VARCHAR"}
+        >>> fixed = whole_periods("SELECT COUNT(*) FROM att WHERE day = '2026-05'", types,
+        ...                       dialect="duckdb")
+        >>> fixed.sql
+        "SELECT COUNT(*) FROM att WHERE day >= '2026-05-01' AND day < '2026-06-01'"
+        >>> fixed.note
+        "tablerag read '2026-05' as the whole period: day holds dates"
+        >>> whole_periods("SELECT SUM(h) FROM att AS a WHERE a.day LIKE '2026-12-%' AND h > 1",
+        ...               types, dialect="duckdb").sql
+        "SELECT SUM(h) FROM att AS a WHERE a.day >= '2026-12-01' AND a.day < '2027-01-01' AND h > 1"
+        >>> whole_periods("SELECT * FROM att WHERE note LIKE '2026-05%' OR day = '2026-05-03'",
+        ...               types, dialect="duckdb") is None  # text, and a whole day already
+        True
+    """  # noqa: E501 (a doctest's output line)
+    if not types or not re.search(r"\d{4}", sql):
+        return None
+    tree = parse_or_none(sql, dialect)
+    if tree is None:
+        return None
+    notes: list[str] = []
+    for node in list(tree.find_all(exp.EQ, exp.Like)):
+        select = node.find_ancestor(exp.Select)
+        column, text = node.this, node.expression
+        if isinstance(text, exp.Column):
+            column, text = text, column
+        if select is None or not isinstance(column, exp.Column):
+            continue
+        if not (isinstance(text, exp.Literal) and text.is_string):
+            continue
+        sql_type = resolver(select, types)(column)
+        if sql_type is None or type_family(sql_type) != "time":
+            continue
+        span = _span(str(text.this).strip(), like=isinstance(node, exp.Like))
+        if span is None:
+            continue
+        start, end = span
+        read: exp.Expr = exp.And(
+            this=exp.GTE(this=column.copy(), expression=exp.Literal.string(start)),
+            expression=exp.LT(this=column.copy(), expression=exp.Literal.string(end)),
+        )
+        if not isinstance(node.parent, exp.Where | exp.Having | exp.And):
+            read = exp.Paren(this=read)
+        node.replace(read)
+        notes.append(f"tablerag read '{text.this}' as the whole period: {column.sql()} holds dates")
+    if not notes:
+        return None
+    return Fixed(tree.sql(dialect=dialect), "; ".join(dict.fromkeys(notes)))
+
+
+def _span(text: str, *, like: bool) -> tuple[str, str] | None:
+    """The first day of the period ``text`` names and the first day after it: a year or a
+    month (``'2026'``, ``'2026-05'``), or with ``like`` a pattern of one (``'2026-05-%'``,
+    ``'2026-05-03%'``: that day); None for a whole day compared by ``=`` or anything else."""
+    match = (_PATTERN if like else _PERIOD).match(text)
+    if match is None:
+        return None
+    year = int(match.group(1))
+    month, day = (int(g) if g else None for g in match.groups()[1:])
+    try:
+        if day is not None and month is not None:
+            if not like:
+                return None  # '2026-05-03' is a date already
+            first = dt.date(year, month, day)
+            return first.isoformat(), (first + dt.timedelta(days=1)).isoformat()
+        if month is not None:
+            after = dt.date(year + 1, 1, 1) if month == 12 else dt.date(year, month + 1, 1)
+            return dt.date(year, month, 1).isoformat(), after.isoformat()
+        return dt.date(year, 1, 1).isoformat(), dt.date(year + 1, 1, 1).isoformat()
+    except ValueError:
+        return None
+
+
 def _whole(node: exp.Expr | None, resolve: Resolve) -> bool:
     """Whether ``node`` is a whole number by its types."""
     while isinstance(node, exp.Paren):
@@ -264,4 +351,4 @@ def _next_day(bound: exp.Expr) -> exp.Expr | None:
     return after
 
 
-__all__ = ["Types", "column_types", "keep_fractions", "whole_days"]
+__all__ = ["Types", "column_types", "keep_fractions", "whole_days", "whole_periods"]
