@@ -13,7 +13,6 @@ read-only connection, row cap, time limit.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -28,8 +27,6 @@ from tablerag.sql.engines.base import SQLEngine
 MIN_CHARS = 4
 """A shorter literal ('Q1', 'EU') begins too many labels to stand for one."""
 _TRAILING = " .:;,"
-_DATE_TEXT = re.compile(r"^\d{4}(?:-?\d{2}(?:-?\d{2})?)?$")
-"""A literal that names a year, a month or a day (``'2026'``, ``'2026-11'``, ``'20261105'``)."""
 
 
 def found_nothing(rows_: Sequence[Sequence[object]]) -> bool:
@@ -258,46 +255,3 @@ def _one_stored(engine: SQLEngine, table: str, column: str, text: str) -> str | 
     if got is None or len(got) != 1 or got[0][0] is None:
         return None
     return str(got[0][0])
-
-
-def past_the_data(sql: str, engine: SQLEngine, question: str = "") -> str | None:
-    """Why a query found nothing when it compared a date column with a date it does not reach.
-
-    "last month" is 2026-10 and the prompt says so; the model still wrote ``stat_month =
-    '2026-11'`` and the query found nothing. For each ``column = 'date text'`` (the column read
-    as it is or through an expression, such as the canonical month form) whose literal lies
-    before the column's first value or after its last, the reason names the column and its
-    range, for the repair round. A date the question itself names ("2027年1月", "in 2015") is
-    what was asked, and is left alone. None when no comparison lies outside (or the SQL does
-    not parse).
-    """
-    tree = parse_or_none(sql, engine.dialect)
-    if tree is None:
-        return None
-    asked = "".join(ch for ch in question if ch.isdigit())
-    reasons: list[str] = []
-    for eq in tree.find_all(exp.EQ):
-        side, value = eq.this, eq.expression
-        if _is_text(side):
-            side, value = value, side
-        columns = list(side.find_all(exp.Column))
-        if not (_is_text(value) and _DATE_TEXT.match(str(value.this)) and columns):
-            continue
-        if "".join(ch for ch in str(value.this) if ch.isdigit()) in asked:
-            continue
-        if len({c.name for c in columns}) != 1 or (table := _table_of(columns[0], tree)) is None:
-            continue
-        read = side.copy()
-        for column in read.find_all(exp.Column):
-            column.set("table", None)
-        expr = read.sql(dialect=engine.dialect)
-        got = rows(engine, f"SELECT min({expr}), max({expr}) FROM {table}")
-        if not got or got[0][0] is None:
-            continue
-        low, high, written = str(got[0][0]), str(got[0][1]), str(value.this)
-        if len(low) == len(high) == len(written) and not low <= written <= high:
-            reasons.append(
-                f"{columns[0].name} has no {literal(written)}: its values run from "
-                f"{literal(low)} to {literal(high)}"
-            )
-    return "; ".join(reasons) or None
