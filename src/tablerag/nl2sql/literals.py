@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from tablerag.linking.text import han_text
 from tablerag.linking.values import ValueIndex
 from tablerag.nl2sql.autofix import Fixed, parse_or_none
 from tablerag.nl2sql.lookup import literal, quote, rows
@@ -151,53 +150,6 @@ def _table_node(column: exp.Column, tree: exp.Expr) -> exp.Table | None:
     return tables[0] if len(tables) == 1 else None
 
 
-def label_elsewhere(sql: str, engine: SQLEngine, shown: Sequence[str]) -> str | None:
-    """Why a query found nothing when it filtered one table on a label another shown table stores.
-
-    The schema showed the retrieved report table and a look-alike the linker added (one with a
-    ``change`` column); the model filtered the look-alike on the question's line
-    (``item = 'Non-current deferred tax liabilities'``), which only the retrieved table stores.
-    For each ``column = 'label'`` or label of ``column IN (...)`` (one that names something:
-    :func:`_names_something`) whose table does not store it, the reason names the shown tables
-    that do (compared without case and outer spaces), for the repair round. Only the columns
-    the engine exposes are read (never a hidden or sensitive one). None when no other shown
-    table stores any such label (or the SQL does not parse).
-    """
-    tree = parse_or_none(sql, engine.dialect)
-    if tree is None:
-        return None
-    own = {t.name for t in tree.find_all(exp.Table)}
-    others = [t for t in shown if t not in own]
-    reasons: list[str] = []
-    for column, written in _compared_labels(tree) if others else ():
-        if not _names_something(written):
-            continue
-        table = _table_node(column, tree)
-        if table is None or _storing(engine, table.name, written, [column.name]):
-            continue
-        homes = [f"{t}.{c}" for t in others for c in _storing(engine, t, written)]
-        if homes:
-            reasons.append(
-                f"{table.name}.{column.name} has no {literal(written)}; "
-                f"{', '.join(homes[:3])} stores it: read that table"
-            )
-    return "; ".join(reasons) or None
-
-
-def _names_something(label: str) -> bool:
-    """A label specific enough to look for: two Han characters ('华东'), else at least
-    :data:`MIN_CHARS` characters with a letter ('Other', not '2019' or 'EU').
-
-    Example:
-        >>> [_names_something(t) for t in ("华东", "华", "Other", "EU", "2019")]
-        [True, False, True, False, False]
-    """
-    text = label.strip()
-    if han_text(text):
-        return len(text) >= 2
-    return len(text) >= MIN_CHARS and any(ch.isalpha() for ch in text)
-
-
 def _compared_labels(tree: exp.Expr) -> list[tuple[exp.Column, str]]:
     """(column, label) for each ``column = 'label'`` and each label of ``column IN (...)``."""
     out: list[tuple[exp.Column, str]] = []
@@ -209,24 +161,6 @@ def _compared_labels(tree: exp.Expr) -> list[tuple[exp.Column, str]]:
             pairs = [(value, column) if isinstance(value, exp.Column) else (column, value)]
         out += [(c, str(v.this)) for c, v in pairs if isinstance(c, exp.Column) and _is_text(v)]
     return out
-
-
-def _storing(
-    engine: SQLEngine, table: str, text: str, columns: Sequence[str] | None = None
-) -> list[str]:
-    """The columns of ``table`` (all it exposes, or ``columns``) that store ``text`` in some
-    row, compared without case and outer spaces; one lookup."""
-    exposed = engine.catalog.table(table)
-    names = list(columns) if columns is not None else list(exposed.columns) if exposed else []
-    if not names:
-        return []
-    wanted = literal(text.strip().lower())
-    hits = [f"lower(trim(CAST({quote(c)} AS VARCHAR))) = {wanted}" for c in names]
-    flags = ", ".join(f"MAX(CASE WHEN {h} THEN 1 ELSE 0 END)" for h in hits)
-    got = rows(engine, f"SELECT {flags} FROM {quote(table)}")
-    if not got:
-        return []
-    return [c for c, flag in zip(names, got[0], strict=True) if flag == 1]
 
 
 def _one_stored(engine: SQLEngine, table: str, column: str, text: str) -> str | None:
