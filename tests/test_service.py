@@ -203,7 +203,9 @@ def test_a_wrong_profile_or_stage_name_fails_at_open(sample_ws: Path) -> None:
 
     with pytest.raises(ConfigError, match="Unknown model profile 'tiny'"):
         QA.open(sample_ws, settings=Settings(profile="tiny", embedder="hashing"), llm="scripted")
-    with pytest.raises(ConfigError, match="Did you mean 'rate'"):
+    with pytest.raises(ConfigError, match="Did you mean 'spelling'"):
         QA.open(
-            sample_ws, settings=Settings(stages={"rat": False}, embedder="hashing"), llm="scripted"
+            sample_ws,
+            settings=Settings(stages={"speling": False}, embedder="hashing"),
+            llm="scripted",
         )

@@ -73,7 +73,7 @@ class Request:
         today: the date "last month" refers to; None: the ``today`` setting, else today.
         language: the answer's language; None: the question's.
         stages: stage switches for this question on top of the ``stages`` setting
-            (``{"rate": False}``).
+            (``{"spelling": False}``).
         deadline: the moment every model call, retry and query must end by.
         usage: the model calls of this question only.
         trace: what was done, in order.

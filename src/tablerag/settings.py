@@ -253,7 +253,7 @@ class Settings(BaseModel):
     stages: dict[str, bool] = Field(
         default_factory=dict,
         description="Switch stages of the answer pipeline on or off by name or family "
-        "(notes, mends, doubts, checks) over the profile: `rate=off,spelling=on` (environment, "
+        "(notes, mends, doubts, checks) over the profile: `tiers=off,spelling=on` (environment, "
         "command line) or a TOML table `[stages]`.",
     )
     serve_max_concurrent: int = Field(

@@ -36,14 +36,16 @@ def test_the_local_profile_runs_every_stage(tmp_path: Path) -> None:
 
 def test_an_endpoint_gets_the_lean_profile_and_the_setting_overrides_it(tmp_path: Path) -> None:
     lean = _stages(tmp_path, "--llm", "openai:gpt-4o-mini")
-    assert lean["profile"] == "lean" and {"rate", "years", "dates"} <= _off(lean)
+    assert lean["profile"] == "lean" and {"label_round", "years", "dates"} <= _off(lean)
     assert "spelling" not in _off(lean)
-    (tmp_path / "tablerag.toml").write_text("[stages]\nrate = true\nspelling = false\n", "utf-8")
+    (tmp_path / "tablerag.toml").write_text(
+        "[stages]\nlabel_round = true\nspelling = false\n", "utf-8"
+    )
     mixed = _stages(tmp_path, "--llm", "openai:gpt-4o-mini")
-    assert "rate" not in _off(mixed) and "spelling" in _off(mixed)
+    assert "label_round" not in _off(mixed) and "spelling" in _off(mixed)
 
 
-@pytest.mark.parametrize("value", ["speling=off", "rate"])
+@pytest.mark.parametrize("value", ["speling=off", "spelling"])
 def test_a_wrong_stages_setting_is_one_clear_error(tmp_path: Path, value: str) -> None:
     result = runner.invoke(
         app, ["stages", "--workspace", str(tmp_path)], env={"TABLERAG_STAGES": value}
@@ -58,5 +60,5 @@ def test_the_help_shows_how_to_switch_a_stage_verbatim() -> None:
     own = runner.invoke(app, ["stages", "--help"], terminal_width=200)
     assert listing.exit_code == own.exit_code == 0
     assert "List every note, mend and doubt" in listing.output
-    assert 'stages = "rate=off" in tablerag.toml' in own.output
+    assert 'stages = "spelling=off" in tablerag.toml' in own.output
     assert "``" not in listing.output + own.output

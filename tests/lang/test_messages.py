@@ -28,7 +28,7 @@ _FINDING = re.compile(r"""(?:\bmessage=|\bUNSURE = |\b_lead\(\s*["']\w+["'],\s*)
 #: The document answer's findings, ``_doubt("off_subject", …)``: message ``rag.<code>``.
 _RAG = re.compile(r"""\b_doubt\(\s*["'](\w+)["']""")
 #: Ids the source names through a constant rather than literally.
-_BY_CONSTANT = {"nl2sql.rate_caveat", "nl2sql.same_caveat"} | {
+_BY_CONSTANT = {
     f"checks.{code}"
     for code in get_args(FindingCode)  # Finding.says: one per finding code
 }
@@ -60,8 +60,8 @@ def test_an_unknown_key_fails_with_the_closest_name() -> None:
 
 
 def test_a_missing_value_fails_with_its_name() -> None:
-    with pytest.raises(ConfigError, match="needs a value for column, value"):
-        message("nl2sql.same_caveat", "en", word="return rate")
+    with pytest.raises(ConfigError, match="needs a value for factor, value"):
+        message("checks.scale_jump", "en", column="amount")
 
 
 def test_every_message_the_source_names_exists_and_every_message_is_used() -> None:

@@ -21,7 +21,6 @@ from tablerag.linking.values import ValueMatch
 from tablerag.llm.testing import ScriptedLLM
 from tablerag.nl2sql.checks import (
     FIRST_CONFIDENCE,
-    REPAIRABLE,
     WEIGHTS,
     Definition,
     Evidence,
@@ -31,7 +30,6 @@ from tablerag.nl2sql.checks import (
 )
 from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql
 from tablerag.nl2sql.schema_context import schema_context
-from tablerag.nl2sql.stages import switches
 from tablerag.sql.engines import SQLEngine
 from tablerag.types import ColumnInfo, Hit, TableInfo
 from tests.plugins.answering import duckdb_parts
@@ -419,27 +417,23 @@ def test_one_figure_asked_but_many_groups_returned_is_flagged(shop: Parts) -> No
     _ok(_ask_with("各渠道的退款率是多少？", by_channel, shop, []))
 
 
-def test_a_doubted_query_is_asked_again_once_with_the_checks_reason(mine: Parts) -> None:
-    """The recheck doubt: the model summed amounts for "how many"; told why, it counts."""
+def test_an_amount_summed_for_how_many_is_final_and_unsure_with_the_checks_reason(
+    mine: Parts,
+) -> None:
+    """The model summed amounts for "how many": the query that ran is the answer (no repair
+    round follows a query that ran), unsure with the reason; a count is ok."""
     engine, catalog = mine
     question = "How many warranty claims were filed in total?"
     summed = "```sql\nSELECT sum(claim_amount) FROM warranty_claims\n```"
-    counted = "```sql\nSELECT count(*) AS claims FROM warranty_claims\n```"
     schema = schema_context(question, catalog, engine=engine)
-    for on, replies, status in ((True, [summed, counted], "ok"), (False, [summed], "unsure")):
-        llm = ScriptedLLM(replies=replies)
-        options = NL2SQLOptions(explain=False, max_repairs=1, stages=switches((), {"recheck": on}))
-        answer = answer_with_sql(
-            question, llm=llm, engine=engine, schema=schema, language="en", options=options
-        )
-        assert answer.status == status and len(llm.history) == len(replies), answer.answer
-    llm = ScriptedLLM(replies=[summed, counted])
-    answer_with_sql(
+    llm = ScriptedLLM(replies=[summed])
+    answer = answer_with_sql(
         question, llm=llm, engine=engine, schema=schema, language="en",
-        options=NL2SQLOptions(explain=False, max_repairs=1),
+        options=NL2SQLOptions(explain=False),
     )  # fmt: skip
-    repair = llm.history[1].messages[-1]["content"]
-    assert "it ran, but the question asks how many" in repair and "claim_amount" in repair
+    assert len(llm.history) == 1 and len(answer.sql_attempts) == 1
+    _unsure(answer, "asks how many", "claim_amount")
+    _ok(_ask(question, "SELECT count(*) AS claims FROM warranty_claims", mine))
 
 
 def test_a_query_of_literals_over_a_table_is_a_constant_query(mine: Parts) -> None:
@@ -455,7 +449,7 @@ def test_a_query_of_literals_over_a_table_is_a_constant_query(mine: Parts) -> No
 
 
 def test_a_rate_over_100_and_a_group_picked_without_order_are_flagged(shop: Parts) -> None:
-    """The recheck round's answer to '订单的退款率是多少？' kept one arbitrary group with LIMIT 1
+    """A repair round's answer to '订单的退款率是多少？' kept one arbitrary group with LIMIT 1
     and called 1838 a rate, status ok (issue 23)."""
     question = "订单的退款率是多少？"
     picked = "SELECT 订单金额 / count(订单号) AS 退款率 FROM 订单明细 GROUP BY 订单金额 LIMIT 1"
@@ -535,7 +529,7 @@ def test_how_many_answered_by_the_max_of_an_identifier_is_no_quantity() -> None:
         (("PY101", "S125"), ("BK202", "S093")),
     )
     (found,) = quantity(e)
-    assert found.code == "no_quantity" and found.code in REPAIRABLE
+    assert found.code == "no_quantity"
     assert "最多学员数 = S125" in found.says("zh") and "MAX(学员编号)" in found.says("en")
     assert verdict([found]).status == "unsure"
     # a figure of its own in the same answer is the quantity asked: nothing to doubt
@@ -557,7 +551,7 @@ def test_a_filter_on_a_code_the_question_never_names_is_invented() -> None:
     sql = "SELECT COUNT(DISTINCT student) FROM data.attendance_2026h1 WHERE course = 'BK202'"
     e = _evidence("How many students live in the school dormitory?", sql, ("n",), ((14,),))
     (found,) = invented(e)
-    assert found.code == "invented_filter" and found.code not in REPAIRABLE
+    assert found.code == "invented_filter"
     assert "course = 'BK202'" in found.says("en") and "'BK202'" in found.says("zh")
     # the question naming the code (in another case) is not an invention
     named_q = "How many students attended PY101 in 2026?"
@@ -734,7 +728,6 @@ def test_none_asked_but_an_inequality_across_a_join_answered_is_flagged(channels
     )
     wrong = _ask(question, unequal, channels)
     _unsure(wrong, "NOT IN", "'Todd Casey'")
-    assert "negated_join" not in REPAIRABLE  # asked again, the model wrapped the same <>
     assert wrong.table is not None and wrong.table.rows == [["Italy"], ["Spain"]]  # Italy: wrong
     right = _ask(
         question,

@@ -89,19 +89,14 @@ def test_the_doubt_is_said_in_chinese(payments: Parts) -> None:
     _unsure(wrong, "问题里的 03/05/2026 在这份数据里是 2026-03-05")
 
 
-def test_the_recheck_asks_again_with_the_files_order(payments: Parts) -> None:
+def test_the_other_reading_is_final_and_unsure_without_a_repair_round(payments: Parts) -> None:
     engine, catalog = payments
     schema = schema_context(QUESTION, catalog, engine=engine)
-    llm = ScriptedLLM(
-        replies=[
-            "```sql\nSELECT SUM(amount) FROM payments WHERE paid_on = '2026-05-03'\n```",
-            "```sql\nSELECT SUM(amount) FROM payments WHERE paid_on = '2026-03-05'\n```",
-        ]
-    )
+    wrong = "```sql\nSELECT SUM(amount) FROM payments WHERE paid_on = '2026-05-03'\n```"
+    llm = ScriptedLLM(replies=[wrong])
     options = NL2SQLOptions(explain=False, max_repairs=1)
     answer = answer_with_sql(
         QUESTION, llm=llm, engine=engine, schema=schema, language="en", options=options
     )
-    assert "is 2026-03-05 in this data (MM/DD/YYYY)" in str(llm.history[1].messages[-1]["content"])
-    assert answer.status == "ok", answer.answer
-    assert answer.table is not None and answer.table.rows == [[200.5]]
+    assert len(llm.history) == 1 and len(answer.sql_attempts) == 1
+    _unsure(answer, "03/05/2026", "2026-03-05", "MM/DD/YYYY")

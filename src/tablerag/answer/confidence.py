@@ -4,7 +4,7 @@ Every path starts from its profile's :class:`~tablerag.llm.profiles.ConfidenceBa
 answer from the model's first query, a document answer with or without a cited sentence, a
 query that found nothing) or, for an answer composed from others (the loop, a fallback), from
 theirs; then :func:`confidence` takes off what its doubts say: a *weight* is subtracted (the
-answer checks' findings, the rate caveat; each further query the model wrote costs
+answer checks' findings; each further query the model wrote costs
 ``base.rewrite``) and a *cap* is a ceiling (a document answer's number from nowhere, the loop's
 tables and documents disagreeing). The weights and the base are what a calibration run tunes
 (``bench/calibrate_checks.py``, :mod:`tablerag.evals.calibration`); the caps are the figures
@@ -53,8 +53,6 @@ WEIGHTS: Mapping[str, float] = {
     "no_quantity": 0.35,
     "invented_filter": 0.35,
     "negated_join": 0.35,
-    # the rate caveat of an SQL answer whose repair round did not compute the rate asked for
-    "rate_caveat": 0.3,
 }
 """What each doubt takes off the confidence (the answer checks' figures are calibrated by
 ``bench/calibrate_checks.py``)."""

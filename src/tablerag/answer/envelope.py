@@ -218,11 +218,11 @@ class Finding(_Model):
     weighs, the values of its sentence (``message`` in ``lang/messages.json``) and where the
     text states it. The words are rendered at the edge (:mod:`tablerag.answer.findings`)."""
 
-    code: str = Field(description="What was found ('constant_query', 'rate_missing', ...).")
+    code: str = Field(description="What was found ('constant_query', 'all_zero', ...).")
     severity: FindingSeverity
     message: str = Field(description="The id of its sentence in lang/messages.json.")
     values: dict[str, str] = Field(default_factory=dict, description="The sentence's values.")
-    stage: str = Field(description="The check or step that found it ('checks', 'rate', ...).")
+    stage: str = Field(description="The check or step that found it ('checks', 'loop', ...).")
     placement: FindingPlacement = "lead"
 
 

@@ -99,7 +99,7 @@ StagesOpt = Annotated[
     str | None,
     typer.Option(
         help="Switch notes, mends, doubts and checks of the answer pipeline by name or family over "
-        "the model's profile, e.g. 'notes=off' or 'rate=off,spelling=off' (docs/stages.md); "
+        "the model's profile, e.g. 'notes=off' or 'tiers=off,spelling=off' (docs/stages.md); "
         "give the run its own --out."
     ),
 ]

@@ -35,7 +35,7 @@ def stages(
     """List every note, mend and doubt with its reason, and whether it runs.
 
     What runs follows the model's profile and the stages setting
-    (TABLERAG_STAGES="rate=off", or stages = "rate=off" in tablerag.toml).
+    (TABLERAG_STAGES="spelling=off", or stages = "spelling=off" in tablerag.toml).
     """
     from tablerag.llm.profiles import profile_for
     from tablerag.nl2sql.stages import describe

@@ -2,13 +2,9 @@
 
 - :func:`asked_words`: words of a question asking one ratio or average (:mod:`tablerag.lang.asks`);
 - :func:`share_words`: words of a share of a whole, at most 100 (:mod:`tablerag.lang.asks`);
-- :data:`NAMED`: the rate a question names, with its word (退货率, "return rate"): the rate doubt
-  says which rate a query does not compute (:mod:`tablerag.nl2sql.ratio`);
 - :data:`COLUMN`: a column name that holds a rate (:mod:`tablerag.loop.tiers`).
 
 Example:
-    >>> NAMED.search("上个月退货率最高的三个品类").group(0), NAMED.search("return rate?").group(0)
-    ('退货率', 'return rate')
     >>> bool(COLUMN.search("refund_pct")), bool(COLUMN.search("amount"))
     (True, False)
 """
@@ -39,9 +35,7 @@ def share_words() -> tuple[list[str], list[str]]:
     return list(_data()["share"]["zh"]), list(_data()["share"]["en"])
 
 
-NAMED = re.compile("|".join([*_data()["named"]["zh"], *_data()["named"]["en"]]), re.IGNORECASE)
-"""The rate a question names, with the word before it (退货率, "return rate")."""
 COLUMN = re.compile("|".join(_data()["columns"]), re.IGNORECASE)
 """A part of a column name that holds a rate."""
 
-__all__ = ["COLUMN", "NAMED", "asked_words", "share_words"]
+__all__ = ["COLUMN", "asked_words", "share_words"]

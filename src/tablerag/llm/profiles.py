@@ -10,9 +10,8 @@ checks that every one is a registered stage.
 
 What stays on for every model: the facts about the data a model cannot see (roll-up parents,
 written metric definitions, stored spellings, mixed-format columns), the mends that cost nothing
-unless they fire, and the doubts about a query that found nothing (they name a fact of the data:
-where a label is stored, where the data ends, which key joins two tables). The ``lean`` choice is
-reasoned, not measured: no endpoint model can be run here.
+unless they fire, and the answer checks. The ``lean`` choice is reasoned, not measured: no
+endpoint model can be run here.
 """
 
 from __future__ import annotations
@@ -64,10 +63,10 @@ PROFILES: dict[str, Profile] = {
     ),
     "lean": Profile(
         "lean",
-        ("dates", "years", "scale", "labels", "rate", "label_round", "tiers"),
-        "endpoints (openai:, anthropic:): no restated dates, table-shape hints, rate and label "
-        "re-asks or rules matched to rows by the loop; the facts about the data, the free "
-        "mends and the empty-result doubts stay",
+        ("dates", "years", "scale", "labels", "label_round", "tiers"),
+        "endpoints (openai:, anthropic:): no restated dates, table-shape hints, label re-asks "
+        "or rules matched to rows by the loop; the facts about the data, the free mends and "
+        "the answer checks stay",
         ConfidenceBase(),  # not measured: no endpoint model can be run here
     ),
 }

@@ -1,9 +1,9 @@
 """The loop's final answer: the registered stages it goes through before the envelope.
 
 The decomposer composes the final answer from the steps; a small model echoes the trace's
-``question -> answer`` lines, keeps the figures and drops the policy (or the other way), and
-drops a step's caveat. :data:`FINISH` is the pipeline of stages (``compose``, ``tiers``,
-``caveats``, registered in :mod:`tablerag.nl2sql.stages`) that mends that, one signature each:
+``question -> answer`` lines, keeps the figures and drops the policy (or the other way).
+:data:`FINISH` is the pipeline of stages (``compose``, ``tiers``, registered in
+:mod:`tablerag.nl2sql.stages`) that mends that, one signature each:
 ``(final answer, Finishing) -> final answer``.
 """
 
@@ -13,12 +13,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from tablerag.answer import Answer, Finding, Language, Step
-from tablerag.answer.findings import says
+from tablerag.answer import Language, Step
 from tablerag.loop.crosscheck import LISTING_ROWS
 from tablerag.loop.step import StepResult
 from tablerag.loop.tiers import tier_lines
-from tablerag.nl2sql.stages import CAVEATS, COMPOSE, TIERS, Stage, Switches, bound
+from tablerag.nl2sql.stages import COMPOSE, TIERS, Stage, Switches, bound
 from tablerag.rag.answer import CITATION_MARK
 
 NOT_FOUND = "(not found)"
@@ -54,17 +53,9 @@ def _tiers(final: str, f: Finishing) -> str:
     return "\n".join([final, *(t for t in row_rules(f.results, f.language) if t not in final)])
 
 
-def _kept_caveats(final: str, f: Finishing) -> str:
-    """The final answer with the caveats of the steps' SQL answers (rows that are not the rate
-    asked for), rendered from their findings."""
-    notes = [says(c, r.sql.language) for r in f.results if r.sql for c in _caveats(r.sql)]
-    return "\n".join([final, *(c for c in dict.fromkeys(notes) if c not in final)])
-
-
 FINISH: tuple[Stage[Finish], ...] = (
     bound(COMPOSE, _compose),
     bound(TIERS, _tiers),
-    bound(CAVEATS, _kept_caveats),
 )
 """The stages of the loop's final answer, in order (registered in :mod:`tablerag.nl2sql.stages`)."""
 
@@ -81,12 +72,6 @@ def finished(
     for stage in stages.enabled(FINISH):
         final = stage.run(final, finishing)
     return final
-
-
-def _caveats(answer: Answer) -> list[Finding]:
-    """The caveats of a step's SQL answer (rows that are not the rate asked for), which an
-    answer composed from it must keep."""
-    return [f for f in answer.findings if f.severity == "caveat"]
 
 
 def row_rules(results: Sequence[StepResult], language: Language) -> list[str]:

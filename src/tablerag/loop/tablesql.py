@@ -169,10 +169,8 @@ def answer_over_tables(
     A query that found nothing (or counted 0) because it filtered on a label that only a table
     the model was not shown stores (:func:`~tablerag.nl2sql.literals.label_homes`; retrieval
     mapped the question to a look-alike report) is written once more over that table alone
-    (its row labels and year columns noted). A shown table that stores it is named in the
-    NL2SQL repair round instead (:func:`~tablerag.nl2sql.literals.label_elsewhere`). The answer
-    keeps both rounds' attempts; the first round's answer stands when the second finds nothing
-    either.
+    (its row labels and year columns noted). The answer keeps both rounds' attempts; the first
+    round's answer stands when the second finds nothing either.
 
     Never raises for model or SQL failures: they come back as an answer with status ``error``.
     """

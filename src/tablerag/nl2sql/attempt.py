@@ -1,8 +1,8 @@
 """One query that ran, as the stages after its run read it (:class:`~.stages.Attempt`).
 
-Built once per query by the path; the evidence the answer checks read, their findings and the
-rate problem are computed on first use and shared by every stage that asks (the definition
-mends, the rate doubt and the recheck used to gather the same evidence each).
+Built once per query by the path; the evidence the answer checks read and their findings are
+computed on first use and shared by every stage that asks (the found-result mends and the
+answer's own checks).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from tablerag.nl2sql.checks import Evidence, Finding, run_checks
 from tablerag.nl2sql.evidence import gather_evidence
-from tablerag.nl2sql.ratio import RateProblem, rate_problem
 from tablerag.nl2sql.schema_context import SchemaContext
 from tablerag.nl2sql.stages import ALL_ON, ANSWER_CHECKS, Switches
 from tablerag.sql.engines.base import SQLEngine
@@ -78,15 +77,6 @@ class QueryAttempt:
                 self.evidence, [c.run for c in self.stages.enabled(ANSWER_CHECKS)]
             )
         found: list[Finding] = self._derived["findings"]
-        return found
-
-    @property
-    def rate(self) -> RateProblem | None:
-        if "rate" not in self._derived:
-            self._derived["rate"] = rate_problem(
-                self.question, self.sql, self.columns, self.rows, dialect=self.engine.dialect
-            )
-        found: RateProblem | None = self._derived["rate"]
         return found
 
     def with_sql(self, sql: str) -> QueryAttempt:

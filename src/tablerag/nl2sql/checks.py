@@ -106,37 +106,6 @@ WEIGHTS: Mapping[str, float] = CONFIDENCE_WEIGHTS
 """What each finding takes off the confidence (0: it only cites): kept with every other
 doubt's in :mod:`tablerag.answer.confidence`."""
 
-REPAIRABLE: frozenset[FindingCode] = frozenset(
-    {
-        "constant_query",
-        "unrelated_table",
-        "unread_table",
-        "ignored_value",
-        "totals_in_table",
-        "date_order",
-        "definition_ignored",
-        "count_asked",
-        "amount_asked",
-        "period_narrowed",
-        "unasked_period",
-        "other_period",
-        "many_rows",
-        "many_groups",
-        "nothing_named",
-        "arbitrary_pick",
-        "rate_out_of_range",
-        "minor_unit",
-        "mixed_units",
-        "no_quantity",
-    }
-)
-"""Doubts a model can mend when told (the ``recheck`` stage asks once): not a weak link, a
-0 or a size, which say the data may differ from what the question expects, not what to fix;
-nor a filter on a value the question never mentions, which the model "mends" by dropping it
-and then answers a question the data may not answer, unflagged; nor a "none of" written as
-``<>`` across a join, which the 1.5B model "mended" by adding a NOT IN beside the same ``<>``
-(Spider's tvshow/393, 2026-12-04): the check then passed and the wrong answer was ``ok``."""
-
 FIRST_CONFIDENCE = LOCAL.sql
 """Confidence of an answer from the model's first query that no check doubts (the local
 profile's; each profile has its own, :class:`tablerag.llm.profiles.ConfidenceBase`)."""

@@ -4,7 +4,8 @@ Asked in English for the categories with the highest return rate, the local mode
 ``JOIN fact_sales AS fs ON d.category_code = fs.product_code``: a category code never equals a
 product code, so the query found nothing, and the answer was "not found". The catalog knows the
 keys: fact_sales joins dim_product on product_code, and dim_product joins dim_category on
-category_code. :func:`unjoined` names the bridge, so that one repair round can use it.
+category_code. :func:`rebridge` routes the join through that bridge, without another model
+call.
 """
 
 from __future__ import annotations
@@ -17,44 +18,6 @@ from sqlglot.errors import ParseError, TokenError
 
 from tablerag.linking.fkgraph import JoinEdge
 from tablerag.nl2sql.autofix import Fixed, fresh_name
-
-
-def unjoined(sql: str, edges: Sequence[JoinEdge], *, dialect: str) -> str | None:
-    """Why a join condition of ``sql`` cannot match, with the tables that bridge it; else None.
-
-    A condition ``a.x = b.y`` between two tables that share no key in ``edges``, while one table
-    shares a key with each, compares two different kinds of key. Conditions between tables
-    that share a key (on any columns), or that no single bridge connects, are not judged; nor is
-    SQL that does not parse.
-
-    Example:
-        >>> edges = [JoinEdge("sales", ("product_code",), "product", ("product_code",)),
-        ...          JoinEdge("product", ("category_code",), "category", ("category_code",))]
-        >>> sql = ("SELECT c.name FROM category AS c JOIN sales AS s "
-        ...        "ON c.category_code = s.product_code")
-        >>> why = unjoined(sql, edges, dialect="duckdb")
-        >>> why.split(":")[0]
-        'c.category_code = s.product_code compares keys of two tables that no key joins'
-        >>> why.split(": ")[1]
-        'join them through product (sales.product_code = product.product_code; \
-product.category_code = category.category_code).'
-        >>> ok = sql.replace("JOIN sales AS s ON c.category_code = s.product_code",
-        ...                  "JOIN product AS p ON c.category_code = p.category_code")
-        >>> unjoined(ok, edges, dialect="duckdb") is None
-        True
-    """
-    parsed = _parse(sql, edges, dialect)
-    if parsed is None:
-        return None
-    tree, names = parsed
-    for eq, left, right, (middle, ends) in _unkeyed(tree, names, edges):
-        a, b = names[left.table], names[right.table]
-        via = f"{ends[b].condition()}; {ends[a].condition()}"
-        return (
-            f"{eq.sql(dialect=dialect)} compares keys of two tables that no key joins: "
-            f"join them through {middle} ({via})."
-        )
-    return None
 
 
 def _parse(
@@ -108,7 +71,7 @@ def _bridge(a: str, b: str, edges: Sequence[JoinEdge]) -> tuple[str, dict[str, J
 
 def rebridge(sql: str, edges: Sequence[JoinEdge], *, dialect: str) -> Fixed | None:
     """``sql`` with a join between two tables that no key joins routed through the one table
-    with a key to each (see :func:`unjoined`); None when there is no such join.
+    with a key to each; None when there is no such join.
 
     The bridge is joined just before the offending JOIN, on its key to the table already in
     FROM; the offending condition becomes the key between the bridge and the joined table.

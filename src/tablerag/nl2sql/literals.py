@@ -13,13 +13,11 @@ read-only connection, row cap, time limit.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlglot import exp
 
-from tablerag.linking.text import han_text
 from tablerag.linking.values import ValueIndex
 from tablerag.nl2sql.autofix import Fixed, parse_or_none
 from tablerag.nl2sql.lookup import literal, quote, rows
@@ -28,8 +26,6 @@ from tablerag.sql.engines.base import SQLEngine
 MIN_CHARS = 4
 """A shorter literal ('Q1', 'EU') begins too many labels to stand for one."""
 _TRAILING = " .:;,"
-_DATE_TEXT = re.compile(r"^\d{4}(?:-?\d{2}(?:-?\d{2})?)?$")
-"""A literal that names a year, a month or a day (``'2026'``, ``'2026-11'``, ``'20261105'``)."""
 
 
 def found_nothing(rows_: Sequence[Sequence[object]]) -> bool:
@@ -154,53 +150,6 @@ def _table_node(column: exp.Column, tree: exp.Expr) -> exp.Table | None:
     return tables[0] if len(tables) == 1 else None
 
 
-def label_elsewhere(sql: str, engine: SQLEngine, shown: Sequence[str]) -> str | None:
-    """Why a query found nothing when it filtered one table on a label another shown table stores.
-
-    The schema showed the retrieved report table and a look-alike the linker added (one with a
-    ``change`` column); the model filtered the look-alike on the question's line
-    (``item = 'Non-current deferred tax liabilities'``), which only the retrieved table stores.
-    For each ``column = 'label'`` or label of ``column IN (...)`` (one that names something:
-    :func:`_names_something`) whose table does not store it, the reason names the shown tables
-    that do (compared without case and outer spaces), for the repair round. Only the columns
-    the engine exposes are read (never a hidden or sensitive one). None when no other shown
-    table stores any such label (or the SQL does not parse).
-    """
-    tree = parse_or_none(sql, engine.dialect)
-    if tree is None:
-        return None
-    own = {t.name for t in tree.find_all(exp.Table)}
-    others = [t for t in shown if t not in own]
-    reasons: list[str] = []
-    for column, written in _compared_labels(tree) if others else ():
-        if not _names_something(written):
-            continue
-        table = _table_node(column, tree)
-        if table is None or _storing(engine, table.name, written, [column.name]):
-            continue
-        homes = [f"{t}.{c}" for t in others for c in _storing(engine, t, written)]
-        if homes:
-            reasons.append(
-                f"{table.name}.{column.name} has no {literal(written)}; "
-                f"{', '.join(homes[:3])} stores it: read that table"
-            )
-    return "; ".join(reasons) or None
-
-
-def _names_something(label: str) -> bool:
-    """A label specific enough to look for: two Han characters ('华东'), else at least
-    :data:`MIN_CHARS` characters with a letter ('Other', not '2019' or 'EU').
-
-    Example:
-        >>> [_names_something(t) for t in ("华东", "华", "Other", "EU", "2019")]
-        [True, False, True, False, False]
-    """
-    text = label.strip()
-    if han_text(text):
-        return len(text) >= 2
-    return len(text) >= MIN_CHARS and any(ch.isalpha() for ch in text)
-
-
 def _compared_labels(tree: exp.Expr) -> list[tuple[exp.Column, str]]:
     """(column, label) for each ``column = 'label'`` and each label of ``column IN (...)``."""
     out: list[tuple[exp.Column, str]] = []
@@ -212,24 +161,6 @@ def _compared_labels(tree: exp.Expr) -> list[tuple[exp.Column, str]]:
             pairs = [(value, column) if isinstance(value, exp.Column) else (column, value)]
         out += [(c, str(v.this)) for c, v in pairs if isinstance(c, exp.Column) and _is_text(v)]
     return out
-
-
-def _storing(
-    engine: SQLEngine, table: str, text: str, columns: Sequence[str] | None = None
-) -> list[str]:
-    """The columns of ``table`` (all it exposes, or ``columns``) that store ``text`` in some
-    row, compared without case and outer spaces; one lookup."""
-    exposed = engine.catalog.table(table)
-    names = list(columns) if columns is not None else list(exposed.columns) if exposed else []
-    if not names:
-        return []
-    wanted = literal(text.strip().lower())
-    hits = [f"lower(trim(CAST({quote(c)} AS VARCHAR))) = {wanted}" for c in names]
-    flags = ", ".join(f"MAX(CASE WHEN {h} THEN 1 ELSE 0 END)" for h in hits)
-    got = rows(engine, f"SELECT {flags} FROM {quote(table)}")
-    if not got:
-        return []
-    return [c for c, flag in zip(names, got[0], strict=True) if flag == 1]
 
 
 def _one_stored(engine: SQLEngine, table: str, column: str, text: str) -> str | None:
@@ -258,46 +189,3 @@ def _one_stored(engine: SQLEngine, table: str, column: str, text: str) -> str | 
     if got is None or len(got) != 1 or got[0][0] is None:
         return None
     return str(got[0][0])
-
-
-def past_the_data(sql: str, engine: SQLEngine, question: str = "") -> str | None:
-    """Why a query found nothing when it compared a date column with a date it does not reach.
-
-    "last month" is 2026-10 and the prompt says so; the model still wrote ``stat_month =
-    '2026-11'`` and the query found nothing. For each ``column = 'date text'`` (the column read
-    as it is or through an expression, such as the canonical month form) whose literal lies
-    before the column's first value or after its last, the reason names the column and its
-    range, for the repair round. A date the question itself names ("2027年1月", "in 2015") is
-    what was asked, and is left alone. None when no comparison lies outside (or the SQL does
-    not parse).
-    """
-    tree = parse_or_none(sql, engine.dialect)
-    if tree is None:
-        return None
-    asked = "".join(ch for ch in question if ch.isdigit())
-    reasons: list[str] = []
-    for eq in tree.find_all(exp.EQ):
-        side, value = eq.this, eq.expression
-        if _is_text(side):
-            side, value = value, side
-        columns = list(side.find_all(exp.Column))
-        if not (_is_text(value) and _DATE_TEXT.match(str(value.this)) and columns):
-            continue
-        if "".join(ch for ch in str(value.this) if ch.isdigit()) in asked:
-            continue
-        if len({c.name for c in columns}) != 1 or (table := _table_of(columns[0], tree)) is None:
-            continue
-        read = side.copy()
-        for column in read.find_all(exp.Column):
-            column.set("table", None)
-        expr = read.sql(dialect=engine.dialect)
-        got = rows(engine, f"SELECT min({expr}), max({expr}) FROM {table}")
-        if not got or got[0][0] is None:
-            continue
-        low, high, written = str(got[0][0]), str(got[0][1]), str(value.this)
-        if len(low) == len(high) == len(written) and not low <= written <= high:
-            reasons.append(
-                f"{columns[0].name} has no {literal(written)}: its values run from "
-                f"{literal(low)} to {literal(high)}"
-            )
-    return "; ".join(reasons) or None

@@ -1,5 +1,5 @@
-"""The NL2SQL path: schema → notes → one LLM call → mends → gate + read-only run → doubts →
-explain.
+"""The NL2SQL path: schema → notes → one LLM call → mends → gate + read-only run → explain →
+checks.
 
 The model sees the linked schema (with the value notes of :mod:`~tablerag.nl2sql.schema_context`)
 and the question (after the question notes) and answers with one ```sql block. The stages run in
@@ -8,8 +8,8 @@ this order, each list as registered in :mod:`tablerag.nl2sql.stages` and switche
 through the reply mends; it goes through :meth:`SQLEngine.execute` (the sqlglot gate, a
 read-only connection, a row cap, a time limit, masking); a gate refusal goes through the refusal
 mends and a query that found nothing through the empty-result mends, without another model
-call; a query that ran but cannot be the answer is doubted (sent back once with the reason). A
-rejected or failing query goes back to the model with the error, at most ``max_repairs`` times.
+call. A rejected or failing query (or a reply without SQL) goes back to the model with the
+error, at most ``max_repairs`` times; a query that ran is final.
 The rows are then explained in the question's language; an explanation with a number that is
 not in the rows is replaced by a template built from the rows. Last, the answer checks
 (:mod:`tablerag.nl2sql.checks`: relevance, plausibility, definitions) decide its status and
@@ -54,22 +54,17 @@ from tablerag.nl2sql.checks import (
     verdict,
 )
 from tablerag.nl2sql.explanation import Explanation, Reply, quotes_result
-from tablerag.nl2sql.literals import all_zero, found_nothing
-from tablerag.nl2sql.ratio import RateProblem, definition_hint
+from tablerag.nl2sql.literals import found_nothing
 from tablerag.nl2sql.schema_context import SchemaContext
 from tablerag.nl2sql.sqltext import extract_sql
 from tablerag.nl2sql.stages import (
     ALL_ON,
     AMOUNT_MENDS,
-    EMPTY_DOUBTS,
     EMPTY_MENDS,
     EXPLANATION_CHECKS,
-    FOUND_DOUBTS,
     FOUND_MENDS,
-    KEPT_CAVEATS,
     QUERY_MENDS,
     QUESTION_NOTES,
-    RATE,
     REFUSAL_MENDS,
     REPLY_CHECKS,
     REPLY_MENDS,
@@ -162,9 +157,7 @@ def answer_with_sql(
     checked = _Checked(schema, engine, query, opts.stages)
     attempts: list[SQLAttempt] = []
     result: ResultSet | None = None
-    kept: ResultSet | None = None  # ran, but computes no rate the question asks for
-    upto, asked = 0, None  # the attempts up to the kept query's; what its rate lacks
-    for round_ in range(opts.max_repairs + 1):
+    for _ in range(opts.max_repairs + 1):
         try:
             reply = llm.complete(
                 chat, temperature=0.0, max_tokens=SQL_MAX_TOKENS, timeout_s=opts.timeout_s
@@ -181,35 +174,18 @@ def answer_with_sql(
             sql = _formats(sql, query, opts.stages)
         tried, result = _run_fixing(question, sql, opts, timings, checked)
         attempts += tried
-        doubt, rate = None, None
-        if result is not None and kept is None and round_ < opts.max_repairs:
-            doubt, rate = _doubt(question, result, checked, opts.stages)
-        if result is not None and doubt is None:
+        if result is not None:  # a query that ran is final: the answer checks judge it
             break
         attempt = tried[-1]
-        if result is not None and doubt is not None:  # ran, but not what was asked: ask again
-            kept, result, upto, asked = result, None, len(attempts), rate
-            attempt = attempt.model_copy(update={"error": doubt})
-            attempts[-1] = attempt
         feedback = (attempt.error or "") + (
             ": " + "; ".join(attempt.issues) if attempt.issues else ""
         )
-        if rate is not None:
-            terms = schema.catalog.terms if schema.catalog is not None else ()
-            feedback += definition_hint(rate.word, schema.notes, terms)
         shown = f"```sql\n{attempt.sql}\n```" if attempt.note else reply.text
         chat = [
             *chat,
             {"role": "assistant", "content": shown},
             *render("nl2sql_repair", error=feedback[:MAX_FEEDBACK_CHARS]),
         ]
-    if result is None and kept is not None:  # the repair failed: keep what ran
-        answer = _explained(question, language, llm, kept, attempts, timings, opts, checked, upto)
-        return _kept(answer, asked, opts.stages) if asked else answer
-    if result is not None and asked:  # the repair ran: is its rate right now?
-        answer = _explained(question, language, llm, result, attempts, timings, opts, checked)
-        still = checked.attempt(question, result).rate if opts.stages.on(RATE.name) else None
-        return _kept(answer, still, opts.stages) if still else answer
     if result is None:
         text = message("nl2sql.no_sql", language, n=len(attempts))
         last = attempts[-1]
@@ -232,7 +208,7 @@ def answer_with_sql(
 class _Checked:
     """What the stages after a run need besides the result: the schema context and the
     engine; and the :class:`QueryAttempt` of each result of this answer so far, so that the
-    mends, the doubts and the answer's own checks share one gathering of its evidence (three
+    mends and the answer's own checks share one gathering of its evidence (separate
     gatherings of the same evidence were a third of a warm answer's CPU)."""
 
     schema: SchemaContext
@@ -258,14 +234,6 @@ class _Checked:
         return attempt
 
 
-def _kept(answer: Answer, problem: RateProblem, stages: Switches) -> Answer:
-    """The answer the path keeps after a ``rate`` doubt, through the caveats that are on
-    (:data:`~tablerag.nl2sql.stages.KEPT_CAVEATS`)."""
-    for caveat in stages.enabled(KEPT_CAVEATS):
-        answer = caveat.run(answer, problem)
-    return answer
-
-
 def _noted(question: str, today: dt.date, stages: Switches) -> str:
     """The question as the SQL prompt says it, after the question notes (dated time words)."""
     for note in stages.enabled(QUESTION_NOTES):
@@ -279,29 +247,6 @@ def _formats(sql: str, query: Query, stages: Switches) -> str:
     for mend in stages.enabled(QUERY_MENDS):
         sql = mend.run(sql, query)
     return sql
-
-
-def _doubt(
-    question: str, result: ResultSet, checked: _Checked, stages: Switches
-) -> tuple[str | None, RateProblem | None]:
-    """Why a query that ran is asked again, and the rate it lacks: a query that found nothing
-    (or counted 0) is asked about by the empty-result doubts
-    (:data:`~tablerag.nl2sql.stages.EMPTY_DOUBTS`), the first that has a reason wins; one that
-    found rows by the found-result doubts (:data:`~tablerag.nl2sql.stages.FOUND_DOUBTS`: the
-    ``rate`` doubt, whose rate problem comes back too, then the answer checks' ``recheck``);
-    (None, None) if none of these.
-    """
-    attempt = checked.attempt(question, result)
-    empty = found_nothing(result.rows)
-    if empty or all_zero(result.rows):  # COUNT(*) over no rows is 0, not empty
-        why = next((w for d in stages.enabled(EMPTY_DOUBTS) if (w := d.run(attempt))), None)
-        if why or empty:
-            return (f"it ran and found no rows: {why}" if why else None), None
-    for doubt in stages.enabled(FOUND_DOUBTS):
-        why = doubt.run(attempt)
-        if why:
-            return why, (attempt.rate if doubt is RATE else None)
-    return None, None
 
 
 __all__ = [
@@ -472,11 +417,9 @@ def _explained(
     timings: dict[str, float],
     opts: NL2SQLOptions,
     checked: _Checked | None = None,
-    upto: int | None = None,
 ) -> Answer:
     """The answer for the rows of ``result``; the answer checks give its status and
-    confidence, which counts the model's queries among the first ``upto`` attempts (all by
-    default)."""
+    confidence, which counts the model's queries among the attempts."""
     rows = [[jsonable(v) for v in row] for row in result.rows]
     table = ResultTable(
         columns=list(result.columns),
@@ -511,7 +454,7 @@ def _explained(
     if text is None:
         text = template_explanation(result.columns, rows, language, truncated=result.truncated)
     # the model's attempts: a mended rerun is not one (a prefix read in place counts as written)
-    written = max(1, sum(1 for a in attempts[:upto] if a.note is None))
+    written = max(1, sum(1 for a in attempts if a.note is None))
     findings: Sequence[Finding] = []
     if checked is not None:
         findings = checked.attempt(question, result).findings

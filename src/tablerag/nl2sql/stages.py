@@ -1,12 +1,13 @@
 """Every note, mend, doubt and check of the answer pipeline, registered in one place.
 
 A *note* adds a line to what the model reads (a fact about the question's values or tables), a
-*mend* rewrites SQL (or the loop's final answer) without another model call, a *doubt* sends a
-query that ran back to the model once because its result cannot be the answer, a *check* judges
-what the model wrote or what a query found (a finding that lowers the answer's confidence, a
-reply not run, an explanation replaced). Each stage handles one failure, lives in the module
-named after it, and is listed here with its name and the reason it exists; the pipelines below
-(one signature each, like sqlglot's optimizer ``RULES``) are the order in which
+*mend* rewrites SQL (or the loop's final answer) without another model call, a *doubt* sends the
+loop's query that ran back to the model once because its result cannot be the answer (the NL2SQL
+path has none: a query of its own that ran is final, and the answer checks judge it), a *check*
+judges what the model wrote or what a query found (a finding that lowers the answer's
+confidence, a reply not run, an explanation replaced). Each stage handles one failure, lives
+in the module named after it, and is listed here with its name and the reason it exists; the
+pipelines below (one signature each, like sqlglot's optimizer ``RULES``) are the order in which
 :mod:`tablerag.nl2sql.path`, :mod:`.schema_context` and the TableRAG loop run them.
 
 Any stage can be switched off by name, or a whole family at once (``notes``, ``mends``,
@@ -38,7 +39,6 @@ from tablerag.nl2sql.autofix import (
 )
 from tablerag.nl2sql.canonical import canonicalize_formats
 from tablerag.nl2sql.checks import (
-    REPAIRABLE,
     Check,
     Evidence,
     Finding,
@@ -58,11 +58,10 @@ from tablerag.nl2sql.definitions import Glossary, definition_note, definition_ro
 from tablerag.nl2sql.denominator import denominator_set, widen
 from tablerag.nl2sql.distinct import count_distinct, distinct_key, key_columns
 from tablerag.nl2sql.explanation import Explanation, Reply, cut_in_sql, ungrounded
-from tablerag.nl2sql.joins import rebridge, unjoined
+from tablerag.nl2sql.joins import rebridge
 from tablerag.nl2sql.labels import label_notes
-from tablerag.nl2sql.literals import found_nothing, label_elsewhere, past_the_data, stored_labels
+from tablerag.nl2sql.literals import stored_labels
 from tablerag.nl2sql.prose_definitions import prose_definitions
-from tablerag.nl2sql.ratio import RateProblem, caveated
 from tablerag.nl2sql.rollup import rollup_note, rollups
 from tablerag.nl2sql.scale import scale_notes
 from tablerag.nl2sql.slashdates import slash_date_notes
@@ -73,7 +72,6 @@ from tablerag.nl2sql.years import year_notes
 from tablerag.rag.answer import DOC_CHECKS
 
 if TYPE_CHECKING:
-    from tablerag.answer import Answer
     from tablerag.errors import Issue
     from tablerag.linking.catalog import SchemaCatalog
     from tablerag.linking.fkgraph import JoinEdge
@@ -143,9 +141,9 @@ class Refusal:
 
 class Attempt(Protocol):
     """A query that ran, as every stage after its run reads it: the one context of the empty-
-    and found-result mends and doubts. The path builds it once per query
+    and found-result mends. The path builds it once per query
     (:class:`tablerag.nl2sql.attempt.QueryAttempt`); what it derives (the evidence, the answer
-    checks' findings, the rate problem) is computed on first use and shared by the stages."""
+    checks' findings) is computed on first use and shared by the stages."""
 
     @property
     def question(self) -> str:
@@ -187,10 +185,6 @@ class Attempt(Protocol):
     def findings(self) -> Sequence[Finding]:
         """The answer checks' findings on the query that ran."""
 
-    @property
-    def rate(self) -> RateProblem | None:
-        """The problem with the rate it computes (:func:`tablerag.nl2sql.ratio.rate_problem`)."""
-
     def with_sql(self, sql: str) -> Attempt:
         """The same attempt with ``sql`` mended (its derived facts stay those of what ran)."""
 
@@ -207,13 +201,10 @@ RefusalMend = Callable[[Refusal], Fixed | None]
 """``(Refusal) -> Fixed | None``: the gate's issues say what to mend."""
 EmptyMend = Callable[[Attempt], Fixed | None]
 FoundMend = Callable[[Attempt], Fixed | None]
-Doubt = Callable[[Attempt], str | None]
 ReplyCheck = Callable[[Reply], bool]
 """``(Reply) -> refused``: the reply's SQL is not run (the model is asked again)."""
 ExplanationCheck = Callable[[Explanation], bool]
 """``(Explanation) -> refused``: the template from the rows explains them instead."""
-Caveat = Callable[["Answer", RateProblem], "Answer"]
-"""``(answer, rate problem) -> answer``: what the answer the path keeps must say."""
 
 
 def _rollups(n: NoteInput) -> list[str]:
@@ -241,14 +232,6 @@ def _slash_dates(n: NoteInput) -> list[str]:
 
 def _labels(n: TableNoteInput) -> list[str]:
     return label_notes(n.catalog, n.tables, n.engine) if n.engine is not None else []
-
-
-def _unjoined(r: Attempt) -> str | None:
-    # COUNT(*) over no rows is 0, not empty: a join no key supports is asked about when
-    # nothing at all was found
-    if not found_nothing(r.rows):
-        return None
-    return unjoined(r.sql, r.edges, dialect=r.engine.dialect)
 
 
 def _unclip(sql: str, q: Query) -> Fixed | None:
@@ -319,19 +302,6 @@ def _denominator(a: Attempt) -> Fixed | None:
             note = f"tablerag divided by {wanted.said()}, as {d.document} defines {d.term}"
             return Fixed(wider, note)
     return None
-
-
-def _rate(a: Attempt) -> str | None:
-    return a.rate.doubt if a.rate is not None else None
-
-
-def _recheck(a: Attempt) -> str | None:
-    if not a.linked:
-        return None
-    doubts = [f for f in a.findings if f.code in REPAIRABLE]
-    if not doubts:
-        return None
-    return "it ran, but " + "; ".join(f.says("en") for f in doubts)
 
 
 QUESTION_NOTES: tuple[Stage[QuestionNote], ...] = (
@@ -467,26 +437,6 @@ EMPTY_MENDS: tuple[Stage[EmptyMend], ...] = (
         lambda r: rebridge(r.sql, r.edges, dialect=r.engine.dialect),
     ),
 )
-EMPTY_DOUBTS: tuple[Stage[Doubt], ...] = (
-    Stage(
-        "unjoined",
-        "doubt",
-        "a query found nothing through a join no key supports: name the bridge, ask again",
-        _unjoined,
-    ),
-    Stage(
-        "past_the_data",
-        "doubt",
-        "a query found nothing for a date past the data's last one: say where the data ends",
-        lambda r: past_the_data(r.sql, r.engine, r.question),
-    ),
-    Stage(
-        "label_elsewhere",
-        "doubt",
-        "a query found nothing for a label another shown table stores: name that table",
-        lambda r: label_elsewhere(r.sql, r.engine, r.tables),
-    ),
-)
 AMOUNT_MENDS: tuple[Stage[ReplyMend], ...] = (
     Stage(
         "units",
@@ -557,26 +507,6 @@ FOUND_MENDS: tuple[Stage[FoundMend], ...] = (
     ),
 )
 """Mends of a query that found rows, each on what the one before left (their notes join)."""
-RATE: Stage[Doubt] = Stage(
-    "rate",
-    "doubt",
-    "the question asks for a rate the query does not compute, or every row's rate is 0 or 1",
-    _rate,
-)
-"""Its answer also carries the caveat when the repair round does not mend it (the path reads
-:attr:`Attempt.rate` of the query it keeps)."""
-FOUND_DOUBTS: tuple[Stage[Doubt], ...] = (
-    RATE,
-    Stage(
-        "recheck",
-        "doubt",
-        "a query an answer check doubts (a definition not followed, a count asked but an amount "
-        "summed, one day for a month, a period never asked): asked again once with the reason",
-        _recheck,
-    ),
-)
-"""Doubts of a query that found rows, the first with a reason wins (the answer checks'
-repairable doubts, :data:`tablerag.nl2sql.checks.REPAIRABLE`, are asked about once)."""
 REPLY_CHECKS: tuple[Stage[ReplyCheck], ...] = (
     Stage(
         "cut_reply",
@@ -671,16 +601,6 @@ EXPLANATION_CHECKS: tuple[Stage[ExplanationCheck], ...] = (
         ungrounded,
     ),
 )
-KEPT_CAVEATS: tuple[Stage[Caveat], ...] = (
-    Stage(
-        "rate_caveat",
-        "check",
-        "the repair round the rate doubt asked for still computes no rate: the kept answer says "
-        "its rows are not the rate asked for, unsure",
-        caveated,
-    ),
-)
-"""What the answer the path keeps after a ``rate`` doubt says (:func:`.ratio.caveated`)."""
 LABEL_ROUND = Stage(
     "label_round",
     "doubt",
@@ -701,14 +621,7 @@ TIERS = Stage(
     "the loop's answer left matching each SQL row's rate to the policy's thresholds to the reader",
     None,
 )
-CAVEATS = Stage(
-    "caveats",
-    "note",
-    "a step's SQL answer warned that its rows are not the rate asked for, and the loop's "
-    "composed answer dropped the warning: kept",
-    None,
-)
-"""``compose``, ``tiers`` and ``caveats`` run, in this order, on the loop's final answer: the
+"""``compose`` and ``tiers`` run, in this order, on the loop's final answer: the
 loop binds them to its functions (:data:`tablerag.loop.finish.FINISH`, through :func:`bound`)."""
 SQL_FAILED = Stage(
     "sql_failed",
@@ -752,17 +665,13 @@ STAGES: tuple[Stage[Any], ...] = (
     *REFUSAL_MENDS,
     *EMPTY_MENDS,
     *FOUND_MENDS,
-    *EMPTY_DOUBTS,
-    *FOUND_DOUBTS,
     *REPLY_CHECKS,
     *ANSWER_CHECKS,
     *EXPLANATION_CHECKS,
-    *KEPT_CAVEATS,
     *DOC_CHECKS,
     LABEL_ROUND,
     COMPOSE,
     TIERS,
-    CAVEATS,
     SQL_FAILED,
     SQL_DOUBTED,
     CONFLICT,
@@ -781,9 +690,9 @@ def switches(off: Sequence[str] = (), overrides: Mapping[str, bool] | None = Non
         ConfigError: an unknown stage or family name (with the closest one).
 
     Example:
-        >>> sorted(switches(["rate"], {"spelling": False}).off)
-        ['rate', 'spelling']
-        >>> switches(["rate"], {"doubts": True}).off
+        >>> sorted(switches(["label_round"], {"spelling": False}).off)
+        ['label_round', 'spelling']
+        >>> switches(["label_round"], {"doubts": True}).off
         frozenset()
         >>> "dates" in switches((), {"notes": False, "dates": True}).off
         False
@@ -822,25 +731,20 @@ __all__ = [
     "ALL_ON",
     "AMOUNT_MENDS",
     "ANSWER_CHECKS",
-    "CAVEATS",
     "COMPOSE",
     "DEFINITIONS",
     "CONFLICT",
     "DOC_CHECKS",
-    "EMPTY_DOUBTS",
     "EMPTY_MENDS",
     "EXPLANATION_CHECKS",
     "FAMILIES",
     "Family",
-    "FOUND_DOUBTS",
     "FOUND_MENDS",
-    "KEPT_CAVEATS",
     "LABEL_ROUND",
     "LOOP_UNGROUNDED",
     "NAMES",
     "QUERY_MENDS",
     "QUESTION_NOTES",
-    "RATE",
     "REFUSAL_MENDS",
     "REPLY_CHECKS",
     "REPLY_MENDS",
