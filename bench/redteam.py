@@ -923,14 +923,22 @@ class Runner:
                 )
             if attack.benign and res.exit_code == 3:
                 self.finding(attack, "wrong refusal", channel, res.output[:300])
-            # a call's start-up (a worker process, the catalog) is not the query's time
-            if took > 2 * self.cli_base + TIME_LIMIT_MS / 1000 + GRACE_S:
-                self.finding(
-                    attack,
-                    "cap",
-                    channel,
-                    f"{took:.1f} s > {TIME_LIMIT_MS} ms + start-up {self.cli_base:.1f} s",
-                )
+            # a call's start-up (a worker process, the catalog) is not the query's time; a
+            # call over the cap is timed once more, as the engine's own are (caps above): a
+            # busy machine slows one call, a query the cap does not stop is slow twice
+            bound = 2 * self.cli_base + TIME_LIMIT_MS / 1000 + GRACE_S
+            if took > bound:
+                started = time.perf_counter()
+                self.cli.invoke(app, [*base, *extra])
+                again = time.perf_counter() - started
+                if again > bound:
+                    self.finding(
+                        attack,
+                        "cap",
+                        channel,
+                        f"{took:.1f} s then {again:.1f} s > {TIME_LIMIT_MS} ms + start-up "
+                        f"{self.cli_base:.1f} s",
+                    )
             if len(res.stdout) > 16 * 2**20 * 1.25:
                 self.finding(attack, "cap", channel, f"{len(res.stdout)} bytes of output")
 
