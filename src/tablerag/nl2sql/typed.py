@@ -145,11 +145,7 @@ def whole_days(sql: str, types: Types, *, dialect: str) -> Fixed | None:
         if read is None:
             continue
         replacement, column, day = read
-        if isinstance(replacement, exp.And) and not isinstance(
-            node.parent, exp.Where | exp.Having | exp.And
-        ):
-            replacement = exp.Paren(this=replacement)
-        node.replace(replacement)
+        _put(node, replacement)
         notes.append(f"tablerag read '{day}' as the whole day: {column} holds times of day")
     if not notes:
         return None
@@ -206,13 +202,21 @@ def whole_periods(sql: str, types: Types, *, dialect: str) -> Fixed | None:
             this=exp.GTE(this=column.copy(), expression=exp.Literal.string(start)),
             expression=exp.LT(this=column.copy(), expression=exp.Literal.string(end)),
         )
-        if not isinstance(node.parent, exp.Where | exp.Having | exp.And):
-            read = exp.Paren(this=read)
-        node.replace(read)
+        _put(node, read)
         notes.append(f"tablerag read '{text.this}' as the whole period: {column.sql()} holds dates")
     if not notes:
         return None
     return Fixed(tree.sql(dialect=dialect), "; ".join(dict.fromkeys(notes)))
+
+
+def _put(node: exp.Expr, replacement: exp.Expr) -> None:
+    """Replace ``node`` by ``replacement``, in parentheses when that is a conjunction inside
+    anything but a WHERE, a HAVING or another AND (``NOT (a >= x AND a < y)``)."""
+    if isinstance(replacement, exp.And) and not isinstance(
+        node.parent, exp.Where | exp.Having | exp.And
+    ):
+        replacement = exp.Paren(this=replacement)
+    node.replace(replacement)
 
 
 def _span(text: str, *, like: bool) -> tuple[str, str] | None:
