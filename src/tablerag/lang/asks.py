@@ -153,23 +153,6 @@ def asks_one_figure(question: str) -> bool:
     return asked(question) is not None or bool(ask_words().rate.search(question))
 
 
-def asks_for_labels(question: str) -> bool:
-    """Whether the answer must name things: which one, each one, a ranking (哪个渠道, 各品类,
-    which category, each store), not only give a figure.
-
-    Example:
-        >>> asks_for_labels("2026年10月各品类的毛利是多少元？"), asks_for_labels("哪个城市最高？")
-        (True, True)
-        >>> asks_for_labels("Which category had the highest net sales in 2025?")
-        True
-        >>> asks_for_labels("Show the names of singers and the total sales of their songs.")
-        True
-        >>> asks_for_labels("What was the highest order amount?"), asks_for_labels("每笔订单多少钱")
-        (False, False)
-    """
-    return label_word(question) is not None
-
-
 def label_word(question: str) -> str | None:
     """The words by which the question asks for names (``'哪'``, ``'each'``), None when it asks
     for none. A listing word (列出, list the, rank) asks for names only when the question asks
@@ -177,6 +160,8 @@ def label_word(question: str) -> str | None:
     and 分别 ("最大值和最小值分别是多少") are not asked for names at all.
 
     Example:
+        >>> label_word("哪个城市最高？"), label_word("What was the highest order amount?") is None
+        ('哪', True)
         >>> label_word("List the teams by size."), label_word("列出各渠道的销售额")
         ('List the', '各')
         >>> label_word("List the number of different series names and contents.") is None
