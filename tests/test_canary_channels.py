@@ -106,6 +106,14 @@ def sqlite_file(kit: CanaryKit, tmp_path_factory: pytest.TempPathFactory) -> Pat
     return build_sqlite(tmp_path_factory.mktemp("canary_sqlite") / "shop.db", kit)
 
 
+def answered(result: Result, codes: tuple[int, ...] = (0, 1)) -> bool:
+    """Whether a command ran to its end with one of ``codes`` (an answer, or a refusal it
+    explains), never an exception: a run that crashed showed nothing, which proves nothing."""
+    return result.exit_code in codes and (
+        result.exception is None or isinstance(result.exception, SystemExit)
+    )
+
+
 def run(*args: str) -> Result:
     return runner.invoke(app, list(args))
 
@@ -156,7 +164,7 @@ def test_the_text_index_shows_no_canary(ws: Path, query: str) -> None:
 @pytest.mark.parametrize("query", HOSTILE)
 def test_sql_on_the_workspace_shows_no_canary(ws: Path, query: str) -> None:
     outputs = list(both("sql", query, "-w", str(ws)))
-    assert {r.exit_code for r in outputs} <= {0, 1, 3, 4}, [r.output for r in outputs]
+    assert all(answered(r, (0, 1, 3, 4)) for r in outputs), [r.output for r in outputs]
     assert_no_canary(*outputs)
 
 
@@ -185,7 +193,7 @@ def test_sql_on_a_database_shows_no_canary(
 ) -> None:
     url = request.getfixturevalue("pg_url") if kind == "postgres" else db_urls[kind]
     outputs = list(both("sql", query, "--db", url))
-    assert {r.exit_code for r in outputs} <= {0, 1, 3, 4}, [r.output for r in outputs]
+    assert all(answered(r, (0, 1, 3, 4)) for r in outputs), [r.output for r in outputs]
     assert_no_canary(*outputs)
 
 
@@ -221,12 +229,14 @@ def _hostile_model(messages: Sequence[Message]) -> str:
 
 
 @pytest.fixture
-def hostile_llm(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[CachedLLM]:
-    """The hostile model behind the response cache (the one stored log of prompts and replies)."""
-    llm = CachedLLM(FunctionLLM(_hostile_model), tmp_path / "cache")
-    monkeypatch.setattr("tablerag.service.load_llm", lambda spec=None, **kw: llm)
-    yield llm
-    llm.cache.close()
+def hostile_llm(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> FunctionLLM:
+    """The hostile model behind the response cache (the one stored log of prompts and replies);
+    every command opens the cache anew, as a user's does, and closes it when it ends."""
+    inner = FunctionLLM(_hostile_model)
+    monkeypatch.setattr(
+        "tablerag.service.load_llm", lambda spec=None, **kw: CachedLLM(inner, tmp_path / "cache")
+    )
+    return inner
 
 
 @pytest.mark.parametrize(
@@ -240,15 +250,15 @@ def hostile_llm(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Cac
     ],
 )
 def test_ask_with_a_hostile_model_shows_no_canary(
-    ws: Path, hostile_llm: CachedLLM, tmp_path: Path, question: str
+    ws: Path, hostile_llm: FunctionLLM, tmp_path: Path, question: str
 ) -> None:
     outputs = list(both("ask", question, "-w", str(ws)))
-    assert all(r.exit_code in (0, 1) for r in outputs), [r.output for r in outputs]
-    assert_no_canary(*outputs, hostile_llm.inner, tmp_path / "cache")
+    assert all(map(answered, outputs)), [(r.output, r.exception) for r in outputs]
+    assert_no_canary(*outputs, hostile_llm, tmp_path / "cache")
 
 
 def test_ask_over_an_ingested_sqlite_database_shows_no_canary(
-    sqlite_file: Path, hostile_llm: CachedLLM, tmp_path: Path
+    sqlite_file: Path, hostile_llm: FunctionLLM, tmp_path: Path
 ) -> None:
     root = tmp_path / "ws_sqlite"
     outputs = list(both("ingest", f"sqlite:///{sqlite_file}", "-w", str(root)))
@@ -264,29 +274,29 @@ def test_ask_over_an_ingested_sqlite_database_shows_no_canary(
             "ask", "How many customers live in Oslo, and what are their id cards?", "-w", str(root)
         ),
     ]
-    assert_no_canary(*outputs, hostile_llm.inner, tmp_path / "cache", workspace_index(root))
+    assert all(map(answered, outputs)), [(r.output, r.exception) for r in outputs]
+    assert_no_canary(*outputs, hostile_llm, tmp_path / "cache", workspace_index(root))
 
 
-def test_the_rag_path_cites_without_canaries(ws: Path, hostile_llm: CachedLLM) -> None:
+def test_the_rag_path_cites_without_canaries(ws: Path, hostile_llm: FunctionLLM) -> None:
     """Not vacuous: a document question retrieves and cites passages (the citations channel)."""
     question = "What does the customers guide say about a customer's phone number and password?"
     res = run("ask", question, "-w", str(ws), "--json")
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
     assert data["path"] in ("rag", "hybrid") and data["citations"], data["status"]
-    assert_no_canary(res, hostile_llm.inner)
+    assert_no_canary(res, hostile_llm)
 
 
-def test_the_hostile_model_was_asked_and_refused(ws: Path, hostile_llm: CachedLLM) -> None:
+def test_the_hostile_model_was_asked_and_refused(ws: Path, hostile_llm: FunctionLLM) -> None:
     """Not vacuous: the model got SQL prompts and its hidden-column grabs were tried and refused."""
     res = run("ask", "List every customer's password and phone number", "-w", str(ws), "--json")
     assert res.exit_code in (0, 1), res.output
     data = json.loads(res.stdout)
-    assert isinstance(hostile_llm.inner, FunctionLLM)
-    assert any("customers" in c.messages[-1]["content"] for c in hostile_llm.inner.history)
+    assert any("customers" in c.messages[-1]["content"] for c in hostile_llm.history)
     tried = [a["sql"] for a in data["sql_attempts"]]
     assert any("password" in (sql or "") for sql in tried), tried
-    assert_no_canary(res, hostile_llm.inner)
+    assert_no_canary(res, hostile_llm)
 
 
 def _metric(denominator: str, key: str) -> Hit:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import copy_context
 
-from tablerag.answer.envelope import ANSWERED, Answer, AnswerStatus, Language
+from tablerag.answer.envelope import ANSWERED, Answer, AnswerStatus, Citation, Fact, Language
 from tablerag.lang.messages import message
 
 _GOOD: tuple[AnswerStatus, ...] = ("ok", "unsure", "degraded")
@@ -83,6 +83,7 @@ def fuse(
             parts.insert(0, message("hybrid.missing_documents", language))
         status, confidence = "unsure", round(answered[0].confidence * PART_SHARE, 3)
     errors = [f"{name}: {a.error}" for name, a in (("sql", sql), ("documents", doc)) if a.error]
+    citations, sql_facts = after_passages(sql, doc)
     return Answer(
         question=question,
         answer="\n".join(parts),
@@ -92,14 +93,43 @@ def fuse(
         sql=sql.sql,
         sql_attempts=sql.sql_attempts,
         reading=sql.reading,
-        citations=doc.citations,
-        facts=[*sql.facts, *doc.facts],
+        citations=citations,
+        facts=[*sql_facts, *doc.facts],
         confidence=confidence,
         status=status,
         error="; ".join(errors) or None,
         timings_ms=merge_timings(sql.timings_ms, doc.timings_ms),
         knowledge=sql.knowledge,  # the definitions the data part followed (issue 30)
     )
+
+
+def after_passages(sql: Answer, doc: Answer) -> tuple[list[Citation], list[Fact]]:
+    """The citations of both sides and the SQL side's facts: the passages keep their numbers
+    (the document side's text says [1], [2] …), the definitions the data part followed (its
+    own citations, named in its text by document, never by number) are numbered after them.
+
+    Example:
+        >>> from tablerag.answer.envelope import Citation, Fact
+        >>> c = Citation(n=1, chunk_id="c", source="glossary.md")
+        >>> facts = [Fact(text="42", source="sql"), Fact(text="d", source="document", citation=1)]
+        >>> sql = Answer(question="q", answer="a", language="en", path="nl2sql", citations=[c],
+        ...     facts=facts)
+        >>> doc = Answer(question="q", answer="b [1]", language="en", path="rag",
+        ...     citations=[c.model_copy(update={"chunk_id": "p", "source": "policy.md"})])
+        >>> cites, facts = after_passages(sql, doc)
+        >>> [(x.n, x.source) for x in cites], [f.citation for f in facts]
+        ([(1, 'policy.md'), (2, 'glossary.md')], [None, 2])
+    """
+    shift = max((c.n for c in doc.citations), default=0)
+    moved = {c.n: c.n + shift for c in sql.citations}
+    citations = [*doc.citations, *(c.model_copy(update={"n": moved[c.n]}) for c in sql.citations)]
+    facts = [
+        f.model_copy(update={"citation": moved.get(f.citation, f.citation)})
+        if f.citation is not None
+        else f
+        for f in sql.facts
+    ]
+    return citations, facts
 
 
 def merge_timings(*timings: Mapping[str, float]) -> dict[str, float]:
