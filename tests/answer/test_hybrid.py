@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tablerag.answer import Answer, Citation, Fact, ResultTable
+from tablerag.answer.envelope import Finding as AnswerFinding
 from tablerag.answer.hybrid import fuse, run_both
 from tablerag.llm.base import Message
 from tablerag.llm.testing import FunctionLLM
@@ -146,3 +147,40 @@ def test_a_two_part_question_is_ok_only_when_both_parts_are_answered() -> None:
 def test_a_two_part_question_with_no_part_answered_keeps_the_failure() -> None:
     nothing = fuse("q", "en", _sql("no_data", "No data."), _doc("not_found"), needs_both=True)
     assert nothing.status == "no_data" and not nothing.answer.startswith("The ")
+
+
+def test_the_fused_answer_keeps_each_sides_findings_and_definitions() -> None:
+    """What the checks found travels as data on a hybrid answer too (the JSON, the harness and
+    the fallback read ``findings``, not the text), and the definition the data part followed
+    keeps its citation, numbered after the passages the document part's text names."""
+    finding = AnswerFinding(
+        code="all_zero", severity="doubt", message="checks.all_zero", stage="checks"
+    )
+    cited = AnswerFinding(
+        code="definition_followed",
+        severity="cite",
+        message="checks.definition_followed",
+        stage="checks",
+        values={"document": "指标定义.md"},
+    )
+    definition = Citation(
+        n=1, chunk_id="g1", source="指标定义.md", snippet="退货率 = 退货数 ÷ 订单数"
+    )
+    sql = _sql("unsure").model_copy(
+        update={
+            "checks": ["all_zero", "definition_followed"],
+            "findings": [finding, cited],
+            "citations": [definition],
+            "facts": [Fact(text="0", source="sql"), Fact(text="d", source="document", citation=1)],
+        }
+    )
+    fused = fuse(HYBRID_Q, "zh", sql, _doc())
+    assert fused.status == "unsure"
+    assert fused.checks == ["all_zero", "definition_followed"]
+    assert [f.code for f in fused.findings] == ["all_zero", "definition_followed"]
+    assert [(c.n, c.source) for c in fused.citations] == [(1, "退货政策.md"), (2, "指标定义.md")]
+    assert [(f.source, f.citation) for f in fused.facts] == [
+        ("sql", None),
+        ("document", 2),
+        ("document", 1),
+    ]

@@ -40,7 +40,8 @@ def run_both(
 def fuse(
     question: str, language: Language, sql: Answer, doc: Answer, *, needs_both: bool = False
 ) -> Answer:
-    """One answer from the SQL side and the document side, every fact labelled by source.
+    """One answer from the SQL side and the document side, every fact labelled by source, each
+    side's findings and checks kept (data part first, as the text states them).
 
     Args:
         question: the user's question.
@@ -100,6 +101,8 @@ def fuse(
         error="; ".join(errors) or None,
         timings_ms=merge_timings(sql.timings_ms, doc.timings_ms),
         knowledge=sql.knowledge,  # the definitions the data part followed (issue 30)
+        checks=[*sql.checks, *doc.checks],
+        findings=[*sql.findings, *doc.findings],  # in the order the parts state them
     )
 
 
