@@ -121,7 +121,8 @@ def test_a_request_that_drops_a_value_the_question_names_is_not_used(
 ) -> None:
     """The small model filled the request without the region the question names (as the local
     model did on the demo): the compiled answer fails the answer checks, so it is not used; the
-    free-SQL path answers and says no definition was followed, and why."""
+    free-SQL path answers following the written definition and cites it (and says nothing that
+    contradicts it, such as that no definition was followed)."""
     dropped = {"metrics": ["gross_profit"], "time_range": {"period": "last_month"}}
     free_sql = (
         "```sql\nSELECT SUM(s.net_amt) - SUM(s.cost_amt) / 100.0 AS gross_profit FROM fact_sales "
@@ -140,6 +141,6 @@ def test_a_request_that_drops_a_value_the_question_names_is_not_used(
         answer = qa.ask("上月华东的毛利是多少？")
         kept = qa.ask("上月的毛利是多少元？")  # nothing dropped: compiled, ok
     assert not answer.knowledge and "no_definition" in answer.checks, answer.answer
-    assert "未按任何已定义的指标口径计算：按语义模型编译的答案没有通过检查" in answer.answer
+    assert "毛利按《指标口径.md》的口径计算" in answer.answer and "未按" not in answer.answer
     assert answer.sql is not None and "'EAST'" in answer.sql and answer.path == "nl2sql"
     assert kept.status == "ok" and kept.knowledge, kept.answer

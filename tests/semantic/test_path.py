@@ -72,6 +72,7 @@ def test_a_free_sql_answer_says_no_definition_was_followed() -> None:
     assert noted.answer.endswith("(No agreed definition was followed: the question names no "
                                  "metric of the semantic model.)")  # fmt: skip
     assert "no_definition" in noted.checks and noted.status == "ok"
+    assert [(f.code, f.severity) for f in noted.findings] == [("no_definition", "caveat")]
 
 
 def test_a_free_figure_for_a_defined_metric_is_unsure_unless_a_definition_was_followed() -> None:
@@ -87,7 +88,8 @@ def test_a_free_figure_for_a_defined_metric_is_unsure_unless_a_definition_was_fo
                        message="checks.definition_followed", stage="checks")  # fmt: skip
     cited = free.model_copy(update={"findings": [followed]})
     kept = no_definition(cited, Declined("doubted"))
-    assert kept.status == "ok" and "No agreed definition was followed" in kept.answer
+    assert kept.status == "ok" and kept.answer == "42"  # it cites what it followed: no more said
+    assert "no_definition" in kept.checks
     # an answer already not ok keeps its own status
     empty = free.model_copy(update={"status": "no_data"})
     assert no_definition(empty, Declined("not_expressible")).status == "no_data"

@@ -357,13 +357,17 @@ def no_definition(answer: Answer, declined: Declined) -> Answer:
     reason than naming none) and no answer check saw the query follow a written definition,
     the figure is not ``ok``: people agreed how that metric is computed, and nothing shows
     this number was computed that way (a 1.5B model's free SQL mostly drops the definition's
-    filters). It is ``unsure``, saying so.
+    filters). It is ``unsure``, saying so. When the query followed a definition written in the
+    documents, the answer already cites it: nothing more is said (that no definition was
+    followed would contradict the line above it).
     """
     log.info("semantic path declined: %s", declined.reason)
     why = declined.text(answer.language)
     followed = any(f.code == "definition_followed" for f in answer.findings)
-    doubt = declined.code != "no_metric" and answer.status == "ok" and not followed
-    if doubt:
+    update: dict[str, Any] = {"checks": [*answer.checks, NO_DEFINITION]}
+    if followed:
+        return answer.model_copy(update=update)
+    if declined.code != "no_metric" and answer.status == "ok":
         finding = Finding(
             code="definition_not_followed",
             severity="doubt",
@@ -374,20 +378,20 @@ def no_definition(answer: Answer, declined: Declined) -> Answer:
         )
         line = message(UNSURE, answer.language, reasons=says(finding, answer.language))
         note = f"（{line}）" if answer.language == "zh" else f"({line})"
-    else:
-        note = (
-            f"（未按任何已定义的指标口径计算：{why}）"
-            if answer.language == "zh"
-            else f"(No agreed definition was followed: {why}.)"
-        )
-    update: dict[str, Any] = {
-        "answer": f"{answer.answer}\n{note}",
-        "checks": [*answer.checks, NO_DEFINITION],
-    }
-    if doubt:
-        update["findings"] = [*answer.findings, finding]
         update["status"] = "unsure"
         update["confidence"] = max(0.05, round(answer.confidence - UNFOLLOWED_WEIGHT, 3))
+    else:
+        finding = Finding(
+            code=NO_DEFINITION,
+            severity="caveat",
+            message="semantic.no_definition",
+            values={"why": why},
+            stage="semantic",
+            placement="tail",
+        )
+        note = says(finding, answer.language)
+    update["answer"] = f"{answer.answer}\n{note}"
+    update["findings"] = [*answer.findings, finding]
     return answer.model_copy(update=update)
 
 
