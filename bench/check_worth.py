@@ -9,7 +9,10 @@ again, for every check and every run at once:
 
 - *fires*: answers with a finding of the check (right / wrong);
 - *alone*: answers no other check doubted; switched off, these become ``ok``: the wrong ones
-  are the wrong-but-``ok`` answers the check saves, the right ones the ``ok`` it costs.
+  are the wrong-but-``ok`` answers the check saves, the right ones the ``ok`` it costs. A
+  question the data cannot answer (the user-data sets' ``unanswerable`` kind) is judged by
+  what the answer says: a doubted figure counts as declining it, the same figure ``ok`` as
+  answering it, so there the doubt is counted as a catch whatever the run recorded.
 
 Which finding codes a check emits is read from the check's source (the ``Finding("code")``
 calls in its function and the module's helpers it calls), so the table follows the code.
@@ -36,8 +39,11 @@ from pathlib import Path
 from typing import Any
 
 from tablerag.nl2sql import checks
-from tablerag.nl2sql.checks import Finding
+from tablerag.nl2sql.checks import WEIGHTS, Finding
 from tablerag.nl2sql.stages import ANSWER_CHECKS
+
+UNANSWERABLE = "unanswerable"
+"""The user-data question kind whose answer is right when it states no figure (or doubts it)."""
 
 
 def codes_by_check() -> dict[str, frozenset[str]]:
@@ -66,8 +72,9 @@ def codes_by_check() -> dict[str, frozenset[str]]:
 
 
 def doubting(code: str) -> bool:
-    """Whether a finding of ``code`` doubts the answer (a cited definition does not)."""
-    return Finding(code).doubts
+    """Whether a finding of ``code`` doubts the answer (a cited definition does not; codes of
+    other steps than the answer checks are not theirs)."""
+    return WEIGHTS.get(code, 0.0) > 0
 
 
 def worth(
@@ -90,7 +97,7 @@ def worth(
         doubts = {c for c in detail.get("checks") or () if doubting(c)}
         if detail.get("status") != "unsure" or not doubts:
             continue
-        right = "right" if row.get("correct") else "wrong"
+        right = "right" if row.get("correct") and detail.get("kind") != UNANSWERABLE else "wrong"
         for name, own in codes.items():
             if doubts & own:
                 out[name][f"fires_{right}"] += 1
