@@ -53,6 +53,7 @@ WEIGHTS: Mapping[str, float] = {
     "no_quantity": 0.35,
     "invented_filter": 0.35,
     "negated_join": 0.35,
+    "unresolved_reference": 0.35,
 }
 """What each doubt takes off the confidence (the answer checks' figures are calibrated by
 ``bench/calibrate_checks.py``)."""

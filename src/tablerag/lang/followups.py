@@ -31,6 +31,9 @@ class Cues:
     short_words: int
     pick: re.Pattern[str]
     ordinals: dict[str, int]
+    unresolved: re.Pattern[str]
+    lead_zh: tuple[str, ...]
+    lead_en: frozenset[str]
 
 
 def _alternation(zh: list[str], en: list[str], *, anchor: str = "") -> re.Pattern[str]:
@@ -58,6 +61,9 @@ def cues() -> Cues:
         short_words=int(data["short_words"]),
         pick=_pick_pattern(data["picks"]),
         ordinals={k.lower(): int(v) for k, v in data["picks"]["ordinals"].items()},
+        unresolved=_alternation(data["unresolved"]["zh"], data["unresolved"]["en"]),
+        lead_zh=tuple(sorted(data["unresolved"]["lead_zh"], key=len, reverse=True)),
+        lead_en=frozenset(w.lower() for w in data["unresolved"]["lead_en"]),
     )
 
 
@@ -98,6 +104,44 @@ def dependency_cues(question: str) -> tuple[str, ...]:
     if (han and han <= c.short_han and words <= 1) or (not han and 0 < words <= c.short_words):
         found.append("short")
     return tuple(dict.fromkeys(found))
+
+
+def unresolved_reference(question: str) -> str | None:
+    """The pronoun ``question`` opens with that points back to something it does not name
+    ("他们的名字是什么？", "其中哪些超过10斤？", "Show their ages."), or the continuation it is
+    ("那最大马力的呢？"); None when it names what it asks about (a pronoun after a noun points
+    to that noun: "所有歌手的姓名以及他们的歌曲").
+
+    Example:
+        >>> unresolved_reference("他们的名字是什么？"), unresolved_reference("显示它们的ID和名字。")
+        ('他们', '它们')
+        >>> unresolved_reference("那最大马力的呢？"), unresolved_reference("Show their ages.")
+        ('那…呢', 'their')
+        >>> unresolved_reference("请列出所有歌手的姓名以及他们的歌曲数量。") is None
+        True
+        >>> unresolved_reference("What are the names of singers and their ages?") is None
+        True
+        >>> unresolved_reference("How many departments have their office in 上海?") is None
+        True
+        >>> unresolved_reference("上月华东的毛利是多少？") is None
+        True
+    """
+    c = cues()
+    text = question.strip()
+    found = c.unresolved.search(text)
+    if found is not None:
+        before = text[: found.start()]
+        if _HAN.search(found.group(0)):
+            lead = "".join(_HAN.findall(before))
+            while lead and (word := next((w for w in c.lead_zh if lead.startswith(w)), "")):
+                lead = lead[len(word) :]
+            if not lead:
+                return found.group(0)
+        elif all(w.lower() in c.lead_en for w in _WORD.findall(before)):
+            return found.group(0)
+    if _HAN.search(text) and c.starts.search(text) and c.ends.search(_TRAILING.sub("", text)):
+        return "那…呢" if text.startswith("那") else text[:2] + "…呢"
+    return None
 
 
 def modifies_query(question: str) -> bool:

@@ -42,6 +42,8 @@ class QueryAttempt:
     schema: SchemaContext
     stages: Switches = ALL_ON
     """Which answer checks run (:data:`~tablerag.nl2sql.stages.ANSWER_CHECKS`)."""
+    earlier: bool = False
+    """The SQL model read an earlier turn before the question (:attr:`Evidence.earlier`)."""
     _derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """What was computed from the query that ran (shared with :meth:`with_sql` copies)."""
 
@@ -64,9 +66,10 @@ class QueryAttempt:
     @property
     def evidence(self) -> Evidence:
         if "evidence" not in self._derived:
-            self._derived["evidence"] = gather_evidence(
+            gathered = gather_evidence(
                 self.question, self.sql, self.columns, self.rows, self.schema, self.engine
             )
+            self._derived["evidence"] = replace(gathered, earlier=self.earlier)
         found: Evidence = self._derived["evidence"]
         return found
 

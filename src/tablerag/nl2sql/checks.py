@@ -58,6 +58,7 @@ from tablerag.lang.asks import (
     names_time,
     negates,
 )
+from tablerag.lang.followups import unresolved_reference
 from tablerag.lang.messages import Language, message
 from tablerag.lang.tokenize import light_stem, tokenize
 from tablerag.lang.totals import TOTAL_LABELS
@@ -100,6 +101,7 @@ FindingCode = Literal[
     "no_quantity",
     "invented_filter",
     "negated_join",
+    "unresolved_reference",
 ]
 
 WEIGHTS: Mapping[str, float] = CONFIDENCE_WEIGHTS
@@ -254,6 +256,9 @@ class Evidence:
     document_tables: frozenset[str] = frozenset()
     """The tables the query reads that were cut from documents (lower-case): their cells are
     rules and definitions, not data a question filters by."""
+    earlier: bool = False
+    """The SQL model read an earlier turn of the conversation before the question (a
+    follow-up that changes the previous query): the question's pronouns point there."""
 
 
 Check = Callable[[Evidence], list[Finding]]
@@ -1111,6 +1116,28 @@ def negation(e: Evidence) -> list[Finding]:
 
 _CODE = re.compile(r"(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9][A-Za-z0-9_.-]*")
 _NUMBER_OR_DATE = re.compile(r"[\d\s,.:/+-]*|\d{4}\s*年.*|.*\d{1,2}\s*[月日号]")
+
+
+def referent(e: Evidence) -> list[Finding]:
+    """A question that opens by pointing back ("他们的名字是什么？", "其中哪些超过10斤？",
+    "Show their ages.") asked with nothing before it: what it asks about is not in it, so the
+    query answers some reading of it, not one the asker can be known to mean. A follow-up
+    asked in a conversation is rewritten to stand alone before it gets here, or its SQL model
+    reads the earlier turn (:attr:`Evidence.earlier`); then nothing is doubted.
+
+    Example:
+        >>> def codes(q, **kw):
+        ...     e = Evidence(q, None, ("n",), ((3,),), **kw)
+        ...     return [f.code for f in referent(e)]
+        >>> codes("他们的名字是什么？"), codes("他们的名字是什么？", earlier=True)
+        (['unresolved_reference'], [])
+        >>> codes("请列出所有歌手的姓名以及他们的歌曲数量。"), codes("What are their names?")
+        ([], ['unresolved_reference'])
+    """
+    if e.earlier:
+        return []
+    word = unresolved_reference(e.question)
+    return [Finding("unresolved_reference", (("word", word),))] if word else []
 
 
 def _not_a_name(value: str) -> bool:

@@ -154,7 +154,7 @@ def answer_with_sql(
         question=opts.context + _noted(question, today, opts.stages),
     )
     query = Query(question, engine.dialect, schema.canonical, opts.today, schema.catalog)
-    checked = _Checked(schema, engine, query, opts.stages)
+    checked = _Checked(schema, engine, query, opts.stages, earlier=bool(opts.context))
     attempts: list[SQLAttempt] = []
     result: ResultSet | None = None
     for _ in range(opts.max_repairs + 1):
@@ -216,6 +216,8 @@ class _Checked:
     query: Query
     """What the mends of a query before it runs read besides the SQL."""
     stages: Switches = ALL_ON
+    earlier: bool = False
+    """The SQL model read an earlier turn before the question (``NL2SQLOptions.context``)."""
     attempts: dict[tuple[int, str], tuple[ResultSet, QueryAttempt]] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -227,7 +229,7 @@ class _Checked:
             return kept[1]
         attempt = QueryAttempt(
             question, result.sql_executed, tuple(result.columns), result.rows, self.engine,
-            self.schema, self.stages,
+            self.schema, self.stages, self.earlier,
         )  # fmt: skip
         # the result is held with its attempt, so its id names no other result meanwhile
         self.attempts[(id(result), question)] = (result, attempt)

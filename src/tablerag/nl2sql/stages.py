@@ -50,6 +50,7 @@ from tablerag.nl2sql.checks import (
     negation,
     plausibility,
     quantity,
+    referent,
     relevance,
     units_read,
 )
@@ -573,6 +574,13 @@ ANSWER_CHECKS: tuple[Stage[Check], ...] = (
         "a question asking which or each (哪个城市, 各品类) answered by one row of figures that "
         "names nothing (the grouping dropped): doubted",
         named,
+    ),
+    Stage(
+        "referent",
+        "check",
+        "a question that opens by pointing back (他们的名字是什么？, Show their ages.) asked with "
+        "nothing before it: what it asks about is not in it, the answer doubted",
+        referent,
     ),
     Stage(
         "dates_read",
