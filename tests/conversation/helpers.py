@@ -29,6 +29,11 @@ RESOLVED: dict[str, dict[str, object]] = {
         "modifies_previous_query": True,
         "refers_to_earlier": True,
     },
+    "它们里原因是 R02 的呢？": {  # the 1.5B model's rewrite may keep the pronoun
+        "standalone_question": "它们里原因是 R02 的有多少？",
+        "modifies_previous_query": True,
+        "refers_to_earlier": True,
+    },
     "and for damaged goods?": {
         "standalone_question": "What is the refund policy for damaged goods?",
         "modifies_previous_query": False,
@@ -44,7 +49,9 @@ def reply(messages: Sequence[Message]) -> str:
         last = user.rsplit("The last question: ", 1)[1].strip()
         return json.dumps(RESOLVED[last], ensure_ascii=False)
     if "SELECT" in system:
-        if "Current question: How many refunds are there for reason R02?" in user:
+        if "Current question: How many refunds are there for reason R02?" in user or (
+            "当前问题：它们里原因是 R02 的有多少？" in user
+        ):
             return f"```sql\n{R02_SQL}\n```"
         if "当前问题：华南的销售单有多少笔？" in user:
             return f"```sql\n{SOUTH_SQL}\n```"

@@ -125,3 +125,22 @@ def test_a_pick_continues_a_question_that_was_asked_back(
     assert (
         turns is not None and [t.standalone for t in turns.turns][-1] == picked.standalone_question
     )
+
+
+def test_a_question_pointing_back_with_nothing_before_it_is_unsure(
+    ws: Path, tmp_path: Path, llm: FunctionLLM
+) -> None:
+    """ "它们一共有多少笔？" asked alone: the query answers some reading of "它们", not one the
+    asker can be known to mean, so the answer is not ``ok`` and says which word it cannot
+    place; the same kind of pronoun in a follow-up whose SQL model read the earlier turn is
+    not doubted."""
+    with QA.open(ws, settings=Settings(embedder="hashing"), llm=llm, home=tmp_path) as qa:
+        _, alone = _ask(qa, "它们一共有多少笔？", None)
+        _, first = _ask(qa, "How many refunds are there in total?", "s-ref")
+        _, follow = _ask(qa, "它们里原因是 R02 的呢？", "s-ref")
+    assert alone.status == "unsure" and "unresolved_reference" in alone.checks, alone.answer
+    assert "“它们”" in alone.answer.splitlines()[0]
+    assert "unresolved_reference" in [f.code for f in alone.findings if f.severity == "doubt"]
+    assert first.status == "ok"
+    assert follow.sql is not None and "R02" in follow.sql
+    assert "unresolved_reference" not in follow.checks, follow.answer
