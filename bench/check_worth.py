@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import ast
 import inspect
-import json
 import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -38,6 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ablation import outcomes  # the run's lines of one method (the same reading)
 from tablerag.nl2sql import checks
 from tablerag.nl2sql.checks import WEIGHTS, Finding
 from tablerag.nl2sql.stages import ANSWER_CHECKS
@@ -106,17 +106,6 @@ def worth(
     return out
 
 
-def read_run(folder: Path, method: str) -> list[dict[str, Any]]:
-    """The run's lines of ``method`` (the last line of a case wins, as on resume)."""
-    rows: dict[str, dict[str, Any]] = {}
-    with (folder / "results.jsonl").open(encoding="utf-8") as lines:
-        for line in lines:
-            row = json.loads(line)
-            if row.get("method") == method:
-                rows[str(row["case_id"])] = row
-    return list(rows.values())
-
-
 def table(runs: Sequence[tuple[str, list[dict[str, Any]]]]) -> str:
     """The Markdown table: one row per check, per run "fires r/w · off: +w wrong-ok, +r ok"."""
     codes = codes_by_check()
@@ -157,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not (path / "results.jsonl").is_file():
             print(f"{path} has no results.jsonl: give a run folder of `tablerag eval`.")
             return 2
-        runs.append((label or path.name, read_run(path, args.method)))
+        runs.append((label or path.name, list(outcomes(path, args.method).values())))
     text = table(runs)
     print(text)
     if args.append:
