@@ -125,6 +125,8 @@ def unresolved_reference(question: str) -> str | None:
         True
         >>> unresolved_reference("上月华东的毛利是多少？") is None
         True
+        >>> unresolved_reference("按渠道呢？")
+        '按…呢'
     """
     c = cues()
     text = question.strip()
@@ -139,8 +141,9 @@ def unresolved_reference(question: str) -> str | None:
                 return found.group(0)
         elif all(w.lower() in c.lead_en for w in _WORD.findall(before)):
             return found.group(0)
-    if _HAN.search(text) and c.starts.search(text) and c.ends.search(_TRAILING.sub("", text)):
-        return "那…呢" if text.startswith("那") else text[:2] + "…呢"
+    opened = c.starts.search(text) if _HAN.search(text) else None
+    if opened is not None and c.ends.search(_TRAILING.sub("", text)):
+        return opened.group(0).strip() + "…呢"
     return None
 
 
