@@ -283,6 +283,7 @@ class QA:
         stage_switches(settings, spec)  # a wrong profile or stage name fails here, not mid-answer
         # A reader's lock for the whole session: no writer takes the file between the catalog
         # read and the engine's own read-only connection (issue 22).
+        store.require(path)  # before the lock: a folder with no workspace gets no lock file
         lease = workspace_lock.acquire(path, exclusive=False, wait_s=workspace_lock.READ_WAIT_S)
         try:
             sources, router, index, problem, semantic, verified = _read_workspace(path, settings)

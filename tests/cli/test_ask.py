@@ -157,3 +157,15 @@ def test_a_data_answer_says_what_its_sql_computed_first(
     first = shown.splitlines()[1]  # the line under the panel's title
     assert "Computed: sales = SUM(net_amt); where channel_code = 'JD'; period" in first
     assert shown.index("Computed:") < shown.index(data["answer"].splitlines()[0][:30])
+
+
+def test_asking_a_folder_with_no_workspace_writes_nothing_there(tmp_path: Path) -> None:
+    """A wrong ``--workspace`` (a user's documents folder) is an error that leaves the folder as
+    it was: no reader's lock file is left behind."""
+    folder = tmp_path / "documents"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine", encoding="utf-8")
+    for command in (["ask", "How many orders?"], ["sql", "SELECT 1"], ["search", "orders"]):
+        res = runner.invoke(app, [*command, "-w", str(folder)])  # the entry point prints it
+        assert res.exit_code != 0 and "No workspace at" in res.output + str(res.exception)
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]

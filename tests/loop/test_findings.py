@@ -32,3 +32,34 @@ def test_the_conflict_verdict_is_a_step_switched_off_by_name(loop_ws: Path) -> N
     assert doubted.status == "unsure" and doubted.confidence <= 0.35
     assert kept.findings == [] and kept.answer == body(doubted)
     assert kept.status == "ok" and kept.confidence > doubted.confidence
+
+
+def test_a_sub_question_continuing_the_users_question_is_not_doubted_for_its_pronoun(
+    loop_ws: Path,
+) -> None:
+    """A step the decomposer words as a continuation ("What was their revenue in 2019?")
+    points back to the user's question, which the loop holds: its SQL runs with
+    ``NL2SQLOptions.earlier`` and the ``referent`` check leaves it alone; the same question
+    asked by a user with nothing before it is doubted."""
+    from tablerag.linking.cache import workspace_catalog
+    from tablerag.llm.testing import ScriptedLLM
+    from tablerag.loop.run import _continuing
+    from tablerag.loop.step import StepTools
+    from tablerag.loop.tablesql import answer_over_tables
+    from tablerag.sql.engines import open_engine
+    from tablerag.store.workspace import Workspace
+
+    follow = "What was their revenue in 2019?"
+    tools = StepTools(search=None, engine=None, catalog=None)  # type: ignore[arg-type]
+    assert _continuing(tools).nl2sql.earlier and not tools.nl2sql.earlier
+    with Workspace.open(loop_ws, create=False, read_only=True) as w:
+        tables, catalog = w.tables(), workspace_catalog(w)
+    codes = {}
+    for label, options in (("step", _continuing(tools).nl2sql), ("user", tools.nl2sql)):
+        with open_engine(loop_ws, catalog=tables) as engine:
+            answer, _ = answer_over_tables(
+                follow, llm=ScriptedLLM(replies=[SQL_2019]), engine=engine, catalog=catalog,
+                tables=["revenue"], language="en", options=options, max_tokens=700,
+            )  # fmt: skip
+        codes[label] = answer.checks
+    assert "unresolved_reference" not in codes["step"] and "unresolved_reference" in codes["user"]

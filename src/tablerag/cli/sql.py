@@ -230,10 +230,12 @@ def sql(
         allow_readable_hidden_columns=settings.allow_readable_hidden_columns,
     )
     from tablerag.store.lock import reading
+    from tablerag.store.workspace import require
 
     try:
         with ExitStack() as stack:
             if db is None:  # a reader's lock from the catalog read to the query's end (issue 22)
+                require(workspace)  # not in a folder that holds no workspace: no lock file there
                 stack.enter_context(reading(workspace))
             engine, query = _engine(workspace, db, policy, query)
             with engine:

@@ -164,11 +164,13 @@ def run_loop(question: str, *, llm: LLM, language: Language, options: LoopOption
             break
         asked.add(key)
         hits = probe if key == _key(question) else None
+        # a sub-question continues the user's question: its "their" points there
+        step_tools = tools if key == _key(question) else _continuing(tools)
         result = run_step(
             len(state.results) + 1,
             plan.text,
             llm=llm,
-            tools=tools,
+            tools=step_tools,
             language=language,
             cited=state.citations,
             hits=hits,
@@ -214,6 +216,12 @@ def _follow(
     state.add(
         run_step(n, follow, llm=llm, tools=text_only, language=language, cited=state.citations)
     )
+
+
+def _continuing(tools: StepTools) -> StepTools:
+    """The tools of a sub-question: its SQL continues the user's question (see
+    ``NL2SQLOptions.earlier``)."""
+    return replace(tools, nl2sql=replace(tools.nl2sql, earlier=True))
 
 
 def follow_up(result: StepResult) -> str | None:

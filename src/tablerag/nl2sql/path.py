@@ -113,6 +113,10 @@ class NL2SQLOptions:
     """What the SQL model reads right before the question: a follow-up's previous question and
     SQL, ending with the current-question marker (:func:`tablerag.conversation.sql_context`).
     Only the prompt reads it; the checks and the explanation read the question alone."""
+    earlier: bool = False
+    """The question continues something said before it that ``context`` does not hold (a
+    multi-step answer's sub-question continues the user's question): its pronouns point there,
+    so the ``referent`` check does not doubt them."""
 
 
 def answer_with_sql(
@@ -154,7 +158,8 @@ def answer_with_sql(
         question=opts.context + _noted(question, today, opts.stages),
     )
     query = Query(question, engine.dialect, schema.canonical, opts.today, schema.catalog)
-    checked = _Checked(schema, engine, query, opts.stages, earlier=bool(opts.context))
+    earlier = opts.earlier or bool(opts.context)
+    checked = _Checked(schema, engine, query, opts.stages, earlier=earlier)
     attempts: list[SQLAttempt] = []
     result: ResultSet | None = None
     for _ in range(opts.max_repairs + 1):

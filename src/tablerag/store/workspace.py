@@ -46,6 +46,23 @@ class SourceRecord:
     problems: tuple[Problem, ...]
 
 
+def require(root: Path) -> None:
+    """Fail unless ``root`` is a workspace folder, before anything is written there (a reader's
+    lock file left in a folder that holds no workspace would be litter).
+
+    Raises:
+        ConfigError: ``root`` is a file.
+        WorkspaceError: ``root`` holds no workspace.
+    """
+    if root.exists() and not root.is_dir():
+        raise ConfigError(f"Workspace path {str(root)!r} is a file; give a folder instead.")
+    if not (root / DB_FILE).exists():
+        raise WorkspaceError(
+            f"No workspace at {str(root)!r}. Run `tablerag ingest PATH --workspace "
+            f"{root}` first, or pass the right --workspace."
+        )
+
+
 class Workspace:
     """A tablerag workspace folder.
 
@@ -93,14 +110,11 @@ class Workspace:
         """
         root = Path(path).expanduser()
         db = root / DB_FILE
-        if root.exists() and not root.is_dir():
+        if db.exists() or not create or read_only:
+            require(root)
+        elif root.exists() and not root.is_dir():
             raise ConfigError(f"Workspace path {str(root)!r} is a file; give a folder instead.")
-        if not db.exists():
-            if not create or read_only:
-                raise WorkspaceError(
-                    f"No workspace at {str(root)!r}. Run `tablerag ingest PATH --workspace "
-                    f"{root}` first, or pass the right --workspace."
-                )
+        else:
             root.mkdir(parents=True, exist_ok=True)
         wait = (lock.READ_WAIT_S if read_only else 0.0) if wait_s is None else wait_s
         deadline = time.monotonic() + wait
