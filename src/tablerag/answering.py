@@ -393,7 +393,7 @@ class Work:
                 # ok is earned here as on the free path: the same answer checks (a named
                 # value or period the compiled request dropped makes it unsure)
                 linked = self.linked(question, source, engine)
-                checked = checked_answer(question, semantic, engine, linked)
+                checked = checked_answer(question, semantic, engine, linked, earlier=bool(context))
                 if checked.status == "ok":
                     return checked
                 # the request left out what the question names (a small model's usual slip):

@@ -63,3 +63,30 @@ def test_a_sub_question_continuing_the_users_question_is_not_doubted_for_its_pro
             )  # fmt: skip
         codes[label] = answer.checks
     assert "unresolved_reference" not in codes["step"] and "unresolved_reference" in codes["user"]
+
+
+def test_an_answer_another_path_made_is_checked_for_its_pronoun_as_the_free_path_is(
+    loop_ws: Path,
+) -> None:
+    """``checked_answer`` (a compiled semantic answer) reads ``earlier`` as the free-SQL path
+    does: a follow-up that continues an earlier turn is not doubted for its pronoun."""
+    from tablerag.answer import Answer, ResultTable
+    from tablerag.nl2sql.path import checked_answer
+    from tablerag.nl2sql.schema_context import SchemaContext
+    from tablerag.sql.engines import open_engine
+    from tablerag.store.workspace import Workspace
+
+    with Workspace.open(loop_ws, create=False, read_only=True) as w:
+        tables = w.tables()
+    compiled = Answer(
+        question="他们的收入是多少？", answer="1452.4", language="zh", path="nl2sql",
+        sql="SELECT revenue FROM revenue WHERE segment = 'Cloud' AND year = 2019",
+        table=ResultTable(columns=["revenue"], rows=[[1452.4]], row_count=1), confidence=0.9,
+    )  # fmt: skip
+    with open_engine(loop_ws, catalog=tables) as engine:
+        alone = checked_answer(compiled.question, compiled, engine, SchemaContext("", (), 0))
+        continued = checked_answer(
+            compiled.question, compiled, engine, SchemaContext("", (), 0), earlier=True
+        )
+    assert alone.status == "unsure" and "unresolved_reference" in alone.checks
+    assert continued.status == "ok" and continued == compiled

@@ -257,8 +257,8 @@ class Evidence:
     """The tables the query reads that were cut from documents (lower-case): their cells are
     rules and definitions, not data a question filters by."""
     earlier: bool = False
-    """The SQL model read an earlier turn of the conversation before the question (a
-    follow-up that changes the previous query): the question's pronouns point there."""
+    """The question continues something said before it (a follow-up whose SQL model read the
+    earlier turn; a multi-step answer's sub-question): its pronouns point there."""
 
 
 Check = Callable[[Evidence], list[Finding]]

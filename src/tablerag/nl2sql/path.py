@@ -511,19 +511,27 @@ and keeps the rows (``status = 'PAID'``) its model names, so these do not apply 
 
 
 def checked_answer(
-    question: str, answer: Answer, engine: SQLEngine, schema: SchemaContext
+    question: str,
+    answer: Answer,
+    engine: SQLEngine,
+    schema: SchemaContext,
+    *,
+    earlier: bool = False,
 ) -> Answer:
     """``answer`` (an SQL answer another path made, e.g. compiled from the semantic model)
     after the same answer checks a model's query goes through: a doubt of theirs (a value or
     a period the question names that the SQL ignores, a count asked but an amount summed...)
     makes it ``unsure`` with the reason first, as on the free-SQL path; without one it is
     returned as it is. The checks of the linker's choice of tables and of the definition
-    passages (:data:`LINKING_CHECKS`) are left out: the model chose those.
+    passages (:data:`LINKING_CHECKS`) are left out: the model chose those. ``earlier``: the
+    question continues an earlier turn (``NL2SQLOptions.earlier``), as on the free-SQL path.
     """
     if answer.status != "ok" or not answer.sql or answer.table is None:
         return answer
     table = answer.table
-    attempt = QueryAttempt(question, answer.sql, tuple(table.columns), table.rows, engine, schema)
+    attempt = QueryAttempt(
+        question, answer.sql, tuple(table.columns), table.rows, engine, schema, earlier=earlier
+    )
     doubts = [f for f in attempt.findings if f.doubts and f.code not in LINKING_CHECKS]
     if not doubts:
         return answer

@@ -46,6 +46,11 @@ class SourceRecord:
     problems: tuple[Problem, ...]
 
 
+def _not_a_file(root: Path) -> None:
+    if root.exists() and not root.is_dir():
+        raise ConfigError(f"Workspace path {str(root)!r} is a file; give a folder instead.")
+
+
 def require(root: Path) -> None:
     """Fail unless ``root`` is a workspace folder, before anything is written there (a reader's
     lock file left in a folder that holds no workspace would be litter).
@@ -54,8 +59,7 @@ def require(root: Path) -> None:
         ConfigError: ``root`` is a file.
         WorkspaceError: ``root`` holds no workspace.
     """
-    if root.exists() and not root.is_dir():
-        raise ConfigError(f"Workspace path {str(root)!r} is a file; give a folder instead.")
+    _not_a_file(root)
     if not (root / DB_FILE).exists():
         raise WorkspaceError(
             f"No workspace at {str(root)!r}. Run `tablerag ingest PATH --workspace "
@@ -112,9 +116,8 @@ class Workspace:
         db = root / DB_FILE
         if db.exists() or not create or read_only:
             require(root)
-        elif root.exists() and not root.is_dir():
-            raise ConfigError(f"Workspace path {str(root)!r} is a file; give a folder instead.")
         else:
+            _not_a_file(root)
             root.mkdir(parents=True, exist_ok=True)
         wait = (lock.READ_WAIT_S if read_only else 0.0) if wait_s is None else wait_s
         deadline = time.monotonic() + wait
