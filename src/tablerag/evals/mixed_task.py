@@ -317,6 +317,7 @@ def asked(qa: QA, question: str, llm: LLM) -> Answer:
         index_problem=qa.index_problem,
     )
     session.semantic = qa.semantic  # (not closed: the parts are qa's)
+    session._knowledge = qa._knowledge  # the model checked once, as a server's QA keeps it
     return session.ask(question)
 
 

@@ -89,6 +89,7 @@ def _datasets(
     knowledge: Knowledge, by_table: dict[str, TableInfo], catalog: ExposedCatalog, dialect: str
 ) -> list[Finding]:
     found: list[Finding] = []
+    probing = _probing(knowledge)  # one copy for every field: a copy per field was quadratic
     for ds in knowledge.datasets.values():
         info = by_table.get(ds.table.lower())
         if info is None:
@@ -107,7 +108,7 @@ def _datasets(
                     Finding("dataset", ds.name, f"primary key column {key!r} not in {info.name!r}")
                 )
         for f in ds.fields or []:
-            found += _gate_field(ds.name, f.name, knowledge, catalog, dialect)
+            found += _gate_field(ds.name, f.name, knowledge, probing, catalog, dialect)
     return found
 
 
@@ -194,16 +195,23 @@ def _family(sql_type: str) -> str:
 
 
 def _gate_field(
-    ds_name: str, f_name: str, knowledge: Knowledge, catalog: ExposedCatalog, dialect: str
+    ds_name: str,
+    f_name: str,
+    knowledge: Knowledge,
+    probing: Knowledge,
+    catalog: ExposedCatalog,
+    dialect: str,
 ) -> list[Finding]:
+    """A field compiled into a whole query: ``COUNT(*)`` (the probe metric of ``probing``)
+    over its dataset, grouped by it or filtered on it."""
     ref = f"{ds_name}.{f_name}"
     found = knowledge.field(ref)
     assert found is not None
     if found[1].is_filter:
-        request = Request(metrics=[], filters=[{"field": ref}])  # type: ignore[list-item]
+        request = Request(metrics=[_PROBE], filters=[{"field": ref}])  # type: ignore[list-item]
     else:
-        request = Request(metrics=[], dimensions=[ref])
-    return _gate(request, knowledge, catalog, dialect, "field", ref)
+        request = Request(metrics=[_PROBE], dimensions=[ref])
+    return _gate(request, probing, catalog, dialect, "field", ref)
 
 
 def _gate(
@@ -214,8 +222,6 @@ def _gate(
     kind: str,
     name: str,
 ) -> list[Finding]:
-    if not request.metrics:  # a field: count rows so the query is a complete one
-        request, knowledge = _probe_metric(request, knowledge)
     try:
         compiled = compile_request(request, knowledge, dialect=dialect, today=_TODAY)
     except NotCompiled as exc:
@@ -225,12 +231,13 @@ def _gate(
     )]  # fmt: skip
 
 
-def _probe_metric(request: Request, knowledge: Knowledge) -> tuple[Request, Knowledge]:
-    """``COUNT(*)`` over the field's dataset, so a field compiles into a whole query."""
+def _probing(knowledge: Knowledge) -> Knowledge:
+    """``knowledge`` with one more metric, ``COUNT(*)``, so a field compiles into a whole query
+    over its dataset."""
     doc = knowledge.document.model_copy(deep=True)
     first = doc.semantic_model[0]
     first.metrics = [*(first.metrics or []), Metric(name=_PROBE, expression=ansi("COUNT(*)"))]
-    return request.model_copy(update={"metrics": [_PROBE]}), Knowledge(doc)
+    return Knowledge(doc)
 
 
 _PROBE = "__tablerag_probe__"
