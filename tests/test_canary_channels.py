@@ -314,24 +314,25 @@ RATE_REPLY = (
 
 
 @pytest.mark.parametrize(
-    ("reply", "passage", "mended"),
+    ("reply", "passage", "mended", "doubt"),
     [
         # the respell mend at work on a visible column ...
-        ("SELECT CI_TY, COUNT(*) FROM customers GROUP BY CI_TY", None, "city for CI_TY"),
+        ("SELECT CI_TY, COUNT(*) FROM customers GROUP BY CI_TY", None, "city for CI_TY", ""),
         # ... and never spelling a misspelt hidden one into it
-        ("SELECT name, Pass_Word, IdCard FROM customers", None, ""),
-        # the distinct and denominator mends at work on visible columns ...
-        (RATE_REPLY, _metric("city", "name"), "divided by city IN ('ALPHA', 'BETA')"),
-        # ... and never writing the hidden columns a definition names
-        (RATE_REPLY, _metric("password", "id_card"), ""),
+        ("SELECT name, Pass_Word, IdCard FROM customers", None, "", ""),
+        # a definition's denominator read from the values a visible column stores ...
+        (RATE_REPLY, _metric("city", "name"), "", "city IN ('ALPHA', 'BETA')"),
+        # ... and never from a hidden one's
+        (RATE_REPLY, _metric("password", "id_card"), "", ""),
     ],
 )
 def test_the_sql_mends_never_reach_a_hidden_column(
-    ws: Path, reply: str, passage: Hit | None, mended: str
+    ws: Path, reply: str, passage: Hit | None, mended: str, doubt: str
 ) -> None:
-    """The mends that rewrite the model's SQL without asking it (respell; distinct and
-    denominator, which follow a definition's words) write column names the model did not:
-    they work on visible columns, never write a hidden one, and no canary reaches the answer."""
+    """The mends that rewrite the model's SQL without asking it (respell) write column names
+    the model did not, and the definition check reads a denominator's values from what the
+    columns store: they work on visible columns, never write or quote a hidden one, and no
+    canary reaches the answer."""
     from tablerag.linking.cache import workspace_catalog
     from tablerag.llm.testing import ScriptedLLM
     from tablerag.loop.tablesql import answer_over_tables
@@ -357,6 +358,8 @@ def test_the_sql_mends_never_reach_a_hidden_column(
         )
     notes = " ".join(a.note for a in answer.sql_attempts if a.note)
     assert (mended in notes) if mended else not notes, answer.sql_attempts
+    missing = " ".join(dict(f.values).get("missing", "") for f in answer.findings)
+    assert doubt in missing if doubt else "password" not in missing.lower(), answer.findings
     written = " ".join((a.sql or "").lower() for a in answer.sql_attempts)
     assert "password" not in written and "id_card" not in written, written
     assert_no_canary(answer, llm)

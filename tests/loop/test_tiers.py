@@ -60,9 +60,7 @@ def test_doubted_figures_are_kept_beside_the_policy_and_the_answer_is_unsure(
     )
     assert lines != RATES
     script = ByKind(sql=lines, passages=POLICY, decompose="ANSWER: 服装鞋帽, 手机数码, 家居日用")
-    settings = Settings(  # the distinct mend would mend this query: off, to keep the doubt
-        embedder="hashing", rag_min_score=0.0, today="2026-11-15", stages="distinct=off"
-    )  # type: ignore[arg-type]
+    settings = Settings(embedder="hashing", rag_min_score=0.0, today="2026-11-15")  # type: ignore[arg-type]
     with QA.open(sample_ws, llm=FunctionLLM(script), settings=settings) as q:
         answer = q.loop(FLAGSHIP)
     trace = answer.model_dump_json(indent=1)

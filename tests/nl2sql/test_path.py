@@ -204,7 +204,7 @@ ONES = (
 )
 
 
-def test_a_rate_that_is_1_in_every_row_has_its_denominator_widened_and_is_final(parts) -> None:  # type: ignore[no-untyped-def]
+def test_a_rate_that_is_1_in_every_row_is_final_and_doubted_by_its_definition(parts) -> None:  # type: ignore[no-untyped-def]
     engine, catalog = parts
     llm = ScriptedLLM(replies=[ONES])
     schema = schema_context(RATE_Q, catalog, engine=engine)
@@ -212,15 +212,15 @@ def test_a_rate_that_is_1_in_every_row_has_its_denominator_widened_and_is_final(
     answer = answer_with_sql(
         RATE_Q, llm=llm, engine=engine, schema=schema, language="zh", options=options
     )
-    # 指标口径.md's 退货率 divides by orders whose status is PAID or REFUND: the denominator
-    # counting every refund line is rewritten to count those (no model call), and that query
-    # is the answer, judged by the answer checks
-    assert len(llm.history) == 1
-    ones, widened = answer.sql_attempts
-    assert ones.error is None and "divided by status IN ('PAID', 'REFUND')" in (widened.note or "")
+    # 指标口径.md's 退货率 counts distinct orders and divides by those whose status is PAID or
+    # REFUND: the query that ran is final (no model call, no rewrite) and the answer checks
+    # say what it does not follow
+    assert len(llm.history) == 1 and len(answer.sql_attempts) == 1
     assert answer.table is not None and {row[1] for row in answer.table.rows} == {1}
-    # still 1 in every row: the definition's COUNT(DISTINCT …) is not followed, so unsure
     assert answer.status == "unsure" and answer.checks == ["definition_ignored"]
+    (ignored,) = [f for f in answer.findings if f.code == "definition_ignored"]
+    missing = dict(ignored.values)["missing"]
+    assert "DISTINCT" in missing and "'PAID', 'REFUND'" in missing, missing
 
 
 def test_a_join_no_key_supports_is_routed_through_the_bridge_where_it_can_be(parts) -> None:  # type: ignore[no-untyped-def]

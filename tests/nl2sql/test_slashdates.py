@@ -16,7 +16,6 @@ from tablerag.linking.cache import workspace_catalog
 from tablerag.llm.testing import ScriptedLLM
 from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql
 from tablerag.nl2sql.schema_context import schema_context
-from tablerag.nl2sql.stages import switches
 from tablerag.service import Workspace
 from tablerag.settings import Settings
 from tablerag.sql.engines import open_engine
@@ -45,26 +44,19 @@ def payments(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Parts]:
         yield engine, catalog
 
 
-def _prompt(question: str, parts: Parts, *, on: bool = True) -> str:
+def _prompt(question: str, parts: Parts) -> str:
     engine, catalog = parts
-    stages = switches((), {"slash_dates": on})
-    schema = schema_context(question, catalog, engine=engine, stages=stages)
+    schema = schema_context(question, catalog, engine=engine)
     llm = ScriptedLLM(replies=["```sql\nSELECT SUM(amount) FROM payments\n```"])
-    options = NL2SQLOptions(explain=False, max_repairs=0, stages=stages)
+    options = NL2SQLOptions(explain=False, max_repairs=0)
     answer_with_sql(question, llm=llm, engine=engine, schema=schema, language="en", options=options)
     return str(llm.history[0].messages[-1]["content"])
 
 
-def test_the_prompt_reads_the_date_in_the_files_order(payments: Parts) -> None:
-    prompt = _prompt(QUESTION, payments)
-    assert "written MM/DD/YYYY in the file" in prompt  # the schema's column comment
-    note = "-- the question's 03/05/2026 is 2026-03-05 (payments.paid_on is written MM/DD/YYYY)"
-    assert note in prompt
-    assert "the question's 03/05/2026" not in _prompt(QUESTION, payments, on=False)
-
-
-def test_a_date_one_order_decides_gets_no_note(payments: Parts) -> None:
-    assert "the question's" not in _prompt("How much was paid on 05/13/2026?", payments)
+def test_the_prompt_says_the_order_the_file_wrote(payments: Parts) -> None:
+    # the schema's column comment; the note that restated the question's date in that order
+    # (``slash_dates``) was removed in issue 29: it changed no answer on six sets
+    assert "written MM/DD/YYYY in the file" in _prompt(QUESTION, payments)
 
 
 def test_the_other_reading_of_the_date_is_doubted(payments: Parts) -> None:

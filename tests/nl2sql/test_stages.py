@@ -18,6 +18,7 @@ from tablerag.nl2sql.schema_context import schema_context
 from tablerag.nl2sql.stages import (
     NAMES,
     REFUSAL_MENDS,
+    REMOVED,
     STAGES,
     Refusal,
     Switches,
@@ -215,3 +216,9 @@ def test_one_kind_mends_the_first_kind_of_a_two_kind_refusal() -> None:
     assert fixed is not None and fixed.sql == "SELECT 1 /* alias x2 */"
     assert one_kind(refusal.only(issues[:1])) is None
     assert one_kind(Refusal("SELECT 1", issues, "duckdb", (only("alias"),))) is None
+
+
+def test_a_removed_step_in_the_setting_says_it_was_removed() -> None:
+    with pytest.raises(ConfigError, match="'distinct' was removed.*delete it"):
+        switches((), {"distinct": False})
+    assert not REMOVED & set(NAMES)

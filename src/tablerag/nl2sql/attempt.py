@@ -1,7 +1,7 @@
 """One query that ran, as the stages after its run read it (:class:`~.stages.Attempt`).
 
 Built once per query by the path; the evidence the answer checks read and their findings are
-computed on first use and shared by every stage that asks (the found-result mends and the
+computed on first use and shared by every stage that asks (the empty-result mends and the
 answer's own checks).
 """
 

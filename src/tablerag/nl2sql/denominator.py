@@ -3,14 +3,14 @@
 指标口径.md defines 退货率 as "发生退款的订单数 ÷ 已支付订单数；已支付订单指 status 为 PAID 或
 REFUND 的订单" (refunded orders were paid too). The 1.5B model divided by the orders with
 ``status = 'PAID'`` only: every rate too large, no column or value of the definition missing
-(issue 23, the README's flagship question). Three pure functions close that gap:
+(issue 23, the README's flagship question). Two pure functions find that gap:
 
 - :func:`denominator_set`: the column and the values a definition's denominator admits, read
   from a clause that says 分母 / denominator, or from one that defines the words after ÷;
 - :func:`narrowed`: where a query's denominators admit other rows: a comparison that admits
-  fewer of the values, or an aggregate over every row (the column compared nowhere);
-- :func:`widen`: the query with its denominators admitting those values (a mend: mechanical
-  once the definition names the set, so no model call).
+  fewer of the values, or an aggregate over every row (the column compared nowhere): the
+  ``followed`` answer check doubts such a query. (The mend that rewrote it, ``denominator``,
+  was removed: it changed no answer on six sets, see docs/stages.md.)
 
 What the denominator's own expression compares is read first (``CASE WHEN status = 'PAID'``,
 through a column alias); a denominator that compares nothing is held to the query's
@@ -24,11 +24,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-import sqlglot
 from sqlglot import exp
-from sqlglot.errors import SqlglotError
-
-from tablerag.nl2sql.distinct import owner_of
 
 
 @dataclass(frozen=True)
@@ -149,6 +145,7 @@ def narrowed(tree: exp.Expr, wanted: Denominator) -> list[exp.Expr]:
     column nowhere (neither in the denominator nor in the query's ``WHERE``: every row).
 
     Example:
+        >>> import sqlglot
         >>> d = Denominator("status", ("PAID", "REFUND"))
         >>> def said(sql):
         ...     return [n.sql() for n in narrowed(sqlglot.parse_one(sql, read="duckdb"), d)]
@@ -178,58 +175,6 @@ def narrowed(tree: exp.Expr, wanted: Denominator) -> list[exp.Expr]:
         if not compared and not filtered:
             out += [a for a in denominator.find_all(exp.Count, exp.Sum) if a not in out]
     return out
-
-
-def widen(
-    sql: str, wanted: Denominator, columns: Mapping[str, frozenset[str]], *, dialect: str
-) -> str | None:
-    """``sql`` with its denominators admitting the rows ``wanted`` says, or None.
-
-    A comparison admitting fewer values compares with all of them; an aggregate over every
-    row counts (or sums) only the rows whose column is one of them.
-
-    Args:
-        sql: the query that ran.
-        wanted: the denominator's column and values.
-        columns: table name (lower-case) → its columns (lower-case), to qualify the column.
-        dialect: the sqlglot dialect.
-
-    Example:
-        >>> d, cols = Denominator("status", ("PAID", "REFUND")), {"s": frozenset({"status"})}
-        >>> print(widen("SELECT SUM(CASE WHEN status = 'REFUND' THEN 1 ELSE 0 END) / "
-        ...             "SUM(CASE WHEN status = 'PAID' THEN 1 ELSE 0 END) FROM s", d, cols,
-        ...             dialect="duckdb").split(" / ")[1])
-        SUM(CASE WHEN s.status IN ('PAID', 'REFUND') THEN 1 ELSE 0 END) FROM s
-        >>> print(widen("SELECT COUNT(CASE WHEN x.status = 'REFUND' THEN 1 END) * 1.0 / "
-        ...             "COUNT(DISTINCT x.order_id) FROM s AS x", d, cols,
-        ...             dialect="duckdb").split(" / ")[1])
-        COUNT(DISTINCT CASE WHEN x.status IN ('PAID', 'REFUND') THEN x.order_id END) FROM s AS x
-    """
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect)
-    except SqlglotError:
-        return None
-    nodes = narrowed(tree, wanted)
-    owner = owner_of(tree, wanted.column, columns)
-    if not nodes or owner is None:
-        return None
-
-    def admitted() -> exp.In:
-        values = [exp.Literal.string(v) for v in wanted.values]
-        return exp.In(this=exp.column(wanted.column, table=owner), expressions=values)
-
-    for node in nodes:
-        if isinstance(node, (exp.EQ, exp.In)):
-            node.replace(admitted())
-            continue
-        counted = node.this
-        distinct = isinstance(counted, exp.Distinct)
-        inner = counted.expressions[0] if distinct else counted
-        if isinstance(inner, exp.Star) or inner is None:
-            inner = exp.Literal.number(1)
-        case = exp.Case(ifs=[exp.If(this=admitted(), true=inner.copy())])
-        node.set("this", exp.Distinct(expressions=[case]) if distinct else case)
-    return tree.sql(dialect=dialect)
 
 
 def _denominators(select: exp.Select | None) -> Iterator[exp.Expr]:

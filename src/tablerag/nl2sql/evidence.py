@@ -340,7 +340,7 @@ def _definitions(
         kept, left_out = _row_values(row.cells, catalog, read)
         literals = tuple(dict.fromkeys((*literals, *kept)))
         short = text[:MAX_DEFINITION_CHARS]
-        divides = denominator_set(text, known)
+        divides = denominator_set(text, known, _samples(catalog))
         out.append(
             Definition(
                 term, short, row.document, row.table, columns, literals, distinct,
@@ -372,10 +372,21 @@ def _prose_definitions(
         out.append(
             Definition(
                 term, text, document, "", columns, literals, distinct, hit.chunk_id,
-                tuple(left_out), denominator_set(hit.text, known),
+                tuple(left_out), denominator_set(hit.text, known, _samples(catalog)),
             )
         )  # fmt: skip
     return tuple(out)
+
+
+def _samples(catalog: SchemaCatalog) -> dict[str, tuple[str, ...]]:
+    """The values the data holds per column (lower-case names): they name a denominator's set
+    however a definition joins them ("status PAID or later REFUND")."""
+    return {
+        c.name.lower(): tuple(c.samples)
+        for info in catalog.tables.values()
+        for c in info.columns
+        if c.samples
+    }
 
 
 _PIECES = re.compile(r"[。；;！？!?\n（）()]")

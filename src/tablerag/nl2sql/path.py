@@ -62,7 +62,6 @@ from tablerag.nl2sql.stages import (
     AMOUNT_MENDS,
     EMPTY_MENDS,
     EXPLANATION_CHECKS,
-    FOUND_MENDS,
     QUERY_MENDS,
     QUESTION_NOTES,
     REFUSAL_MENDS,
@@ -313,8 +312,6 @@ def _run_fixing(
     if fixed is None and result is not None and found_nothing(result.rows):
         ran = checked.attempt(question, result)
         fixed = next((f for m in opts.stages.enabled(EMPTY_MENDS) if (f := m.run(ran))), None)
-    elif fixed is None and result is not None:
-        fixed = _found_mend(checked.attempt(question, result), opts.stages)
     if fixed is None:
         return [attempt], result
     tried, after = [attempt], None
@@ -331,20 +328,6 @@ def _run_fixing(
     if result is not None and (after is None or found_nothing(after.rows)):
         return [attempt], result  # the empty-result mend found nothing either: keep what ran
     return tried, after
-
-
-def _found_mend(attempt: QueryAttempt, stages: Switches) -> Fixed | None:
-    """The query through the mends of a query that found rows
-    (:data:`~tablerag.nl2sql.stages.FOUND_MENDS`: counting distinct keys where a definition
-    says so, dividing by every value its denominator admits), each on what the one before
-    left; their notes joined; None when none applied."""
-    sql, notes = attempt.sql, []
-    for mend in stages.enabled(FOUND_MENDS):
-        fixed = mend.run(attempt.with_sql(sql))
-        if fixed is not None:
-            sql = fixed.sql
-            notes.append(fixed.note)
-    return Fixed(sql, "; ".join(notes)) if notes else None
 
 
 def _in_units(

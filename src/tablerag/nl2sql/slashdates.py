@@ -5,23 +5,22 @@ stored DATEs. Asked "How much was paid on 03/05/2026?", the model wrote ``paid_o
 '2026-05-03'`` (day first), status ``ok``, wrong (issue 23, ud-30). Nothing in a stored DATE says
 which order the file used; ingest keeps it as the column's unit (``MM/DD/YYYY``,
 :attr:`tablerag.types.ColumnInfo.written_order`), and this module reads the question's
-all-number dates by it: the ``slash_dates`` note tells the model, and the ``date_order`` answer
-check (:mod:`tablerag.nl2sql.checks`) doubts a query that compares the column with the other
-reading. Only dates both orders could mean are read (``13/05/2026`` says its own order).
+all-number dates by it: the ``dates_read`` answer check (:mod:`tablerag.nl2sql.checks`) doubts
+a query that compares the column with the other reading. (A note telling the model the date in
+the data's order, ``slash_dates``, was removed: it changed no answer on six sets, see
+docs/stages.md.) Only dates both orders could mean are read (``13/05/2026`` says its own order).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tablerag.types import ColumnInfo, DayMonth
 
 _SLASH_DATE = re.compile(r"(?<![\d./-])(\d{1,2})([/.])(\d{1,2})\2(\d{4})(?![\d/]|\.\d)")
-MAX_NAMED_COLUMNS = 2
-"""Columns a note names for one order (the rest are alike)."""
 
 
 @dataclass(frozen=True)
@@ -107,46 +106,3 @@ def date_readings(question: str, columns: Iterable[tuple[str, ColumnInfo]]) -> l
         for table, c, order in ordered
         if order is not None
     ]
-
-
-def slash_date_notes(question: str, columns: Sequence[tuple[str, ColumnInfo]]) -> list[str]:
-    """A note per ambiguous date of ``question``: how the data reads it when the ``columns``
-    (table, column) whose written order is known agree on one order; else that it is
-    ambiguous, with both readings.
-
-    Example:
-        >>> paid = ("payments", ColumnInfo("paid_on", "DATE", unit="MM/DD/YYYY"))
-        >>> slash_date_notes("How much was paid on 03/05/2026?", [paid])
-        ["-- the question's 03/05/2026 is 2026-03-05 (payments.paid_on is written MM/DD/YYYY)"]
-        >>> slash_date_notes("How much was paid on 3.5.2026?", [])  # doctest: +NORMALIZE_WHITESPACE
-        ["-- the question's 3.5.2026 is ambiguous: 2026-03-05 read month first, 2026-05-03 read
-          day first"]
-        >>> slash_date_notes("How much was paid on 13/05/2026?", [paid])
-        []
-    """
-    readings = date_readings(question, columns)
-    notes = []
-    for d in slash_dates(question):
-        mine = [r for r in readings if r.written == d.written]
-        rights = {r.right for r in mine}
-        said = _written_as(mine)
-        if len(rights) == 1:
-            notes.append(f"-- the question's {d.written} is {mine[0].right} ({said})")
-            continue
-        both = f"{d.read('mdy')} read month first, {d.read('dmy')} read day first"
-        notes.append(
-            f"-- the question's {d.written} is ambiguous: {both}" + (f" ({said})" if said else "")
-        )
-    return notes
-
-
-def _written_as(readings: Sequence[DateReading]) -> str:
-    """``payments.paid_on is written MM/DD/YYYY`` for the columns of each written form."""
-    forms: dict[str, list[str]] = {}
-    for r in readings:
-        forms.setdefault(r.form, []).append(f"{r.table}.{r.column}")
-    parts = []
-    for form, names in forms.items():
-        verb = "is" if len(names) == 1 else "are"
-        parts.append(f"{', '.join(names[:MAX_NAMED_COLUMNS])} {verb} written {form}")
-    return "; ".join(parts)

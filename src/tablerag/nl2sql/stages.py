@@ -56,8 +56,6 @@ from tablerag.nl2sql.checks import (
 )
 from tablerag.nl2sql.dates import dated
 from tablerag.nl2sql.definitions import Glossary, definition_note, definition_rows, glossary_rows
-from tablerag.nl2sql.denominator import denominator_set, widen
-from tablerag.nl2sql.distinct import count_distinct, distinct_key, key_columns
 from tablerag.nl2sql.explanation import Explanation, Reply, cut_in_sql, ungrounded
 from tablerag.nl2sql.joins import rebridge
 from tablerag.nl2sql.labels import label_notes
@@ -65,7 +63,6 @@ from tablerag.nl2sql.literals import stored_labels
 from tablerag.nl2sql.prose_definitions import prose_definitions
 from tablerag.nl2sql.rollup import rollup_note, rollups
 from tablerag.nl2sql.scale import scale_notes
-from tablerag.nl2sql.slashdates import slash_date_notes
 from tablerag.nl2sql.spelling import spelling_note, spellings
 from tablerag.nl2sql.typed import column_types, keep_fractions, whole_days, whole_periods
 from tablerag.nl2sql.units import catalog_units, in_major_units
@@ -142,7 +139,7 @@ class Refusal:
 
 class Attempt(Protocol):
     """A query that ran, as every stage after its run reads it: the one context of the empty-
-    and found-result mends. The path builds it once per query
+    result mends. The path builds it once per query
     (:class:`tablerag.nl2sql.attempt.QueryAttempt`); what it derives (the evidence, the answer
     checks' findings) is computed on first use and shared by the stages."""
 
@@ -201,7 +198,6 @@ amount mends, of every mended query)."""
 RefusalMend = Callable[[Refusal], Fixed | None]
 """``(Refusal) -> Fixed | None``: the gate's issues say what to mend."""
 EmptyMend = Callable[[Attempt], Fixed | None]
-FoundMend = Callable[[Attempt], Fixed | None]
 ReplyCheck = Callable[[Reply], bool]
 """``(Reply) -> refused``: the reply's SQL is not run (the model is asked again)."""
 ExplanationCheck = Callable[[Explanation], bool]
@@ -222,13 +218,6 @@ def _definitions(n: NoteInput) -> list[str]:
 def _spellings(n: NoteInput) -> list[str]:
     found = spellings(n.question, n.linked, n.catalog, n.engine, n.covered)
     return [spelling_note(s) for s in found]
-
-
-def _slash_dates(n: NoteInput) -> list[str]:
-    shown = [t for t in n.linked.shown_table_names if t in n.catalog.tables]
-    return slash_date_notes(
-        n.question, [(t, c) for t in shown for c in n.catalog.tables[t].columns]
-    )
 
 
 def _labels(n: TableNoteInput) -> list[str]:
@@ -259,50 +248,6 @@ def _one_kind(r: Refusal) -> Fixed | None:
     if first is None or None in alone:
         return None
     return first(r.only([i for i, m in zip(r.issues, alone, strict=True) if m is first]))
-
-
-def _table_columns(catalog: SchemaCatalog) -> dict[str, frozenset[str]]:
-    return {
-        name.lower(): frozenset(c.name.lower() for c in info.columns)
-        for name, info in catalog.tables.items()
-    }
-
-
-def _distinct(a: Attempt) -> Fixed | None:
-    if not a.linked or a.catalog is None:
-        return None
-    columns = _table_columns(a.catalog)
-    for finding in a.findings:
-        values = dict(finding.values)
-        if finding.code != "definition_ignored" or "DISTINCT" not in values.get("missing", ""):
-            continue
-        known = set().union(*columns.values())
-        key = distinct_key(values["definition"], known, key_columns(a.catalog.tables.values()))
-        counted = count_distinct(a.sql, key, columns, dialect=a.engine.dialect) if key else None
-        if counted is not None:
-            note = (
-                f"tablerag counted distinct {key}, as {values['document']} defines {values['term']}"
-            )
-            return Fixed(counted, note)
-    return None
-
-
-def _denominator(a: Attempt) -> Fixed | None:
-    if not a.linked or a.catalog is None:
-        return None
-    columns = _table_columns(a.catalog)
-    known = set().union(*columns.values())
-    stored = {
-        c.name.lower(): c.samples for t in a.catalog.tables.values() for c in t.columns if c.samples
-    }  # the values the data holds name the denominator's set, however the text joins them
-    for d in a.evidence.definitions:
-        wanted = d.denominator or denominator_set(d.text, known, stored)
-        if wanted is not None and (
-            wider := widen(a.sql, wanted, columns, dialect=a.engine.dialect)
-        ):
-            note = f"tablerag divided by {wanted.said()}, as {d.document} defines {d.term}"
-            return Fixed(wider, note)
-    return None
 
 
 QUESTION_NOTES: tuple[Stage[QuestionNote], ...] = (
@@ -342,13 +287,6 @@ VALUE_NOTES: tuple[Stage[ValueNote], ...] = (
         "note",
         "a value the question names is stored with another spelling the samples do not show",
         _spellings,
-    ),
-    Stage(
-        "slash_dates",
-        "note",
-        "a date the question writes 03/05/2026, read day first by the model over a column whose "
-        "file wrote MM/DD/YYYY: the date in the data's order",
-        _slash_dates,
     ),
 )
 TABLE_NOTES: tuple[Stage[TableNote], ...] = (
@@ -491,23 +429,6 @@ QUERY_MENDS: tuple[Stage[QueryMend], ...] = (
 )
 """Run on every query, the model's or mended, in this order (:mod:`tablerag.nl2sql.canonical`,
 :func:`tablerag.nl2sql.autofix.pin_today`)."""
-FOUND_MENDS: tuple[Stage[FoundMend], ...] = (
-    Stage(
-        "distinct",
-        "mend",
-        "a query counted rows where the metric's definition counts distinct keys (按 order_id "
-        "去重): the counts rewritten as COUNT(DISTINCT key)",
-        _distinct,
-    ),
-    Stage(
-        "denominator",
-        "mend",
-        "a rate divided by fewer values than its definition's denominator admits (status 为 PAID "
-        "或 REFUND): the denominator's comparison rewritten as column IN (those values)",
-        _denominator,
-    ),
-)
-"""Mends of a query that found rows, each on what the one before left (their notes join)."""
 REPLY_CHECKS: tuple[Stage[ReplyCheck], ...] = (
     Stage(
         "cut_reply",
@@ -672,7 +593,6 @@ STAGES: tuple[Stage[Any], ...] = (
     *REPLY_MENDS,
     *REFUSAL_MENDS,
     *EMPTY_MENDS,
-    *FOUND_MENDS,
     *REPLY_CHECKS,
     *ANSWER_CHECKS,
     *EXPLANATION_CHECKS,
@@ -686,6 +606,13 @@ STAGES: tuple[Stage[Any], ...] = (
     LOOP_UNGROUNDED,
 )
 NAMES: tuple[str, ...] = tuple(s.name for s in STAGES)
+REMOVED: frozenset[str] = frozenset(
+    {
+        *("unjoined", "past_the_data", "label_elsewhere", "rate", "recheck", "rate_caveat"),
+        *("caveats", "distinct", "denominator", "slash_dates"),
+    }
+)
+"""Names of steps that were removed (issue 29): a setting naming one says so."""
 
 
 def switches(off: Sequence[str] = (), overrides: Mapping[str, bool] | None = None) -> Switches:
@@ -719,6 +646,11 @@ def _expand(names: Sequence[str]) -> list[str]:
             out += [s.name for s in STAGES if s.family == FAMILIES[name]]
         elif name in NAMES:
             out.append(name)
+        elif name in REMOVED:
+            raise ConfigError(
+                f"Stage {name!r} was removed (it changed no answer on any evaluation set; "
+                "docs/stages.md, 'Removed steps'); delete it from the 'stages' setting."
+            )
         else:
             known = [*FAMILIES, *NAMES]
             close = difflib.get_close_matches(name, known, n=1)
@@ -747,7 +679,6 @@ __all__ = [
     "EXPLANATION_CHECKS",
     "FAMILIES",
     "Family",
-    "FOUND_MENDS",
     "LABEL_ROUND",
     "LOOP_UNGROUNDED",
     "NAMES",
