@@ -160,3 +160,14 @@ def test_a_condition_on_a_metric_needs_it_among_the_metrics(shop: Knowledge) -> 
     )  # fmt: skip
     sql = compile_request(returns, Knowledge(loads(SHOP_MODEL)), dialect="duckdb", today=TODAY).sql
     assert ") > 0.1 ORDER BY" in sql
+
+
+def test_a_condition_on_a_metric_over_no_dimension_is_not_compiled(shop: Knowledge) -> None:
+    """ "退货率超过10%的商品" asked as the overall rate with HAVING > 0.1 and no GROUP BY: the query
+    keeps the one total or nothing, and nothing read as "no matching data" was the answer, `ok`
+    (the demo's hybrid question on the local model). Declined, the free path answers."""
+    request = Request.model_validate(
+        {"metrics": ["gross_profit"], "having": [{"metric": "gross_profit", "op": ">", "value": 2}]}
+    )
+    with pytest.raises(NotCompiled, match="'gross_profit' needs a dimension"):
+        compile_request(request, shop, dialect="duckdb", today=TODAY)

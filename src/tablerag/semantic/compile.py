@@ -135,6 +135,16 @@ def compile_request(
         query = query.where(exp.and_(*conditions))
     if dims:
         query = query.group_by(*[_grained(n, r, request, knowledge) for r, n in dims if n])
+    if request.having and not dims:
+        # over no dimension the condition keeps the one total or nothing: "no data" for a
+        # rate below it, and no answer to the "which products" such a condition asks
+        raise NotCompiled(
+            [
+                f"a condition on {request.having[0].metric!r} needs a dimension to keep rows "
+                "of (which product, region, month…); over no dimension it keeps the one total "
+                "or nothing"
+            ]
+        )
     having = [h for h in (_having(s, computed, scope) for s in request.having) if h is not None]
     if having:
         query = query.having(exp.and_(*having))
