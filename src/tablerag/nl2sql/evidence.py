@@ -327,6 +327,7 @@ def _definitions(
     that its cells name ("状态为 PAID 或 REFUND 的订单") — those an aside or a sentence leaves
     out ("（不含 CANCELLED）", "CANCELLED 订单不计入") are what it must not select."""
     own = definition_rows(question, linked, catalog, engine)
+    samples = _samples(catalog)
     out = []
     for row in (*own, *glossary_rows(question, glossary, own)):
         term, text = _term_and_text(row.cells)
@@ -340,7 +341,7 @@ def _definitions(
         kept, left_out = _row_values(row.cells, catalog, read)
         literals = tuple(dict.fromkeys((*literals, *kept)))
         short = text[:MAX_DEFINITION_CHARS]
-        divides = denominator_set(text, known, _samples(catalog))
+        divides = denominator_set(text, known, samples)
         out.append(
             Definition(
                 term, short, row.document, row.table, columns, literals, distinct,
@@ -358,6 +359,7 @@ def _prose_definitions(
     values stored in the tables the query reads (已支付 of 订单状态) — is what a query following
     them has; values a sentence excludes (不计入, not counted) are what it must not select."""
     known = {c.name.lower() for info in catalog.tables.values() for c in info.columns}
+    samples = _samples(catalog)
     out = []
     for term, hit in defining_passages(question, passages):
         sentences = _SENTENCES.split(hit.text)
@@ -372,7 +374,7 @@ def _prose_definitions(
         out.append(
             Definition(
                 term, text, document, "", columns, literals, distinct, hit.chunk_id,
-                tuple(left_out), denominator_set(hit.text, known, _samples(catalog)),
+                tuple(left_out), denominator_set(hit.text, known, samples),
             )
         )  # fmt: skip
     return tuple(out)

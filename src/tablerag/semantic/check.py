@@ -108,7 +108,7 @@ def _datasets(
                     Finding("dataset", ds.name, f"primary key column {key!r} not in {info.name!r}")
                 )
         for f in ds.fields or []:
-            found += _gate_field(ds.name, f.name, knowledge, probing, catalog, dialect)
+            found += _gate_field(ds.name, f.name, probing, catalog, dialect)
     return found
 
 
@@ -195,17 +195,12 @@ def _family(sql_type: str) -> str:
 
 
 def _gate_field(
-    ds_name: str,
-    f_name: str,
-    knowledge: Knowledge,
-    probing: Knowledge,
-    catalog: ExposedCatalog,
-    dialect: str,
+    ds_name: str, f_name: str, probing: Knowledge, catalog: ExposedCatalog, dialect: str
 ) -> list[Finding]:
-    """A field compiled into a whole query: ``COUNT(*)`` (the probe metric of ``probing``)
-    over its dataset, grouped by it or filtered on it."""
+    """A field compiled into a whole query: ``COUNT(*)`` (the probe metric of ``probing``, the
+    model with that one metric more) over its dataset, grouped by it or filtered on it."""
     ref = f"{ds_name}.{f_name}"
-    found = knowledge.field(ref)
+    found = probing.field(ref)
     assert found is not None
     if found[1].is_filter:
         request = Request(metrics=[_PROBE], filters=[{"field": ref}])  # type: ignore[list-item]
