@@ -319,6 +319,26 @@ class QA:
             qa.router = replace(router, probe=qa._probe)
         return qa
 
+    def through(self, llm: LLM) -> QA:
+        """This session's parts with every model call made through ``llm`` (a per-question
+        meter): the workspace's semantic model, checked once, and its verified queries are
+        shared, as one server answers every request. Nothing is opened: do not close the
+        result (its engines are this session's)."""
+        view = QA(
+            path=self.path,
+            settings=self.settings,
+            llm=llm,
+            sources=self.sources,
+            catalog=self.catalog,
+            router=self.router,
+            index=self.index,
+            index_problem=self.index_problem,
+            home=self.home,
+        )
+        view.semantic, view.verified = self.semantic, self.verified
+        view._knowledge = self._knowledge
+        return view
+
     def ask(
         self,
         question: str,

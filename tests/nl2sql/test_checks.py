@@ -507,9 +507,20 @@ def test_a_term_defined_twice_is_cited_once_when_followed() -> None:
         ("definition_followed", "退货率"),
         ("definition_followed", "客单价"),
     ]
-    ignored = sqlglot.parse_one("SELECT COUNT(order_id) FROM s")  # neither is followed: both say so
+    # neither is followed: the lack is said once (the demo's doubt named the same missing
+    # COUNT(DISTINCT …) twice, once per place defining 退货率); a lack only the second place
+    # names is still said
+    ignored = sqlglot.parse_one("SELECT COUNT(order_id) FROM s")
     missed = definitions(Evidence("q", ignored, ("x",), ((1,),), definitions=(row, prose)))
-    assert [f.code for f in missed] == ["definition_ignored", "definition_ignored"]
+    assert [(f.code, dict(f.values)["missing"]) for f in missed] == [
+        ("definition_ignored", "COUNT(DISTINCT …)")
+    ]
+    stricter = Definition(
+        "退货率", "发生退款的订单数 ÷ 已支付订单数", "指标口径.md", "",
+        columns=("order_id", "refund_date"), distinct=True, chunk="c7",
+    )  # fmt: skip
+    missed = definitions(Evidence("q", ignored, ("x",), ((1,),), definitions=(row, stricter)))
+    assert [dict(f.values)["missing"] for f in missed] == ["COUNT(DISTINCT …)", "refund_date"]
 
 
 def _evidence(
@@ -745,3 +756,25 @@ def test_none_asked_but_an_inequality_across_a_join_answered_is_flagged(channels
     _ok(_ask("Which cartoons were not written by Todd Casey, and where do they play?", own,
              channels))  # fmt: skip
     _unsure(_ask("哪些国家的频道没有播放 Todd Casey 写的动画？", unequal, channels), "NOT IN")
+
+
+def test_a_month_asked_and_its_last_day_left_out() -> None:
+    """A request's range read as inclusive ([2026-09-01, 2026-09-30) compiled): 156 orders
+    for September's 160, `ok`. The named month must be covered to its last day."""
+    from tablerag.nl2sql.checks import asked_for
+
+    def codes(question: str, where: str) -> list[str]:
+        e = _evidence(question, f"SELECT COUNT(*) FROM o WHERE {where}", ("n",), ((156,),))
+        return [f.code for f in asked_for(e)]
+
+    for question in (
+        "2026年9月已支付的订单有多少？",
+        "How many orders were paid in September 2026?",
+    ):
+        assert codes(question, "d >= '2026-09-01' AND d < '2026-09-30'") == ["other_period"]
+        assert codes(question, "d > '2026-09-01' AND d <= '2026-09-29'") == ["other_period"]
+        assert codes(question, "d >= '2026-09-01' AND d < '2026-10-01'") == []
+        assert codes(question, "d >= DATE '2026-09-01' AND d <= DATE '2026-09-30'") == []
+        assert codes(question, "d BETWEEN '2026-09-01' AND '2026-09-30'") == []
+        assert codes(question, "d < '2026-09-30 23:59:59' AND d >= '2026-09-01'") == []
+        assert codes(question, "m = '2026-09'") == []

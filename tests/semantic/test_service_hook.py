@@ -7,6 +7,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tablerag.llm.testing import ScriptedLLM
 from tablerag.sample.documents import read_text
 from tablerag.semantic.library import import_document
@@ -75,3 +77,25 @@ def test_the_setting_switches_the_semantic_path_off(sample_ws: Path, tmp_path: P
     with QA.open(root, llm=ScriptedLLM(replies=[sql]), settings=off) as qa:
         answer = qa.ask("上月华东的毛利是多少？")
     assert not answer.knowledge and "no_definition" not in answer.checks
+
+
+def test_a_view_through_another_model_shares_the_checked_model(
+    sample_ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``QA.through`` (the evaluation's per-question meter, a server's requests): the semantic
+    model is checked once for every question, not once per view."""
+    import tablerag.answering as answering
+
+    root = _with_model(sample_ws, tmp_path)
+    checked = []
+    real = answering.usable_knowledge
+    monkeypatch.setattr(
+        answering, "usable_knowledge", lambda *a, **k: checked.append(1) or real(*a, **k)
+    )
+    request = {"metrics": ["gross_profit"], "time_range": {"period": "last_month"}}
+    with QA.open(root, llm=ScriptedLLM(replies=[]), settings=SETTINGS) as qa:
+        for _ in range(2):
+            llm = ScriptedLLM(replies=[json.dumps(request)])
+            answer = qa.through(llm).ask("上月的毛利是多少？")
+            assert answer.status == "ok" and llm.history, answer.answer
+    assert checked == [1]

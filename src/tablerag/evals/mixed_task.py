@@ -306,19 +306,7 @@ class _Method:
 def asked(qa: QA, question: str, llm: LLM) -> Answer:
     """``question`` answered by :meth:`QA.ask` over ``qa``'s workspace, every model call made
     through ``llm`` (a per-question meter): what ``tablerag ask`` answers."""
-    session = QA(
-        path=qa.path,
-        settings=qa.settings,
-        llm=llm,
-        sources=qa.sources,
-        catalog=qa.catalog,
-        router=qa.router,
-        index=qa.index,
-        index_problem=qa.index_problem,
-    )
-    session.semantic = qa.semantic  # (not closed: the parts are qa's)
-    session._knowledge = qa._knowledge  # the model checked once, as a server's QA keeps it
-    return session.ask(question)
+    return qa.through(llm).ask(question)
 
 
 def build_methods(

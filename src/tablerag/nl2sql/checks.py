@@ -537,6 +537,11 @@ def definitions(e: Evidence) -> list[Finding]:
         ...     "SELECT SUM(net_amt) / COUNT(DISTINCT order_id) FROM s WHERE status = 'PAID'")
         >>> [f.code for f in definitions(Evidence("q", good, ("x",), ((1,),), definitions=(d,)))]
         ['definition_followed']
+
+    A term two places define (a table row and a passage) is flagged once for one lack:
+        >>> twice = Evidence("q", bad, ("x",), ((1,),), definitions=(d, d))
+        >>> [dict(f.values)["missing"] for f in definitions(twice)]
+        ["order_id, 'PAID', COUNT(DISTINCT …)"]
     """
     if e.tree is None:
         return []
@@ -547,6 +552,7 @@ def definitions(e: Evidence) -> list[Finding]:
     distinct = e.tree.find(exp.Distinct) is not None
     out = []
     followed: set[str] = set()  # a term cited once, though a table and a passage both define it
+    said_missing: set[tuple[str, str]] = set()  # and a lack named once per term
     for d in e.definitions:
         if not d.checkable:
             continue
@@ -570,7 +576,10 @@ def definitions(e: Evidence) -> list[Finding]:
             ("chunk", d.chunk or d.table),
         )
         if missing:
-            out.append(Finding("definition_ignored", (*said, ("missing", ", ".join(missing)))))
+            new = [m for m in missing if (d.term.lower(), m) not in said_missing]
+            said_missing.update((d.term.lower(), m) for m in missing)
+            if new:
+                out.append(Finding("definition_ignored", (*said, ("missing", ", ".join(new)))))
         elif d.term.lower() not in followed:
             followed.add(d.term.lower())
             out.append(Finding("definition_followed", said))
@@ -655,7 +664,7 @@ def asked_for(e: Evidence) -> list[Finding]:
         days = [d for d in _equal_literals(e.tree) if is_day(d)]
         if days:
             out.append(Finding("period_narrowed", (("day", days[0]),)))
-        other = _other_period(e.question, e.tree)
+        other = () if days else _other_period(e.question, e.tree)
         if other:
             out.append(Finding("other_period", other))
     elif not names_time(e.question):
@@ -677,7 +686,8 @@ def asked_for(e: Evidence) -> list[Finding]:
 def _other_period(question: str, tree: exp.Expr) -> tuple[tuple[str, str], ...]:
     """(asked, dates) when the question names whole months with their years and every date the
     query filters on lies outside all of them (2026-09 asked, ``>= '2026-10-01' AND <
-    '2026-11-01'`` computed); () otherwise, or when the query filters on no full date.
+    '2026-11-01'`` computed), or it names one such month and the full dates leave part of it
+    out (``< '2026-09-30'``: its last day); () otherwise, or when the query filters on no date.
 
     Example:
         >>> import sqlglot
@@ -688,13 +698,17 @@ def _other_period(question: str, tree: exp.Expr) -> tuple[tuple[str, str], ...]:
         >>> _other_period(q, sqlglot.parse_one(
         ...     "SELECT 1 FROM o WHERE d >= '2026-09-01' AND d < '2026-10-01'"))
         ()
+        >>> _other_period(q, sqlglot.parse_one(
+        ...     "SELECT 1 FROM o WHERE d >= '2026-09-01' AND d < '2026-09-30'"))
+        (('asked', '2026-09-01 – 2026-09-30'), ('dates', "d >= '2026-09-01', d < '2026-09-30'"))
         >>> _other_period("2026年3月的销售额",
         ...               sqlglot.parse_one("SELECT 1 FROM o WHERE m = '2026-03'"))
         ()
     """
     months = sorted((y, m) for y, m in named_months(question) if y is not None)
     if not months:
-        return _other_span(question, tree)
+        span = named_span(question)
+        return () if span is None else _span_gap(span, tree)
     dates = [
         str(lit.this).strip()
         for clause in (*tree.find_all(exp.Where), *tree.find_all(exp.Having))
@@ -705,57 +719,92 @@ def _other_period(question: str, tree: exp.Expr) -> tuple[tuple[str, str], ...]:
         return ()
     named = {f"{y:04d}-{m:02d}" for y, m in months}
     if any(d.replace("/", "-")[:7] in named for d in dates):
-        return ()
+        if len(months) != 1:
+            return ()
+        ((year, month),) = months
+        first = dt.date(year, month, 1)
+        return _span_gap((first, (first + dt.timedelta(days=31)).replace(day=1)), tree)
     asked = ", ".join(f"{y:04d}-{m:02d}" for y, m in months)
     return (("asked", asked), ("dates", ", ".join(dict.fromkeys(dates))))
 
 
-def _other_span(question: str, tree: exp.Expr) -> tuple[tuple[str, str], ...]:
-    """(asked, dates) when the question names one whole year or quarter and the full dates the
-    query filters on do not span it: one reaches past it, or none reaches its start or its end
-    (2026年第三季度 asked, ``>= '2026-07-01' AND < '2027-01-01'`` computed; 2026年 asked, one
-    month of it computed); () otherwise, or when the query filters on no full date.
+def _span_gap(span: tuple[dt.date, dt.date], tree: exp.Expr) -> tuple[tuple[str, str], ...]:
+    """(asked, dates) when the full dates the query filters on do not cover the period
+    ``span`` ([start, end)) the question names: one lies past it, or none reaches its start, or
+    the last one stops short of its end (a day before the end kept by ``<`` leaves that day
+    out; by ``<=`` or ``BETWEEN`` it is kept); () otherwise, or when the query filters on no
+    full date.
 
     Example:
         >>> import sqlglot
-        >>> q = "2026年第三季度卖出多少件？"
-        >>> _other_span(q, sqlglot.parse_one(
+        >>> q3 = (dt.date(2026, 7, 1), dt.date(2026, 10, 1))
+        >>> _span_gap(q3, sqlglot.parse_one(
         ...     "SELECT 1 FROM o WHERE d >= '2026-07-01' AND d < '2027-01-01'"))
-        (('asked', '2026-07-01 – 2026-09-30'), ('dates', '2026-07-01, 2027-01-01'))
-        >>> _other_span(q, sqlglot.parse_one(
+        (('asked', '2026-07-01 – 2026-09-30'), ('dates', "d >= '2026-07-01', d < '2027-01-01'"))
+        >>> _span_gap(q3, sqlglot.parse_one(
         ...     "SELECT 1 FROM o WHERE d BETWEEN '2026-07-01' AND '2026-09-30 23:59:59'"))
         ()
-        >>> _other_span("2026年各门店的销售额", sqlglot.parse_one(
+        >>> _span_gap(q3, sqlglot.parse_one(
+        ...     "SELECT 1 FROM o WHERE d >= '2026-07-01' AND d <= '2026-09-30'"))
+        ()
+        >>> _span_gap(q3, sqlglot.parse_one(
+        ...     "SELECT 1 FROM o WHERE d >= '2026-07-01' AND d < '2026-09-30'"))[0]
+        ('asked', '2026-07-01 – 2026-09-30')
+        >>> _span_gap((dt.date(2026, 1, 1), dt.date(2027, 1, 1)), sqlglot.parse_one(
         ...     "SELECT 1 FROM o WHERE d BETWEEN '2026-11-01' AND '2026-11-30'"))[0]
         ('asked', '2026-01-01 – 2026-12-31')
-        >>> _other_span("2026年的销售额", sqlglot.parse_one(
-        ...     "SELECT 1 FROM o WHERE EXTRACT(YEAR FROM d) = 2026"))
-        ()
     """
-    span = named_span(question)
-    if span is None:
-        return ()
-    texts = [
-        str(lit.this).strip()
-        for clause in (*tree.find_all(exp.Where), *tree.find_all(exp.Having))
-        for lit in clause.find_all(exp.Literal)
-        if lit.is_string and _DAY_PREFIX.match(str(lit.this).strip())
-    ]
-    days = []
-    for text in texts:
-        try:
-            days.append(dt.date.fromisoformat(text.replace("/", "-")[:10]))
-        except ValueError:
-            continue
+    days: list[tuple[dt.date, dt.date]] = []  # (the day, the first day after what it keeps)
+    texts = []
+    for clause in (*tree.find_all(exp.Where), *tree.find_all(exp.Having)):
+        for lit in clause.find_all(exp.Literal):
+            text = str(lit.this).strip()
+            if not (lit.is_string and _DAY_PREFIX.match(text)):
+                continue
+            try:
+                day = dt.date.fromisoformat(text.replace("/", "-")[:10])
+            except ValueError:
+                continue
+            texts.append(_condition(lit) or text)
+            days.append((day, day if _kept_before(lit, text) else day + dt.timedelta(days=1)))
     if not days:
         return ()
     start, end = span
-    last = end - dt.timedelta(days=1)
-    inside = all(start <= d <= end for d in days)
-    if inside and min(days) == start and max(days) >= last:
+    inside = all(start <= d <= end for d, _ in days)
+    if inside and min(d for d, _ in days) == start and max(r for _, r in days) >= end:
         return ()
-    asked = f"{start.isoformat()} – {last.isoformat()}"
+    asked = f"{start.isoformat()} – {(end - dt.timedelta(days=1)).isoformat()}"
     return (("asked", asked), ("dates", ", ".join(dict.fromkeys(texts))))
+
+
+def _compared(lit: exp.Expr) -> tuple[exp.Expr, exp.Expr | None]:
+    """``lit`` with the CASTs and functions around it (``DATE '…'``), and what compares it."""
+    cmp = lit.parent
+    while isinstance(cmp, exp.Cast | exp.Paren) or (
+        isinstance(cmp, exp.Func) and not isinstance(cmp, exp.Binary)
+    ):
+        lit, cmp = cmp, cmp.parent
+    return lit, cmp
+
+
+def _condition(lit: exp.Expr) -> str:
+    """The comparison or BETWEEN ``lit`` is a side of, as SQL (``d < '2026-09-30'``); ''."""
+    _, cmp = _compared(lit)
+    comparisons = (exp.EQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between)
+    return cmp.sql() if isinstance(cmp, comparisons) else ""
+
+
+def _kept_before(lit: exp.Expr, text: str) -> bool:
+    """Whether the day ``lit`` names is left out as an upper bound: ``d < '2026-09-30'`` (or
+    ``'2026-09-30' > d``) with no time of day after it."""
+    lit, cmp = _compared(lit)
+    if len(text) > 10 and text[10:].strip(" T0:.") != "":
+        return False
+    if isinstance(cmp, exp.LT):
+        return cmp.right is lit
+    if isinstance(cmp, exp.GT):
+        return cmp.left is lit
+    return False
 
 
 _DAY_PREFIX = re.compile(r"^\d{4}[-/](0[1-9]|1[0-2])[-/]\d{2}(?:[ T].*)?$")

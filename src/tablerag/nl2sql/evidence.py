@@ -340,7 +340,7 @@ def _definitions(
         columns, literals, distinct = requirements(expanded, known)
         kept, left_out = _row_values(row.cells, catalog, read)
         literals = tuple(dict.fromkeys((*literals, *kept)))
-        short = text[:MAX_DEFINITION_CHARS]
+        short = text[:MAX_DEFINITION_CHARS].rstrip("；;，,。. ")
         divides = denominator_set(text, known, samples)
         out.append(
             Definition(
@@ -369,6 +369,7 @@ def _prose_definitions(
         stored = _stored_values(formula, catalog, read)
         left_out = [v for v in _stored_values(excluding, catalog, read) if v not in stored]
         text = _after_term(term, " ".join(formula.split()))[:MAX_DEFINITION_CHARS]
+        text = text.rstrip("；;，,。. ")  # the answer's sentence goes on after it
         document = PurePath(hit.source).name
         literals = tuple(dict.fromkeys((*literals, *stored)))
         out.append(
