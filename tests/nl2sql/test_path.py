@@ -395,6 +395,19 @@ def test_three_failures_end_in_an_error_envelope_with_every_attempt(parts) -> No
     assert "3 attempts" in answer.answer
 
 
+def test_a_repeated_failing_query_ends_the_repairs(parts) -> None:  # type: ignore[no-untyped-def]
+    """Told why its query failed, the model writes the same query again: asked a third time it
+    repeats it once more (124 of 125 in stored runs), so the repairs stop there."""
+    bad = "```sql\nSELECT nope FROM fact_refund\n```"
+    llm = ScriptedLLM(replies=[bad, "```sql\nSELECT nope\n  FROM fact_refund\n```", bad])
+    answer = _ask("How many refunds are there?", llm, parts)
+    assert answer.status == "error" and len(llm.history) == 2
+    assert len(answer.sql_attempts) == 2 and "2 attempts" in answer.answer
+    # a different query after a failure is still run
+    llm = ScriptedLLM(replies=[bad, COUNT_REFUNDS, "152 refunds."])
+    assert _ask("How many refunds are there?", llm, parts).status == "ok"
+
+
 def test_max_repairs_bounds_the_llm_calls(parts) -> None:  # type: ignore[no-untyped-def]
     llm = ScriptedLLM(replies=["no sql"] * 5)
     answer = _ask("How many refunds are there?", llm, parts, max_repairs=0)

@@ -9,12 +9,12 @@ through the reply mends; it goes through :meth:`SQLEngine.execute` (the sqlglot 
 read-only connection, a row cap, a time limit, masking); a gate refusal goes through the refusal
 mends and a query that found nothing through the empty-result mends, without another model
 call. A rejected or failing query (or a reply without SQL) goes back to the model with the
-error, at most ``max_repairs`` times; a query that ran is final.
-The rows are then explained in the question's language; an explanation with a number that is
-not in the rows is replaced by a template built from the rows. Last, the answer checks
-(:mod:`tablerag.nl2sql.checks`: relevance, plausibility, definitions) decide its status and
-confidence: ``ok`` only when no check doubts it, else ``unsure`` with a sentence saying why; a
-metric definition the query follows is cited.
+error, at most ``max_repairs`` times, and not after the model repeats a query that failed; a
+query that ran is final. The rows are then explained in the question's language; an
+explanation with a number that is not in the rows is replaced by a template built from the
+rows. Last, the answer checks (:mod:`tablerag.nl2sql.checks`: relevance, plausibility,
+definitions) decide its status and confidence: ``ok`` only when no check doubts it, else
+``unsure`` with a sentence saying why; a metric definition the query follows is cited.
 """
 
 from __future__ import annotations
@@ -177,8 +177,11 @@ def answer_with_sql(
         if sql is not None:
             sql = _formats(sql, query, opts.stages)
         tried, result = _run_fixing(question, sql, opts, timings, checked)
+        repeated = _repeats(sql, attempts)
         attempts += tried
         if result is not None:  # a query that ran is final: the answer checks judge it
+            break
+        if repeated:  # the model is stuck: asked again, it repeats itself (124 of 125 times)
             break
         attempt = tried[-1]
         feedback = (attempt.error or "") + (
@@ -281,6 +284,24 @@ def dialect_name(dialect: str) -> str:
         ('PostgreSQL', 'mysql')
     """
     return DIALECT_NAMES.get(dialect, dialect)
+
+
+def _repeats(sql: str | None, attempts: Sequence[SQLAttempt]) -> bool:
+    """Whether the model's ``sql`` is one it already wrote, which failed (whitespace aside).
+
+    Told why its query failed, the local model wrote the same query again in 169 of the
+    repairs of 27 stored runs; asked once more after that, it wrote it a third time in 124 of
+    125 (the other was wrong too). A repeated query ends the repairs.
+
+    Example:
+        >>> tried = [SQLAttempt(sql="SELECT a  FROM  t", error="rejected by the SQL gate")]
+        >>> _repeats("SELECT a FROM t", tried), _repeats("SELECT b FROM t", tried)
+        (True, False)
+    """
+    if not sql:
+        return False
+    said = " ".join(sql.split())
+    return any(a.note is None and " ".join(a.sql.split()) == said for a in attempts)
 
 
 def _run_fixing(
