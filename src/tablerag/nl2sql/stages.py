@@ -464,7 +464,8 @@ ANSWER_CHECKS: tuple[Stage[Check], ...] = (
     Stage(
         "asked_for",
         "check",
-        "a count asked but an amount summed (or the other way), one day for a month, a period "
+        "a count asked but an amount summed (or the other way), one day for a month, another "
+        "period than the one named or only part of it (`< '2026-09-30'` for 2026-09), a period "
         "never asked, a formula applied row by row: doubted",
         asked_for,
     ),
