@@ -41,6 +41,8 @@ MAX_CELL_CHARS = 40
 MAX_DEFINITION_ROWS = 50
 """Rows of a definitions table read to expand the terms a definition refers to."""
 MAX_DEFINITION_CHARS = 120
+CLOSING_MARKS = "；;，,。. "
+"""Left off a quoted definition's end: the answer's sentence goes on after it."""
 GENERIC_WORDS = frozenset(
     {
         "mani",
@@ -340,7 +342,7 @@ def _definitions(
         columns, literals, distinct = requirements(expanded, known)
         kept, left_out = _row_values(row.cells, catalog, read)
         literals = tuple(dict.fromkeys((*literals, *kept)))
-        short = text[:MAX_DEFINITION_CHARS].rstrip("；;，,。. ")
+        short = text[:MAX_DEFINITION_CHARS].rstrip(CLOSING_MARKS)
         divides = denominator_set(text, known, samples)
         out.append(
             Definition(
@@ -369,7 +371,7 @@ def _prose_definitions(
         stored = _stored_values(formula, catalog, read)
         left_out = [v for v in _stored_values(excluding, catalog, read) if v not in stored]
         text = _after_term(term, " ".join(formula.split()))[:MAX_DEFINITION_CHARS]
-        text = text.rstrip("；;，,。. ")  # the answer's sentence goes on after it
+        text = text.rstrip(CLOSING_MARKS)
         document = PurePath(hit.source).name
         literals = tuple(dict.fromkeys((*literals, *stored)))
         out.append(
