@@ -34,6 +34,7 @@ from tablerag.llm import LLM
 from tablerag.llm.base import Completion
 from tablerag.llm.deadline import DeadlineLLM
 from tablerag.llm.profiles import profile_for
+from tablerag.loop.retrieve import tables_of
 from tablerag.nl2sql.definitions import Glossary
 from tablerag.nl2sql.path import NL2SQLOptions, answer_with_sql, checked_answer
 from tablerag.nl2sql.schema_context import SchemaContext, schema_context
@@ -202,10 +203,10 @@ class Work:
             self._terms = document_terms(self.semantic)
         return rewrite_query(query, self._terms, mode=self.settings.query_rewriting)
 
-    def search_docs(self, query: str, k: int) -> Sequence[Hit]:
+    def search_docs(self, query: str, k: int, *, event: str = "retrieval") -> Sequence[Hit]:
         """Hybrid search; lexical only when the query embedder fails (e.g. an endpoint is down).
-        The trace records the chunks found, and the query as rewritten when the document terms
-        changed it."""
+        The trace records the chunks found as ``event``, and the query as rewritten when the
+        document terms changed it."""
         rewrite = self.rewrite(query)
         try:
             hits = self._search(query, k, rewrite=rewrite)
@@ -218,7 +219,7 @@ class Work:
             else {}
         )
         self.rq.trace.emit(
-            "retrieval", query=query, mode=mode, chunks=[h.chunk_id for h in hits], **shown
+            event, query=query, mode=mode, chunks=[h.chunk_id for h in hits], **shown
         )
         return hits
 
@@ -509,8 +510,24 @@ class Work:
                 stages=self.stages,
                 passages=self.definition_passages(question),
                 glossary=self.glossary(source),
+                retrieved=self.retrieved_tables(question, source),
             )
         return self._linked[key]
+
+    def retrieved_tables(self, question: str, source: SQLSource) -> tuple[str, ...]:
+        """The workspace's own tables whose rows a search for ``question`` found, best first
+        (TableRAG's chunk → table map), as evidence for the linker. None for a database asked
+        in place (its tables have no chunks), without an index, or when the
+        ``link_retrieved_k`` setting is 0."""
+        k = self.settings.link_retrieved_k
+        files = self.sources.source(FILES)
+        if self.index is None or k == 0 or files is None or files.label != source.label:
+            return ()
+        try:
+            hits = self.search_docs(question, k, event="link_retrieval")
+        except RetrievalError:
+            return ()
+        return tuple(tables_of(hits))
 
     def glossary(self, source: SQLSource) -> Glossary | None:
         """The workspace's files as the glossary of ``source``, another place: a metric

@@ -212,6 +212,13 @@ class Settings(BaseModel):
         ge=50,
         description="Budget of the schema text in an NL2SQL prompt, in approximate tokens.",
     )
+    link_retrieved_k: int = Field(
+        10,
+        ge=0,
+        le=200,
+        description="Chunks searched for an NL2SQL question whose tables (TableRAG's chunk → "
+        "table map) count as linking evidence for the workspace's own tables; 0: words alone.",
+    )
     today: dt.date | None = Field(
         None,
         description=(

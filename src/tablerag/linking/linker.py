@@ -103,6 +103,12 @@ class LinkOptions:
     seeded) becomes a seed: it catches synonyms no word matches (船 for 战舰, 店 for 商家)."""
     semantic_top: int = 1
     """How many of the closest tables become seeds."""
+    retrieved_weight: float = 0.3
+    """Evidence of a table whose linearised rows the question's search ranked (TableRAG's
+    chunk → table map, :func:`link`'s ``retrieved``): the first such table gains this much
+    score, the n-th this much over n. Words alone spread over look-alike tables (278 report
+    tables of years and line items: 97 scored near the best); the rows a search finds name
+    the one whose lines the question quotes (bench/sql_tables.py). 0 turns it off."""
     list_other_columns_up_to: int = 8
     """A linked table with at most this many columns lists the columns it did not keep by name
     (no type, comment or samples); 0 lists none."""
@@ -341,6 +347,7 @@ def link(
     *,
     history: Sequence[str] = (),
     options: LinkOptions | None = None,
+    retrieved: Sequence[str] = (),
 ) -> LinkedSchema:
     """Link a question to the few tables and columns needed to answer it in SQL.
 
@@ -349,6 +356,9 @@ def link(
         catalog: the catalog (see :func:`tablerag.linking.catalog.build_catalog`).
         history: earlier questions of the same conversation (their evidence counts less).
         options: tuning knobs.
+        retrieved: tables of the catalog whose chunks a search for the question found, best
+            first (evidence weighed by ``retrieved_weight``); names not in the catalog are
+            ignored.
 
     Returns:
         The linked schema: tables best first (seeds, then bridges), kept columns with reasons,
@@ -362,6 +372,7 @@ def link(
         _, earlier_matches, _, _ = _score(catalog, earlier, opts, opts.history_weight, scores)
         turns.append(earlier_matches)
     scores, matches, terms, grains = _score(catalog, question, opts, 1.0, scores)
+    _add_retrieved(catalog, retrieved, scores, opts.retrieved_weight)
     _weigh_document_tables(catalog, question, scores, opts.document_table_weight)
     glossaries = _drop_definition_tables(catalog, scores)
     chosen, before = _pick_databases(catalog, question, history, turns, matches, scores, opts)
@@ -617,6 +628,19 @@ def _drop_definition_tables(catalog: SchemaCatalog, scores: _Scores) -> frozense
         if scores.tables.pop(name, None) is not None:
             scores.table_why.pop(name, None)
     return glossaries
+
+
+def _add_retrieved(
+    catalog: SchemaCatalog, retrieved: Sequence[str], scores: _Scores, weight: float
+) -> None:
+    """Add ``weight / n`` to the score of the n-th table ``retrieved`` names (catalog tables
+    only, each once), on top of its word evidence."""
+    if weight <= 0:
+        return
+    order = [t for t in dict.fromkeys(retrieved) if t in catalog.tables]
+    for n, name in enumerate(order, start=1):
+        scores.tables[name] = scores.tables.get(name, 0.0) + weight / n
+        scores.table_why.setdefault(name, []).append(f"retrieved rows (#{n})")
 
 
 def _weigh_document_tables(

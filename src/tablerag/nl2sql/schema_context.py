@@ -79,6 +79,7 @@ def schema_context(
     stages: Switches = ALL_ON,
     passages: Sequence[Hit] = (),
     glossary: Glossary | None = None,
+    retrieved: Sequence[str] = (),
 ) -> SchemaContext:
     """Link ``question`` to ``catalog`` and render the linked schema within ``max_tokens``.
 
@@ -95,11 +96,13 @@ def schema_context(
             the question names is quoted (``definition_passages``) and checked against.
         glossary: the document tables of another place, whose rows defining a metric the
             question names are quoted and checked against like the catalog's own.
+        retrieved: the catalog's tables whose chunks a search for the question found, best
+            first: evidence for the linker (``LinkOptions.retrieved_weight``).
 
     Returns:
         The schema text and the tables it describes (empty when the catalog has no tables).
     """
-    linked = link(question, catalog, options=options)
+    linked = link(question, catalog, options=options, retrieved=retrieved)
     if not linked.tables:
         return SchemaContext("", (), 0)
     notes = (
