@@ -108,7 +108,8 @@ class LinkOptions:
     chunk → table map, :func:`link`'s ``retrieved``): the first such table gains this much
     score, the n-th this much over n. Words alone spread over look-alike tables (278 report
     tables of years and line items: 97 scored near the best); the rows a search finds name
-    the one whose lines the question quotes (bench/sql_tables.py). 0 turns it off."""
+    the one whose lines the question quotes (bench/sql_tables.py). The tables found may join
+    the seeds; a table the words made a seed stays one. 0 turns it off."""
     list_other_columns_up_to: int = 8
     """A linked table with at most this many columns lists the columns it did not keep by name
     (no type, comment or samples); 0 lists none."""
@@ -372,12 +373,10 @@ def link(
         _, earlier_matches, _, _ = _score(catalog, earlier, opts, opts.history_weight, scores)
         turns.append(earlier_matches)
     scores, matches, terms, grains = _score(catalog, question, opts, 1.0, scores)
-    _add_retrieved(catalog, retrieved, scores, opts.retrieved_weight)
     _weigh_document_tables(catalog, question, scores, opts.document_table_weight)
     glossaries = _drop_definition_tables(catalog, scores)
     chosen, before = _pick_databases(catalog, question, history, turns, matches, scores, opts)
-    ranked = sorted(scores.tables.items(), key=lambda kv: (-kv[1], kv[0]))
-    seeds = _seeds(ranked, opts, catalog)
+    ranked, seeds = _ranked_seeds(scores, opts, catalog, retrieved, glossaries)
     if chosen is not None and opts.database_seed:
         # Each database linked shows its best table.
         seeds += [t for t in _best_per_database(ranked, chosen) if t not in seeds]
@@ -631,16 +630,42 @@ def _drop_definition_tables(catalog: SchemaCatalog, scores: _Scores) -> frozense
 
 
 def _add_retrieved(
-    catalog: SchemaCatalog, retrieved: Sequence[str], scores: _Scores, weight: float
-) -> None:
+    catalog: SchemaCatalog,
+    retrieved: Sequence[str],
+    scores: _Scores,
+    weight: float,
+    skip: frozenset[str] = frozenset(),
+) -> bool:
     """Add ``weight / n`` to the score of the n-th table ``retrieved`` names (catalog tables
-    only, each once), on top of its word evidence."""
+    not in ``skip``, each once), on top of its word evidence; whether any was added."""
     if weight <= 0:
-        return
-    order = [t for t in dict.fromkeys(retrieved) if t in catalog.tables]
+        return False
+    order = [t for t in dict.fromkeys(retrieved) if t in catalog.tables and t not in skip]
     for n, name in enumerate(order, start=1):
         scores.tables[name] = scores.tables.get(name, 0.0) + weight / n
         scores.table_why.setdefault(name, []).append(f"retrieved rows (#{n})")
+    return bool(order)
+
+
+def _ranked_seeds(
+    scores: _Scores,
+    opts: LinkOptions,
+    catalog: SchemaCatalog,
+    retrieved: Sequence[str],
+    glossaries: frozenset[str],
+) -> tuple[list[tuple[str, float]], list[str]]:
+    """The tables ranked by their evidence, and the seeds among them. The rows a search found
+    (``retrieved``) then add to the scores: the tables are ranked again, and the seeds are the
+    word seeds plus those the new scores make, in the new order (a word seed is never dropped:
+    a search's first table raises the best score, and the right table of a PDF fell below
+    ``seed_ratio`` of it)."""
+    ranked = sorted(scores.tables.items(), key=lambda kv: (-kv[1], kv[0]))
+    seeds = _seeds(ranked, opts, catalog)
+    if not _add_retrieved(catalog, retrieved, scores, opts.retrieved_weight, glossaries):
+        return ranked, seeds
+    ranked = sorted(scores.tables.items(), key=lambda kv: (-kv[1], kv[0]))
+    kept = {*seeds, *_seeds(ranked, opts, catalog)}
+    return ranked, [t for t, _ in ranked if t in kept]
 
 
 def _weigh_document_tables(
