@@ -106,3 +106,11 @@ def test_ask_links_the_workspace_tables_whose_rows_the_search_found(tmp_path: Pa
         linked = work.linked(question, files, qa.sources.engine(files)).linked
         assert linked is not None
         assert all("retrieved" not in " ".join(t.reasons) for t in linked.tables)
+
+
+def test_the_rows_found_never_push_a_word_seed_out() -> None:
+    # a strong search evidence raises the best score far above the word seeds' share of it
+    strong = LinkOptions(retrieved_weight=2.0)
+    linked = link(QUESTION, CATALOG, retrieved=["t_d"], options=strong)
+    seeds = [t.name for t in linked.tables if t.is_seed]
+    assert seeds[0] == "t_d" and sorted(seeds) == [f"t_{c}" for c in "abcdef"]
