@@ -56,6 +56,33 @@ def test_a_weight_of_zero_links_by_words_alone() -> None:
     assert all("retrieved" not in " ".join(t.reasons) for t in with_rows.tables)
 
 
+def test_a_documents_table_found_by_the_search_gains_nothing_unless_its_document_is_named() -> None:
+    # a policy document's table repeats the region names of the data's dimension table: found
+    # by the search, it must not become a second place the question's value is read from
+    region = TableInfo("dim_region", "/c/dim_region.csv", (ColumnInfo("region", "VARCHAR"),), 4)
+    policy = TableInfo(
+        "policy_table_1",
+        "/c/region_policy.md",
+        (ColumnInfo("region", "VARCHAR"), ColumnInfo("quota", "DOUBLE")),
+        4,
+        origin="table 1",
+    )
+    catalog = build_catalog([region, policy], index_values=False)
+    question = "How many regions are there?"
+    linked = link(question, catalog, retrieved=["policy_table_1", "dim_region"])
+    assert linked.table_names[0] == "dim_region"
+    table = linked.table("dim_region")
+    assert table is not None and "retrieved rows (#1)" in table.reasons
+    assert all("retrieved" not in " ".join(t.reasons) for t in linked.tables[1:])
+    named = link(
+        "How many regions does the region policy list?",
+        catalog,
+        retrieved=["policy_table_1", "dim_region"],
+    )
+    found = named.table("policy_table_1")
+    assert found is not None and "retrieved rows (#1)" in found.reasons
+
+
 # -- the service: what ``ask`` links with ---------------------------------------------------
 
 REPORTS = {

@@ -358,8 +358,8 @@ def link(
         history: earlier questions of the same conversation (their evidence counts less).
         options: tuning knobs.
         retrieved: tables of the catalog whose chunks a search for the question found, best
-            first (evidence weighed by ``retrieved_weight``); names not in the catalog are
-            ignored.
+            first (evidence weighed by ``retrieved_weight``); names not in the catalog, and
+            document tables whose document the question does not name, are passed over.
 
     Returns:
         The linked schema: tables best first (seeds, then bridges), kept columns with reasons,
@@ -376,7 +376,10 @@ def link(
     _weigh_document_tables(catalog, question, scores, opts.document_table_weight)
     glossaries = _drop_definition_tables(catalog, scores)
     chosen, before = _pick_databases(catalog, question, history, turns, matches, scores, opts)
-    ranked, seeds = _ranked_seeds(scores, opts, catalog, retrieved, glossaries)
+    # a document's table found by the search gains nothing unless its document is named:
+    # when a data table and a document's table both hold the value, the data table is queried
+    skip = glossaries | _unnamed_documents(catalog, question) if retrieved else glossaries
+    ranked, seeds = _ranked_seeds(scores, opts, catalog, retrieved, skip)
     if chosen is not None and opts.database_seed:
         # Each database linked shows its best table.
         seeds += [t for t in _best_per_database(ranked, chosen) if t not in seeds]
@@ -652,20 +655,30 @@ def _ranked_seeds(
     opts: LinkOptions,
     catalog: SchemaCatalog,
     retrieved: Sequence[str],
-    glossaries: frozenset[str],
+    skip: frozenset[str],
 ) -> tuple[list[tuple[str, float]], list[str]]:
     """The tables ranked by their evidence, and the seeds among them. The rows a search found
-    (``retrieved``) then add to the scores: the tables are ranked again, and the seeds are the
-    word seeds plus those the new scores make, in the new order (a word seed is never dropped:
-    a search's first table raises the best score, and the right table of a PDF fell below
-    ``seed_ratio`` of it)."""
+    (``retrieved``, but those in ``skip``) then add to the scores: the tables are ranked again,
+    and the seeds are the word seeds plus those the new scores make, in the new order (a word
+    seed is never dropped: a search's first table raises the best score, and the right table
+    of a PDF fell below ``seed_ratio`` of it)."""
     ranked = sorted(scores.tables.items(), key=lambda kv: (-kv[1], kv[0]))
     seeds = _seeds(ranked, opts, catalog)
-    if not _add_retrieved(catalog, retrieved, scores, opts.retrieved_weight, glossaries):
+    if not _add_retrieved(catalog, retrieved, scores, opts.retrieved_weight, skip):
         return ranked, seeds
     ranked = sorted(scores.tables.items(), key=lambda kv: (-kv[1], kv[0]))
     kept = {*seeds, *_seeds(ranked, opts, catalog)}
     return ranked, [t for t, _ in ranked if t in kept]
+
+
+def _unnamed_documents(catalog: SchemaCatalog, question: str) -> frozenset[str]:
+    """The document tables whose document ``question`` does not name."""
+    q = QueryText.of(question)
+    return frozenset(
+        name
+        for name, info in catalog.tables.items()
+        if is_document_table(info) and name_score(PurePath(info.source).stem, q) < 0.75
+    )
 
 
 def _weigh_document_tables(
@@ -674,10 +687,9 @@ def _weigh_document_tables(
     """Scale down the scores of document tables whose document the question does not name."""
     if weight >= 1.0:
         return
-    q = QueryText.of(question)
+    unnamed = _unnamed_documents(catalog, question)
     for name in list(scores.tables):
-        info = catalog.tables[name]
-        if is_document_table(info) and name_score(PurePath(info.source).stem, q) < 0.75:
+        if name in unnamed:
             scores.tables[name] *= weight
             scores.table_why[name].append(f"document table (x{weight:g})")
 
