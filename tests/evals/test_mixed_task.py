@@ -113,7 +113,11 @@ def test_methods_answer_and_score_with_the_official_metric(tmp_path: Path) -> No
         product = by[("tablerag", case.case_id)]
         assert product.detail["route"] in ("data", "knowledge", "hybrid", "ambiguous")
         assert product.detail["path"] and product.llm_calls >= 1
-    assert by[("tablerag", "aaaa1111-0-q2")].correct  # the data path computed the change
+    computed = by[("tablerag", "aaaa1111-0-q2")]
+    assert computed.correct  # the data path computed the change
+    # and its query is in the detail, as the loop's are (which table it read can be counted)
+    assert computed.detail["path"] == "nl2sql", computed.detail
+    assert len(computed.detail["sql"]) == 1 and "FROM" in computed.detail["sql"][0]
 
 
 def test_prediction_and_scale_reading() -> None:

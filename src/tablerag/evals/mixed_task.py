@@ -282,7 +282,8 @@ class _Method:
                 finished=answer.budget_exhausted is None and answer.status != "degraded",
                 budget_exhausted=answer.budget_exhausted,
                 decisions=[st.decision for st in subs],
-                sql=[st.sql for st in subs if st.sql],
+                # the loop's queries, or the single query of the data path (no steps)
+                sql=[st.sql for st in subs if st.sql] or ([answer.sql] if answer.sql else []),
                 status=answer.status,
                 confidence=answer.confidence,  # the report's calibration figures read these
                 checks=answer.checks,
