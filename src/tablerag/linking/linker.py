@@ -373,13 +373,13 @@ def link(
         _, earlier_matches, _, _ = _score(catalog, earlier, opts, opts.history_weight, scores)
         turns.append(earlier_matches)
     scores, matches, terms, grains = _score(catalog, question, opts, 1.0, scores)
-    _weigh_document_tables(catalog, question, scores, opts.document_table_weight)
+    unnamed = _unnamed_documents(catalog, question)
+    _weigh_document_tables(unnamed, scores, opts.document_table_weight)
     glossaries = _drop_definition_tables(catalog, scores)
     chosen, before = _pick_databases(catalog, question, history, turns, matches, scores, opts)
     # a document's table found by the search gains nothing unless its document is named:
     # when a data table and a document's table both hold the value, the data table is queried
-    skip = glossaries | _unnamed_documents(catalog, question) if retrieved else glossaries
-    ranked, seeds = _ranked_seeds(scores, opts, catalog, retrieved, skip)
+    ranked, seeds = _ranked_seeds(scores, opts, catalog, retrieved, glossaries | unnamed)
     if chosen is not None and opts.database_seed:
         # Each database linked shows its best table.
         seeds += [t for t in _best_per_database(ranked, chosen) if t not in seeds]
@@ -637,7 +637,7 @@ def _add_retrieved(
     retrieved: Sequence[str],
     scores: _Scores,
     weight: float,
-    skip: frozenset[str] = frozenset(),
+    skip: frozenset[str],
 ) -> bool:
     """Add ``weight / n`` to the score of the n-th table ``retrieved`` names (catalog tables
     not in ``skip``, each once), on top of its word evidence; whether any was added."""
@@ -662,13 +662,18 @@ def _ranked_seeds(
     and the seeds are the word seeds plus those the new scores make, in the new order (a word
     seed is never dropped: a search's first table raises the best score, and the right table
     of a PDF fell below ``seed_ratio`` of it)."""
-    ranked = sorted(scores.tables.items(), key=lambda kv: (-kv[1], kv[0]))
+    ranked = _ranked(scores)
     seeds = _seeds(ranked, opts, catalog)
     if not _add_retrieved(catalog, retrieved, scores, opts.retrieved_weight, skip):
         return ranked, seeds
-    ranked = sorted(scores.tables.items(), key=lambda kv: (-kv[1], kv[0]))
+    ranked = _ranked(scores)
     kept = {*seeds, *_seeds(ranked, opts, catalog)}
     return ranked, [t for t, _ in ranked if t in kept]
+
+
+def _ranked(scores: _Scores) -> list[tuple[str, float]]:
+    """The scored tables, best first (ties by name)."""
+    return sorted(scores.tables.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
 def _unnamed_documents(catalog: SchemaCatalog, question: str) -> frozenset[str]:
@@ -681,13 +686,11 @@ def _unnamed_documents(catalog: SchemaCatalog, question: str) -> frozenset[str]:
     )
 
 
-def _weigh_document_tables(
-    catalog: SchemaCatalog, question: str, scores: _Scores, weight: float
-) -> None:
-    """Scale down the scores of document tables whose document the question does not name."""
+def _weigh_document_tables(unnamed: frozenset[str], scores: _Scores, weight: float) -> None:
+    """Scale down the scores of the document tables whose document the question does not
+    name (``unnamed``)."""
     if weight >= 1.0:
         return
-    unnamed = _unnamed_documents(catalog, question)
     for name in list(scores.tables):
         if name in unnamed:
             scores.tables[name] *= weight
