@@ -33,7 +33,6 @@ from tablerag.answering import (
     nl2sql_options,
     rag_options,
     stage_switches,
-    tied_to_loop,
 )
 from tablerag.conversation import (
     no_such_choice,
@@ -472,7 +471,7 @@ class QA:
                 error=message("service.empty_question", "en"),
             )
         work = self.work(rq, language)
-        decision = tied_to_loop(route(text, self.router), text, work)
+        decision = route(text, self.router)
         routing_ms = (time.perf_counter() - started) * 1000
         rq.trace.emit(
             "route",
