@@ -63,6 +63,7 @@ CAPS: Mapping[str, float] = {
     "ungrounded": 0.3,
     "table_figure": 0.3,
     "off_subject": 0.35,
+    "differing": 0.35,
     # the loop (tablerag.loop.run)
     "sql_failed": 0.4,
     "sql_doubted": 0.4,

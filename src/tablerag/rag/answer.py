@@ -35,6 +35,7 @@ from tablerag.lang.tokenize import tokenize
 from tablerag.llm.base import LLM
 from tablerag.llm.profiles import ConfidenceBase
 from tablerag.prompts import render
+from tablerag.rag.differ import differing_figure
 from tablerag.types import Hit, source_label
 
 Searcher = Callable[[str, int], Sequence[Hit]]
@@ -214,6 +215,14 @@ def _off_subject(d: Draft) -> Finding | None:
     return _doubt("off_subject", words=("、" if d.language == "zh" else ", ").join(missing))
 
 
+def _differing(d: Draft) -> Finding | None:
+    said = " ".join(f.text for f in d.facts)
+    found = differing_figure(d.question, said, d.hits)
+    if found is None:
+        return None
+    return _doubt("differing", figure=found.figure, other=found.other, source=found.source)
+
+
 DOC_CHECKS: tuple[Stage[DocCheck], ...] = (
     Stage(
         "ungrounded",
@@ -235,6 +244,13 @@ DOC_CHECKS: tuple[Stage[DocCheck], ...] = (
         "the passages a document answer cites miss most of the question's words (Tibet asked, "
         "another region cited): unsure",
         _off_subject,
+    ),
+    Stage(
+        "differing",
+        "check",
+        "a passage of another document gives another figure for the words the answer's figure "
+        "stands beside (another report, another version of a policy): unsure, both named",
+        _differing,
     ),
 )
 """The document answer's checks, in order (registered with every step in
