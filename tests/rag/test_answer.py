@@ -226,3 +226,79 @@ def test_the_largest_row_read_off_part_of_a_table_is_unsure() -> None:
     # no row count known (no catalog): as before, only one-figure questions are judged
     unknown = _ask(question, ScriptedLLM(replies=[reply]), search)
     assert unknown.status == "ok", unknown.answer
+
+
+FINANCING_Q = "How much is the cash provided by financing activities in 2019?"
+
+
+def test_a_figure_another_document_gives_differently_is_unsure_and_both_are_named() -> None:
+    """Two reports, two figures for the same words: which report the question means is not
+    settled (TAT-QA's open corpus answered "$1.4 million" from one of 278 reports, ok)."""
+    search = _hits(
+        (
+            "report_a.md",
+            "Net cash provided by financing activities was $1.4 million for the year ended "
+            "December 31, 2019 and consisted of loans.",
+        ),
+        (
+            "report_b.md",
+            "Net cash provided by financing activities was $96.9 million for fiscal 2019, "
+            "driven by the notes issued.",
+        ),
+    )
+    answer = _ask(FINANCING_Q, ScriptedLLM(replies=["$1.4 million [1]"]), search)
+    assert answer.status == "unsure"
+    assert answer.answer.startswith(
+        "This answer may be wrong: another document (report_b.md) gives 96.9, not 1.4, "
+        "for the same thing"
+    )
+    (finding,) = answer.findings
+    assert (finding.code, finding.values["other"]) == ("differing", "96.9")
+    assert answer.confidence <= 0.35
+    off = _ask(
+        FINANCING_Q,
+        ScriptedLLM(replies=["$1.4 million [1]"]),
+        search,
+        stages=switches((), {"differing": False}),
+    )
+    assert off.status == "ok"
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        # the same figure in another document agrees
+        ("report_b.md", "Net cash provided by financing activities was $1.4 million in 2019."),
+        # another year's figure is no contradiction: the question names 2019
+        ("report_b.md", "Net cash provided by financing activities was $3.2 million in 2018."),
+        # the same file's other passage breaks its own figure down
+        ("report_a.md", "Net cash provided by financing activities in 2019 included $0.9 million"),
+        # a date is no figure
+        ("report_b.md", "Cash provided by financing activities is reported to December 31, 2019."),
+    ],
+)
+def test_no_other_figure_for_the_same_words_keeps_the_answer_ok(other: tuple[str, str]) -> None:
+    search = _hits(
+        ("report_a.md", "Net cash provided by financing activities was $1.4 million in 2019."),
+        other,
+    )
+    answer = _ask(FINANCING_Q, ScriptedLLM(replies=["$1.4 million [1]"]), search)
+    assert answer.status == "ok", answer.answer
+
+
+def test_a_policy_for_another_city_tier_does_not_contradict() -> None:
+    search = _hits(
+        ("差旅报销制度.docx", "一线城市出差住宿标准每晚不超过 600 元，超出部分自理。"),
+        ("旧版差旅制度.docx", "二线城市出差住宿标准每晚不超过 400 元。"),
+    )
+    question = "一线城市出差每晚住宿最多能报销多少？"
+    answer = _ask(question, ScriptedLLM(replies=["每晚最多 600 元[1]。"]), search, "zh")
+    assert answer.status == "ok", answer.answer
+    # last year's version of the same rule does: the user must see both
+    search = _hits(
+        ("差旅报销制度.docx", "一线城市出差住宿标准每晚不超过 600 元，超出部分自理。"),
+        ("旧版差旅制度.docx", "一线城市出差住宿标准每晚不超过 500 元。"),
+    )
+    answer = _ask(question, ScriptedLLM(replies=["每晚最多 600 元[1]。"]), search, "zh")
+    assert answer.status == "unsure"
+    assert "旧版差旅制度.docx" in answer.answer and "500" in answer.answer
