@@ -45,7 +45,7 @@ from tablerag.rag.rewrite import Rewrite, Synonym, rewrite_query
 from tablerag.rag.translate import other_language, translated, translated_first
 from tablerag.request import Request
 from tablerag.router.features import extract_features
-from tablerag.router.router import RouterContext
+from tablerag.router.router import Route, RouterContext
 from tablerag.semantic.knowledge import Knowledge
 from tablerag.semantic.ossie import OssieDocument
 from tablerag.semantic.path import Declined, SemanticOptions, answer_with_model, no_definition
@@ -529,6 +529,23 @@ class Work:
             return ()
         return tuple(tables_of(hits))
 
+    def tied_tables(self, question: str) -> int:
+        """How many of the workspace's own tables the words of ``question`` fit alike (the
+        linker's seeds), when at least the ``loop_tied_tables`` setting: one query cannot tell
+        them apart and the TableRAG loop finds the table by the rows a search retrieves. 0 when
+        fewer, when the setting is 0, without a text index or own tables, or when they cannot
+        be linked (the data path then says why)."""
+        least = self.settings.loop_tied_tables
+        files = self.sources.source(FILES)
+        if least == 0 or self.index is None or files is None:
+            return 0
+        try:
+            linked = self.linked(question, files, self.sources.engine(files)).linked
+        except TableragError:
+            return 0
+        seeds = sum(table.is_seed for table in linked.tables) if linked is not None else 0
+        return seeds if seeds >= least else 0
+
     def glossary(self, source: SQLSource) -> Glossary | None:
         """The workspace's files as the glossary of ``source``, another place: a metric
         defined in a document's table (指标定义.md's "GMV | … | 状态为 PAID 或 REFUND") is
@@ -652,6 +669,32 @@ class Work:
             status="clarify",
             clarifications=options,
         )
+
+
+def tied_to_loop(decision: Route, question: str, work: Work) -> Route:
+    """``decision`` sent to the TableRAG loop when its data question's words fit many of the
+    workspace's own tables alike (:meth:`Work.tied_tables`), with the reason first; else as it
+    is. A question routed to documents, to the loop already, or with a data part and a
+    document part each to answer (``needs_both``) is left alone.
+
+    Example:
+        >>> from tablerag.router.router import route
+        >>> class Tied:
+        ...     def tied_tables(self, question: str) -> int:
+        ...         return 12
+        >>> sent = tied_to_loop(route("What was revenue in 2019?"), "", Tied())
+        >>> sent.loop, sent.reasons[0]
+        (True, 'the words fit 12 tables alike: the TableRAG loop finds the table by its rows')
+        >>> tied_to_loop(route("毛利是怎么定义的？"), "", Tied()).loop
+        False
+    """
+    if decision.loop or decision.needs_both or decision.intent not in ("data", "hybrid"):
+        return decision
+    tied = work.tied_tables(question)
+    if not tied:
+        return decision
+    reason = f"the words fit {tied} tables alike: the TableRAG loop finds the table by its rows"
+    return replace(decision, loop=True, reasons=(reason, *decision.reasons))
 
 
 def suggestions(

@@ -33,6 +33,7 @@ from tablerag.answering import (
     nl2sql_options,
     rag_options,
     stage_switches,
+    tied_to_loop,
 )
 from tablerag.conversation import (
     no_such_choice,
@@ -471,7 +472,7 @@ class QA:
                 error=message("service.empty_question", "en"),
             )
         work = self.work(rq, language)
-        decision = route(text, self.router)
+        decision = tied_to_loop(route(text, self.router), text, work)
         routing_ms = (time.perf_counter() - started) * 1000
         rq.trace.emit(
             "route",

@@ -219,6 +219,14 @@ class Settings(BaseModel):
         description="Chunks searched for an NL2SQL question whose tables (TableRAG's chunk → "
         "table map) count as linking evidence for the workspace's own tables; 0: words alone.",
     )
+    loop_tied_tables: int = Field(
+        10,
+        ge=0,
+        le=10000,
+        description="A data question whose words fit at least this many of the workspace's own "
+        "tables alike (the linker's seeds) goes to the TableRAG loop, which finds its table by "
+        "the rows a search retrieves; 0: never.",
+    )
     today: dt.date | None = Field(
         None,
         description=(
