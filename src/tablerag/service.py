@@ -56,7 +56,7 @@ from tablerag.rag.index import LoadedIndex, load_index, refresh_index
 from tablerag.rag.retrieve import search
 from tablerag.rag.rewrite import Rewrite
 from tablerag.request import Request
-from tablerag.router.router import PROBE_K, RouterContext, route
+from tablerag.router.router import PROBE_K, Route, RouterContext, route
 from tablerag.semantic.draft import draft_quietly  # issue 30
 from tablerag.semantic.edges import with_relationships  # issue 30
 from tablerag.semantic.knowledge import Knowledge, metric_terms  # issue 30
@@ -119,6 +119,17 @@ class Workspace(store.Workspace):
                 return qa.ask(question)
         finally:
             self.con = duckdb.connect(str(self.db_path), read_only=self.read_only)
+
+
+def _trace_route(rq: Request, decision: Route) -> None:
+    """The ``route`` event of ``decision`` in the request's trace."""
+    rq.trace.emit(
+        "route",
+        intent=decision.intent,
+        confidence=round(decision.confidence, 3),
+        loop=decision.loop,
+        reasons=list(decision.reasons[:MAX_REASONS]),
+    )
 
 
 def ingest(
@@ -472,15 +483,15 @@ class QA:
                 error=message("service.empty_question", "en"),
             )
         work = self.work(rq, language)
-        decision = tied_to_loop(route(text, self.router), text, work)
+        decision = route(text, self.router)
         routing_ms = (time.perf_counter() - started) * 1000
-        rq.trace.emit(
-            "route",
-            intent=decision.intent,
-            confidence=round(decision.confidence, 3),
-            loop=decision.loop,
-            reasons=list(decision.reasons[:MAX_REASONS]),
-        )
+        _trace_route(rq, decision)
+        # many look-alike tables: the linker's tie sends a data question to the loop, said
+        # as a second route event once the linking (and its searches) are done
+        tied = tied_to_loop(decision, text, work)
+        if tied is not decision:
+            decision = tied
+            _trace_route(rq, decision)
         # a follow-up that changes the previous query: the SQL model starts from it (issue 34)
         context = rq.context
         # a verified question is reused whichever path was chosen; the data path consults the

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tablerag.llm.testing import FunctionLLM
+from tablerag.request import Request
 from tablerag.service import QA, Workspace
 from tablerag.settings import Settings
 from tests.loop.conftest import ByKind
@@ -55,9 +56,14 @@ def _qa(ws: Path, script: ByKind, **settings: object) -> QA:
 
 def test_a_question_fitting_many_look_alike_tables_is_answered_by_the_loop(reports: Path) -> None:
     script = ByKind(decompose=f"NEXT: {QUESTION}", sql=_sql, passages="NOT_FOUND")
+    rq = Request.make(QUESTION, max_seconds=60)
     with _qa(reports, script) as qa:
-        answer = qa.ask(QUESTION)
+        answer = qa.answer(rq)
     assert answer.route is not None and answer.path == "loop", answer.route.reasons
+    # the router's decision first, then the linker's tie once linking is done
+    routes = [e.data for e in rq.trace.events if e.kind == "route"]
+    assert [r["loop"] for r in routes] == [False, True]
+    assert [e.kind for e in rq.trace.events][0] == "route"
     assert answer.route.reasons[0] == (
         "the words fit 12 tables alike: the TableRAG loop finds the table by its rows"
     )
