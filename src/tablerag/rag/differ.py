@@ -19,7 +19,7 @@ figures.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -48,6 +48,15 @@ class Differing:
     source: str
 
 
+@dataclass(frozen=True)
+class _Sentence:
+    """One sentence of a prose passage, read once: its file, its words and its figures."""
+
+    source: str
+    words: frozenset[str]
+    figures: tuple[Number, ...]
+
+
 def differing_figure(question: str, answer: str, hits: Sequence[Hit]) -> Differing | None:
     """The first figure of ``answer`` that a passage of another document contradicts, or None.
 
@@ -68,44 +77,35 @@ def differing_figure(question: str, answer: str, hits: Sequence[Hit]) -> Differi
         True
     """
     asked = {_value(n) for n in numbers_in(question)}
-    words = set(tokenize(question))
-    prose = [h for h in hits if h.table is None]
+    words = frozenset(tokenize(question))
+    sentences = [
+        _Sentence(h.source, frozenset(tokenize(text)), tuple(_figures(text)))
+        for h in hits
+        if h.table is None
+        for text in _SENTENCE.split(h.text)
+        if text.strip()
+    ]
     for figure in _figures(answer):
-        if _value(figure) in asked:
+        value = _value(figure)
+        if value in asked:
             continue
-        for hit in prose:
-            for sentence in _sentences(hit.text):
-                if not any(_value(n) == _value(figure) for n in _figures(sentence)):
-                    continue
-                shared = words & set(tokenize(sentence))
-                if len(shared) < MIN_SHARED:
-                    continue
-                other = _contradiction(shared, figure, asked, hit.source, prose)
-                if other is not None:
-                    return Differing(figure.text, other[0].text, source_label(other[1].source))
-    return None
-
-
-def _contradiction(
-    shared: set[str], figure: Number, asked: set[Decimal], source: str, prose: Sequence[Hit]
-) -> tuple[Number, Hit] | None:
-    """A figure other than ``figure`` in a sentence of another file holding every ``shared``
-    word, with its hit."""
-    for hit in prose:
-        if hit.source == source:
-            continue
-        for sentence in _sentences(hit.text):
-            if not shared <= set(tokenize(sentence)):
+        for own in (s for s in sentences if any(_value(n) == value for n in s.figures)):
+            shared = words & own.words
+            if len(shared) < MIN_SHARED:
                 continue
-            for number in _figures(sentence):
-                value = _value(number)
-                if value not in asked and value != _value(figure):
-                    return number, hit
+            other = next(
+                (
+                    (n, s.source)
+                    for s in sentences
+                    if s.source != own.source and shared <= s.words
+                    for n in s.figures
+                    if _value(n) not in asked and _value(n) != value
+                ),
+                None,
+            )
+            if other is not None:
+                return Differing(figure.text, other[0].text, source_label(other[1]))
     return None
-
-
-def _sentences(text: str) -> Iterator[str]:
-    return (s.strip() for s in _SENTENCE.split(text) if s.strip())
 
 
 def _figures(text: str) -> list[Number]:
