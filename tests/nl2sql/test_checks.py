@@ -778,3 +778,37 @@ def test_a_month_asked_and_its_last_day_left_out() -> None:
         assert codes(question, "d BETWEEN '2026-09-01' AND '2026-09-30'") == []
         assert codes(question, "d < '2026-09-30 23:59:59' AND d >= '2026-09-01'") == []
         assert codes(question, "m = '2026-09'") == []
+
+
+def test_a_query_that_can_only_return_its_own_filter_value_is_doubted(mine: Parts) -> None:
+    """ "Which product was claimed right after the first Phone claim?" answered by selecting
+    the product its WHERE sets to 'Phone': the rows repeat the question's value whatever
+    they hold (WikiTQ's "who came immediately after Sebastian Porto?", issue 29)."""
+    echoed = _ask(
+        "Which product was claimed right after the first Phone claim?",
+        "SELECT product FROM warranty_claims WHERE product = 'Phone' ORDER BY filed LIMIT 1",
+        mine,
+    )
+    _unsure(echoed, "product = 'Phone'")
+    # a column the filter does not set is an answer the data gives
+    _ok(_ask("Which region filed claim 3?",
+             "SELECT region FROM warranty_claims WHERE claim_id = 3", mine))  # fmt: skip
+
+
+def test_names_compared_in_alphabetical_order_are_doubted(mine: Parts) -> None:
+    """ "after Phone" written as product > 'Phone': the alphabet's order, not the claims'."""
+    after = _ask(
+        "Which product was claimed after the Phone claims?",
+        "SELECT product FROM warranty_claims WHERE product > 'Phone' ORDER BY product LIMIT 1",
+        mine,
+    )
+    _unsure(after, "product", "'Phone'", "alphabetical")
+    zh = _ask(
+        "哪个产品在 Phone 之后被索赔？",
+        "SELECT product FROM warranty_claims WHERE product > 'Phone' LIMIT 1",
+        mine,
+    )
+    _unsure(zh, "字母顺序")
+    # a date written as digits compares in the rows' order
+    _ok(_ask("How many claims were filed after 2026-04-01?",
+             "SELECT count(*) FROM warranty_claims WHERE filed > '2026-04-01'", mine))  # fmt: skip

@@ -54,6 +54,8 @@ WEIGHTS: Mapping[str, float] = {
     "invented_filter": 0.35,
     "negated_join": 0.35,
     "unresolved_reference": 0.35,
+    "echoed_filter": 0.35,
+    "text_order": 0.35,
 }
 """What each doubt takes off the confidence (the answer checks' figures are calibrated by
 ``bench/calibrate_checks.py``)."""

@@ -95,6 +95,8 @@ FindingCode = Literal[
     "many_groups",
     "nothing_named",
     "arbitrary_pick",
+    "echoed_filter",
+    "text_order",
     "rate_out_of_range",
     "minor_unit",
     "mixed_units",
@@ -427,6 +429,8 @@ def plausibility(e: Evidence) -> list[Finding]:
             break
     out += _scale_jumps(e)
     out += _arbitrary_pick(e)
+    out += _echoed_filter(e)
+    out += _text_order(e)
     out += _rate_range(e)
     return out
 
@@ -462,6 +466,104 @@ def _arbitrary_pick(e: Evidence) -> list[Finding]:
     if grouped or (plain and tree.args.get("where") is None):  # a lookup by key is one row
         return [Finding("arbitrary_pick", (("limit", count.name),))]
     return []
+
+
+def _echoed_filter(e: Evidence) -> list[Finding]:
+    """Every column the query returns is one its own WHERE sets equal to a value, and the WHERE
+    says nothing else: the rows can only repeat that value (``SELECT rider … WHERE rider =
+    'Sebastian Porto'`` for "who came after Sebastian Porto?"), whatever the data holds.
+
+    Example:
+        >>> import sqlglot
+        >>> def codes(sql):
+        ...     e = Evidence("q", sqlglot.parse_one(sql), ("a",), (("X",),))
+        ...     return [f.code for f in _echoed_filter(e)]
+        >>> codes("SELECT rider FROM t WHERE rider = 'X' ORDER BY pos LIMIT 1")
+        ['echoed_filter']
+        >>> codes("SELECT DISTINCT t.rider FROM t WHERE 'X' = t.rider")
+        ['echoed_filter']
+        >>> codes("SELECT pos FROM t WHERE rider = 'X'"), codes("SELECT rider FROM t")
+        ([], [])
+        >>> codes("SELECT rider FROM t WHERE rider = 'X' AND pos < 3")  # X in the top 3?
+        []
+        >>> codes("SELECT rider, COUNT(*) FROM t WHERE rider = 'X' GROUP BY rider")
+        []
+        >>> codes("SELECT b.name FROM f JOIN p AS a ON f.a = a.id JOIN p AS b ON f.b = b.id "
+        ...       "WHERE a.name = 'Kyle'")  # Kyle's friends
+        []
+    """
+    tree = e.tree
+    if not isinstance(tree, exp.Select) or not e.rows:
+        return []
+    where = tree.args.get("where")
+    if where is None:
+        return []
+    one_table = not tree.args.get("joins")
+
+    def key(c: exp.Column) -> tuple[str, str]:  # a self-join's T2.name is not T3.name
+        return ("" if one_table else c.table.lower(), c.name.lower())
+
+    fixed: dict[tuple[str, str], str] = {}
+    for part in where.this.flatten() if isinstance(where.this, exp.And) else [where.this]:
+        sides = (part.this, part.expression) if isinstance(part, exp.EQ) else ()
+        column = next((x for x in sides if isinstance(x, exp.Column)), None)
+        value = next((x for x in sides if isinstance(x, exp.Literal)), None)
+        if column is None or value is None:
+            return []
+        fixed[key(column)] = value.name
+    shown = _projections(tree)
+    columns = [key(p) for p in shown if isinstance(p, exp.Column)]
+    if not columns or any(c not in fixed for c in columns):
+        return []
+    if any(not isinstance(p, exp.Column) and not _constant(p) for p in shown):
+        return []
+    values = (("column", columns[0][1]), ("value", fixed[columns[0]]))
+    return [Finding("echoed_filter", values)]
+
+
+_INEQUALITIES = (exp.GT, exp.GTE, exp.LT, exp.LTE)
+
+
+def _text_order(e: Evidence) -> list[Finding]:
+    """A column compared by ``<``/``>`` (or BETWEEN) with a string holding letters: the order
+    is the alphabet's, not the rows' (``head_coach > 'Ellis Johnson'`` for "who became head
+    coach after Ellis Johnson?"; a date written in words sorts by its month's name).
+
+    Example:
+        >>> import sqlglot
+        >>> def codes(sql):
+        ...     e = Evidence("q", sqlglot.parse_one(sql), ("a",), (("X",),))
+        ...     return [f.code for f in _text_order(e)]
+        >>> codes("SELECT c FROM t WHERE c > 'Ellis Johnson' ORDER BY c LIMIT 1")
+        ['text_order']
+        >>> codes("SELECT c FROM t WHERE d BETWEEN 'March 1' AND 'May 1'")
+        ['text_order']
+        >>> codes("SELECT c FROM t WHERE d >= '2026-10-01'"), codes("SELECT c FROM t WHERE n > 3")
+        ([], [])
+        >>> codes("SELECT c FROM t WHERE c = 'Ellis Johnson'")
+        []
+    """
+    if e.tree is None:
+        return []
+    for node in e.tree.find_all(*_INEQUALITIES, exp.Between):
+        if isinstance(node, exp.Between):
+            column, bounds = node.this, [node.args.get("low"), node.args.get("high")]
+        else:
+            column, bounds = node.this, [node.expression]
+            if isinstance(node.expression, exp.Column):
+                column, bounds = node.expression, [node.this]
+        if not isinstance(column, exp.Column):
+            continue
+        for bound in bounds:
+            if isinstance(bound, exp.Literal) and bound.is_string and _has_letters(bound.name):
+                values = (("column", column.name), ("value", bound.name))
+                return [Finding("text_order", values)]
+    return []
+
+
+def _has_letters(text: str) -> bool:
+    """Whether ``text`` holds a letter of any script (a name, a month's name, a Han word)."""
+    return any(ch.isalpha() for ch in text)
 
 
 def _rate_range(e: Evidence) -> list[Finding]:
