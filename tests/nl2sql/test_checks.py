@@ -812,3 +812,14 @@ def test_names_compared_in_alphabetical_order_are_doubted(mine: Parts) -> None:
     # a date written as digits compares in the rows' order
     _ok(_ask("How many claims were filed after 2026-04-01?",
              "SELECT count(*) FROM warranty_claims WHERE filed > '2026-04-01'", mine))  # fmt: skip
+
+
+def test_a_column_subtracted_from_itself_is_doubted(mine: Parts) -> None:
+    """ "How much more was claim 5 than claim 3?" as claim_amount - claim_amount over both
+    rows: 0 on every row, whatever the claims hold."""
+    same = _ask(
+        "How much more was claim 5 than claim 3?",
+        "SELECT claim_amount - claim_amount FROM warranty_claims WHERE claim_id IN (3, 5)",
+        mine,
+    )
+    _unsure(same, "claim_amount - claim_amount")

@@ -56,6 +56,7 @@ WEIGHTS: Mapping[str, float] = {
     "unresolved_reference": 0.35,
     "echoed_filter": 0.35,
     "text_order": 0.35,
+    "same_operands": 0.35,
 }
 """What each doubt takes off the confidence (the answer checks' figures are calibrated by
 ``bench/calibrate_checks.py``)."""

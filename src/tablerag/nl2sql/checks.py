@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -97,6 +98,7 @@ FindingCode = Literal[
     "arbitrary_pick",
     "echoed_filter",
     "text_order",
+    "same_operands",
     "rate_out_of_range",
     "minor_unit",
     "mixed_units",
@@ -431,6 +433,7 @@ def plausibility(e: Evidence) -> list[Finding]:
     out += _arbitrary_pick(e)
     out += _echoed_filter(e)
     out += _text_order(e)
+    out += _same_operands(e)
     out += _rate_range(e)
     return out
 
@@ -468,28 +471,51 @@ def _arbitrary_pick(e: Evidence) -> list[Finding]:
     return []
 
 
+_INEQUALITIES = (exp.GT, exp.GTE, exp.LT, exp.LTE)
+
+
+def _set_to(node: exp.Expr) -> tuple[str, str]:
+    """(column name lower-cased, value) of ``column = value``; ("", "") for anything else."""
+    if not isinstance(node, exp.EQ):
+        return "", ""
+    sides = (node.this, node.expression)
+    column = next((x for x in sides if isinstance(x, exp.Column)), None)
+    value = next((x for x in sides if isinstance(x, exp.Literal)), None)
+    if column is None or value is None:
+        return "", ""
+    return column.name.lower(), value.name
+
+
 def _echoed_filter(e: Evidence) -> list[Finding]:
-    """Every column the query returns is one its own WHERE sets equal to a value, and the WHERE
-    says nothing else: the rows can only repeat that value (``SELECT rider … WHERE rider =
-    'Sebastian Porto'`` for "who came after Sebastian Porto?"), whatever the data holds.
+    """Every value the query returned is one it set itself: each returned column is compared
+    with ``=`` to a value somewhere in the query and holds only that value, and the WHERE
+    keeps rows by nothing but those columns' values and comparisons with a subquery. The rows repeat
+    the question's value whatever the data holds (``SELECT rider … WHERE rider = 'Sebastian
+    Porto'`` for "who came after Sebastian Porto?"; the stadium itself for "which stadium had
+    the same attendance as Jack Murphy Stadium?").
 
     Example:
         >>> import sqlglot
-        >>> def codes(sql):
-        ...     e = Evidence("q", sqlglot.parse_one(sql), ("a",), (("X",),))
+        >>> def codes(sql, rows=(("X",),)):
+        ...     e = Evidence("q", sqlglot.parse_one(sql), ("a",), rows)
         ...     return [f.code for f in _echoed_filter(e)]
         >>> codes("SELECT rider FROM t WHERE rider = 'X' ORDER BY pos LIMIT 1")
         ['echoed_filter']
-        >>> codes("SELECT DISTINCT t.rider FROM t WHERE 'X' = t.rider")
+        >>> codes("SELECT site FROM t WHERE n = (SELECT n FROM t WHERE site = 'X')")
         ['echoed_filter']
-        >>> codes("SELECT pos FROM t WHERE rider = 'X'"), codes("SELECT rider FROM t")
+        >>> codes("SELECT site FROM t WHERE n = (SELECT n FROM t WHERE site = 'X')",
+        ...       (("X",), ("Y",)))  # another site had it too: an answer
+        []
+        >>> codes("SELECT pos FROM t WHERE rider = 'X'", ((3,),)), codes("SELECT rider FROM t")
         ([], [])
         >>> codes("SELECT rider FROM t WHERE rider = 'X' AND pos < 3")  # X in the top 3?
         []
-        >>> codes("SELECT rider, COUNT(*) FROM t WHERE rider = 'X' GROUP BY rider")
+        >>> codes("SELECT rider FROM t WHERE rider = 'X' AND team = 'Y'")  # X rode for Y?
+        []
+        >>> codes("SELECT rider, COUNT(*) FROM t WHERE rider = 'X' GROUP BY rider", (("X", 2),))
         []
         >>> codes("SELECT b.name FROM f JOIN p AS a ON f.a = a.id JOIN p AS b ON f.b = b.id "
-        ...       "WHERE a.name = 'Kyle'")  # Kyle's friends
+        ...       "WHERE a.name = 'Kyle'", (("Ann",),))  # Kyle's friends
         []
     """
     tree = e.tree
@@ -498,30 +524,31 @@ def _echoed_filter(e: Evidence) -> list[Finding]:
     where = tree.args.get("where")
     if where is None:
         return []
-    one_table = not tree.args.get("joins")
-
-    def key(c: exp.Column) -> tuple[str, str]:  # a self-join's T2.name is not T3.name
-        return ("" if one_table else c.table.lower(), c.name.lower())
-
-    fixed: dict[tuple[str, str], str] = {}
-    for part in where.this.flatten() if isinstance(where.this, exp.And) else [where.this]:
-        sides = (part.this, part.expression) if isinstance(part, exp.EQ) else ()
-        column = next((x for x in sides if isinstance(x, exp.Column)), None)
-        value = next((x for x in sides if isinstance(x, exp.Literal)), None)
-        if column is None or value is None:
-            return []
-        fixed[key(column)] = value.name
     shown = _projections(tree)
-    columns = [key(p) for p in shown if isinstance(p, exp.Column)]
-    if not columns or any(c not in fixed for c in columns):
+    returned = [(i, p.name.lower()) for i, p in enumerate(shown) if isinstance(p, exp.Column)]
+    if not returned or any(not isinstance(p, exp.Column) and not _constant(p) for p in shown):
         return []
-    if any(not isinstance(p, exp.Column) and not _constant(p) for p in shown):
-        return []
-    values = (("column", columns[0][1]), ("value", fixed[columns[0]]))
+    names = {name for _, name in returned}
+    for part in where.this.flatten() if isinstance(where.this, exp.And) else [where.this]:
+        if _set_to(part)[0] in names:
+            continue  # the returned column set to a value
+        sides = (part.this, part.expression) if isinstance(part, exp.Binary) else ()
+        if not isinstance(part, (exp.EQ, *_INEQUALITIES)) or not any(
+            isinstance(x, exp.Subquery) for x in sides
+        ):
+            return []  # rows kept by something else ("did X play for Y?"): an answer
+    set_to: dict[str, set[str]] = defaultdict(set)
+    for eq in tree.find_all(exp.EQ):
+        name, value = _set_to(eq)
+        if name:
+            set_to[name].add(value.strip().lower())
+    for row in e.rows:
+        for i, name in returned:
+            if i >= len(row) or str(row[i]).strip().lower() not in set_to.get(name, ()):
+                return []
+    i, name = returned[0]
+    values = (("column", name), ("value", str(e.rows[0][i]).strip()))
     return [Finding("echoed_filter", values)]
-
-
-_INEQUALITIES = (exp.GT, exp.GTE, exp.LT, exp.LTE)
 
 
 def _text_order(e: Evidence) -> list[Finding]:
@@ -558,6 +585,29 @@ def _text_order(e: Evidence) -> list[Finding]:
             if isinstance(bound, exp.Literal) and bound.is_string and _has_letters(bound.name):
                 values = (("column", column.name), ("value", bound.name))
                 return [Finding("text_order", values)]
+    return []
+
+
+def _same_operands(e: Evidence) -> list[Finding]:
+    """A returned figure that subtracts or divides a column by itself: 0 (or 1) on every row
+    (``us_airdate - us_airdate`` for "the difference in airdate between episodes 9 and 12",
+    where two rows' values were meant).
+
+    Example:
+        >>> import sqlglot
+        >>> def codes(sql):
+        ...     e = Evidence("q", sqlglot.parse_one(sql), ("a",), ((0,),))
+        ...     return [f.code for f in _same_operands(e)]
+        >>> codes("SELECT d - d FROM t WHERE n = 9 OR n = 12"), codes("SELECT a.d / a.d FROM t a")
+        (['same_operands'], ['same_operands'])
+        >>> codes("SELECT a.d - b.d FROM t a, t b"), codes("SELECT MAX(d) - MIN(d) FROM t")
+        ([], [])
+    """
+    for projection in _projections(e.tree):
+        for node in projection.find_all(exp.Sub, exp.Div):
+            left, right = node.this, node.expression
+            if isinstance(left, exp.Column) and left == right:
+                return [Finding("same_operands", (("expression", node.sql()),))]
     return []
 
 

@@ -453,7 +453,7 @@ ANSWER_CHECKS: tuple[Stage[Check], ...] = (
         "a result that cannot be the answer (all 0, a count beyond the table, a totals row "
         "summed, a figure 1000x its column, a rate over 100, rows picked by LIMIT, rows "
         "that can only repeat the query's own filter value, names compared in alphabetical "
-        "order): doubted",
+        "order, a column subtracted from itself): doubted",
         plausibility,
     ),
     Stage(
