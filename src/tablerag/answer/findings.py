@@ -134,11 +134,24 @@ def body(answer: Answer) -> str:
         ...            answer=says(g, "en") + "\\n3 days [1]")
         >>> body(a)
         '3 days [1]'
+
+        A two-part answer's part keeps its label (``[data] ``) before its own first line:
+
+        >>> b = Answer(question="q", language="en", path="hybrid", status="unsure", findings=[g],
+        ...            answer="[data] " + says(g, "en") + "\\n3 days\\n[documents] 2 days [1]")
+        >>> body(b)
+        '[data] 3 days\\n[documents] 2 days [1]'
     """
     text = answer.answer.split("\n")
+    labels = [message(f"hybrid.{part}_label", answer.language) for part in ("data", "documents")]
     for line in lines(answer.findings, answer.language, "lead"):
         if len(text) > 1 and text[0] == line:
             text = text[1:]
+            continue
+        for i, said in enumerate(text[:-1]):
+            if any(said == label + line for label in labels):
+                text[i : i + 2] = [said[: -len(line)] + text[i + 1]]
+                break
     return "\n".join(text)
 
 
