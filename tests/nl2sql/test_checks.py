@@ -780,46 +780,44 @@ def test_a_month_asked_and_its_last_day_left_out() -> None:
         assert codes(question, "m = '2026-09'") == []
 
 
-def test_a_query_that_can_only_return_its_own_filter_value_is_doubted(mine: Parts) -> None:
-    """ "Which product was claimed right after the first Phone claim?" answered by selecting
-    the product its WHERE sets to 'Phone': the rows repeat the question's value whatever
-    they hold (WikiTQ's "who came immediately after Sebastian Porto?", issue 29)."""
-    echoed = _ask(
-        "Which product was claimed right after the first Phone claim?",
-        "SELECT product FROM warranty_claims WHERE product = 'Phone' ORDER BY filed LIMIT 1",
-        mine,
-    )
-    _unsure(echoed, "product = 'Phone'")
-    # a column the filter does not set is an answer the data gives
-    _ok(_ask("Which region filed claim 3?",
-             "SELECT region FROM warranty_claims WHERE claim_id = 3", mine))  # fmt: skip
+@pytest.mark.parametrize(
+    ("question", "sql", "said"),
+    [
+        # the rows can only repeat the value its WHERE sets (WikiTQ's "who came immediately
+        # after Sebastian Porto?" as rider = 'Sebastian Porto')
+        ("Which product was claimed right after the first Phone claim?",
+         "SELECT product FROM warranty_claims WHERE product = 'Phone' ORDER BY filed LIMIT 1",
+         ("product = 'Phone'",)),
+        # "after Phone" as product > 'Phone': the alphabet's order, not the claims'
+        ("Which product was claimed after the Phone claims?",
+         "SELECT product FROM warranty_claims WHERE product > 'Phone' ORDER BY product LIMIT 1",
+         ("product", "'Phone'", "alphabetical")),
+        ("哪个产品在 Phone 之后被索赔？",
+         "SELECT product FROM warranty_claims WHERE product > 'Phone' LIMIT 1", ("字母顺序",)),
+        # two rows' amounts meant, one column against itself: 0 on every row
+        ("How much more was claim 5 than claim 3?",
+         "SELECT claim_amount - claim_amount FROM warranty_claims WHERE claim_id IN (3, 5)",
+         ("claim_amount - claim_amount",)),
+    ],
+)  # fmt: skip
+def test_a_query_whose_result_the_data_cannot_change_is_doubted(
+    question: str, sql: str, said: tuple[str, ...], mine: Parts
+) -> None:
+    """Queries that answer the same whatever the table holds (issue 29)."""
+    _unsure(_ask(question, sql, mine), *said)
 
 
-def test_names_compared_in_alphabetical_order_are_doubted(mine: Parts) -> None:
-    """ "after Phone" written as product > 'Phone': the alphabet's order, not the claims'."""
-    after = _ask(
-        "Which product was claimed after the Phone claims?",
-        "SELECT product FROM warranty_claims WHERE product > 'Phone' ORDER BY product LIMIT 1",
-        mine,
-    )
-    _unsure(after, "product", "'Phone'", "alphabetical")
-    zh = _ask(
-        "哪个产品在 Phone 之后被索赔？",
-        "SELECT product FROM warranty_claims WHERE product > 'Phone' LIMIT 1",
-        mine,
-    )
-    _unsure(zh, "字母顺序")
-    # a date written as digits compares in the rows' order
-    _ok(_ask("How many claims were filed after 2026-04-01?",
-             "SELECT count(*) FROM warranty_claims WHERE filed > '2026-04-01'", mine))  # fmt: skip
-
-
-def test_a_column_subtracted_from_itself_is_doubted(mine: Parts) -> None:
-    """ "How much more was claim 5 than claim 3?" as claim_amount - claim_amount over both
-    rows: 0 on every row, whatever the claims hold."""
-    same = _ask(
-        "How much more was claim 5 than claim 3?",
-        "SELECT claim_amount - claim_amount FROM warranty_claims WHERE claim_id IN (3, 5)",
-        mine,
-    )
-    _unsure(same, "claim_amount - claim_amount")
+@pytest.mark.parametrize(
+    ("question", "sql"),
+    [
+        # a column the filter does not set is an answer the data gives
+        ("Which region filed claim 3?", "SELECT region FROM warranty_claims WHERE claim_id = 3"),
+        # a date written as digits compares in the rows' order
+        ("How many claims were filed after 2026-04-01?",
+         "SELECT count(*) FROM warranty_claims WHERE filed > '2026-04-01'"),
+    ],
+)  # fmt: skip
+def test_a_query_the_data_answers_is_not_doubted_as_an_echo(
+    question: str, sql: str, mine: Parts
+) -> None:
+    _ok(_ask(question, sql, mine))
