@@ -612,8 +612,18 @@ def _same_operands(e: Evidence) -> list[Finding]:
 
 
 def _has_letters(text: str) -> bool:
-    """Whether ``text`` holds a letter of any script (a name, a month's name, a Han word)."""
-    return any(ch.isalpha() for ch in text)
+    """Whether ``text`` holds a letter of any script (a name, a month's name, a Han word), but
+    for an ISO timestamp's ``T`` and zone, which an engine compares as a time.
+
+    Example:
+        >>> [_has_letters(t) for t in ("Ellis Johnson", "2026年5月", "2026-05-01T08:00:00Z")]
+        [True, True, False]
+    """
+    try:
+        dt.datetime.fromisoformat(text.strip())
+    except ValueError:
+        return any(ch.isalpha() for ch in text)
+    return False
 
 
 def _rate_range(e: Evidence) -> list[Finding]:
