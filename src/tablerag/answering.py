@@ -166,7 +166,7 @@ class Work:
             llm, rq.deadline, usage=rq.usage, cancelled=rq.cancelled, on_call=self._called
         )
         self.stages = stage_switches(settings, llm.spec, rq.stages)
-        self._linked: dict[tuple[str, str], SchemaContext] = {}
+        self._linked: dict[tuple[str, str, str], SchemaContext] = {}
         self.unreachable: SQLSource | None = None
         """The source this request found down (its engine could not be opened), if any."""
         self._terms: tuple[Synonym, ...] | None = None
@@ -329,8 +329,9 @@ class Work:
 
     def sql(self, question: str, context: str = "") -> Answer:
         """The NL2SQL path on the source that holds the question's tables; ``context`` is what
-        the SQL model reads before the question (a follow-up's previous question and SQL, as
-        its starting point: issue 34)."""
+        the SQL model reads before the question (a conversation's earlier questions and last
+        SQL, its starting point: issue 34), followed by the question as the user worded it
+        (``Request.asked``) when it was rewritten."""
         language = self.language
         if not self.sources.sources or self.catalog is None:
             return Answer(
@@ -404,7 +405,9 @@ class Work:
             if declined.code == "no_metric" and not _confirmed(self.knowledge[source.label]):
                 declined = None  # only a drafted model, none of it named: nothing was agreed
         # -- end of the semantic-model hook
-        schema = self.linked(question, source, engine)
+        # a question asked in a conversation is linked with the earlier questions and query
+        # its SQL model reads: a follow-up names fewer tables than it needs (issue 29)
+        schema = self.linked(question, source, engine, context)
         schema_ms = (time.perf_counter() - started) * 1000
         self.rq.trace.emit("schema", source=source.label, ms=round(schema_ms, 3))
         answer = answer_with_sql(
@@ -413,7 +416,7 @@ class Work:
             engine=engine,
             schema=with_examples(schema, shown),  # verified-query hook (issue 33)
             language=language,
-            options=replace(self.nl2sql(), context=context),
+            options=replace(self.nl2sql(), context=context, asked=self.rq.asked if context else ""),
         )
         for attempt in answer.sql_attempts:
             self.rq.trace.emit("sql", **attempt.model_dump(mode="json"))
@@ -496,14 +499,18 @@ class Work:
         )
         return again if again.status != "not_found" else answer
 
-    def linked(self, question: str, source: SQLSource, engine: SQLEngine) -> SchemaContext:
+    def linked(
+        self, question: str, source: SQLSource, engine: SQLEngine, context: str = ""
+    ) -> SchemaContext:
         """The schema context of ``question`` on ``source``: the linked tables, their notes and
         the definition passages (what the SQL prompt shows and the answer checks read); built
-        once per question and source of this request, whichever path asks first."""
-        key = (question, source.label)
+        once per question, context and source of this request, whichever path asks first.
+        ``context`` (a conversation's earlier questions and query) is linked with the question;
+        the passages and retrieved rows are searched for the question alone."""
+        key = (question, source.label, context)
         if key not in self._linked:
             self._linked[key] = schema_context(
-                question,
+                context + question,
                 self.sources.catalog_of(source),
                 max_tokens=self.settings.schema_max_tokens,
                 engine=engine,

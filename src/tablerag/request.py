@@ -81,7 +81,10 @@ class Request:
         origin: who asked (``cli``, ``api``), for the log.
         queries: what each query sent to an engine returned, for this question only (an
             answer's lookups repeat; :mod:`tablerag.sql.engines.once`).
-        context: what the SQL model reads before the question (a follow-up's previous SQL).
+        context: what the SQL model reads before the question (a conversation's earlier
+            questions and last SQL).
+        asked: the question as the user worded it, when ``question`` is its rewrite in a
+            conversation (the SQL model reads this wording after ``context``).
         clarified: the question is a choice the user picked from an earlier answer's choices:
             it is answered as it stands, never asked back again.
     """
@@ -99,6 +102,7 @@ class Request:
     origin: str = "library"
     queries: dict[Hashable, Any] = field(default_factory=dict, repr=False)
     context: str = ""
+    asked: str = ""
     clarified: bool = False
 
     @classmethod

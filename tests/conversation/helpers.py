@@ -49,11 +49,13 @@ def reply(messages: Sequence[Message]) -> str:
         last = user.rsplit("The last question: ", 1)[1].strip()
         return json.dumps(RESOLVED[last], ensure_ascii=False)
     if "SELECT" in system:
-        if "Current question: How many refunds are there for reason R02?" in user or (
-            "当前问题：它们里原因是 R02 的有多少？" in user
+        # a follow-up is read as worded, after the earlier questions and the last query
+        if "FROM data.fact_refund" in user and (
+            "Current question: and for reason R02?" in user
+            or "当前问题：它们里原因是 R02 的呢？" in user
         ):
             return f"```sql\n{R02_SQL}\n```"
-        if "当前问题：华南的销售单有多少笔？" in user:
+        if "'EAST', 'JS'" in user and "当前问题：那华南呢？" in user:
             return f"```sql\n{SOUTH_SQL}\n```"
         if "华东的销售单" in user:
             return f"```sql\n{EAST_SQL}\n```"

@@ -118,10 +118,17 @@ def test_a_first_turn_that_leans_on_nothing_is_an_orphan(question: str, kind: st
     assert llm.history == []
 
 
-def test_the_sql_context_ends_with_the_current_question_marker() -> None:
-    zh = sql_context(FIRST, "zh")
-    assert FIRST.sql in zh and zh.endswith("当前问题：")
-    assert sql_context(FIRST, "en").endswith("Current question: ")
+def test_the_sql_context_holds_the_earlier_questions_and_the_last_query() -> None:
+    policy = Turn("退货政策是什么？", "退货政策是什么？", "a2", path="rag", sql="SELECT 1")
+    zh = sql_context([FIRST, policy], "zh")
+    lines = zh.splitlines()
+    assert lines[:3] == ["之前的问题：", f"- {FIRST.question}", f"- {policy.question}"]
+    assert FIRST.sql in zh and "SELECT 1" not in zh  # the last query that answered from data
+    assert zh.endswith("当前问题：")
+    assert sql_context([policy], "en") == (
+        "Earlier questions:\n- 退货政策是什么？\nCurrent question: "
+    )
+    assert sql_context([], "en") == ""
 
 
 def test_filter_values_come_from_where_and_having_only() -> None:

@@ -72,6 +72,24 @@ def test_a_chinese_follow_up_changes_the_region(ws: Path, tmp_path: Path, llm: F
     assert second.question == "那华南呢？" and second.path == "nl2sql"
 
 
+def test_a_follow_up_without_a_cue_still_reads_the_conversation(
+    ws: Path, tmp_path: Path, llm: FunctionLLM
+) -> None:
+    """ "用什么语言播放？" after "Sky Radio播放什么？" has no cue word: it is not rewritten (no
+    resolver call), but its SQL model reads the earlier question and query all the same."""
+    with QA.open(ws, settings=Settings(embedder="hashing"), llm=llm, home=tmp_path) as qa:
+        first = qa.answer(Request.make("华东的销售单有多少笔？", max_seconds=60, session="nc"))
+        qa.answer(Request.make("退款一共有多少笔？", max_seconds=60, session="nc"))
+    assert first.sql is not None
+    assert not any(RESOLVER in c.messages[0]["content"] for c in llm.history)
+    prompts = [
+        c.messages[-1]["content"] for c in llm.history if "SELECT" in c.messages[0]["content"]
+    ]
+    assert "之前的问题" not in prompts[0]  # the first turn has nothing before it
+    assert "- 华东的销售单有多少笔？\n" in prompts[-1] and first.sql in prompts[-1]
+    assert prompts[-1].rstrip().endswith("当前问题：退款一共有多少笔？")
+
+
 def test_a_document_follow_up_keeps_the_documents_in_view(
     ws: Path, tmp_path: Path, llm: FunctionLLM
 ) -> None:

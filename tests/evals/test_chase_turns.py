@@ -36,7 +36,8 @@ def _reply(messages: Sequence[Message]) -> str:
             ensure_ascii=False,
         )
     if "SELECT" in system:
-        if f"当前问题：{STANDALONE}" in user and NAMES in user:  # from the previous SQL
+        # read as worded, after the earlier question, from the previous SQL
+        if "- 法国有哪些歌手？\n" in user and NAMES in user and "当前问题：他们的年龄呢？" in user:
             return sql_reply(AGES)
         if "法国有哪些歌手" in user:
             return sql_reply(NAMES)

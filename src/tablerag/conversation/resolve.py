@@ -2,9 +2,10 @@
 
 Cheap cues first (:func:`tablerag.lang.followups.dependency_cues`): a question without one is
 answered as asked, with no model call. A question with cues and earlier turns costs one small
-constrained call (JSON schema, :meth:`LLM.complete_structured`) that rewrites it; when it says
-the question changes the previous query, that query's SQL becomes the SQL model's starting
-point (:func:`sql_context`), as CHASE's best systems edit the previous SQL. A question with
+constrained call (JSON schema, :meth:`LLM.complete_structured`) that rewrites it; the rewrite
+is what is routed, searched, linked, checked and shown. The SQL model reads the conversation
+itself whatever the cues said (:func:`sql_context`: the earlier questions and the last query,
+its starting point), and the question as the user worded it. A question with
 cues, too short to stand alone and nothing before it ("那个呢" as the first turn) is asked back.
 A reply to an answer that offered choices picks one by its number ("2", "第二个", "option 2")
 or its text, and continues with that choice's question, with no model call.
@@ -53,7 +54,8 @@ class Resolution:
     kind: ResolutionKind
     cues: tuple[str, ...] = ()
     base: Turn | None = None
-    """The earlier turn whose SQL is the starting point (a follow-up that changes it)."""
+    """The earlier turn whose query the resolver said the question changes (for the trace;
+    the SQL model is shown the last query whatever it said, :func:`sql_context`)."""
     dropped: int = 0
     """Earlier turns left out of the resolver's prompt (``session_context_turns``)."""
     choices: tuple[tuple[str, str], ...] = ()
@@ -176,22 +178,38 @@ def conversation_text(turns: Sequence[Turn], dropped: int = 0) -> str:
 
 
 @lru_cache(maxsize=1)
-def _sql_templates() -> dict[str, str]:
+def _sql_templates() -> dict[str, dict[str, str]]:
     text = resources.files("tablerag.lang").joinpath("followups.json").read_text("utf-8")
     return dict(json.loads(text)["sql_context"])
 
 
-def sql_context(base: Turn, language: Language) -> str:
-    """What the SQL model reads before a follow-up that changes ``base``'s query: the previous
-    question and its SQL, ending with the current-question marker.
+def sql_context(turns: Sequence[Turn], language: Language) -> str:
+    """What the SQL model reads before a question asked in a conversation: the earlier
+    questions as the user asked them, the last query that answered one of them (the starting
+    point when the question continues it, as CHASE's best systems edit the previous SQL) and
+    the current-question marker; "" with no earlier turn. The question follows as the user
+    worded it: a one-sentence rewrite by a small model drops what the earlier turns asked for
+    (their columns, a count) more often than the SQL model misreads the conversation.
 
     Example:
-        >>> t = Turn("Refunds in March?", "Refunds in March?", "a1", sql="SELECT 1")
-        >>> sql_context(t, "en").splitlines()[-1]
-        'Current question: '
+        >>> t = Turn("Refunds in March?", "Refunds in March?", "a1", path="nl2sql",
+        ...          sql="SELECT count(*) FROM r WHERE month = 3")
+        >>> lines = sql_context([t], "en").splitlines()
+        >>> lines[:2]
+        ['Earlier questions:', '- Refunds in March?']
+        >>> lines[2][:13], lines[3:]
+        ('Previous SQL ', ['SELECT count(*) FROM r WHERE month = 3', 'Current question: '])
+        >>> sql_context([], "zh")
+        ''
     """
-    sql = (base.sql or "")[:MAX_SQL_CHARS]
-    return _sql_templates()[language].format(question=base.standalone, sql=sql)
+    if not turns:
+        return ""
+    words = _sql_templates()[language]
+    lines = [words["earlier"], *(f"- {' '.join(t.question.split())}" for t in turns)]
+    base = next((t for t in reversed(turns) if t.sql and t.path != "rag"), None)
+    if base is not None and base.sql:
+        lines += [words["sql"], base.sql[:MAX_SQL_CHARS]]
+    return "\n".join(lines) + "\n" + words["current"]
 
 
 def nothing_to_follow(question: str, language: Language) -> Answer:

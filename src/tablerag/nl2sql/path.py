@@ -109,9 +109,14 @@ class NL2SQLOptions:
     deadline: Deadline | None = None
     """The question's deadline: each query's time limit is cut to what is left of it."""
     context: str = ""
-    """What the SQL model reads right before the question: a follow-up's previous question and
-    SQL, ending with the current-question marker (:func:`tablerag.conversation.sql_context`).
-    Only the prompt reads it; the checks and the explanation read the question alone."""
+    """What the SQL model reads right before the question: a conversation's earlier questions
+    and last SQL, ending with the current-question marker
+    (:func:`tablerag.conversation.sql_context`). Only the prompt reads it; the checks and the
+    explanation read the question alone."""
+    asked: str = ""
+    """The question as the user worded it in the conversation ``context`` holds, when the
+    question is its rewrite: the prompt shows this wording after ``context`` (the rewrite is
+    what the checks read)."""
     earlier: bool = False
     """The question continues something said before it that ``context`` does not hold (a
     multi-step answer's sub-question continues the user's question): its pronouns point there,
@@ -154,7 +159,7 @@ def answer_with_sql(
         this_month=f"{today:%Y-%m}",
         last_month=f"{today.replace(day=1) - dt.timedelta(days=1):%Y-%m}",
         schema=schema.text or "(no tables)",
-        question=opts.context + _noted(question, today, opts.stages),
+        question=opts.context + _noted(opts.asked or question, today, opts.stages),
     )
     query = Query(question, engine.dialect, schema.canonical, opts.today, schema.catalog)
     earlier = opts.earlier or bool(opts.context)
