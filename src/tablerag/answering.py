@@ -366,9 +366,9 @@ class Work:
             return shown
         # -- end of the verified-query hook
         # -- clarification hook (issue 34): readings that give different numbers are asked
-        # back as choices (no model call); a picked choice, or a follow-up that starts from the
-        # previous query, is answered as it stands
-        if self.settings.ask_back and not self.rq.clarified and not context:
+        # back as choices (no model call); a picked choice, or a follow-up rewritten from the
+        # conversation, is answered as it stands
+        if self.settings.ask_back and not self.rq.clarified and not self.rq.asked:
             asked = self.ask_back(question, source, engine)
             if asked is not None:
                 return asked
@@ -435,11 +435,14 @@ class Work:
             self.knowledge[source.label] = usable_knowledge(self.semantic, tables, engine.dialect)
         return self.knowledge[source.label]
 
-    def asks_back(self, question: str, context: str = "") -> Answer | None:
+    def asks_back(self, question: str) -> Answer | None:
         """The answer that asks back when ``question``'s readings differ, found before any
         path runs (a hybrid question must not spend a documents call on it first); None when
-        it has one reading, or ``ask_back`` is off, or it is a pick or a follow-up."""
-        if not self.settings.ask_back or self.rq.clarified or context or self.catalog is None:
+        it has one reading, or ``ask_back`` is off, or it is a pick or a follow-up rewritten
+        from the conversation (:attr:`Request.asked`)."""
+        if not self.settings.ask_back or self.rq.clarified or self.rq.asked:
+            return None
+        if self.catalog is None:
             return None
         if not self.sources.sources:
             return None

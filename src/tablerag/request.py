@@ -84,7 +84,8 @@ class Request:
         context: what the SQL model reads before the question (a conversation's earlier
             questions and last SQL).
         asked: the question as the user worded it, when ``question`` is its rewrite in a
-            conversation (the SQL model reads this wording after ``context``).
+            conversation (the SQL model reads this wording after ``context``; a rewritten
+            follow-up is never asked back).
         clarified: the question is a choice the user picked from an earlier answer's choices:
             it is answered as it stands, never asked back again.
     """

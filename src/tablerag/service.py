@@ -449,7 +449,7 @@ class QA:
                     rq,
                     question=res.standalone,
                     context=context,
-                    asked=rq.question.strip() if context else "",
+                    asked=rq.question.strip() if context and res.kind == "resolved" else "",
                     clarified=picked,
                 )
             )
@@ -515,7 +515,7 @@ class QA:
         elif decision.intent == "knowledge":
             answer = work.documents_first(text)
         elif decision.intent == "hybrid":
-            asked = work.asks_back(text, context)  # which reading, before any call (issue 34)
+            asked = work.asks_back(text)  # which reading, before any call (issue 34)
             if asked is not None:
                 answer = asked
             else:

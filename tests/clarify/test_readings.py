@@ -115,6 +115,8 @@ def test_asked_back_with_no_model_call_and_a_pick_is_answered(ws: Path, tmp_path
         asked = opened.answer(rq)
         assert llm.history == []  # found from the semantic model alone
         picked = opened.answer(Request.make("1", max_seconds=60, session="c"))
+        # a new question later in the session, not rewritten: asked back all the same
+        again = opened.answer(Request.make("销售额是多少？", max_seconds=60, session="c"))
         opened.answer(Request.make("销售额是多少？", max_seconds=60, session="t"))
         by_text = opened.answer(Request.make("全部数据", max_seconds=60, session="t"))
     assert asked.status == "clarify" and asked.path == "clarify"
@@ -133,6 +135,7 @@ def test_asked_back_with_no_model_call_and_a_pick_is_answered(ws: Path, tmp_path
     assert other.label.startswith("销售额：应收口径")
     assert other.question.startswith("2026年10月销售额是多少（销售额按“应收口径")
     assert by_text.standalone_question == "不限时间，销售额是多少？"  # picked by its text
+    assert again.status == "clarify" and again.clarifications == asked.clarifications
     assert by_text.status == "ok"
 
 
