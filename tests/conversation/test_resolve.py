@@ -120,10 +120,12 @@ def test_a_first_turn_that_leans_on_nothing_is_an_orphan(question: str, kind: st
 
 def test_the_sql_context_holds_the_earlier_questions_and_the_last_query() -> None:
     policy = Turn("退货政策是什么？", "退货政策是什么？", "a2", path="rag", sql="SELECT 1")
-    zh = sql_context([FIRST, policy], "zh")
+    failed = Turn("按月呢？", "按月呢？", "a3", path="nl2sql", status="error", sql="SELECT 2")
+    zh = sql_context([FIRST, policy, failed], "zh")
     lines = zh.splitlines()
-    assert lines[:3] == ["之前的问题：", f"- {FIRST.question}", f"- {policy.question}"]
-    assert FIRST.sql in zh and "SELECT 1" not in zh  # the last query that answered from data
+    assert lines[:4] == ["之前的问题：", *(f"- {t.question}" for t in (FIRST, policy, failed))]
+    # the last query that answered from the data and ran: not the documents', not a failure
+    assert FIRST.sql in zh and "SELECT 1" not in zh and "SELECT 2" not in zh
     assert zh.endswith("当前问题：")
     assert sql_context([policy], "en") == (
         "Earlier questions:\n- 退货政策是什么？\nCurrent question: "

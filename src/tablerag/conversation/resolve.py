@@ -116,7 +116,7 @@ def resolve(
         return Resolution(question, text, "alone", cues, dropped=dropped)
     base = None
     if reply.modifies_previous_query:
-        base = next((t for t in reversed(turns) if t.sql and t.path != "rag"), None)
+        base = last_query(turns)
     return Resolution(question, standalone, "resolved", cues, base, dropped)
 
 
@@ -183,11 +183,26 @@ def _sql_templates() -> dict[str, dict[str, str]]:
     return dict(json.loads(text)["sql_context"])
 
 
+def last_query(turns: Sequence[Turn]) -> Turn | None:
+    """The latest turn answered by a query that ran: not from the documents, not a query
+    that failed (refused, an error), which the model would copy.
+
+    Example:
+        >>> ran = Turn("q1", "q1", "a1", path="nl2sql", status="ok", sql="SELECT 1")
+        >>> failed = Turn("q2", "q2", "a2", path="nl2sql", status="error", sql="SELECT x")
+        >>> last_query([ran, failed]).sql, last_query([failed])
+        ('SELECT 1', None)
+    """
+    return next(
+        (t for t in reversed(turns) if t.sql and t.path != "rag" and t.status != "error"), None
+    )
+
+
 def sql_context(turns: Sequence[Turn], language: Language) -> str:
     """What the SQL model reads before a question asked in a conversation: the earlier
-    questions as the user asked them, the last query that answered one of them (the starting
-    point when the question continues it, as CHASE's best systems edit the previous SQL) and
-    the current-question marker; "" with no earlier turn. The question follows as the user
+    questions as the user asked them, the last query that answered one of them
+    (:func:`last_query`; the starting point when the question continues it, as CHASE's best
+    systems edit the previous SQL) and the current-question marker; "" with no earlier turn. The question follows as the user
     worded it: a one-sentence rewrite by a small model drops what the earlier turns asked for
     (their columns, a count) more often than the SQL model misreads the conversation.
 
@@ -206,7 +221,7 @@ def sql_context(turns: Sequence[Turn], language: Language) -> str:
         return ""
     words = _sql_templates()[language]
     lines = [words["earlier"], *(f"- {' '.join(t.question.split())}" for t in turns)]
-    base = next((t for t in reversed(turns) if t.sql and t.path != "rag"), None)
+    base = last_query(turns)
     if base is not None and base.sql:
         lines += [words["sql"], base.sql[:MAX_SQL_CHARS]]
     return "\n".join(lines) + "\n" + words["current"]
