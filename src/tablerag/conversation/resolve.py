@@ -202,9 +202,10 @@ def sql_context(turns: Sequence[Turn], language: Language) -> str:
     """What the SQL model reads before a question asked in a conversation: the earlier
     questions as the user asked them, the last query that answered one of them
     (:func:`last_query`; the starting point when the question continues it, as CHASE's best
-    systems edit the previous SQL) and the current-question marker; "" with no earlier turn. The question follows as the user
-    worded it: a one-sentence rewrite by a small model drops what the earlier turns asked for
-    (their columns, a count) more often than the SQL model misreads the conversation.
+    systems edit the previous SQL) and the current-question marker; "" with no earlier turn.
+    The question follows as the user worded it: a one-sentence rewrite by a small model drops
+    what the earlier turns asked for (their columns, a count) more often than the SQL model
+    misreads the conversation.
 
     Example:
         >>> t = Turn("Refunds in March?", "Refunds in March?", "a1", path="nl2sql",
