@@ -86,6 +86,8 @@ class Request:
         asked: the question as the user worded it, when ``question`` is its rewrite in a
             conversation (the SQL model reads this wording after ``context``; a rewritten
             follow-up is never asked back).
+        follows: the path of the turn before it in its session (``nl2sql``, ``rag``, …): a
+            question the router cannot place continues there.
         clarified: the question is a choice the user picked from an earlier answer's choices:
             it is answered as it stands, never asked back again.
     """
@@ -104,6 +106,7 @@ class Request:
     queries: dict[Hashable, Any] = field(default_factory=dict, repr=False)
     context: str = ""
     asked: str = ""
+    follows: str = ""
     clarified: bool = False
 
     @classmethod

@@ -36,6 +36,7 @@ from tablerag.answering import (
     tied_to_loop,
 )
 from tablerag.conversation import (
+    continued,
     no_such_choice,
     nothing_to_follow,
     resolve,
@@ -450,6 +451,7 @@ class QA:
                     question=res.standalone,
                     context=context,
                     asked=rq.question.strip() if context and res.kind == "resolved" else "",
+                    follows=turns[-1].path if turns and not picked else "",
                     clarified=picked,
                 )
             )
@@ -494,6 +496,11 @@ class QA:
         decision = route(text, self.router)
         routing_ms = (time.perf_counter() - started) * 1000
         _trace_route(rq, decision)
+        # a follow-up the words do not place continues the conversation where it was
+        carried = continued(decision, rq.follows)
+        if carried is not decision:
+            decision = carried
+            _trace_route(rq, decision)
         # many look-alike tables: the linker's tie sends a data question to the loop, said
         # as a second route event once the linking (and its searches) are done
         tied = tied_to_loop(decision, text, work)

@@ -34,6 +34,11 @@ RESOLVED: dict[str, dict[str, object]] = {
         "modifies_previous_query": True,
         "refers_to_earlier": True,
     },
+    "这个呢？": {  # the model could not say more: it stays as vague as it was asked
+        "standalone_question": "这个呢？",
+        "modifies_previous_query": False,
+        "refers_to_earlier": False,
+    },
     "and for damaged goods?": {
         "standalone_question": "What is the refund policy for damaged goods?",
         "modifies_previous_query": False,

@@ -90,6 +90,24 @@ def test_a_follow_up_without_a_cue_still_reads_the_conversation(
     assert prompts[-1].rstrip().endswith("当前问题：退款一共有多少笔？")
 
 
+def test_a_follow_up_the_router_cannot_place_continues_where_the_conversation_was(
+    ws: Path, tmp_path: Path, llm: FunctionLLM
+) -> None:
+    """ "这个呢？" asked outside a session is asked back with example questions; after a data
+    answer in its session it goes to the data, its SQL model reading the conversation."""
+    with QA.open(ws, settings=Settings(embedder="hashing"), llm=llm, home=tmp_path) as qa:
+        _, alone = _ask(qa, "这个呢？", None)
+        _ask(qa, "How many refunds are there in total?", "vague")
+        rq, follow = _ask(qa, "这个呢？", "vague")
+    assert alone.status == "clarify" and alone.route is not None
+    assert alone.route.intent == "ambiguous"
+    assert follow.path == "nl2sql" and follow.sql is not None and follow.route is not None
+    assert follow.route.intent == "data"
+    assert "continues the previous turn (nl2sql)" in follow.route.reasons[0]
+    routes = [e.data["intent"] for e in rq.trace.events if e.kind == "route"]
+    assert routes == ["ambiguous", "data"]  # both decisions are in the trace
+
+
 def test_a_document_follow_up_keeps_the_documents_in_view(
     ws: Path, tmp_path: Path, llm: FunctionLLM
 ) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from tablerag.conversation.resolve import (
     Resolution,
     chosen,
+    continued,
     no_such_choice,
     nothing_to_follow,
     resolve,
@@ -22,6 +23,7 @@ from tablerag.conversation.turns import filter_values, turn_of
 __all__ = [
     "Resolution",
     "chosen",
+    "continued",
     "filter_values",
     "no_such_choice",
     "nothing_to_follow",

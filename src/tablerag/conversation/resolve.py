@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 from typing import Literal
@@ -28,6 +28,7 @@ from tablerag.lang.followups import dependency_cues, picked_number
 from tablerag.lang.messages import message
 from tablerag.llm import LLM
 from tablerag.prompts import render
+from tablerag.router.router import Intent, Route
 from tablerag.store.sessions import Turn
 
 ResolutionKind = Literal["alone", "resolved", "picked", "no_choice", "orphan", "unresolved"]
@@ -196,6 +197,36 @@ def last_query(turns: Sequence[Turn]) -> Turn | None:
     return next(
         (t for t in reversed(turns) if t.sql and t.path != "rag" and t.status != "error"), None
     )
+
+
+_CONTINUED: dict[str, Intent] = {
+    "nl2sql": "data",
+    "loop": "data",
+    "hybrid": "hybrid",
+    "rag": "knowledge",
+}
+"""The intent that continues a turn answered on each path."""
+
+
+def continued(decision: Route, follows: str) -> Route:
+    """``decision`` for a question asked after a turn answered on path ``follows``: one the
+    router cannot place (``ambiguous``: "这个频道是用什么语言的？" names no table word of its own)
+    continues the conversation where it was, the tables or the documents, instead of being
+    answered with example questions; any other decision as it is.
+
+    Example:
+        >>> from tablerag.router.router import route
+        >>> vague = route("这个呢")
+        >>> vague.intent, continued(vague, "nl2sql").intent, continued(vague, "rag").intent
+        ('ambiguous', 'data', 'knowledge')
+        >>> continued(vague, "clarify") is vague, continued(vague, "") is vague
+        (True, True)
+    """
+    intent = _CONTINUED.get(follows)
+    if decision.intent != "ambiguous" or intent is None:
+        return decision
+    reason = f"a follow-up the words do not place: it continues the previous turn ({follows})"
+    return replace(decision, intent=intent, reasons=(reason, *decision.reasons))
 
 
 def sql_context(turns: Sequence[Turn], language: Language) -> str:
