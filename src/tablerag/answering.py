@@ -707,6 +707,27 @@ def tied_to_loop(decision: Route, question: str, work: Work) -> Route:
     return replace(decision, loop=True, reasons=(reason, *decision.reasons))
 
 
+def to_tables(decision: Route, *, documents: bool, tables: bool) -> Route:
+    """``decision`` sent to the data when it chose the documents and the workspace has none
+    but has tables: the only place an answer can come from (the data path's checks judge it),
+    instead of an error saying there is no text index; else as it is.
+
+    Example:
+        >>> from tablerag.router.router import route
+        >>> asked = route("员工的考核奖励政策是什么？")
+        >>> asked.intent, to_tables(asked, documents=False, tables=True).intent
+        ('knowledge', 'data')
+        >>> to_tables(asked, documents=True, tables=True) is asked
+        True
+        >>> to_tables(asked, documents=False, tables=False) is asked
+        True
+    """
+    if decision.intent != "knowledge" or documents or not tables:
+        return decision
+    reason = "the workspace has no documents: the tables are the only place to answer from"
+    return replace(decision, intent="data", reasons=(reason, *decision.reasons))
+
+
 def suggestions(
     catalog: SchemaCatalog | None, index: LoadedIndex | None, language: Language
 ) -> list[tuple[str, str]]:

@@ -34,6 +34,7 @@ from tablerag.answering import (
     rag_options,
     stage_switches,
     tied_to_loop,
+    to_tables,
 )
 from tablerag.conversation import (
     continued,
@@ -260,6 +261,8 @@ class QA:
         self.home = home or path
         self.sources, self.catalog, self.router = sources, catalog, router
         self.index, self.index_problem = index, index_problem
+        # passages of documents, not only the tables' description chunks (read once)
+        self.documents = index is not None and any(not c.table for c in index.chunks)
         self._view = _IndexView(path)
         self._owns_llm = owns_llm
         self._lease: workspace_lock.WorkspaceLock | None = None
@@ -496,8 +499,10 @@ class QA:
         decision = route(text, self.router)
         routing_ms = (time.perf_counter() - started) * 1000
         _trace_route(rq, decision)
-        # a follow-up the words do not place continues the conversation where it was
+        # a follow-up the words do not place continues the conversation where it was; a
+        # question for the documents of a workspace that has none goes to its tables
         carried = continued(decision, rq.follows)
+        carried = to_tables(carried, documents=self.documents, tables=bool(self.sources.sources))
         if carried is not decision:
             decision = carried
             _trace_route(rq, decision)

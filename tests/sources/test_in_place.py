@@ -214,3 +214,20 @@ def test_a_relative_file_url_is_stored_absolute_and_asked_from_any_folder(
     assert out["rows"] == [[2]]
     res = runner.invoke(app, ["sources", "-w", str(ws), "--json"])
     assert f"sqlite:///{data.resolve() / 'hr.db'}" in res.stdout
+
+
+def test_a_question_for_documents_a_workspace_has_none_of_goes_to_its_tables(
+    tmp_path: Path,
+) -> None:
+    """A workspace of one database in place has no text index: a question the router sends to
+    the documents ("… salary policy …") is answered from the tables, saying why, instead of an
+    error that there is no text index."""
+    ws = tmp_path / "ws"
+    ingest(ws, [url("sqlite", make_hr(tmp_path / "hr.db"))])
+    model = Model({"salary": "SELECT avg(salary) AS salary FROM employees"})
+    with QA.open(ws, llm=FunctionLLM(model), settings=SETTINGS) as qa:
+        answer = qa.ask("What is the salary policy for employees?")
+    assert answer.path == "nl2sql" and answer.status == "ok", answer.answer
+    assert answer.table is not None and answer.table.rows == [[4400.0]]
+    assert answer.route is not None and answer.route.intent == "data"
+    assert answer.route.reasons[0].startswith("the workspace has no documents")
