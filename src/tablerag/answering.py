@@ -442,9 +442,7 @@ class Work:
         from the conversation (:attr:`Request.asked`)."""
         if not self.settings.ask_back or self.rq.clarified or self.rq.asked:
             return None
-        if self.catalog is None:
-            return None
-        if not self.sources.sources:
+        if self.catalog is None or not self.sources.sources:
             return None
         place = self.place(question, "nl2sql")
         return None if isinstance(place, Answer) else self.ask_back(question, *place)

@@ -19,6 +19,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import cached_property
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -261,8 +262,6 @@ class QA:
         self.home = home or path
         self.sources, self.catalog, self.router = sources, catalog, router
         self.index, self.index_problem = index, index_problem
-        # passages of documents, not only the tables' description chunks (read once)
-        self.documents = index is not None and any(not c.table for c in index.chunks)
         self._view = _IndexView(path)
         self._owns_llm = owns_llm
         self._lease: workspace_lock.WorkspaceLock | None = None
@@ -445,8 +444,8 @@ class QA:
             answer = no_such_choice(rq.question, res.choices, language)
         else:
             picked = res.kind == "picked"  # a choice picked is answered as it stands
-            # the SQL model reads the conversation and the question as worded (issue 29: the
-            # rewrite alone lost CHASE's follow-ups, 12 → 6 of 20 against the history text)
+            # the SQL model reads the conversation and the question as worded: a small model's
+            # rewrite alone lost CHASE's follow-ups (issue 29; bench/RESULTS.md, 2026-12-05)
             context = "" if picked else sql_context(turns, language)
             answer = self._answer(
                 replace(
@@ -562,6 +561,12 @@ class QA:
             late = message("service.out_of_time", language, limit=deadline.seconds)
             update["answer"] = f"{late}\n{answer.answer}"
         return answer.model_copy(update=update)
+
+    @cached_property
+    def documents(self) -> bool:
+        """Whether the index holds passages of documents, not only the tables' chunks (read
+        the first time a question is routed, not when the workspace opens)."""
+        return self.index is not None and any(not c.table for c in self.index.chunks)
 
     @property
     def engine(self) -> SQLEngine | None:
