@@ -395,7 +395,9 @@ class Work:
                 # ok is earned here as on the free path: the same answer checks (a named
                 # value or period the compiled request dropped makes it unsure)
                 linked = self.linked(question, source, engine)
-                checked = checked_answer(question, semantic, engine, linked, earlier=bool(context))
+                checked = checked_answer(
+                    question, semantic, engine, linked, earlier=bool(context), said=self.rq.said
+                )
                 if checked.status == "ok":
                     return checked
                 # the request left out what the question names (a small model's usual slip):
@@ -416,7 +418,12 @@ class Work:
             engine=engine,
             schema=with_examples(schema, shown),  # verified-query hook (issue 33)
             language=language,
-            options=replace(self.nl2sql(), context=context, asked=self.rq.asked if context else ""),
+            options=replace(
+                self.nl2sql(),
+                context=context,
+                asked=self.rq.asked if context else "",
+                said=self.rq.said if context else "",
+            ),
         )
         for attempt in answer.sql_attempts:
             self.rq.trace.emit("sql", **attempt.model_dump(mode="json"))

@@ -86,6 +86,8 @@ class Request:
         asked: the question as the user worded it, when ``question`` is its rewrite in a
             conversation (the SQL model reads this wording after ``context``; a rewritten
             follow-up is never asked back).
+        said: what the user said in the conversation up to this question, the earlier questions
+            and this one as worded (the answer checks read it beside ``question``).
         follows: the path of the turn before it in its session (``nl2sql``, ``rag``, …): a
             question the router cannot place continues there.
         clarified: the question is a choice the user picked from an earlier answer's choices:
@@ -106,6 +108,7 @@ class Request:
     queries: dict[Hashable, Any] = field(default_factory=dict, repr=False)
     context: str = ""
     asked: str = ""
+    said: str = ""
     follows: str = ""
     clarified: bool = False
 

@@ -42,6 +42,7 @@ from tablerag.conversation import (
     no_such_choice,
     nothing_to_follow,
     resolve,
+    said,
     sql_context,
     turn_of,
 )
@@ -453,6 +454,7 @@ class QA:
                     question=res.standalone,
                     context=context,
                     asked=rq.question.strip() if context and res.kind == "resolved" else "",
+                    said=said(turns, rq.question) if context else "",
                     follows=turns[-1].path if turns and not picked else "",
                     clarified=picked,
                 )

@@ -3,16 +3,19 @@ as the SQL model's starting point, turns kept in the workspace, the orphan asked
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
+from tablerag.llm.base import Message
 from tablerag.llm.testing import FunctionLLM
 from tablerag.request import Request
 from tablerag.service import QA
 from tablerag.settings import Settings
 from tablerag.store import sessions
-from tests.conversation.helpers import RESOLVER, reply
+from tests.conversation.helpers import EAST_SQL, RESOLVER, SOUTH_SQL, reply
 from tests.plugins.answering import build_sample_workspace
 
 
@@ -88,6 +91,48 @@ def test_a_follow_up_without_a_cue_still_reads_the_conversation(
     assert "之前的问题" not in prompts[0]  # the first turn has nothing before it
     assert "- 华东的销售单有多少笔？\n" in prompts[-1] and first.sql in prompts[-1]
     assert prompts[-1].rstrip().endswith("当前问题：退款一共有多少笔？")
+
+
+def test_a_period_an_earlier_question_named_is_not_doubted_as_unasked(
+    ws: Path, tmp_path: Path
+) -> None:
+    """The resolver's rewrite of "那华南呢？" drops the month the first question named; the
+    SQL model keeps it from the previous query, and the checks read what the user said, so
+    the answer is not doubted for "a period the question does not name". Outside a
+    conversation the same question and query are (there the documents' fallback answers)."""
+    period = " AND s.order_date BETWEEN '2026-10-01' AND '2026-10-31'"
+    first_q, follow = "2026年10月华东的销售单有多少笔？", "那华南呢？"
+
+    def model(messages: Sequence[Message]) -> str:
+        system, user = messages[0]["content"], messages[-1]["content"]
+        if RESOLVER in system:
+            return json.dumps(
+                {
+                    "standalone_question": "查询华南的销售单数量",
+                    "modifies_previous_query": True,
+                    "refers_to_earlier": True,
+                },
+                ensure_ascii=False,
+            )
+        if "SELECT" in system:
+            south = f"当前问题：{follow}" in user or "查询华南的销售单数量" in user
+            return f"```sql\n{(SOUTH_SQL if south else EAST_SQL) + period}\n```"
+        return "The count is as the result shows."
+
+    settings = Settings(embedder="hashing")
+    with QA.open(ws, settings=settings, llm=FunctionLLM(model), home=tmp_path) as qa:
+        first = qa.answer(Request.make(first_q, max_seconds=60, session="p"))
+        second = qa.answer(Request.make(follow, max_seconds=60, session="p"))
+        alone = qa.answer(Request.make("查询华南的销售单数量", max_seconds=60))
+    assert first.status == "ok", first.answer
+    assert second.standalone_question == "查询华南的销售单数量"
+    assert second.sql is not None and "'SOUTH'" in second.sql and "2026-10-01" in second.sql
+    assert second.status == "ok", second.answer
+    assert not any(f.code == "unasked_period" for f in second.findings)
+    assert alone.sql == second.sql  # asked alone, the same query is doubted
+    doubted = alone.fallback
+    assert doubted is not None and doubted.from_status == "unsure"
+    assert "没有限定时间" in doubted.reason and second.fallback is None
 
 
 def test_a_follow_up_the_router_cannot_place_continues_where_the_conversation_was(

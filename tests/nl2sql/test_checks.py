@@ -103,10 +103,10 @@ def mine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Parts]:
         yield parts
 
 
-def _ask(question: str, sql: str, parts: Parts) -> Answer:
+def _ask(question: str, sql: str, parts: Parts, said: str = "") -> Answer:
     engine, catalog = parts
     schema = schema_context(question, catalog, engine=engine)
-    options = NL2SQLOptions(explain=False, max_repairs=0)
+    options = NL2SQLOptions(explain=False, max_repairs=0, said=said)
     lang = "zh" if any("\u4e00" <= c <= "\u9fff" for c in question) else "en"
     llm = ScriptedLLM(replies=[f"```sql\n{sql}\n```"])
     return answer_with_sql(
@@ -821,3 +821,91 @@ def test_a_query_the_data_answers_is_not_doubted_as_an_echo(
     question: str, sql: str, mine: Parts
 ) -> None:
     _ok(_ask(question, sql, mine))
+
+
+@pytest.fixture(scope="module")
+def shops(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Parts]:
+    """Shops with names, staff whose names are hidden (a canary in them), hirings, breeds keyed
+    by a code of letters, and ratings that store the shop's number as text."""
+    tables = [
+        TableInfo(
+            "商店",
+            "商店.csv",
+            (ColumnInfo("商店ID", "INTEGER"), ColumnInfo("名称", "VARCHAR"),
+             ColumnInfo("城市", "VARCHAR")),
+            4,
+            description="商店",
+        ),
+        TableInfo(
+            "员工",
+            "员工.csv",
+            (ColumnInfo("员工ID", "INTEGER"),
+             ColumnInfo("姓名", "VARCHAR", sensitive=True), ColumnInfo("年龄", "INTEGER")),
+            3,
+            description="员工",
+        ),
+        TableInfo(
+            "雇佣",
+            "雇佣.csv",
+            (ColumnInfo("商店ID", "INTEGER"), ColumnInfo("员工ID", "INTEGER"),
+             ColumnInfo("品种代码", "VARCHAR")),
+            3,
+            description="雇佣记录",
+        ),
+        TableInfo(
+            "评分",
+            "评分.csv",
+            (ColumnInfo("商店ID", "VARCHAR"), ColumnInfo("分数", "INTEGER")),
+            3,
+            description="顾客给商店的评分",
+        ),
+    ]  # fmt: skip
+    data = [
+        ("CREATE TABLE 商店 (商店ID INTEGER, 名称 VARCHAR, 城市 VARCHAR)",
+         [(1, "东门店", "上海"), (2, "西湖店", "杭州"), (3, "南山店", "深圳"),
+          (4, "北站店", "上海")]),
+        ("CREATE TABLE 员工 (员工ID INTEGER, 姓名 VARCHAR, 年龄 INTEGER)",
+         [(10, "CANARY-喵喵", 25), (11, "CANARY-汪汪", 31), (12, "CANARY-咕咕", 40)]),
+        ("CREATE TABLE 雇佣 (商店ID INTEGER, 员工ID INTEGER, 品种代码 VARCHAR)",
+         [(1, 10, "BUL"), (1, 11, "ESK"), (3, 12, "HUS")]),
+        ("CREATE TABLE 评分 (商店ID VARCHAR, 分数 INTEGER)", [("1", 5), ("2", 3), ("4", 5)]),
+    ]  # fmt: skip
+    folder = tmp_path_factory.mktemp("shops")
+    with duckdb_parts(Path(folder) / "shops.duckdb", tables, data) as parts:
+        yield parts
+
+
+def test_things_answered_by_their_identifiers_alone_are_doubted(shops: Parts) -> None:
+    question = "哪些商店没有雇人？"
+    ids = _ask(question, "SELECT 商店ID FROM 商店 EXCEPT SELECT 商店ID FROM 雇佣", shops)
+    _unsure(ids, "商店ID", "商店.名称")
+    assert [f.code for f in ids.findings] == ["ids_only"]
+    assert ids.table is not None and sorted(ids.table.rows) == [[2], [4]]  # the rows are kept
+    ranked = "SELECT 商店ID, COUNT(*) AS n FROM 雇佣 GROUP BY 商店ID ORDER BY n DESC LIMIT 1"
+    _unsure(_ask("Which shop hired the most people?", ranked, shops), "商店ID", "商店.名称")
+    named = "SELECT 名称 FROM 商店 WHERE 商店ID NOT IN (SELECT 商店ID FROM 雇佣)"
+    _ok(_ask(question, named, shops))
+    both = "SELECT 商店ID, 名称 FROM 商店 WHERE 商店ID NOT IN (SELECT 商店ID FROM 雇佣)"
+    _ok(_ask(question, both, shops))
+    asked = "SELECT 商店ID FROM 商店 WHERE 商店ID NOT IN (SELECT 商店ID FROM 雇佣)"
+    _ok(_ask("列出没有雇人的商店的ID。", asked, shops))  # the identifier is what was asked
+    _ok(_ask("列出没有雇人的商店编号。", asked, shops))
+    # an earlier question of the conversation asked for the identifiers
+    rewrite = "雇佣记录里每个商店有几条？"
+    counted = "SELECT 商店ID, COUNT(*) AS n FROM 雇佣 GROUP BY 商店ID"
+    _unsure(_ask(rewrite, counted, shops), "商店ID")
+    _ok(_ask(rewrite, counted, shops, said="列出所有商店的编号。\n每个雇了多少人？"))
+    # identifiers stored as text are identifiers still
+    stored = "SELECT 商店ID FROM 评分 WHERE 分数 = 5"
+    _unsure(_ask("哪些商店得过满分？", stored, shops), "商店ID", "商店.名称")
+    # a code of letters reads as a name already
+    _ok(_ask("雇佣记录里有哪些品种？", "SELECT DISTINCT 品种代码 FROM 雇佣", shops))
+
+
+def test_a_hidden_name_is_never_offered_for_an_identifier(shops: Parts) -> None:
+    """员工 keeps its names in a hidden column: the check does not name it, so no channel of
+    the answer carries the column or its values."""
+    answer = _ask("哪些员工被雇佣了？", "SELECT DISTINCT 员工ID FROM 雇佣", shops)
+    _ok(answer)
+    said = answer.model_dump_json()
+    assert "CANARY" not in said and "姓名" not in said

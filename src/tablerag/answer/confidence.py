@@ -57,6 +57,7 @@ WEIGHTS: Mapping[str, float] = {
     "echoed_filter": 0.35,
     "text_order": 0.35,
     "same_operands": 0.35,
+    "ids_only": 0.35,
 }
 """What each doubt takes off the confidence (the answer checks' figures are calibrated by
 ``bench/calibrate_checks.py``)."""

@@ -16,6 +16,7 @@ from tablerag.conversation.resolve import (
     no_such_choice,
     nothing_to_follow,
     resolve,
+    said,
     sql_context,
 )
 from tablerag.conversation.turns import filter_values, turn_of
@@ -28,6 +29,7 @@ __all__ = [
     "no_such_choice",
     "nothing_to_follow",
     "resolve",
+    "said",
     "sql_context",
     "turn_of",
 ]

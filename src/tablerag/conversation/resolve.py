@@ -259,6 +259,24 @@ def sql_context(turns: Sequence[Turn], language: Language) -> str:
     return "\n".join(lines) + "\n" + words["current"]
 
 
+def said(turns: Sequence[Turn], question: str) -> str:
+    """What the user said in a conversation up to ``question``: the earlier questions as asked
+    and this one as worded, a line each ("" with no earlier turn). The answer checks that ask
+    whether the question named something (a period, an identifier) read these too: "那华南呢？"
+    after "2026年10月华东的销售单有多少笔？" still asks about 2026-10.
+
+    Example:
+        >>> t = Turn("10月华东的销售单有多少笔？", "10月华东的销售单有多少笔？", "a1")
+        >>> said([t], "那华南呢？")
+        '10月华东的销售单有多少笔？\\n那华南呢？'
+        >>> said([], "那华南呢？")
+        ''
+    """
+    if not turns:
+        return ""
+    return "\n".join(" ".join(text.split()) for text in (*(t.question for t in turns), question))
+
+
 def nothing_to_follow(question: str, language: Language) -> Answer:
     """The reply to a follow-up with no earlier turn: it asks what the question refers to."""
     text = question.strip()

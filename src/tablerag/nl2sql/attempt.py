@@ -44,6 +44,8 @@ class QueryAttempt:
     """Which answer checks run (:data:`~tablerag.nl2sql.stages.ANSWER_CHECKS`)."""
     earlier: bool = False
     """The SQL model read an earlier turn before the question (:attr:`Evidence.earlier`)."""
+    said: str = ""
+    """What the user said in the conversation (:attr:`Evidence.said`)."""
     _derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """What was computed from the query that ran (shared with :meth:`with_sql` copies)."""
 
@@ -69,7 +71,7 @@ class QueryAttempt:
             gathered = gather_evidence(
                 self.question, self.sql, self.columns, self.rows, self.schema, self.engine
             )
-            self._derived["evidence"] = replace(gathered, earlier=self.earlier)
+            self._derived["evidence"] = replace(gathered, earlier=self.earlier, said=self.said)
         found: Evidence = self._derived["evidence"]
         return found
 

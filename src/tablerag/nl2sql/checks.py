@@ -106,6 +106,7 @@ FindingCode = Literal[
     "invented_filter",
     "negated_join",
     "unresolved_reference",
+    "ids_only",
 ]
 
 WEIGHTS: Mapping[str, float] = CONFIDENCE_WEIGHTS
@@ -260,6 +261,14 @@ class Evidence:
     document_tables: frozenset[str] = frozenset()
     """The tables the query reads that were cut from documents (lower-case): their cells are
     rules and definitions, not data a question filters by."""
+    labels: Mapping[str, str] = field(default_factory=dict)
+    """The read tables' identifier columns (lower-case) → ``table.column`` of the name the
+    table they identify keeps for its rows (``学生id`` → ``高中生.姓名``)."""
+    said: str = ""
+    """What the user said in a conversation up to the question: the earlier questions as asked
+    and this one as worded ("" outside one). A check whether the question asked for something
+    (a period, an identifier, a value) reads these too: the question checked is the resolver's
+    rewrite, which may drop what an earlier turn named ("那华南呢？" → "查询华南的销售单数量")."""
     earlier: bool = False
     """The question continues something said before it (a follow-up whose SQL model read the
     earlier turn; a multi-step answer's sub-question): its pronouns point there."""
@@ -829,7 +838,7 @@ def asked_for(e: Evidence) -> list[Finding]:
         other = () if days else _other_period(e.question, e.tree)
         if other:
             out.append(Finding("other_period", other))
-    elif not names_time(e.question):
+    elif not names_time(e.question) and not names_time(e.said):
         dates = _date_filters(e.tree, e.date_columns)
         if dates:
             out.append(Finding("unasked_period", (("dates", dates),)))
@@ -1131,6 +1140,66 @@ def named(e: Evidence) -> list[Finding]:
     return [Finding("nothing_named", (("asked", asked),))]
 
 
+def labelled(e: Evidence) -> list[Finding]:
+    """Things answered by their identifiers alone: every column of the result that is not a
+    figure computed over rows is an identifier (``商店ID``, ``singer_id``) of a table that keeps a
+    name for each of its rows, which the result leaves out, and the question does not ask for
+    the identifier ("哪些商店没雇人？" answered ``SELECT 商店ID … EXCEPT …`` where 商店 has 名称).
+    The rows are right and still not what a reader asked: which stores, not which numbers.
+
+    Example:
+        >>> import sqlglot
+        >>> def codes(q, sql, labels={"shop_id": "shop.name"}):
+        ...     tree = sqlglot.parse_one(sql)
+        ...     return [f.code for f in labelled(Evidence(q, tree, ("a",), ((1,),), labels=labels))]
+        >>> codes("Which shops hired nobody?", "SELECT shop_id FROM s EXCEPT SELECT shop_id FROM h")
+        ['ids_only']
+        >>> codes("Which shop hired most?", "SELECT shop_id, COUNT(*) FROM h GROUP BY 1 ORDER BY 2")
+        ['ids_only']
+        >>> codes("Which shops hired nobody? Give their ids.", "SELECT shop_id FROM shop")
+        []
+        >>> codes("Which shops hired nobody?", "SELECT shop_id, name FROM shop")
+        []
+        >>> codes("Which shops hired nobody?", "SELECT shop_id FROM shop", {})
+        []
+    """
+    select = e.tree
+    while isinstance(select, exp.SetOperation):
+        select = select.this
+    if not isinstance(select, exp.Select) or not e.rows or not e.labels:
+        return []
+    plain = [p.unalias() for p in select.expressions if p.find(exp.AggFunc) is None]
+    if not plain or not all(isinstance(p, exp.Column) for p in plain):
+        return []
+    names = [p.name for p in plain]
+    labels = {e.labels.get(n.lower(), "") for n in names}
+    if "" in labels or any(_asks_id(f"{e.question}\n{e.said}", n) for n in names):
+        return []
+    return [Finding("ids_only", (("columns", _names(set(names))), ("names", _names(labels))))]
+
+
+def _asks_id(question: str, column: str) -> bool:
+    """Whether the question asks for the identifier ``column`` itself: its name, or any word
+    for an identifier ("列出他们的ID", "the ids of", "商店编号" for ``商店ID``).
+
+    Example:
+        >>> _asks_id("列出他们的ID。", "学生ID"), _asks_id("Show the ids of shops.", "shop_id")
+        (True, True)
+        >>> _asks_id("列出没有雇人的商店编号。", "商店ID"), _asks_id("哪些商店？", "商店ID")
+        (True, False)
+        >>> _asks_id("Which shops have no staff?", "shop_no")
+        False
+    """
+    return column.lower() in question.lower() or _ID_ASKED.search(question) is not None
+
+
+_ID_ASKED = re.compile(
+    r"(?<![a-z])(?:ids?|codes?|identifiers?)(?![a-z])|编号|编码|代码|号码|序号|学号|工号|id号",
+    re.I,
+)
+"""Words that ask for an identifier ("no", "key" and "number" say other things too)."""
+
+
 _TIME_NAME = re.compile(r"year|month|quarter|date|day|week|年|月|季|日|周", re.I)
 _NEXT_WORD = re.compile(r"\s*(?:个|一个|位|家|种)?\s*([A-Za-z]{3,}|[\u4e00-\u9fff]{2})")
 
@@ -1294,6 +1363,8 @@ def invented(e: Evidence) -> list[Finding]:
         same_script = bool(han_text(value)) if han else value.isascii()
         if not (code or same_script or unrelated) or _mentioned(low, question, e.question_grams):
             continue
+        if low in e.said.lower():
+            continue  # an earlier question of the conversation named it
         if not code and _names_column(column, e.question, e.question_grams):
             continue  # "French citizens", "has HD TV": the attribute asked, its value paraphrased
         return [Finding("invented_filter", (("column", column), ("value", said)))]

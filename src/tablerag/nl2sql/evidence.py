@@ -20,8 +20,10 @@ from sqlglot.errors import SqlglotError
 from tablerag.lang.asks import excludes
 from tablerag.lang.tokenize import light_stem, tokenize
 from tablerag.lang.totals import TOTAL_LABELS
-from tablerag.linking.catalog import SchemaCatalog
+from tablerag.linking.catalog import SchemaCatalog, is_label_name, is_text_column
+from tablerag.linking.fkgraph import is_idlike
 from tablerag.linking.linker import LinkedSchema, is_document_table
+from tablerag.linking.profile import ColumnProfile
 from tablerag.linking.text import bigrams, han_text, name_words
 from tablerag.linking.values import ValueMatch
 from tablerag.nl2sql.checks import Definition, Evidence, tables_read
@@ -34,7 +36,7 @@ from tablerag.nl2sql.slashdates import date_readings
 from tablerag.nl2sql.units import catalog_units
 from tablerag.sql.engines.base import SQLEngine
 from tablerag.sqltypes import type_family
-from tablerag.types import Hit
+from tablerag.types import ColumnInfo, Hit
 
 MAX_VALUE_ROWS = 3
 MAX_CELL_CHARS = 40
@@ -183,7 +185,94 @@ def gather_evidence(
         value_words=frozenset(m.value.lower() for m in linked.values),
         passages=tuple(h.text for h in schema.passages if _documents(h, catalog, read)),
         document_tables=frozenset(t.lower() for t in read if is_document_table(catalog.tables[t])),
+        labels=id_labels(catalog, read),
     )
+
+
+def id_labels(catalog: SchemaCatalog, read: Sequence[str]) -> dict[str, str]:
+    """The identifier columns of the read tables that hold numbers (lower-case) →
+    ``table.column`` of the name the table they identify keeps for each of its rows (``学生ID`` →
+    ``高中生.姓名``). A code of letters (``breed_code`` 'BUL', ``币种代码`` 'USD') already reads as
+    a name: left out.
+
+    The table an identifier identifies is the one a foreign key of it references, else the
+    read table it is unique in, else any table of the catalog it is unique in under the same
+    name. Its name column is a text column, not an identifier, whose sampled values nearly all
+    differ (:data:`NAME_DISTINCT`; a name-like one first: ``name``, ``title``, ``名称``);
+    hidden columns are not in the catalog and so never offered.
+    """
+    out: dict[str, str] = {}
+    for table in read:
+        for column in catalog.tables[table].columns:
+            if (
+                is_idlike(column.name)
+                and _numbered(catalog, table, column)
+                and column.name.lower() not in out
+            ):
+                label = next(
+                    (
+                        f"{owner}.{found}"
+                        for owner in _identified(catalog, table, column.name)
+                        if (found := _name_column(catalog, owner, column.name))
+                    ),
+                    "",
+                )
+                if label:
+                    out[column.name.lower()] = label
+    return out
+
+
+def _numbered(catalog: SchemaCatalog, table: str, column: ColumnInfo) -> bool:
+    """Whether a column holds numbers: typed so, or every sampled value is digits."""
+    if type_family(column.type) == "number":
+        return True
+    profile = catalog.profile(table, column.name)
+    samples = profile.samples if profile else ()
+    return bool(samples) and all(s.strip().isdigit() for s in samples)
+
+
+def _identified(catalog: SchemaCatalog, table: str, column: str) -> list[str]:
+    """The tables whose rows ``table.column`` identifies, likeliest first."""
+    low = column.lower()
+    referenced = [
+        e.ref_table
+        for e in catalog.edges
+        if e.table == table and tuple(c.lower() for c in e.columns) == (low,)
+    ]
+    unique = [
+        name
+        for name, info in catalog.tables.items()
+        for c in info.columns
+        if c.name.lower() == low and (p := catalog.profile(name, c.name)) and p.is_unique
+    ]
+    mine = [name for name in unique if name == table]
+    return list(dict.fromkeys([*referenced, *mine, *unique]))
+
+
+def _name_column(catalog: SchemaCatalog, table: str, key: str) -> str:
+    """The column naming each row of ``table`` ("" when it has none)."""
+    names = [
+        c.name
+        for c in catalog.tables[table].columns
+        if c.name != key
+        and is_text_column(c)
+        and not is_idlike(c.name)
+        and (p := catalog.profile(table, c.name)) is not None
+        and _mostly_distinct(p)
+        and not p.enum_values
+    ]
+    labelled = [n for n in names if is_label_name(n)]
+    return (labelled or names or [""])[0]
+
+
+NAME_DISTINCT = 0.8
+"""A name column: at least this share of its sampled values differ (people's names repeat)."""
+
+
+def _mostly_distinct(profile: ColumnProfile) -> bool:
+    """Whether nearly every sampled value of a column differs from the others."""
+    held = profile.sampled_rows * (1 - profile.null_ratio)
+    return held > 0 and profile.distinct_count >= NAME_DISTINCT * held
 
 
 def _documents(hit: Hit, catalog: SchemaCatalog, read: Sequence[str]) -> bool:

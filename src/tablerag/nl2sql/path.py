@@ -117,6 +117,10 @@ class NL2SQLOptions:
     """The question as the user worded it in the conversation ``context`` holds, when the
     question is its rewrite: the prompt shows this wording after ``context`` (the rewrite is
     what the checks read)."""
+    said: str = ""
+    """What the user said in the conversation ``context`` holds: the earlier questions and this
+    one as worded. The answer checks read it beside the question (a period or an identifier
+    an earlier question asked for was asked for)."""
     earlier: bool = False
     """The question continues something said before it that ``context`` does not hold (a
     multi-step answer's sub-question continues the user's question): its pronouns point there,
@@ -163,7 +167,7 @@ def answer_with_sql(
     )
     query = Query(question, engine.dialect, schema.canonical, opts.today, schema.catalog)
     earlier = opts.earlier or bool(opts.context)
-    checked = _Checked(schema, engine, query, opts.stages, earlier=earlier)
+    checked = _Checked(schema, engine, query, opts.stages, earlier=earlier, said=opts.said)
     attempts: list[SQLAttempt] = []
     result: ResultSet | None = None
     for _ in range(opts.max_repairs + 1):
@@ -230,6 +234,8 @@ class _Checked:
     stages: Switches = ALL_ON
     earlier: bool = False
     """The SQL model read an earlier turn before the question (``NL2SQLOptions.context``)."""
+    said: str = ""
+    """What the user said in the conversation (``NL2SQLOptions.said``)."""
     attempts: dict[tuple[int, str], tuple[ResultSet, QueryAttempt]] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -241,7 +247,7 @@ class _Checked:
             return kept[1]
         attempt = QueryAttempt(
             question, result.sql_executed, tuple(result.columns), result.rows, self.engine,
-            self.schema, self.stages, self.earlier,
+            self.schema, self.stages, self.earlier, self.said,
         )  # fmt: skip
         # the result is held with its attempt, so its id names no other result meanwhile
         self.attempts[(id(result), question)] = (result, attempt)
@@ -526,6 +532,7 @@ def checked_answer(
     schema: SchemaContext,
     *,
     earlier: bool = False,
+    said: str = "",
 ) -> Answer:
     """``answer`` (an SQL answer another path made, e.g. compiled from the semantic model)
     after the same answer checks a model's query goes through: a doubt of theirs (a value or
@@ -533,14 +540,16 @@ def checked_answer(
     makes it ``unsure`` with the reason first, as on the free-SQL path; without one it is
     returned as it is. The checks of the linker's choice of tables and of the definition
     passages (:data:`LINKING_CHECKS`) are left out: the model chose those. ``earlier``: the
-    question continues an earlier turn (``NL2SQLOptions.earlier``), as on the free-SQL path.
+    question continues an earlier turn (``NL2SQLOptions.earlier``), as on the free-SQL path;
+    ``said``: what the user said in its conversation (``NL2SQLOptions.said``).
     """
     if answer.status != "ok" or not answer.sql or answer.table is None:
         return answer
     table = answer.table
     attempt = QueryAttempt(
-        question, answer.sql, tuple(table.columns), table.rows, engine, schema, earlier=earlier
-    )
+        question, answer.sql, tuple(table.columns), table.rows, engine, schema,
+        earlier=earlier, said=said,
+    )  # fmt: skip
     doubts = [f for f in attempt.findings if f.doubts and f.code not in LINKING_CHECKS]
     if not doubts:
         return answer

@@ -46,6 +46,7 @@ from tablerag.nl2sql.checks import (
     dates_read,
     definitions,
     invented,
+    labelled,
     named,
     negation,
     plausibility,
@@ -498,6 +499,14 @@ ANSWER_CHECKS: tuple[Stage[Check], ...] = (
         "a question asking which or each (哪个城市, 各品类) answered by one row of figures that "
         "names nothing (the grouping dropped): doubted",
         named,
+    ),
+    Stage(
+        "labelled",
+        "check",
+        "things answered by their identifiers alone (哪些商店没雇人？ → 商店ID) where the table "
+        "they identify keeps a name for each row and the question does not ask for the "
+        "identifier: doubted",
+        labelled,
     ),
     Stage(
         "referent",
