@@ -96,6 +96,16 @@ def test_a_failed_call_answers_the_question_as_asked() -> None:
     assert res.kind == "unresolved" and res.standalone == "那华南呢？"
 
 
+def test_a_rewrite_that_is_sql_answers_the_question_as_asked() -> None:
+    """The 1.5B resolver sometimes writes the follow-up's query as its "standalone question";
+    that is no question to route, search or check: the follow-up is answered as worded (its
+    SQL model still reads the conversation)."""
+    sql = "SELECT count(*) FROM fact_sales WHERE region_code = 'SOUTH'"
+    llm = ScriptedLLM(replies=[_reply(standalone_question=sql)])
+    res = resolve("那华南呢？", [FIRST], llm=llm, language="zh", timeout_s=5)
+    assert res.kind == "unresolved" and res.standalone == "那华南呢？"
+
+
 def test_an_invalid_reply_is_asked_again_once() -> None:
     llm = ScriptedLLM(replies=["not json", _reply()])
     res = resolve("那华南呢？", [FIRST], llm=llm, language="zh", timeout_s=5)

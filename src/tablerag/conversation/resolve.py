@@ -20,7 +20,10 @@ from functools import lru_cache
 from importlib import resources
 from typing import Literal
 
+import sqlglot
 from pydantic import BaseModel, Field
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
 
 from tablerag.answer import Answer, Clarification, Language
 from tablerag.errors import ProviderError
@@ -115,10 +118,29 @@ def resolve(
     standalone = reply.standalone_question.strip()
     if not reply.refers_to_earlier or standalone == text:
         return Resolution(question, text, "alone", cues, dropped=dropped)
+    if is_query(standalone):  # a small model answered with SQL instead of a question
+        return Resolution(question, text, "unresolved", cues, dropped=dropped)
     base = None
     if reply.modifies_previous_query:
         base = last_query(turns)
     return Resolution(question, standalone, "resolved", cues, base, dropped)
+
+
+def is_query(text: str) -> bool:
+    """Whether ``text`` is an SQL query rather than a question (a small resolver may write the
+    follow-up's SQL where its rewrite belongs).
+
+    Example:
+        >>> is_query("SELECT 船只ID FROM 伤亡 WHERE 死亡人数 >= 10")
+        True
+        >>> is_query("With whom did she play in 2014?"), is_query("查询华南的销售单数量")
+        (False, False)
+    """
+    try:
+        tree = sqlglot.parse_one(text)
+    except SqlglotError:
+        return False
+    return isinstance(tree, exp.Query) and tree.find(exp.Table) is not None
 
 
 def chosen(reply: str, choices: Sequence[tuple[str, str]]) -> tuple[str, str] | None:
