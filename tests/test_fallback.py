@@ -138,6 +138,22 @@ def test_documents_without_an_answer_fall_back_to_the_tables_the_question_names(
     assert fb.outcome == "answered" and _asked(llm)[-1] == "sql"
 
 
+def test_a_follow_up_the_documents_cannot_answer_is_asked_of_the_tables_with_the_conversation(
+    sample_ws: Path, routed: Callable[..., None], tmp_path: Path
+) -> None:
+    routed("knowledge")
+    llm = _model(COUNT, "NOT_FOUND")
+    with QA.open(sample_ws, llm=llm, settings=Settings(embedder="hashing"), home=tmp_path) as qa:
+        qa.ask("How many orders were placed in total?", session="s")
+        second = qa.ask("How many refunds were made in total?", session="s")
+    assert second.path == "nl2sql" and second.fallback is not None
+    sql_prompts = [
+        c.messages[-1]["content"] for c in llm.history if "SELECT" in c.messages[0]["content"]
+    ]
+    assert "- How many orders were placed in total?" in sql_prompts[-1]
+    assert sql_prompts[-1].rstrip().endswith("How many refunds were made in total?")
+
+
 def test_a_question_naming_no_table_is_not_sent_to_the_sql_model(
     sample_ws: Path, routed: Callable[..., None]
 ) -> None:

@@ -306,9 +306,10 @@ class Work:
             return answer  # a source that is down is said at once, before any model call
         return fall_back(answer, lambda: self.docs(question), deadline=self.rq.deadline)
 
-    def documents_first(self, question: str) -> Answer:
+    def documents_first(self, question: str, context: str = "") -> Answer:
         """The document path, then the data when no passage answers and the question names
-        the tables (:func:`~tablerag.answer.fallback.fall_back`, issue 23).
+        the tables (:func:`~tablerag.answer.fallback.fall_back`, issue 23); ``context``: what
+        the SQL model reads before the question (:meth:`sql`).
 
         "Names the tables" is the router's own evidence for the data side, recomputed without
         its probe: words of the question that are words of the catalog's table and column
@@ -325,7 +326,9 @@ class Work:
         terms = as_written(question, [*features.catalog_values, *features.catalog_words])
         if not terms:
             return answer
-        return fall_back(answer, lambda: self.sql(question), deadline=self.rq.deadline, terms=terms)
+        return fall_back(
+            answer, lambda: self.sql(question, context), deadline=self.rq.deadline, terms=terms
+        )
 
     def sql(self, question: str, context: str = "") -> Answer:
         """The NL2SQL path on the source that holds the question's tables; ``context`` is what

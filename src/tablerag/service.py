@@ -526,7 +526,7 @@ class QA:
         elif decision.intent == "data":
             answer = work.data_first(text, context)
         elif decision.intent == "knowledge":
-            answer = work.documents_first(text)
+            answer = work.documents_first(text, context)
         elif decision.intent == "hybrid":
             asked = work.asks_back(text)  # which reading, before any call (issue 34)
             if asked is not None:
