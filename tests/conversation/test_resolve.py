@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
-from tablerag.conversation import filter_values, resolve, sql_context
+from tablerag.conversation import filter_values, resolve, said, sql_context
 from tablerag.errors import ProviderError
 from tablerag.lang.followups import dependency_cues, modifies_query
 from tablerag.llm.testing import ScriptedLLM
@@ -141,6 +142,21 @@ def test_the_sql_context_holds_the_earlier_questions_and_the_last_query() -> Non
         "Earlier questions:\n- 退货政策是什么？\nCurrent question: "
     )
     assert sql_context([], "en") == ""
+
+
+def test_a_picked_choice_is_listed_as_the_question_it_picked() -> None:
+    offered = (
+        ("按净额", "华东10月的净额销售额是多少？"),
+        ("按含税额", "华东10月的含税销售额是多少？"),
+    )
+    asked_back = replace(FIRST, question="华东10月的销售额是多少？", choices=offered, n=1)
+    pick = Turn("2", "华东10月的含税销售额是多少？", "a2", path="nl2sql", sql="SELECT 2", n=2)
+    lines = sql_context([asked_back, pick], "zh").splitlines()
+    assert lines[1:3] == ["- 华东10月的销售额是多少？", "- 华东10月的含税销售额是多少？"]
+    assert said([asked_back, pick], "那华南呢？").splitlines()[1:] == [
+        "华东10月的含税销售额是多少？",
+        "那华南呢？",
+    ]
 
 
 def test_filter_values_come_from_where_and_having_only() -> None:

@@ -274,7 +274,7 @@ def sql_context(turns: Sequence[Turn], language: Language) -> str:
     if not turns:
         return ""
     words = _sql_templates()[language]
-    lines = [words["earlier"], *(f"- {' '.join(t.question.split())}" for t in turns)]
+    lines = [words["earlier"], *(f"- {text}" for text in as_asked(turns))]
     base = last_query(turns)
     if base is not None and base.sql:
         lines += [words["sql"], base.sql[:MAX_SQL_CHARS]]
@@ -296,7 +296,25 @@ def said(turns: Sequence[Turn], question: str) -> str:
     """
     if not turns:
         return ""
-    return "\n".join(" ".join(text.split()) for text in (*(t.question for t in turns), question))
+    return "\n".join([*as_asked(turns), " ".join(question.split())])
+
+
+def as_asked(turns: Sequence[Turn]) -> list[str]:
+    """Each turn's question as the user asked it, on one line; a reply that picked one of the
+    choices offered before it ("2") as the question it picked.
+
+    Example:
+        >>> offered = [("按净额", "华东的净额是多少？"), ("按含税额", "华东的含税额是多少？")]
+        >>> asked_back = Turn("华东的销售额是多少？", "华东的销售额是多少？", "a1", choices=offered)
+        >>> as_asked([asked_back, Turn("2", "华东的含税额是多少？", "a2")])
+        ['华东的销售额是多少？', '华东的含税额是多少？']
+    """
+    out = []
+    for before, turn in zip((None, *turns), turns, strict=False):
+        offered = before.choices if before is not None else ()
+        picked = bool(offered) and chosen(turn.question, offered) is not None
+        out.append(" ".join((turn.standalone if picked else turn.question).split()))
+    return out
 
 
 def nothing_to_follow(question: str, language: Language) -> Answer:
