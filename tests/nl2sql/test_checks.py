@@ -826,7 +826,8 @@ def test_a_query_the_data_answers_is_not_doubted_as_an_echo(
 @pytest.fixture(scope="module")
 def shops(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Parts]:
     """Shops with names, staff whose names are hidden (a canary in them), hirings, breeds keyed
-    by a code of letters, and ratings that store the shop's number as text."""
+    by a code of letters, ratings that store the shop's number as text, and orders that keep
+    their customer's name but none of their own."""
     tables = [
         TableInfo(
             "商店",
@@ -859,6 +860,14 @@ def shops(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Parts]:
             3,
             description="顾客给商店的评分",
         ),
+        TableInfo(
+            "订单",
+            "订单.csv",
+            (ColumnInfo("订单ID", "INTEGER"), ColumnInfo("客户姓名", "VARCHAR"),
+             ColumnInfo("金额", "DOUBLE")),
+            3,
+            description="订单",
+        ),
     ]  # fmt: skip
     data = [
         ("CREATE TABLE 商店 (商店ID INTEGER, 名称 VARCHAR, 城市 VARCHAR)",
@@ -869,6 +878,8 @@ def shops(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Parts]:
         ("CREATE TABLE 雇佣 (商店ID INTEGER, 员工ID INTEGER, 品种代码 VARCHAR)",
          [(1, 10, "BUL"), (1, 11, "ESK"), (3, 12, "HUS")]),
         ("CREATE TABLE 评分 (商店ID VARCHAR, 分数 INTEGER)", [("1", 5), ("2", 3), ("4", 5)]),
+        ("CREATE TABLE 订单 (订单ID INTEGER, 客户姓名 VARCHAR, 金额 DOUBLE)",
+         [(7, "赵一", 80.0), (8, "钱二", 120.0), (9, "孙三", 300.0)]),
     ]  # fmt: skip
     folder = tmp_path_factory.mktemp("shops")
     with duckdb_parts(Path(folder) / "shops.duckdb", tables, data) as parts:
@@ -898,6 +909,8 @@ def test_things_answered_by_their_identifiers_alone_are_doubted(shops: Parts) ->
     # identifiers stored as text are identifiers still
     stored = "SELECT 商店ID FROM 评分 WHERE 分数 = 5"
     _unsure(_ask("哪些商店得过满分？", stored, shops), "商店ID", "商店.名称")
+    # an order has no name of its own (客户姓名 names its customer): its number is the answer
+    _ok(_ask("哪些订单超过100元？", "SELECT 订单ID FROM 订单 WHERE 金额 > 100", shops))
     # a code of letters reads as a name already
     _ok(_ask("雇佣记录里有哪些品种？", "SELECT DISTINCT 品种代码 FROM 雇佣", shops))
 

@@ -316,7 +316,7 @@ def _label_column(table: TableInfo, code: str, rows: Mapping[str, tuple[str, ...
     texts = [
         c.name for c in table.columns if c.name != code and c.name in rows and is_text_column(c)
     ]
-    named = [n for n in texts if is_label_name(n)]
+    named = [n for n in texts if any(w in n.lower() for w in _LABEL_WORDS)]
     plain = [n for n in texts if not is_idlike(n)]
     found = named or plain
     return found[0] if found else None
@@ -381,16 +381,6 @@ def bare_profiles(table: TableInfo) -> list[ColumnProfile]:
             )
         )
     return out
-
-
-def is_label_name(name: str) -> bool:
-    """Whether a column's name says it names or describes its rows (``name``, ``title``, ``名称``).
-
-    Example:
-        >>> is_label_name("song_name"), is_label_name("姓名"), is_label_name("age")
-        (True, True, False)
-    """
-    return any(w in name.lower() for w in _LABEL_WORDS)
 
 
 def is_text_column(column: ColumnInfo) -> bool:

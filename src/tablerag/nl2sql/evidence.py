@@ -20,7 +20,7 @@ from sqlglot.errors import SqlglotError
 from tablerag.lang.asks import excludes
 from tablerag.lang.tokenize import light_stem, tokenize
 from tablerag.lang.totals import TOTAL_LABELS
-from tablerag.linking.catalog import SchemaCatalog, is_label_name, is_text_column
+from tablerag.linking.catalog import SchemaCatalog, is_text_column
 from tablerag.linking.fkgraph import is_idlike
 from tablerag.linking.linker import LinkedSchema, is_document_table
 from tablerag.linking.profile import ColumnProfile
@@ -197,9 +197,9 @@ def id_labels(catalog: SchemaCatalog, read: Sequence[str]) -> dict[str, str]:
 
     The table an identifier identifies is the one a foreign key of it references, else the
     read table it is unique in, else any table of the catalog it is unique in under the same
-    name. Its name column is a text column, not an identifier, whose sampled values nearly all
-    differ (:data:`NAME_DISTINCT`; a name-like one first: ``name``, ``title``, ``名称``);
-    hidden columns are not in the catalog and so never offered.
+    name. Its name column is a text column called its rows' name (:func:`names_rows`) whose
+    sampled values nearly all differ (:data:`NAME_DISTINCT`); hidden columns are not in the
+    catalog and so never offered.
     """
     out: dict[str, str] = {}
     for table in read:
@@ -250,19 +250,45 @@ def _identified(catalog: SchemaCatalog, table: str, column: str) -> list[str]:
 
 
 def _name_column(catalog: SchemaCatalog, table: str, key: str) -> str:
-    """The column naming each row of ``table`` ("" when it has none)."""
-    names = [
-        c.name
-        for c in catalog.tables[table].columns
-        if c.name != key
-        and is_text_column(c)
-        and not is_idlike(c.name)
-        and (p := catalog.profile(table, c.name)) is not None
-        and _mostly_distinct(p)
-        and not p.enum_values
-    ]
-    labelled = [n for n in names if is_label_name(n)]
-    return (labelled or names or [""])[0]
+    """The column naming each row of ``table`` ("" when it has none): a text column called
+    a name (:func:`names_rows`) whose sampled values nearly all differ."""
+    return next(
+        (
+            c.name
+            for c in catalog.tables[table].columns
+            if c.name != key
+            and is_text_column(c)
+            and names_rows(table, c.name)
+            and (p := catalog.profile(table, c.name)) is not None
+            and _mostly_distinct(p)
+            and not p.enum_values
+        ),
+        "",
+    )
+
+
+_NAME_WORDS = ("名称", "名字", "姓名", "name", "title", "名")
+
+
+def names_rows(table: str, column: str) -> bool:
+    """Whether ``column`` is called the name of ``table``'s rows: a bare name word (``name``,
+    ``姓名``, ``名称``) or the table's own word before one (``船只名称`` in 船只, ``breed_name`` in
+    breeds); not another thing's name (``customer_name`` in orders).
+
+    Example:
+        >>> names_rows("商店", "名称"), names_rows("船只", "船只名称")
+        (True, True)
+        >>> names_rows("breeds", "breed_name"), names_rows("Highschooler", "name")
+        (True, True)
+        >>> names_rows("orders", "customer_name"), names_rows("orders", "remark")
+        (False, False)
+    """
+    low, own = column.lower(), table.lower()
+    word = next((w for w in _NAME_WORDS if low.endswith(w)), None)
+    if word is None:
+        return False
+    before = low[: -len(word)].rstrip("_ ")
+    return not before or before in own or own in before
 
 
 NAME_DISTINCT = 0.8
