@@ -823,64 +823,43 @@ def test_a_query_the_data_answers_is_not_doubted_as_an_echo(
     _ok(_ask(question, sql, mine))
 
 
+SHOPS: list[tuple[str, str, list[ColumnInfo], list[tuple[object, ...]]]] = [
+    ("商店", "商店",
+     [ColumnInfo("商店ID", "INTEGER"), ColumnInfo("名称", "VARCHAR"),
+      ColumnInfo("城市", "VARCHAR")],
+     [(1, "东门店", "上海"), (2, "西湖店", "杭州"), (3, "南山店", "深圳"), (4, "北站店", "上海")]),
+    ("员工", "员工",
+     [ColumnInfo("员工ID", "INTEGER"), ColumnInfo("姓名", "VARCHAR", sensitive=True),
+      ColumnInfo("年龄", "INTEGER")],
+     [(10, "CANARY-喵喵", 25), (11, "CANARY-汪汪", 31), (12, "CANARY-咕咕", 40)]),
+    ("雇佣", "雇佣记录",
+     [ColumnInfo("商店ID", "INTEGER"), ColumnInfo("员工ID", "INTEGER"),
+      ColumnInfo("品种代码", "VARCHAR")],
+     [(1, 10, "BUL"), (1, 11, "ESK"), (3, 12, "HUS")]),
+    ("评分", "顾客给商店的评分",
+     [ColumnInfo("商店ID", "VARCHAR"), ColumnInfo("分数", "INTEGER")],
+     [("1", 5), ("2", 3), ("4", 5)]),
+    ("订单", "订单",
+     [ColumnInfo("订单ID", "INTEGER"), ColumnInfo("客户姓名", "VARCHAR"),
+      ColumnInfo("金额", "DOUBLE")],
+     [(7, "赵一", 80.0), (8, "钱二", 120.0), (9, "孙三", 300.0)]),
+]  # fmt: skip
+"""Shops with names, staff whose names are hidden (a canary in them), hirings, breeds keyed by
+a code of letters, ratings that store the shop's number as text, and orders that keep their
+customer's name but none of their own: (table, description, columns, rows)."""
+
+
 @pytest.fixture(scope="module")
 def shops(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Parts]:
-    """Shops with names, staff whose names are hidden (a canary in them), hirings, breeds keyed
-    by a code of letters, ratings that store the shop's number as text, and orders that keep
-    their customer's name but none of their own."""
+    """The :data:`SHOPS` tables in a DuckDB file."""
     tables = [
-        TableInfo(
-            "商店",
-            "商店.csv",
-            (ColumnInfo("商店ID", "INTEGER"), ColumnInfo("名称", "VARCHAR"),
-             ColumnInfo("城市", "VARCHAR")),
-            4,
-            description="商店",
-        ),
-        TableInfo(
-            "员工",
-            "员工.csv",
-            (ColumnInfo("员工ID", "INTEGER"),
-             ColumnInfo("姓名", "VARCHAR", sensitive=True), ColumnInfo("年龄", "INTEGER")),
-            3,
-            description="员工",
-        ),
-        TableInfo(
-            "雇佣",
-            "雇佣.csv",
-            (ColumnInfo("商店ID", "INTEGER"), ColumnInfo("员工ID", "INTEGER"),
-             ColumnInfo("品种代码", "VARCHAR")),
-            3,
-            description="雇佣记录",
-        ),
-        TableInfo(
-            "评分",
-            "评分.csv",
-            (ColumnInfo("商店ID", "VARCHAR"), ColumnInfo("分数", "INTEGER")),
-            3,
-            description="顾客给商店的评分",
-        ),
-        TableInfo(
-            "订单",
-            "订单.csv",
-            (ColumnInfo("订单ID", "INTEGER"), ColumnInfo("客户姓名", "VARCHAR"),
-             ColumnInfo("金额", "DOUBLE")),
-            3,
-            description="订单",
-        ),
-    ]  # fmt: skip
+        TableInfo(name, f"{name}.csv", tuple(columns), len(rows), description=description)
+        for name, description, columns, rows in SHOPS
+    ]
     data = [
-        ("CREATE TABLE 商店 (商店ID INTEGER, 名称 VARCHAR, 城市 VARCHAR)",
-         [(1, "东门店", "上海"), (2, "西湖店", "杭州"), (3, "南山店", "深圳"),
-          (4, "北站店", "上海")]),
-        ("CREATE TABLE 员工 (员工ID INTEGER, 姓名 VARCHAR, 年龄 INTEGER)",
-         [(10, "CANARY-喵喵", 25), (11, "CANARY-汪汪", 31), (12, "CANARY-咕咕", 40)]),
-        ("CREATE TABLE 雇佣 (商店ID INTEGER, 员工ID INTEGER, 品种代码 VARCHAR)",
-         [(1, 10, "BUL"), (1, 11, "ESK"), (3, 12, "HUS")]),
-        ("CREATE TABLE 评分 (商店ID VARCHAR, 分数 INTEGER)", [("1", 5), ("2", 3), ("4", 5)]),
-        ("CREATE TABLE 订单 (订单ID INTEGER, 客户姓名 VARCHAR, 金额 DOUBLE)",
-         [(7, "赵一", 80.0), (8, "钱二", 120.0), (9, "孙三", 300.0)]),
-    ]  # fmt: skip
+        (f"CREATE TABLE {name} ({', '.join(f'{c.name} {c.type}' for c in columns)})", rows)
+        for name, _, columns, rows in SHOPS
+    ]
     folder = tmp_path_factory.mktemp("shops")
     with duckdb_parts(Path(folder) / "shops.duckdb", tables, data) as parts:
         yield parts
